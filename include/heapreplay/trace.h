@@ -1,0 +1,148 @@
+/* heapreplay — trace model (public API).
+ *
+ * A trace is a sequence of id-based events (see docs/TRACE_FORMAT.md). Ids are
+ * dense: an id names one live block between its alloc and its free, and ids are
+ * reused afterwards, so the replay indexes a flat slot array of n_ids entries.
+ *
+ * One X-macro list, HR_OP_LIST, is the single source of truth for the opcodes:
+ * it generates the enum, the names, the text and binary encoders/decoders and
+ * the replay switch. Each op lists up to three positional fields; the last
+ * `nopt` of them are optional (text: may be omitted; binary: a flag bit).
+ */
+#ifndef HEAPREPLAY_TRACE_H
+#define HEAPREPLAY_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Field kinds: where a positional field lives in hr_event_t and how it is coded.
+ *   ID    -> ev.id      (binary: zig-zag delta from the previous id field)
+ *   OLD   -> ev.aux     (realloc's old id; binary: zig-zag delta from ev.id)
+ *   SIZE  -> ev.size    (binary: varint)
+ *   ALIGN -> ev.align   (power of two; binary: one byte log2)
+ *   COUNT -> ev.aux     (calloc element count; binary: varint)
+ *   STR   -> ev.aux     (string-table index; binary: varint)
+ *   NUM   -> ev.size    (frame number; binary: zig-zag delta from previous NUM)
+ *   NONE  -> unused slot                                                      */
+#define HR_FIELD_LIST(X) X(NONE) X(ID) X(OLD) X(SIZE) X(ALIGN) X(COUNT) X(STR) X(NUM)
+
+#define HR_FIELD_ENUM_(k) HR_F_##k,
+typedef enum hr_field_kind { HR_FIELD_LIST(HR_FIELD_ENUM_) HR_F__COUNT } hr_field_kind_t;
+#undef HR_FIELD_ENUM_
+
+/*   X(ENUM,       code, "text",  field1,  field2,  field3, nopt) */
+#define HR_OP_LIST(X)                                                    \
+    X(ALLOC,          0, "alloc",   ID,    SIZE,  ALIGN,  1)               \
+    X(CALLOC,         1, "calloc",  ID,    COUNT, SIZE,   0)               \
+    X(REALLOC,        2, "realloc", OLD,   ID,    SIZE,   0)               \
+    X(FREE,           3, "free",    ID,    SIZE,  NONE,   1)               \
+    X(HEAP_PUSH,      4, "push",    STR,   NONE,  NONE,   0)               \
+    X(HEAP_POP,       5, "pop",     STR,   NONE,  NONE,   0)               \
+    X(FRAME,          6, "frame",   NUM,   NONE,  NONE,   0)               \
+    X(MARK,           7, "mark",    STR,   NONE,  NONE,   0)
+
+#define HR_OP_ENUM_(e, c, t, f1, f2, f3, o) HR_OP_##e = c,
+typedef enum hr_op { HR_OP_LIST(HR_OP_ENUM_) HR_OP__COUNT } hr_op_t;
+#undef HR_OP_ENUM_
+
+/* Event flags (ev.flags). */
+enum {
+    HR_EVF_HAS_OPT = 1u << 0, /* the optional field(s) are present (align, free size) */
+};
+
+/* One decoded event: 24 bytes, kept small because the replay walks millions. */
+typedef struct hr_event {
+    uint8_t  op;      /* hr_op_t */
+    uint8_t  flags;   /* HR_EVF_* */
+    uint16_t thread;  /* dense thread index, 0-based */
+    uint32_t id;      /* slot id (alloc, calloc, free, realloc's new id) */
+    uint32_t aux;     /* realloc old id | calloc count | string index */
+    uint32_t align;   /* alignment (power of two) or 0 = default */
+    uint64_t size;    /* bytes (calloc: element size) | frame number */
+} hr_event_t;
+
+typedef struct hr_op_info {
+    const char *name;         /* text-format keyword */
+    uint8_t     fields[3];    /* hr_field_kind_t */
+    uint8_t     nfields;      /* positional fields, including optional ones */
+    uint8_t     nopt;         /* how many trailing fields are optional */
+} hr_op_info_t;
+
+/* Table generated from HR_OP_LIST, indexed by hr_op_t. */
+extern const hr_op_info_t hr_op_info[HR_OP__COUNT];
+const char *hr_op_name(unsigned op); /* "?" for unknown */
+int hr_op_from_name(const char *name, size_t len); /* -1 if unknown */
+
+/* Errors: one line, "FILE:LINE: what was expected" or "FILE: offset N: ...". */
+typedef struct hr_error {
+    char msg[512];
+} hr_error_t;
+void hr_error_set(hr_error_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Trace-level flags (hr_trace_t.flags and the binary header). */
+enum {
+    HR_TRACEF_TIMESTAMPS = 1u << 0, /* ts[] holds one timestamp (ns) per event */
+};
+
+/* An in-memory trace. */
+typedef struct hr_trace {
+    hr_event_t *events;
+    size_t      n_events, cap_events;
+    uint64_t   *ts;          /* NULL unless HR_TRACEF_TIMESTAMPS */
+    char      **strings;     /* string table: heap and mark names */
+    uint32_t    n_strings, cap_strings;
+    uint32_t    n_ids;       /* 1 + highest id used */
+    uint32_t    n_threads;   /* 1 + highest thread index */
+    uint32_t    flags;
+    uint64_t    peak_live;   /* requested bytes, set by hr_trace_validate */
+    uint64_t    op_counts[HR_OP__COUNT]; /* set by hr_trace_validate */
+} hr_trace_t;
+
+void hr_trace_init(hr_trace_t *t);
+void hr_trace_free(hr_trace_t *t);
+/* Append an event; returns 0, or -1 on out of memory. */
+int hr_trace_push(hr_trace_t *t, const hr_event_t *ev);
+/* Append with a timestamp; enables HR_TRACEF_TIMESTAMPS (earlier events get 0). */
+int hr_trace_push_ts(hr_trace_t *t, const hr_event_t *ev, uint64_t ts);
+/* Index of `name` in the string table, adding it if new; -1 on OOM. */
+int64_t hr_trace_intern(hr_trace_t *t, const char *name);
+
+/* Checks every event in order against the id lifetimes: alloc/calloc of a live
+ * id, free/realloc of a dead id (incl. double free), string index out of range,
+ * alignment not a power of two, calloc count*size overflow. On success fills
+ * n_ids, n_threads, peak_live and op_counts and returns 0; on the first error
+ * writes "NAME: event I (op): what" into err and returns -1. `name` labels the
+ * trace in messages (usually its file path). */
+int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err);
+
+/* Requested bytes an event adds when it succeeds (alloc, calloc, realloc new). */
+static inline uint64_t hr_event_bytes(const hr_event_t *ev) {
+    return ev->op == HR_OP_CALLOC ? (uint64_t)ev->aux * ev->size : ev->size;
+}
+
+/* ---- file formats (src/trace/) ---------------------------------------- */
+typedef enum hr_format { HR_FMT_AUTO = 0, HR_FMT_BINARY, HR_FMT_TEXT } hr_format_t;
+
+/* Reads a trace (format detected from the magic when HR_FMT_AUTO), then
+ * validates it. Returns 0, or -1 with a one-line message in err. */
+int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_error_t *err);
+int hr_trace_read_mem(const void *buf, size_t len, const char *name, hr_format_t fmt,
+                      hr_trace_t *t, hr_error_t *err);
+/* Writers; return 0 or -1 with err set (I/O error). */
+int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t, hr_error_t *err);
+int hr_trace_write_binary(FILE *f, const hr_trace_t *t);
+int hr_trace_write_text(FILE *f, const hr_trace_t *t);
+
+/* FNV-1a 64 digest of the trace's canonical binary encoding, as 16 hex chars. */
+void hr_trace_digest(const hr_trace_t *t, char out[17]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+/* The backend interface: one const hr_backend_t per allocator, one per file,
+ * collected in hr_backends[] (backends.c). After curl's vtls table.
+ *
+ * Contract with the replay engine:
+ *  - create() returns an opaque instance or NULL with err set; destroy() releases
+ *    everything the instance holds (including blocks still live).
+ *  - alloc() must return memory for `size` bytes aligned to `align` (0 = the
+ *    platform's default, 16 on x86-64). An op the allocator cannot serve
+ *    natively (non-LIFO free on a stack, a size larger than a bank cell, ...) is
+ *    served by a fallback (system malloc) and counted: nothing aborts the replay.
+ *    alloc returns NULL only when even the fallback failed.
+ *  - free() receives the pointer and the size that was requested for it.
+ *  - realloc() may be NULL: the engine then does alloc + copy + free.
+ *  - calloc() may be NULL: the engine then does alloc + memset.
+ *  - heap_push/heap_pop/frame may be NULL (ignored).
+ *  - footprint() returns the bytes the instance currently holds from the system
+ *    (exact for in-house allocators, counting fallback blocks at their usable
+ *    size); NULL for external allocators (the engine then samples RSS and the
+ *    allocator's own stats).
+ *  - usable_size() may be NULL; used for internal slop.
+ *  - stats() writes allocator-native figures into an open JSON object: counts
+ *    of native/fallback ops as "native_ops"/"fallback_ops", violations as an
+ *    object "violations" {kind: count}, and optional arrays of objects (e.g.
+ *    "heaps") that reports render as extra tables.
+ */
+#ifndef HR_BACKENDS_BACKEND_H
+#define HR_BACKENDS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapreplay/trace.h"
+#include "report/emit.h"
+
+enum {
+    HR_CAP_NEEDS_SIZE_ON_FREE = 1u << 0,
+    HR_CAP_LIFO_ONLY          = 1u << 1,
+    HR_CAP_FIXED_CELL         = 1u << 2,
+    HR_CAP_ALIGNED            = 1u << 3,
+    HR_CAP_REALLOC            = 1u << 4,
+    HR_CAP_HEAP_ROUTING       = 1u << 5,
+    HR_CAP_EXTERNAL_PROCESS   = 1u << 6,
+    HR_CAP_FRAMES             = 1u << 7, /* uses frame marks (e.g. marker stack) */
+    HR_CAP_TEST_ONLY          = 1u << 8, /* hidden from "all" (harness tests) */
+};
+
+/* Options given to create(). Strings are borrowed for the call. */
+typedef struct hr_backend_config {
+    const char       *arg;        /* text after "name:" in -a name:arg, or NULL */
+    const char       *config_path;/* --heap-config FILE for routed, or NULL */
+    const hr_trace_t *trace;      /* the trace about to be replayed (heap names) */
+} hr_backend_config_t;
+
+hr_backend_config_t hr_backend_config_default(void);
+
+typedef struct hr_backend {
+    const char *name;
+    const char *description;
+    unsigned    caps;
+    void *(*create)(const hr_backend_config_t *cfg, hr_error_t *err);
+    void *(*alloc)(void *self, size_t size, size_t align, int32_t heap);
+    void *(*calloc)(void *self, size_t n, size_t size, int32_t heap);
+    void  (*free)(void *self, void *ptr, size_t size);
+    void *(*realloc)(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
+    void  (*heap_push)(void *self, uint32_t heap, const char *name);
+    void  (*heap_pop)(void *self, uint32_t heap, const char *name);
+    void  (*frame)(void *self, uint64_t n);
+    uint64_t (*footprint)(void *self);
+    size_t (*usable_size)(void *self, void *ptr, size_t size);
+    void  (*stats)(void *self, hr_emit_t *em);
+    void  (*destroy)(void *self);
+} hr_backend_t;
+
+/* The table of every built backend, NULL-terminated. */
+extern const hr_backend_t *const hr_backends[];
+/* Looks up "name" or "name:arg" (the part before ':'). NULL if unknown. */
+const hr_backend_t *hr_backend_find(const char *spec);
+
+#endif

@@ -1,0 +1,53 @@
+/* Fallback accounting shared by the in-house backends (see fallback.h). */
+#include "backends/fallback.h"
+
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align) {
+    void *p = NULL;
+    if (align > 16) {
+        if (posix_memalign(&p, align, size ? size : 1) != 0)
+            p = NULL;
+    } else {
+        p = malloc(size ? size : 1);
+    }
+    if (p) {
+        fb->fallback_ops++;
+        fb->bytes_held += malloc_usable_size(p);
+        fb->blocks_held++;
+    }
+    return p;
+}
+
+void hr_fallback_free(hr_fallback_t *fb, void *ptr) {
+    if (!ptr)
+        return;
+    fb->fallback_ops++;
+    fb->bytes_held -= malloc_usable_size(ptr);
+    fb->blocks_held--;
+    free(ptr);
+}
+
+void hr_fallback_violation(hr_fallback_t *fb, const char *name) {
+    for (int i = 0; i < fb->nkinds; i++)
+        if (fb->kind_names[i] == name || strcmp(fb->kind_names[i], name) == 0) {
+            fb->kind_counts[i]++;
+            return;
+        }
+    if (fb->nkinds < HR_FALLBACK_MAX_KINDS) {
+        fb->kind_names[fb->nkinds] = name;
+        fb->kind_counts[fb->nkinds++] = 1;
+    }
+}
+
+void hr_fallback_emit(const hr_fallback_t *fb, hr_emit_t *em) {
+    hr_emit_u64(em, "native_ops", fb->native_ops);
+    hr_emit_u64(em, "fallback_ops", fb->fallback_ops);
+    hr_emit_u64(em, "fallback_bytes_held", fb->bytes_held);
+    hr_emit_obj_begin(em, "violations");
+    for (int i = 0; i < fb->nkinds; i++)
+        hr_emit_u64(em, fb->kind_names[i], fb->kind_counts[i]);
+    hr_emit_obj_end(em);
+}

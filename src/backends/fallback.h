@@ -1,0 +1,37 @@
+/* Shared fallback accounting for the in-house backends.
+ *
+ * DESIGN.md: an op a backend cannot serve natively is served by system malloc
+ * and counted. A backend embeds one hr_fallback_t, routes such ops through
+ * hr_fallback_alloc/free, counts native ops with hr_fallback_native(), and
+ * names each violation kind it detects with hr_fallback_violation(). Ownership
+ * (is this pointer a fallback block?) is the backend's own business: it knows
+ * its address ranges. bytes_held (usable bytes of live fallback blocks) is part
+ * of the backend's footprint.
+ */
+#ifndef HR_BACKENDS_FALLBACK_H
+#define HR_BACKENDS_FALLBACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/emit.h"
+
+#define HR_FALLBACK_MAX_KINDS 8
+
+typedef struct hr_fallback {
+    uint64_t native_ops, fallback_ops;
+    uint64_t bytes_held, blocks_held;
+    const char *kind_names[HR_FALLBACK_MAX_KINDS];
+    uint64_t kind_counts[HR_FALLBACK_MAX_KINDS];
+    int nkinds;
+} hr_fallback_t;
+
+void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align);
+void hr_fallback_free(hr_fallback_t *fb, void *ptr);
+static inline void hr_fallback_native(hr_fallback_t *fb) { fb->native_ops++; }
+/* Counts one violation of kind `name` (a string literal). */
+void hr_fallback_violation(hr_fallback_t *fb, const char *name);
+/* Emits native_ops, fallback_ops, fallback_bytes_held and "violations" {}. */
+void hr_fallback_emit(const hr_fallback_t *fb, hr_emit_t *em);
+
+#endif

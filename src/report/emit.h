@@ -1,0 +1,68 @@
+/* The emitter: one writer for every output format (after jemalloc's emitter.h).
+ *
+ * Structured data (what a replay child sends back, what report JSON holds) is
+ * written with the kv/object/array calls and comes out as JSON. Tabular data
+ * (the human report) is written with the table calls and comes out as a text
+ * table, CSV or Markdown depending on the emitter's format; in JSON format a
+ * table becomes an array of objects keyed by column name.
+ *
+ * Contract: keys are ASCII identifiers; strings are escaped; doubles that are
+ * not finite are written as null (JSON has no NaN).
+ */
+#ifndef HR_REPORT_EMIT_H
+#define HR_REPORT_EMIT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum hr_emit_format {
+    HR_EMIT_JSON = 0,
+    HR_EMIT_TEXT,
+    HR_EMIT_CSV,
+    HR_EMIT_MARKDOWN,
+} hr_emit_format_t;
+
+#define HR_EMIT_MAX_DEPTH 32
+#define HR_EMIT_MAX_COLS 32
+
+typedef struct hr_emit {
+    FILE            *out;
+    hr_emit_format_t format;
+    int              depth;
+    int              first[HR_EMIT_MAX_DEPTH]; /* no element yet at this depth */
+    int              compact;                  /* JSON on one line (pipes) */
+    /* current table (text/CSV/Markdown) */
+    int    ncols, nrows, cap_rows;
+    char  *cols[HR_EMIT_MAX_COLS];
+    int    right[HR_EMIT_MAX_COLS];            /* right-align (numbers) */
+    char **cells;                              /* nrows * ncols, owned */
+    int    col;                                /* next cell in current row */
+} hr_emit_t;
+
+void hr_emit_init(hr_emit_t *em, FILE *out, hr_emit_format_t fmt);
+int hr_emit_format_parse(const char *s, hr_emit_format_t *fmt); /* 0 ok, -1 unknown */
+
+/* Structured (JSON). `key` is NULL inside arrays and at the top level. */
+void hr_emit_obj_begin(hr_emit_t *em, const char *key);
+void hr_emit_obj_end(hr_emit_t *em);
+void hr_emit_arr_begin(hr_emit_t *em, const char *key);
+void hr_emit_arr_end(hr_emit_t *em);
+void hr_emit_u64(hr_emit_t *em, const char *key, uint64_t v);
+void hr_emit_i64(hr_emit_t *em, const char *key, int64_t v);
+void hr_emit_f64(hr_emit_t *em, const char *key, double v);
+void hr_emit_str(hr_emit_t *em, const char *key, const char *v);
+void hr_emit_bool(hr_emit_t *em, const char *key, int v);
+void hr_emit_null(hr_emit_t *em, const char *key);
+/* Finish the document (newline). */
+void hr_emit_end(hr_emit_t *em);
+
+/* Tables. Column names starting with '>' are right-aligned (the '>' is
+ * dropped). Cells are added left to right; rows end with hr_emit_row_end. */
+void hr_emit_table_begin(hr_emit_t *em, const char *title, int ncols, const char *const *cols);
+void hr_emit_cell_str(hr_emit_t *em, const char *v);
+void hr_emit_cell_u64(hr_emit_t *em, uint64_t v);
+void hr_emit_cell_f64(hr_emit_t *em, double v, int decimals);
+void hr_emit_row_end(hr_emit_t *em);
+void hr_emit_table_end(hr_emit_t *em);
+
+#endif

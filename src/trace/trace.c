@@ -1,0 +1,207 @@
+/* In-memory trace model: growth, string table, validation (see trace.h). */
+#include "heapreplay/trace.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HR_OP_INFO_(e, c, t, f1, f2, f3, o)                                   \
+    [c] = {t, {HR_F_##f1, HR_F_##f2, HR_F_##f3},                                 \
+           (uint8_t)((HR_F_##f1 != HR_F_NONE) + (HR_F_##f2 != HR_F_NONE) +      \
+                     (HR_F_##f3 != HR_F_NONE)),                                 \
+           o},
+const hr_op_info_t hr_op_info[HR_OP__COUNT] = {HR_OP_LIST(HR_OP_INFO_)};
+#undef HR_OP_INFO_
+
+const char *hr_op_name(unsigned op) {
+    return op < HR_OP__COUNT ? hr_op_info[op].name : "?";
+}
+
+int hr_op_from_name(const char *name, size_t len) {
+    for (unsigned i = 0; i < HR_OP__COUNT; i++)
+        if (strlen(hr_op_info[i].name) == len && memcmp(hr_op_info[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+void hr_error_set(hr_error_t *err, const char *fmt, ...) {
+    if (!err)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+}
+
+void hr_trace_init(hr_trace_t *t) { memset(t, 0, sizeof *t); }
+
+void hr_trace_free(hr_trace_t *t) {
+    free(t->events);
+    free(t->ts);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        free(t->strings[i]);
+    free(t->strings);
+    memset(t, 0, sizeof *t);
+}
+
+static int grow_events(hr_trace_t *t) {
+    size_t cap = t->cap_events ? t->cap_events * 2 : 1024;
+    hr_event_t *ev = realloc(t->events, cap * sizeof *ev);
+    if (!ev)
+        return -1;
+    t->events = ev;
+    if (t->ts) {
+        uint64_t *ts = realloc(t->ts, cap * sizeof *ts);
+        if (!ts)
+            return -1;
+        t->ts = ts;
+    }
+    t->cap_events = cap;
+    return 0;
+}
+
+int hr_trace_push(hr_trace_t *t, const hr_event_t *ev) {
+    if (t->n_events == t->cap_events && grow_events(t) != 0)
+        return -1;
+    if (t->ts)
+        t->ts[t->n_events] = 0;
+    t->events[t->n_events++] = *ev;
+    return 0;
+}
+
+int hr_trace_push_ts(hr_trace_t *t, const hr_event_t *ev, uint64_t ts) {
+    if (!t->ts) {
+        t->ts = calloc(t->cap_events ? t->cap_events : 1, sizeof *t->ts);
+        if (!t->ts)
+            return -1;
+        t->flags |= HR_TRACEF_TIMESTAMPS;
+    }
+    if (hr_trace_push(t, ev) != 0)
+        return -1;
+    t->ts[t->n_events - 1] = ts;
+    return 0;
+}
+
+int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        if (strcmp(t->strings[i], name) == 0)
+            return i;
+    if (t->n_strings == t->cap_strings) {
+        uint32_t cap = t->cap_strings ? t->cap_strings * 2 : 16;
+        char **s = realloc(t->strings, cap * sizeof *s);
+        if (!s)
+            return -1;
+        t->strings = s;
+        t->cap_strings = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return -1;
+    t->strings[t->n_strings] = copy;
+    return t->n_strings++;
+}
+
+/* Validation state: live[id] holds the requested size + 1 (0 = dead). */
+typedef struct vstate {
+    uint64_t *live;
+    uint32_t  cap;
+    uint64_t  cur, peak;
+} vstate_t;
+
+static int ensure_id(vstate_t *v, uint32_t id) {
+    if (id < v->cap)
+        return 0;
+    uint32_t cap = v->cap ? v->cap : 1024;
+    while (cap <= id)
+        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    uint64_t *l = realloc(v->live, (size_t)cap * sizeof *l);
+    if (!l)
+        return -1;
+    memset(l + v->cap, 0, (size_t)(cap - v->cap) * sizeof *l);
+    v->live = l;
+    v->cap = cap;
+    return 0;
+}
+
+#define VFAIL(...)                                                            \
+    do {                                                                      \
+        char what_[256];                                                      \
+        snprintf(what_, sizeof what_, __VA_ARGS__);                           \
+        hr_error_set(err, "%s: event %zu (%s): %s", name, i, hr_op_name(ev->op), what_); \
+        goto fail;                                                            \
+    } while (0)
+
+int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
+    vstate_t v = {0};
+    uint32_t max_id = 0, max_thread = 0;
+    int any_id = 0;
+    memset(t->op_counts, 0, sizeof t->op_counts);
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        if (ev->op >= HR_OP__COUNT)
+            VFAIL("unknown opcode %u", ev->op);
+        t->op_counts[ev->op]++;
+        if (ev->thread > max_thread)
+            max_thread = ev->thread;
+        switch ((hr_op_t)ev->op) {
+        case HR_OP_ALLOC:
+        case HR_OP_CALLOC:
+            if (ev->op == HR_OP_ALLOC && ev->align && (ev->align & (ev->align - 1)))
+                VFAIL("alignment %u is not a power of two", ev->align);
+            if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
+                VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
+            if (ensure_id(&v, ev->id))
+                VFAIL("out of memory");
+            if (v.live[ev->id])
+                VFAIL("id %u is already live", ev->id);
+            v.live[ev->id] = hr_event_bytes(ev) + 1;
+            v.cur += hr_event_bytes(ev);
+            break;
+        case HR_OP_FREE:
+            if (ev->id >= v.cap || !v.live[ev->id])
+                VFAIL("id %u is not live (free of a dead id or double free)", ev->id);
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != v.live[ev->id] - 1)
+                VFAIL("free size %llu differs from the allocated size %llu",
+                      (unsigned long long)ev->size, (unsigned long long)(v.live[ev->id] - 1));
+            v.cur -= v.live[ev->id] - 1;
+            v.live[ev->id] = 0;
+            break;
+        case HR_OP_REALLOC:
+            if (ev->aux >= v.cap || !v.live[ev->aux])
+                VFAIL("old id %u is not live", ev->aux);
+            v.cur -= v.live[ev->aux] - 1;
+            v.live[ev->aux] = 0;
+            if (ensure_id(&v, ev->id))
+                VFAIL("out of memory");
+            if (v.live[ev->id])
+                VFAIL("new id %u is already live", ev->id);
+            v.live[ev->id] = ev->size + 1;
+            v.cur += ev->size;
+            break;
+        case HR_OP_HEAP_PUSH:
+        case HR_OP_HEAP_POP:
+        case HR_OP_MARK:
+            if (ev->aux >= t->n_strings)
+                VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
+            break;
+        case HR_OP_FRAME:
+        case HR_OP__COUNT:
+            break;
+        }
+        if (ev->op == HR_OP_ALLOC || ev->op == HR_OP_CALLOC || ev->op == HR_OP_REALLOC) {
+            any_id = 1;
+            if (ev->id > max_id)
+                max_id = ev->id;
+        }
+        if (v.cur > v.peak)
+            v.peak = v.cur;
+    }
+    t->n_ids = any_id ? max_id + 1 : 0;
+    t->n_threads = t->n_events ? max_thread + 1 : 0;
+    t->peak_live = v.peak;
+    free(v.live);
+    return 0;
+fail:
+    free(v.live);
+    return -1;
+}
