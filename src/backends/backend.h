@@ -41,7 +41,8 @@ enum {
     HR_CAP_HEAP_ROUTING       = 1u << 5,
     HR_CAP_EXTERNAL_PROCESS   = 1u << 6,
     HR_CAP_FRAMES             = 1u << 7, /* uses frame marks (e.g. marker stack) */
-    HR_CAP_TEST_ONLY          = 1u << 8, /* hidden from "all" (harness tests) */
+    HR_CAP_TEST_ONLY          = 1u << 8, /* hidden from "all" and "list" (harness tests) */
+    HR_CAP_NOT_IN_ALL         = 1u << 9, /* listed, but "-a all" skips it (bump, preload) */
 };
 
 /* Options given to create(). Strings are borrowed for the call. */

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# heapreplay quick start. On a fresh Debian 12 machine:
+#   ./quickstart.sh        install dependencies, build, replay the shipped traces
+#                          across every built allocator and print the comparison
+#   ./quickstart.sh test   install dependencies, build, run the test suite
+# Both are idempotent; the build lives in the source tree.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DEPS="build-essential autoconf automake libtool pkg-config libjemalloc-dev \
+libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev heaptrack"
+
+install_deps() {
+    command -v dpkg >/dev/null 2>&1 || return 0
+    local missing=""
+    for p in $DEPS; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    echo "quickstart: installing$missing" >&2
+    local SUDO=""
+    [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+}
+
+build() {
+    [ -x configure ] || autoreconf -fi >/dev/null
+    [ -f Makefile ] || ./configure
+    make -j"$(nproc)" >/dev/null
+}
+
+install_deps
+build
+case "${1:-main}" in
+main)
+    mkdir -p results
+    ./heapreplay replay traces/ -a all -r 3 -o results/latest.json
+    echo "report written to results/latest.json" >&2
+    ;;
+test)
+    set +e
+    make -j"$(nproc)" check >tests.out 2>&1
+    rc=$?
+    set -e
+    grep -E '^(PASS|FAIL|XFAIL|XPASS|ERROR|SKIP):' tests.out | grep -v '^PASS' || true
+    grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' tests.out || true
+    pass=$(awk '/^# PASS:/ {print $3}' tests.out | tail -1)
+    fail=$(awk '/^# (FAIL|ERROR|XPASS):/ {s += $3} END {print s+0}' tests.out)
+    if [ $rc -ne 0 ] && [ "${fail:-0}" = 0 ]; then
+        tail -30 tests.out
+        fail=1
+    fi
+    echo "${pass:-0} passed, ${fail} failed"
+    exit $rc
+    ;;
+*)
+    echo "usage: $0 [main|test]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,28 @@
+/* The backend table: every built allocator, in report order. */
+#include <string.h>
+
+#include "backends/backend.h"
+
+#define HR_BACKEND_LIST(X)                                                    \
+    X(glibc) X(jemalloc) X(mimalloc) X(tcmalloc) X(preload) X(bump) X(crash) X(hang)
+
+#define HR_DECLARE_BACKEND_(n) extern const hr_backend_t hr_backend_##n;
+HR_BACKEND_LIST(HR_DECLARE_BACKEND_)
+#undef HR_DECLARE_BACKEND_
+
+#define HR_BACKEND_ENTRY_(n) &hr_backend_##n,
+const hr_backend_t *const hr_backends[] = {HR_BACKEND_LIST(HR_BACKEND_ENTRY_) NULL};
+#undef HR_BACKEND_ENTRY_
+
+hr_backend_config_t hr_backend_config_default(void) {
+    hr_backend_config_t c = {NULL, NULL, NULL};
+    return c;
+}
+
+const hr_backend_t *hr_backend_find(const char *spec) {
+    size_t len = strcspn(spec, ":");
+    for (size_t i = 0; hr_backends[i]; i++)
+        if (strlen(hr_backends[i]->name) == len && strncmp(hr_backends[i]->name, spec, len) == 0)
+            return hr_backends[i];
+    return NULL;
+}

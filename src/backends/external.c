@@ -1,0 +1,37 @@
+/* The preloaded external allocators: jemalloc, mimalloc, tcmalloc and any
+ * malloc replacement given as preload:PATH. They share the system backend's
+ * functions; what differs is the library the worker is started with. */
+#include <string.h>
+
+#include "backends/system.h"
+
+#define HR_EXT_CAPS (HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS)
+
+const hr_backend_t hr_backend_jemalloc = {
+    .name = "jemalloc", .description = "jemalloc (Debian libjemalloc2), LD_PRELOAD worker",
+    .caps = HR_EXT_CAPS, HR_SYS_BACKEND_FNS,
+};
+const hr_backend_t hr_backend_mimalloc = {
+    .name = "mimalloc", .description = "mimalloc (Debian libmimalloc2.0), LD_PRELOAD worker",
+    .caps = HR_EXT_CAPS, HR_SYS_BACKEND_FNS,
+};
+const hr_backend_t hr_backend_tcmalloc = {
+    .name = "tcmalloc", .description = "tcmalloc (gperftools), LD_PRELOAD worker",
+    .caps = HR_EXT_CAPS, HR_SYS_BACKEND_FNS,
+};
+const hr_backend_t hr_backend_preload = {
+    .name = "preload", .description = "any malloc replacement: preload:PATH.so",
+    .caps = HR_EXT_CAPS | HR_CAP_NOT_IN_ALL, HR_SYS_BACKEND_FNS,
+};
+
+const char *hr_external_lib(const char *spec) {
+    static const struct { const char *name, *so; } libs[] = {
+        {"glibc", ""}, {"jemalloc", HR_JEMALLOC_SO},
+        {"mimalloc", HR_MIMALLOC_SO}, {"tcmalloc", HR_TCMALLOC_SO}};
+    if (strncmp(spec, "preload:", 8) == 0)
+        return spec[8] ? spec + 8 : NULL;
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (strcmp(spec, libs[i].name) == 0)
+            return (libs[i].so[0] || i == 0) ? libs[i].so : NULL;
+    return NULL;
+}

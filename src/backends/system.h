@@ -1,0 +1,30 @@
+/* The system-allocator backend functions: plain malloc/calloc/realloc/free/
+ * posix_memalign through whatever library provides them in this process.
+ * Every external backend (glibc, jemalloc, mimalloc, tcmalloc, preload:PATH)
+ * replays through these in a worker process whose LD_PRELOAD selects the
+ * library (DESIGN.md "Isolation"). */
+#ifndef HR_BACKENDS_SYSTEM_H
+#define HR_BACKENDS_SYSTEM_H
+
+#include "backends/backend.h"
+
+void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err);
+void *hr_sys_alloc(void *self, size_t size, size_t align, int32_t heap);
+void *hr_sys_calloc(void *self, size_t n, size_t size, int32_t heap);
+void  hr_sys_free(void *self, void *ptr, size_t size);
+void *hr_sys_realloc(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
+size_t hr_sys_usable_size(void *self, void *ptr, size_t size);
+void  hr_sys_destroy(void *self);
+
+#define HR_SYS_BACKEND_FNS                                                    \
+    .create = hr_sys_create, .alloc = hr_sys_alloc, .calloc = hr_sys_calloc,  \
+    .free = hr_sys_free, .realloc = hr_sys_realloc,                           \
+    .usable_size = hr_sys_usable_size, .destroy = hr_sys_destroy
+
+/* Shared object to LD_PRELOAD for an external backend spec: "" for glibc
+ * (nothing preloaded), the configured path for jemalloc/mimalloc/tcmalloc,
+ * PATH for "preload:PATH"; NULL if that allocator was not found at configure
+ * time or the spec is not external. */
+const char *hr_external_lib(const char *spec);
+
+#endif

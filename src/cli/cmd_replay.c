@@ -1,0 +1,234 @@
+/* heapreplay replay [options] TRACE|DIR...: every (trace, allocator, repeat)
+ * in its own child process; results aggregated (median timings) into one
+ * report, written as JSON with -o and rendered on stdout. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backends/backend.h"
+#include "backends/system.h"
+#include "cli/cli.h"
+#include "cli/report_builder.h"
+#include "replay/child.h"
+#include "report/report.h"
+
+typedef struct replay_args {
+    hr_replay_options_t opt;
+    const char *allocators, *output;
+    hr_emit_format_t format;
+    int quiet;
+    char **paths;
+    int npaths, cap_paths;
+} replay_args_t;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: heapreplay replay [options] TRACE|DIR...\n"
+            "  -a, --allocators LIST  comma-separated specs, or 'all' (default: all built)\n"
+            "                         e.g. glibc,jemalloc,bank:round=16,preload:/path/lib.so\n"
+            "  -r, --repeat N         child processes per trace x allocator (default 3);\n"
+            "                         timings are medians, with min/max\n"
+            "  -o, --output FILE      write the report as JSON\n"
+            "  -f, --format FMT       stdout: text (default), json, csv, md\n"
+            "      --touch POLICY     none | first (default) | all\n"
+            "      --timeout SECONDS  per replay child (default 600)\n"
+            "      --budget BYTES     report the first op whose footprint exceeds it\n"
+            "      --heap-config FILE heap table for the routed allocator\n"
+            "      --passes N         throughput passes per child, fastest kept (default 1)\n"
+            "  -q, --quiet            no progress lines on stderr\n"
+            "A DIR stands for every *.hrt and *.hrtt file in it.\n");
+}
+
+static int add_path(replay_args_t *a, const char *p) {
+    if (a->npaths == a->cap_paths) {
+        a->cap_paths = a->cap_paths ? a->cap_paths * 2 : 16;
+        a->paths = realloc(a->paths, (size_t)a->cap_paths * sizeof *a->paths);
+    }
+    a->paths[a->npaths++] = strdup(p);
+    return 0;
+}
+
+static int cmp_str(const void *x, const void *y) {
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int add_trace_arg(replay_args_t *a, const char *arg) {
+    struct stat st;
+    if (stat(arg, &st) != 0)
+        return hr_cli_usage_error("replay", "%s: no such file or directory", arg);
+    if (!S_ISDIR(st.st_mode))
+        return add_path(a, arg);
+    DIR *d = opendir(arg);
+    if (!d)
+        return hr_cli_usage_error("replay", "%s: cannot read directory", arg);
+    int first = a->npaths;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if ((n > 4 && strcmp(e->d_name + n - 4, ".hrt") == 0) ||
+            (n > 5 && strcmp(e->d_name + n - 5, ".hrtt") == 0)) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", arg, e->d_name);
+            add_path(a, path);
+        }
+    }
+    closedir(d);
+    qsort(a->paths + first, (size_t)(a->npaths - first), sizeof *a->paths, cmp_str);
+    if (a->npaths == first)
+        return hr_cli_usage_error("replay", "%s: no *.hrt or *.hrtt traces in directory", arg);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, replay_args_t *a) {
+    memset(a, 0, sizeof *a);
+    a->opt = hr_replay_options_default();
+    a->opt.repeat = 3;
+    a->allocators = "all";
+    a->format = HR_EMIT_TEXT;
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n;
+        if ((!strcmp(k, "-a") || !strcmp(k, "--allocators")) && v)
+            a->allocators = v, i++;
+        else if ((!strcmp(k, "-r") || !strcmp(k, "--repeat")) && v) {
+            a->opt.repeat = atoi(v), i++;
+            if (a->opt.repeat < 1 || a->opt.repeat > 1000)
+                return hr_cli_usage_error("replay", "--repeat expects 1..1000, got '%s'", v);
+        } else if ((!strcmp(k, "-o") || !strcmp(k, "--output")) && v)
+            a->output = v, i++;
+        else if ((!strcmp(k, "-f") || !strcmp(k, "--format")) && v) {
+            if (hr_emit_format_parse(v, &a->format) != 0)
+                return hr_cli_usage_error("replay", "--format expects text|json|csv|md, got '%s'", v);
+            i++;
+        } else if (!strcmp(k, "--touch") && v) {
+            if (hr_touch_parse(v, &a->opt.touch) != 0)
+                return hr_cli_usage_error("replay", "--touch expects none|first|all, got '%s'", v);
+            i++;
+        } else if (!strcmp(k, "--timeout") && v) {
+            a->opt.timeout_s = atof(v), i++;
+            if (a->opt.timeout_s <= 0)
+                return hr_cli_usage_error("replay", "--timeout expects seconds > 0, got '%s'", v);
+        } else if (!strcmp(k, "--budget") && v) {
+            if (hr_cli_parse_size(v, &n) != 0)
+                return hr_cli_usage_error("replay", "--budget expects bytes (e.g. 64M), got '%s'", v);
+            a->opt.budget = n, i++;
+        } else if (!strcmp(k, "--heap-config") && v)
+            a->opt.heap_config = v, i++;
+        else if (!strcmp(k, "--passes") && v)
+            a->opt.passes = atoi(v) > 0 ? atoi(v) : 1, i++;
+        else if (!strcmp(k, "-q") || !strcmp(k, "--quiet"))
+            a->quiet = 1;
+        else if (!strcmp(k, "-h") || !strcmp(k, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (k[0] == '-')
+            return hr_cli_usage_error("replay", "unknown option '%s' (see --help)", k);
+        else if (add_trace_arg(a, k) != 0)
+            return 2;
+    }
+    if (a->npaths == 0)
+        return hr_cli_usage_error("replay", "expected at least one TRACE or DIR (see --help)");
+    return 0;
+}
+
+/* Expands "all" and checks every spec; fills specs[] (borrowed/strdup'd). */
+static int expand_allocators(const char *list, char ***specs, int *n, int quiet) {
+    char *copy = strdup(list), *save = NULL;
+    *specs = NULL;
+    *n = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "all") == 0) {
+            for (size_t i = 0; hr_backends[i]; i++) {
+                const hr_backend_t *b = hr_backends[i];
+                if (b->caps & (HR_CAP_TEST_ONLY | HR_CAP_NOT_IN_ALL))
+                    continue;
+                if ((b->caps & HR_CAP_EXTERNAL_PROCESS) && !hr_external_lib(b->name)) {
+                    if (!quiet)
+                        fprintf(stderr, "heapreplay replay: %s not found at configure time, skipped\n", b->name);
+                    continue;
+                }
+                *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
+                (*specs)[(*n)++] = strdup(b->name);
+            }
+            continue;
+        }
+        if (!hr_backend_find(tok)) {
+            hr_cli_usage_error("replay", "unknown allocator '%s' (see 'heapreplay list')", tok);
+            free(copy);
+            return 2;
+        }
+        *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
+        (*specs)[(*n)++] = strdup(tok);
+    }
+    free(copy);
+    if (*n == 0)
+        return hr_cli_usage_error("replay", "no allocator selected");
+    return 0;
+}
+
+/* Replays one trace on every allocator; appends aggregated results. */
+static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
+                        hr_report_builder_t *rb) {
+    hr_trace_t t;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    if (hr_trace_read_file(path, HR_FMT_AUTO, &t, &err) != 0) {
+        fprintf(stderr, "heapreplay replay: %s\n", err.msg);
+        hr_trace_free(&t);
+        return 2;
+    }
+    char digest[17];
+    hr_trace_digest(&t, digest);
+    int failed = 0;
+    for (int s = 0; s < nspecs; s++) {
+        char **lines = calloc((size_t)a->opt.repeat, sizeof *lines);
+        hr_child_job_t job = {&t, path, path, digest, specs[s], hr_backend_find(specs[s]),
+                              &a->opt, hr_cli_self_exe()};
+        for (int r = 0; r < a->opt.repeat; r++) {
+            if (!a->quiet)
+                fprintf(stderr, "replay %s on %s (%d/%d)\n", path, specs[s], r + 1, a->opt.repeat);
+            lines[r] = hr_child_run(&job);
+        }
+        if (hr_report_builder_add(rb, lines, a->opt.repeat, &err) != 0) {
+            fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
+            failed = 1;
+        }
+        for (int r = 0; r < a->opt.repeat; r++)
+            free(lines[r]);
+        free(lines);
+    }
+    hr_trace_free(&t);
+    return failed;
+}
+
+int cmd_replay(int argc, char **argv) {
+    replay_args_t a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    char **specs;
+    int nspecs;
+    if ((rc = expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0)
+        return rc;
+    hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
+    int failed = 0;
+    for (int i = 0; i < a.npaths && rc == 0; i++) {
+        int r = replay_trace(&a, a.paths[i], specs, nspecs, rb);
+        if (r == 2)
+            rc = 2;
+        failed |= r;
+    }
+    if (rc == 0)
+        rc = hr_report_builder_finish(rb, a.output, a.format, stdout);
+    if (rc == 0 && (failed || hr_report_builder_failures(rb)))
+        rc = 1;
+    hr_report_builder_free(rb);
+    for (int i = 0; i < nspecs; i++)
+        free(specs[i]);
+    free(specs);
+    for (int i = 0; i < a.npaths; i++)
+        free(a.paths[i]);
+    free(a.paths);
+    return rc;
+}

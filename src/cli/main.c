@@ -1,0 +1,92 @@
+/* heapreplay: the command table and dispatch. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "replay/child.h"
+
+typedef struct hr_cmd {
+    const char *name, *help;
+    int (*fn)(int, char **);
+} hr_cmd_t;
+
+#define HR_CMD_ENTRY_(n, d) {#n, d, cmd_##n},
+static const hr_cmd_t commands[] = {HR_CMD_LIST(HR_CMD_ENTRY_)};
+#undef HR_CMD_ENTRY_
+
+int hr_cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "heapreplay %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 2;
+}
+
+int hr_cli_parse_size(const char *s, unsigned long long *out) {
+    char *end;
+    if (!s || !*s || *s == '-')
+        return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned long long mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1ull << 10; end++; break;
+    case 'm': case 'M': mul = 1ull << 20; end++; break;
+    case 'g': case 'G': mul = 1ull << 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B')
+        end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+    if (*end || end == s || (mul > 1 && v > ULLONG_MAX / mul))
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+const char *hr_cli_self_exe(void) {
+    static char path[PATH_MAX];
+    if (!path[0]) {
+        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+        if (n <= 0)
+            snprintf(path, sizeof path, "heapreplay");
+        else
+            path[n] = 0;
+    }
+    return path;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: heapreplay COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n'heapreplay COMMAND --help' describes a command. Version %s.\n", PACKAGE_VERSION);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "__worker") == 0)
+        return hr_worker_main(argc - 1, argv + 1);
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("heapreplay %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "heapreplay: unknown command '%s'\n", name);
+    usage(stderr);
+    return 2;
+}

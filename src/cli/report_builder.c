@@ -1,0 +1,213 @@
+/* Report assembly from replay children's result lines (see report_builder.h). */
+#include "cli/report_builder.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "replay/sysinfo.h"
+#include "report/report.h"
+
+struct hr_report_builder {
+    hr_json_t *doc, *results;
+    int        failures;
+};
+
+/* Timing figures merged by median over repeats (memory figures are not). */
+static const char *const median_paths[] = {
+    "time.cpu_s", "ns_per_op.alloc", "ns_per_op.calloc", "ns_per_op.realloc",
+    "ns_per_op.free", "latency_ns.p50", "latency_ns.p90", "latency_ns.p99",
+    "latency_ns.p999", "latency_ns.max", "worst_frame.ns"};
+/* Exact figures that must agree between repeats of an in-house allocator. */
+static const char *const exact_paths[] = {
+    "memory.peak_live", "memory.peak_footprint", "memory.live_at_peak_footprint",
+    "memory.footprint_at_peak_live", "memory.internal_slop", "native.native_ops",
+    "native.fallback_ops"};
+
+static hr_json_t *machine_json(void) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hr_emit_t em;
+    hr_emit_init(&em, f, HR_EMIT_JSON);
+    em.compact = 1;
+    hr_machine_emit(&em, NULL);
+    fclose(f);
+    char err[256];
+    hr_json_t *v = hr_json_parse(buf, len, "machine", err, sizeof err);
+    free(buf);
+    return v ? v : hr_json_new_null();
+}
+
+hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
+    hr_report_builder_t *rb = calloc(1, sizeof *rb);
+    rb->doc = hr_json_new_object();
+    hr_json_set(rb->doc, "schema", hr_json_new_str("heapreplay-report"));
+    hr_json_set(rb->doc, "schema_version", hr_json_new_u64(1));
+    hr_json_set(rb->doc, "tool_version", hr_json_new_str(PACKAGE_VERSION));
+    char when[32];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    hr_json_set(rb->doc, "created", hr_json_new_str(when));
+    hr_json_set(rb->doc, "machine", machine_json());
+    hr_json_t *o = hr_json_new_object();
+    hr_json_set(o, "repeat", hr_json_new_u64((uint64_t)opt->repeat));
+    hr_json_set(o, "touch", hr_json_new_str(hr_touch_name(opt->touch)));
+    hr_json_set(o, "passes", hr_json_new_u64((uint64_t)(opt->passes > 0 ? opt->passes : 1)));
+    hr_json_set(o, "timeout_s", hr_json_new_num(opt->timeout_s));
+    hr_json_set(o, "budget", hr_json_new_u64(opt->budget));
+    hr_json_set(o, "heap_config", hr_json_new_str(opt->heap_config));
+    hr_json_set(o, "sample_every", hr_json_new_u64(HR_SAMPLE_EVERY));
+    hr_json_set(rb->doc, "options", o);
+    rb->results = hr_json_new_array();
+    hr_json_set(rb->doc, "results", rb->results);
+    return rb;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sets `path` (two segments at most) in obj to v. */
+static void set_path(hr_json_t *root, const char *path, hr_json_t *v) {
+    const char *dot = strchr(path, '.');
+    if (!dot) {
+        hr_json_set(root, path, v);
+        return;
+    }
+    char head[64];
+    snprintf(head, sizeof head, "%.*s", (int)(dot - path), path);
+    hr_json_t *sub = (hr_json_t *)hr_json_get(root, head);
+    if (!sub || sub->type != HR_JSON_OBJECT) {
+        hr_json_free(v);
+        return;
+    }
+    hr_json_set(sub, dot + 1, v);
+}
+
+static double median_of(hr_json_t *const *runs, int n, const char *path, double *mn, double *mx) {
+    double vals[n > 0 ? n : 1];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        double v = hr_json_path_num(runs[i], path);
+        if (!isnan(v))
+            vals[k++] = v;
+    }
+    if (!k)
+        return NAN;
+    qsort(vals, (size_t)k, sizeof vals[0], cmp_double);
+    if (mn)
+        *mn = vals[0];
+    if (mx)
+        *mx = vals[k - 1];
+    return k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+}
+
+static int exact_agree(hr_json_t *const *runs, int n) {
+    if (strcmp(hr_json_path_str(runs[0], "memory.footprint_source") ?: "", "exact") != 0)
+        return 1;
+    for (size_t p = 0; p < sizeof exact_paths / sizeof exact_paths[0]; p++) {
+        double a = hr_json_path_num(runs[0], exact_paths[p]);
+        for (int i = 1; i < n; i++) {
+            double b = hr_json_path_num(runs[i], exact_paths[p]);
+            if (!(a == b || (isnan(a) && isnan(b))))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
+    hr_json_t *out = hr_json_clone(runs[0]);
+    hr_json_set(out, "runs", hr_json_new_u64((uint64_t)n));
+    if (!hr_json_get(out, "time"))
+        return out;
+    double mn = NAN, mx = NAN;
+    double wall = median_of(runs, n, "time.wall_s", &mn, &mx);
+    set_path(out, "time.wall_s", hr_json_new_num(wall));
+    set_path(out, "time.wall_s_min", hr_json_new_num(mn));
+    set_path(out, "time.wall_s_max", hr_json_new_num(mx));
+    double ops = hr_json_path_num(out, "ops.total");
+    set_path(out, "time.ops_per_s", hr_json_new_num(wall > 0 ? ops / wall : NAN));
+    set_path(out, "time.ns_per_op", hr_json_new_num(ops > 0 ? wall * 1e9 / ops : NAN));
+    for (size_t p = 0; p < sizeof median_paths / sizeof median_paths[0]; p++) {
+        if (!hr_json_path(out, median_paths[p]) ||
+            hr_json_type(hr_json_path(out, median_paths[p])) == HR_JSON_NULL)
+            continue;
+        set_path(out, median_paths[p], hr_json_new_num(median_of(runs, n, median_paths[p], 0, 0)));
+    }
+    hr_json_set(out, "deterministic", hr_json_new_bool(exact_agree(runs, n)));
+    return out;
+}
+
+int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err) {
+    hr_json_t **ok = calloc((size_t)n, sizeof *ok), *first_bad = NULL;
+    int nok = 0, nbad = 0;
+    char perr[512] = "no result";
+    for (int i = 0; i < n; i++) {
+        hr_json_t *v = lines[i] ? hr_json_parse(lines[i], strlen(lines[i]), "replay result", perr, sizeof perr) : NULL;
+        if (v && strcmp(hr_json_path_str(v, "status") ?: "", "ok") == 0) {
+            ok[nok++] = v;
+            continue;
+        }
+        nbad++;
+        if (v && !first_bad)
+            first_bad = v;
+        else
+            hr_json_free(v);
+    }
+    int rc = 0;
+    if (nok) {
+        hr_json_t *merged = hr_results_merge(ok, nok);
+        if (nbad) {
+            hr_json_set(merged, "failed_runs", hr_json_new_u64((uint64_t)nbad));
+            rb->failures++;
+        }
+        hr_json_push(rb->results, merged);
+    } else if (first_bad) {
+        hr_json_push(rb->results, first_bad);
+        first_bad = NULL;
+        rb->failures++;
+    } else {
+        hr_error_set(err, "%s", perr);
+        rb->failures++;
+        rc = -1;
+    }
+    hr_json_free(first_bad);
+    for (int i = 0; i < nok; i++)
+        hr_json_free(ok[i]);
+    free(ok);
+    return rc;
+}
+
+int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
+                             hr_emit_format_t fmt, FILE *out) {
+    if (json_path) {
+        FILE *f = fopen(json_path, "w");
+        if (!f) {
+            fprintf(stderr, "heapreplay replay: %s: cannot write the report\n", json_path);
+            return 2;
+        }
+        hr_emit_t em;
+        hr_emit_init(&em, f, HR_EMIT_JSON);
+        hr_json_emit(&em, NULL, rb->doc);
+        hr_emit_end(&em);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "heapreplay replay: %s: write error\n", json_path);
+            return 2;
+        }
+    }
+    return hr_report_render(rb->doc, fmt, out) == 0 ? 0 : 2;
+}
+
+int hr_report_builder_failures(const hr_report_builder_t *rb) { return rb->failures; }
+const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb) { return rb->doc; }
+
+void hr_report_builder_free(hr_report_builder_t *rb) {
+    if (!rb)
+        return;
+    hr_json_free(rb->doc);
+    free(rb);
+}

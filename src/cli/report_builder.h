@@ -1,0 +1,32 @@
+/* Assembles a report (docs/REPORT_SCHEMA.md) from the result lines of replay
+ * children: repeats of one (trace, allocator) are merged with median timings,
+ * min/max wall time, and a determinism check of the exact memory figures. */
+#ifndef HR_CLI_REPORT_BUILDER_H
+#define HR_CLI_REPORT_BUILDER_H
+
+#include <stdio.h>
+
+#include "heapreplay/trace.h"
+#include "replay/engine.h"
+#include "report/emit.h"
+#include "report/json.h"
+
+typedef struct hr_report_builder hr_report_builder_t;
+
+hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt);
+/* Merges `n` result lines (some may be NULL or failed runs) into one result.
+ * Returns 0, or -1 with err set when no line could be parsed. */
+int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err);
+/* Writes the JSON report to `json_path` (if not NULL) and renders it on `out`
+ * in `fmt`. Returns 0, or 2 when the file cannot be written. */
+int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
+                             hr_emit_format_t fmt, FILE *out);
+/* Number of results whose status is not "ok" (or that had failed repeats). */
+int hr_report_builder_failures(const hr_report_builder_t *rb);
+const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb);
+void hr_report_builder_free(hr_report_builder_t *rb);
+
+/* Median-merges ok results (exposed for tests). Returns a new result. */
+hr_json_t *hr_results_merge(hr_json_t *const *runs, int n);
+
+#endif

@@ -1,0 +1,31 @@
+/* Child processes for replays (see child.c) and the worker entry point. */
+#ifndef HR_REPLAY_CHILD_H
+#define HR_REPLAY_CHILD_H
+
+#include "backends/backend.h"
+#include "heapreplay/trace.h"
+#include "replay/engine.h"
+
+typedef struct hr_child_job {
+    const hr_trace_t          *trace;      /* decoded (in-house children use it directly) */
+    const char                *trace_path; /* file (the worker reads it again) */
+    const char                *trace_name; /* as shown in reports */
+    const char                *digest;
+    const char                *spec;       /* "glibc", "bank:round=16", "preload:/x.so" */
+    const hr_backend_t        *be;
+    const hr_replay_options_t *opt;
+    const char                *self_exe;   /* this program, for re-exec */
+} hr_child_job_t;
+
+/* Runs the replay in a child process and returns its result object as one
+ * line of JSON (malloc'd): the child's own, or one made here with status
+ * "crashed" (+ "signal"), "timeout" or "error". NULL only on out of memory. */
+char *hr_child_run(const hr_child_job_t *job);
+
+/* `heapreplay __worker --fd N --spec S [--touch T] [--budget B] [--passes P]
+ * [--name NAME] TRACE`: the re-executed replay process of an external
+ * allocator. Verifies with dladdr that `malloc` comes from the library named
+ * in $HEAPREPLAY_EXPECT_LIB (libc when empty) and refuses to report otherwise. */
+int hr_worker_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,404 @@
+/* The replay engine (see engine.h for the two-pass contract). */
+#include "replay/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/latency.h"
+#include "replay/sysinfo.h"
+#include "replay/engine_int.h"
+
+
+
+static inline int32_t top_heap(const run_t *r) {
+    return r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
+}
+
+/* Touch policy: "first" writes one byte per 4 KiB page (so the pages count in
+ * RSS, as a program that initialises its objects would), "all" writes every
+ * byte. The cost is part of the op loop (it is what a program does). */
+static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
+    if (r->touch == HR_TOUCH_NONE || to <= from)
+        return;
+    if (r->touch == HR_TOUCH_ALL) {
+        memset((char *)p + from, 0xA5, to - from);
+        return;
+    }
+    for (uint64_t off = from; off < to; off += 4096)
+        ((volatile char *)p)[off] = 1;
+}
+
+static inline void note_fail(run_t *r) {
+    if (r->failed++ == 0)
+        r->first_failed = r->i;
+}
+
+static inline void op_ALLOC(run_t *r, const hr_event_t *ev) {
+    void *p = r->be->alloc(r->inst, ev->size, ev->align, top_heap(r));
+    r->slot[ev->id] = p;
+    r->ssize[ev->id] = ev->size;
+    if (__builtin_expect(p == NULL, 0))
+        note_fail(r);
+    else
+        touch(r, p, 0, ev->size);
+}
+
+static inline void op_CALLOC(run_t *r, const hr_event_t *ev) {
+    uint64_t bytes = (uint64_t)ev->aux * ev->size;
+    void *p;
+    if (r->be->calloc) {
+        p = r->be->calloc(r->inst, ev->aux, ev->size, top_heap(r));
+    } else {
+        p = r->be->alloc(r->inst, bytes, 0, top_heap(r));
+        if (p)
+            memset(p, 0, bytes);
+    }
+    r->slot[ev->id] = p;
+    r->ssize[ev->id] = bytes;
+    if (__builtin_expect(p == NULL, 0))
+        note_fail(r);
+}
+
+static void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {
+    void *p = r->be->alloc(r->inst, nsz, 0, top_heap(r));
+    if (p && old)
+        memcpy(p, old, osz < nsz ? osz : nsz);
+    if (p && old)
+        r->be->free(r->inst, old, osz);
+    return p;
+}
+
+static inline void op_REALLOC(run_t *r, const hr_event_t *ev) {
+    void *old = r->slot[ev->aux];
+    uint64_t osz = old ? r->ssize[ev->aux] : 0;
+    void *p;
+    if (!old)
+        p = r->be->alloc(r->inst, ev->size, 0, top_heap(r));
+    else if (r->be->realloc)
+        p = r->be->realloc(r->inst, old, osz, ev->size, top_heap(r));
+    else
+        p = realloc_emulated(r, old, osz, ev->size);
+    if (__builtin_expect(p == NULL, 0)) {
+        /* The old block stays allocated: release it so nothing leaks. */
+        if (old)
+            r->be->free(r->inst, old, osz);
+        note_fail(r);
+    } else {
+        touch(r, p, osz, ev->size);
+    }
+    r->slot[ev->aux] = NULL;
+    r->slot[ev->id] = p;
+    r->ssize[ev->id] = ev->size;
+}
+
+static inline void op_FREE(run_t *r, const hr_event_t *ev) {
+    void *p = r->slot[ev->id];
+    if (p)
+        r->be->free(r->inst, p, r->ssize[ev->id]);
+    r->slot[ev->id] = NULL;
+}
+
+static inline void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
+    if (r->nheaps < HR_HEAP_DEPTH)
+        r->heaps[r->nheaps++] = (int32_t)ev->aux;
+    if (r->be->heap_push)
+        r->be->heap_push(r->inst, ev->aux, r->t->strings[ev->aux]);
+}
+
+static inline void op_HEAP_POP(run_t *r, const hr_event_t *ev) {
+    if (r->nheaps > 0)
+        r->nheaps--;
+    if (r->be->heap_pop)
+        r->be->heap_pop(r->inst, ev->aux, r->t->strings[ev->aux]);
+}
+
+static inline void op_FRAME(run_t *r, const hr_event_t *ev) {
+    if (r->be->frame)
+        r->be->frame(r->inst, ev->size);
+}
+
+static inline void op_MARK(run_t *r, const hr_event_t *ev) { (void)r, (void)ev; }
+
+/* The replay switch, generated from the opcode table. */
+#define HR_REPLAY_CASE_(e, c, t, f1, f2, f3, o) \
+    case HR_OP_##e:                             \
+        op_##e(r, ev);                          \
+        break;
+static inline void dispatch(run_t *r, const hr_event_t *ev) {
+    switch (ev->op) {
+        HR_OP_LIST(HR_REPLAY_CASE_)
+    default:
+        break;
+    }
+}
+
+static inline int is_mem_op(unsigned op) {
+    return op == HR_OP_ALLOC || op == HR_OP_CALLOC || op == HR_OP_REALLOC || op == HR_OP_FREE;
+}
+
+/* ---- instance lifetime --------------------------------------------------- */
+
+static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                    const hr_replay_options_t *opt, hr_error_t *err) {
+    memset(r, 0, sizeof *r);
+    r->t = t;
+    r->be = be;
+    r->touch = opt->touch;
+    size_t n = t->n_ids ? t->n_ids : 1;
+    r->slot = calloc(n, sizeof *r->slot);
+    r->ssize = calloc(n, sizeof *r->ssize);
+    if (!r->slot || !r->ssize) {
+        hr_error_set(err, "out of memory for %zu slots", n);
+        return -1;
+    }
+    hr_backend_config_t cfg = hr_backend_config_default();
+    const char *colon = strchr(spec, ':');
+    cfg.arg = colon ? colon + 1 : NULL;
+    cfg.config_path = opt->heap_config;
+    cfg.trace = t;
+    r->inst = be->create(&cfg, err);
+    return r->inst ? 0 : -1;
+}
+
+/* Frees what the trace left live (not timed), then destroys the instance. */
+static void run_close(run_t *r, int destroy) {
+    if (r->inst) {
+        for (uint32_t id = 0; id < r->t->n_ids; id++)
+            if (r->slot[id]) {
+                r->be->free(r->inst, r->slot[id], r->ssize[id]);
+                r->slot[id] = NULL;
+            }
+        if (destroy)
+            r->be->destroy(r->inst);
+    }
+    r->inst = NULL;
+}
+
+static void run_free(run_t *r) {
+    free(r->slot);
+    free(r->ssize);
+}
+
+/* ---- measurement pass ------------------------------------------------------ */
+
+
+static uint64_t usable(const run_t *r, void *p, uint64_t size) {
+    return p ? r->be->usable_size(r->inst, p, size) : size;
+}
+
+/* Slop bookkeeping around one op: `sign` -1 before the op (blocks it removes),
+ * +1 after it (blocks it creates). */
+static void slop_update(measure_t *m, const run_t *r, const hr_event_t *ev, int sign) {
+    if (!r->be->usable_size)
+        return;
+    if (sign < 0 && (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC)) {
+        uint32_t id = ev->op == HR_OP_FREE ? ev->id : ev->aux;
+        if (r->slot[id])
+            m->slop -= (int64_t)(usable(r, r->slot[id], r->ssize[id]) - r->ssize[id]);
+    } else if (sign > 0 && ev->op != HR_OP_FREE && is_mem_op(ev->op)) {
+        if (r->slot[ev->id])
+            m->slop += (int64_t)(usable(r, r->slot[ev->id], r->ssize[ev->id]) - r->ssize[ev->id]);
+    }
+}
+
+static uint64_t sample_fp(const run_t *r, const hr_extstats_t *ext, const measure_t *m) {
+    if (r->be->footprint)
+        return r->be->footprint(r->inst);
+    uint64_t v = ext && ext->footprint ? ext->footprint() : 0;
+    if (v)
+        return v;
+    uint64_t rss = hr_rss_now();
+    return rss > m->rss_base ? rss - m->rss_base : 0;
+}
+
+static void track_memory(measure_t *m, const run_t *r, const hr_extstats_t *ext,
+                         const hr_replay_options_t *opt, int force) {
+    int exact = r->be->footprint != NULL;
+    if (exact || force) {
+        m->fp = sample_fp(r, ext, m);
+        if (!exact) {
+            uint64_t rss = hr_rss_now();
+            if (rss > m->peak_rss)
+                m->peak_rss = rss;
+        }
+    }
+    if (m->live > m->peak_live) {
+        m->peak_live = m->live;
+        m->fp_at_peak_live = m->fp;
+        m->slop_at_peak_live = m->slop;
+    }
+    if (m->fp > m->peak_fp) {
+        m->peak_fp = m->fp;
+        m->live_at_peak_fp = m->live;
+    }
+    if (opt->budget && !m->have_budget_fail && m->fp > opt->budget) {
+        m->have_budget_fail = 1;
+        m->budget_fail_at = r->i;
+    }
+}
+
+static int64_t live_delta(const run_t *r, const hr_event_t *ev) {
+    switch (ev->op) {
+    case HR_OP_ALLOC:
+    case HR_OP_CALLOC:
+        return (int64_t)hr_event_bytes(ev);
+    case HR_OP_REALLOC:
+        return (int64_t)ev->size - (int64_t)r->ssize[ev->aux];
+    case HR_OP_FREE:
+        return -(int64_t)r->ssize[ev->id];
+    default:
+        return 0;
+    }
+}
+
+static void measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
+                         const hr_replay_options_t *opt) {
+    const uint64_t ovh = hr_timer_overhead();
+    const hr_trace_t *t = r->t;
+    track_memory(m, r, ext, opt, 1);
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        r->i = i;
+        int64_t dl = live_delta(r, ev);
+        slop_update(m, r, ev, -1);
+        uint64_t c0 = hr_cycles();
+        dispatch(r, ev);
+        uint64_t c1 = hr_cycles();
+        uint64_t d = c1 - c0 > ovh ? c1 - c0 - ovh : 0;
+        m->cyc[ev->op] += d;
+        m->cnt[ev->op]++;
+        m->frame_cyc += d;
+        if (is_mem_op(ev->op))
+            hr_lat_add(&m->lat, d);
+        else if (ev->op == HR_OP_FRAME) {
+            if (m->frame_cyc > m->worst_frame_cyc) {
+                m->worst_frame_cyc = m->frame_cyc;
+                m->worst_frame_index = ev->size;
+            }
+            m->frame_cyc = 0;
+            m->frames++;
+        }
+        slop_update(m, r, ev, +1);
+        m->live += dl;
+        track_memory(m, r, ext, opt, (i % HR_SAMPLE_EVERY) == 0 || ev->op == HR_OP_FRAME);
+    }
+    track_memory(m, r, ext, opt, 1);
+}
+
+/* ---- throughput pass ------------------------------------------------------ */
+
+static void fast_loop(run_t *r) {
+    const hr_event_t *ev = r->t->events, *end = ev + r->t->n_events;
+    for (; ev < end; ev++)
+        dispatch(r, ev);
+}
+
+
+/* Runs `passes` timed replays on fresh instances and keeps the fastest. The
+ * last instance is handed back open in `keep` (blocks still live) so that the
+ * caller can read the backend's stats at the end of the trace. */
+static int throughput_pass(const run_t *proto, const char *spec, const hr_replay_options_t *opt,
+                           timing_t *best, run_t *keep, hr_error_t *err) {
+    int passes = opt->passes > 0 ? opt->passes : 1;
+    best->wall_ns = UINT64_MAX;
+    for (int k = 0; k < passes; k++) {
+        if (run_open(keep, proto->t, proto->be, spec, opt, err) != 0)
+            return -1;
+        uint64_t w0 = hr_now_ns(), c0 = hr_cpu_ns();
+        fast_loop(keep);
+        uint64_t w1 = hr_now_ns(), c1 = hr_cpu_ns();
+        if (w1 - w0 < best->wall_ns) {
+            best->wall_ns = w1 - w0;
+            best->cpu_ns = c1 - c0;
+        }
+        if (k + 1 < passes) {
+            run_close(keep, 1);
+            run_free(keep);
+        }
+    }
+    return 0;
+}
+
+hr_replay_options_t hr_replay_options_default(void) {
+    hr_replay_options_t o;
+    memset(&o, 0, sizeof o);
+    o.touch = HR_TOUCH_FIRST;
+    o.timeout_s = 600;
+    o.repeat = 1;
+    o.passes = 1;
+    return o;
+}
+
+int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
+                  const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
+                  const hr_replay_options_t *opt, hr_emit_t *em) {
+    hr_error_t err = {{0}};
+    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, {0, 0}};
+    run_t r, keep;
+    memset(&keep, 0, sizeof keep);
+    measure_t *m = calloc(1, sizeof *m);
+    if (!m || run_open(&r, t, be, spec, opt, &err) != 0) {
+        if (!err.msg[0])
+            hr_error_set(&err, "out of memory");
+        emit_error(&res, em, "error", err.msg);
+        run_close(&r, 1);
+        run_free(&r);
+        free(m);
+        return -1;
+    }
+    /* Baseline: the trace and the slot arrays are loaded and resident. */
+    memset(r.slot, 0, (t->n_ids ? t->n_ids : 1) * sizeof *r.slot);
+    memset(r.ssize, 0, (t->n_ids ? t->n_ids : 1) * sizeof *r.ssize);
+    hr_rss_peak_reset();
+    m->rss_base = hr_rss_now();
+    m->peak_rss = m->rss_base;
+    measure_pass(&r, m, ext, opt);
+    uint64_t hwm = hr_rss_peak();
+    if (hwm > m->peak_rss)
+        m->peak_rss = hwm;
+    run_close(&r, 1);
+    int rc = throughput_pass(&r, spec, opt, &res.tm, &keep, &err);
+    run_free(&r);
+    res.m = m;
+    res.r = &keep;
+    if (rc != 0)
+        emit_error(&res, em, "error", err.msg);
+    else
+        emit_result(&res, em);
+    run_close(&keep, 1);
+    run_free(&keep);
+    free(m);
+    return rc;
+}
+
+static const char *const touch_names[] = {"none", "first", "all"};
+
+const char *hr_touch_name(hr_touch_t t) {
+    return (unsigned)t < 3 ? touch_names[t] : "?";
+}
+
+int hr_touch_parse(const char *s, hr_touch_t *out) {
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, touch_names[i]) == 0) {
+            *out = (hr_touch_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                   const hr_replay_options_t *opt, uint64_t *wall_ns) {
+    hr_error_t err = {{0}};
+    run_t proto, keep;
+    memset(&proto, 0, sizeof proto);
+    proto.t = t;
+    proto.be = be;
+    timing_t tm;
+    int rc = throughput_pass(&proto, spec, opt, &tm, &keep, &err);
+    if (rc == 0) {
+        run_close(&keep, 1);
+        *wall_ns = tm.wall_ns;
+    }
+    run_free(&keep);
+    return rc;
+}

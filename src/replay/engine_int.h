@@ -1,0 +1,56 @@
+/* Engine internals shared by engine.c (the loops) and engine_emit.c (the
+ * result object). Not part of any public API. */
+#ifndef HR_REPLAY_ENGINE_INT_H
+#define HR_REPLAY_ENGINE_INT_H
+
+#include "replay/engine.h"
+#include "replay/latency.h"
+
+#define HR_HEAP_DEPTH 64
+
+typedef struct run {
+    const hr_trace_t   *t;
+    const hr_backend_t *be;
+    void               *inst;
+    void              **slot;     /* n_ids live pointers */
+    uint64_t           *ssize;    /* requested size of each slot */
+    int32_t             heaps[HR_HEAP_DEPTH];
+    int                 nheaps;
+    hr_touch_t          touch;
+    uint64_t            failed;   /* allocations that returned NULL */
+    uint64_t            first_failed;
+    size_t              i;        /* current event index */
+} run_t;
+
+typedef struct measure {
+    hr_latency_t lat;
+    uint64_t     cyc[HR_OP__COUNT], cnt[HR_OP__COUNT];
+    uint64_t     frame_cyc, worst_frame_cyc, worst_frame_index, frames;
+    uint64_t     live, peak_live, fp, peak_fp, fp_at_peak_live, live_at_peak_fp;
+    int64_t      slop, slop_at_peak_live;
+    uint64_t     rss_base, peak_rss;
+    uint64_t     budget_fail_at;
+    int          have_budget_fail;
+} measure_t;
+
+typedef struct timing {
+    uint64_t wall_ns, cpu_ns;
+} timing_t;
+
+typedef struct result {
+    const hr_trace_t           *t;
+    const char                 *trace_name, *digest, *spec;
+    const hr_backend_t         *be;
+    const hr_extstats_t        *ext;
+    const hr_replay_options_t  *opt;
+    const measure_t            *m;     /* NULL when the replay failed early */
+    run_t                      *r;     /* open instance at the end of the trace */
+    timing_t                    tm;
+} result_t;
+
+/* Writes the whole result object (status ok). */
+void emit_result(const result_t *res, hr_emit_t *em);
+/* Writes a result object whose status is not ok, with a one-line message. */
+void emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg);
+
+#endif

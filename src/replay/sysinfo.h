@@ -1,0 +1,38 @@
+/* Clocks, memory readings and machine description used by the replay engine. */
+#ifndef HR_REPLAY_SYSINFO_H
+#define HR_REPLAY_SYSINFO_H
+
+#include <stdint.h>
+
+#include "report/emit.h"
+
+/* Cycle counter: rdtsc on x86-64, CLOCK_MONOTONIC ns elsewhere. */
+static inline uint64_t hr_cycles(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#else
+    extern uint64_t hr_now_ns(void);
+    return hr_now_ns();
+#endif
+}
+
+uint64_t hr_now_ns(void);      /* CLOCK_MONOTONIC */
+uint64_t hr_cpu_ns(void);      /* CLOCK_PROCESS_CPUTIME_ID */
+/* Cycles per second of hr_cycles(), measured once (~20 ms) and cached. */
+double hr_cycle_hz(void);
+/* Smallest observed cost of two back-to-back hr_cycles() calls. */
+uint64_t hr_timer_overhead(void);
+
+/* Resident set size now, bytes (from /proc/self/statm; 0 if unavailable). */
+uint64_t hr_rss_now(void);
+/* Peak RSS (VmHWM), bytes; hr_rss_peak_reset() restarts it where the kernel
+ * allows (writing 5 to /proc/self/clear_refs); returns 0 on success. */
+uint64_t hr_rss_peak(void);
+int hr_rss_peak_reset(void);
+
+/* Writes {"hostname","cpu","cores","mem_bytes","os","cycle_hz"} as object `key`. */
+void hr_machine_emit(hr_emit_t *em, const char *key);
+
+#endif

@@ -1,0 +1,637 @@
+/* JSON DOM (see json.h): a recursive-descent parser over a byte buffer with
+ * one-line errors naming the byte offset, path lookup, construction, and
+ * output through the emitter. */
+#include "report/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HR_JSON_MAX_DEPTH 256
+
+/* ---- construction ------------------------------------------------------ */
+
+static hr_json_t *new_value(hr_json_type_t t) {
+    hr_json_t *v = calloc(1, sizeof *v);
+    if (v)
+        v->type = t;
+    return v;
+}
+
+hr_json_t *hr_json_new_null(void) { return new_value(HR_JSON_NULL); }
+hr_json_t *hr_json_new_object(void) { return new_value(HR_JSON_OBJECT); }
+hr_json_t *hr_json_new_array(void) { return new_value(HR_JSON_ARRAY); }
+
+hr_json_t *hr_json_new_bool(int b) {
+    hr_json_t *v = new_value(HR_JSON_BOOL);
+    if (v)
+        v->boolean = !!b;
+    return v;
+}
+
+hr_json_t *hr_json_new_num(double d) {
+    hr_json_t *v = new_value(HR_JSON_NUMBER);
+    if (v)
+        v->num = d;
+    return v;
+}
+
+hr_json_t *hr_json_new_u64(uint64_t u) {
+    hr_json_t *v = hr_json_new_num((double)u);
+    if (v) {
+        v->is_u64 = 1;
+        v->u64 = u;
+    }
+    return v;
+}
+
+hr_json_t *hr_json_new_i64(int64_t i) {
+    if (i >= 0)
+        return hr_json_new_u64((uint64_t)i);
+    hr_json_t *v = hr_json_new_num((double)i);
+    if (v) {
+        v->is_i64 = 1;
+        v->i64 = i;
+    }
+    return v;
+}
+
+hr_json_t *hr_json_new_str(const char *s) {
+    if (!s)
+        return hr_json_new_null();
+    hr_json_t *v = new_value(HR_JSON_STRING);
+    if (v && !(v->str = strdup(s))) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void hr_json_free(hr_json_t *v) {
+    if (!v)
+        return;
+    for (size_t i = 0; i < v->n; i++) {
+        hr_json_free(v->items[i]);
+        if (v->keys)
+            free(v->keys[i]);
+    }
+    free(v->items);
+    free(v->keys);
+    free(v->str);
+    free(v);
+}
+
+static int grow(hr_json_t *c) {
+    if (c->n < c->cap)
+        return 0;
+    size_t cap = c->cap ? c->cap * 2 : 8;
+    hr_json_t **it = realloc(c->items, cap * sizeof *it);
+    if (!it)
+        return -1;
+    c->items = it;
+    if (c->type == HR_JSON_OBJECT) {
+        char **k = realloc(c->keys, cap * sizeof *k);
+        if (!k)
+            return -1;
+        c->keys = k;
+    }
+    c->cap = cap;
+    return 0;
+}
+
+int hr_json_push(hr_json_t *arr, hr_json_t *val) {
+    if (!arr || arr->type != HR_JSON_ARRAY || !val || grow(arr) < 0) {
+        hr_json_free(val);
+        return -1;
+    }
+    arr->items[arr->n++] = val;
+    return 0;
+}
+
+/* Append without looking for an existing key (the parser keeps duplicates). */
+static int obj_append(hr_json_t *obj, char *key, hr_json_t *val) {
+    if (grow(obj) < 0) {
+        free(key);
+        hr_json_free(val);
+        return -1;
+    }
+    obj->keys[obj->n] = key;
+    obj->items[obj->n++] = val;
+    return 0;
+}
+
+int hr_json_set(hr_json_t *obj, const char *key, hr_json_t *val) {
+    if (!obj || obj->type != HR_JSON_OBJECT || !key || !val) {
+        hr_json_free(val);
+        return -1;
+    }
+    for (size_t i = 0; i < obj->n; i++)
+        if (strcmp(obj->keys[i], key) == 0) {
+            hr_json_free(obj->items[i]);
+            obj->items[i] = val;
+            return 0;
+        }
+    char *k = strdup(key);
+    if (!k) {
+        hr_json_free(val);
+        return -1;
+    }
+    return obj_append(obj, k, val);
+}
+
+hr_json_t *hr_json_clone(const hr_json_t *v) {
+    if (!v)
+        return NULL;
+    hr_json_t *c = new_value(v->type);
+    if (!c)
+        return NULL;
+    c->boolean = v->boolean;
+    c->num = v->num;
+    c->is_u64 = v->is_u64;
+    c->is_i64 = v->is_i64;
+    c->u64 = v->u64;
+    c->i64 = v->i64;
+    if (v->str && !(c->str = strdup(v->str)))
+        goto fail;
+    for (size_t i = 0; i < v->n; i++) {
+        hr_json_t *item = hr_json_clone(v->items[i]);
+        if (!item)
+            goto fail;
+        if (v->type == HR_JSON_OBJECT) {
+            char *k = strdup(v->keys[i]);
+            if (!k || obj_append(c, k, item) < 0) {
+                if (!k)
+                    hr_json_free(item);
+                goto fail;
+            }
+        } else if (hr_json_push(c, item) < 0) {
+            goto fail;
+        }
+    }
+    return c;
+fail:
+    hr_json_free(c);
+    return NULL;
+}
+
+/* ---- access ------------------------------------------------------------ */
+
+hr_json_type_t hr_json_type(const hr_json_t *v) { return v ? v->type : HR_JSON_NULL; }
+
+const hr_json_t *hr_json_get(const hr_json_t *obj, const char *key) {
+    if (!obj || obj->type != HR_JSON_OBJECT || !key)
+        return NULL;
+    for (size_t i = 0; i < obj->n; i++)
+        if (strcmp(obj->keys[i], key) == 0)
+            return obj->items[i];
+    return NULL;
+}
+
+const hr_json_t *hr_json_path(const hr_json_t *root, const char *path) {
+    const hr_json_t *v = root;
+    char seg[256];
+    while (v && path && *path) {
+        const char *dot = strchr(path, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        if (n >= sizeof seg)
+            return NULL;
+        memcpy(seg, path, n);
+        seg[n] = 0;
+        if (v->type == HR_JSON_ARRAY) {
+            char *end;
+            unsigned long idx = strtoul(seg, &end, 10);
+            v = (n && !*end) ? hr_json_at(v, idx) : NULL;
+        } else {
+            v = hr_json_get(v, seg);
+        }
+        path = dot ? dot + 1 : NULL;
+    }
+    return v;
+}
+
+size_t hr_json_len(const hr_json_t *v) {
+    return v && (v->type == HR_JSON_ARRAY || v->type == HR_JSON_OBJECT) ? v->n : 0;
+}
+
+const hr_json_t *hr_json_at(const hr_json_t *v, size_t i) {
+    return i < hr_json_len(v) ? v->items[i] : NULL;
+}
+
+const char *hr_json_key_at(const hr_json_t *obj, size_t i) {
+    return obj && obj->type == HR_JSON_OBJECT && i < obj->n ? obj->keys[i] : NULL;
+}
+
+double hr_json_num(const hr_json_t *v, double dflt) {
+    return v && v->type == HR_JSON_NUMBER ? v->num : dflt;
+}
+
+int hr_json_get_u64(const hr_json_t *v, uint64_t *out) {
+    if (!v || v->type != HR_JSON_NUMBER || !v->is_u64)
+        return -1;
+    *out = v->u64;
+    return 0;
+}
+
+const char *hr_json_str(const hr_json_t *v) {
+    return v && v->type == HR_JSON_STRING ? v->str : NULL;
+}
+
+int hr_json_is_true(const hr_json_t *v) { return v && v->type == HR_JSON_BOOL && v->boolean; }
+
+double hr_json_path_num(const hr_json_t *root, const char *path) {
+    return hr_json_num(hr_json_path(root, path), NAN);
+}
+
+const char *hr_json_path_str(const hr_json_t *root, const char *path) {
+    return hr_json_str(hr_json_path(root, path));
+}
+
+/* ---- parser ------------------------------------------------------------ */
+
+typedef struct parser {
+    const char *p, *start, *end, *name;
+    char       *err;
+    size_t      errlen;
+    int         failed, depth;
+} parser_t;
+
+static hr_json_t *fail(parser_t *ps, const char *expected) {
+    if (!ps->failed && ps->err && ps->errlen)
+        snprintf(ps->err, ps->errlen, "%s: offset %zu: expected %s", ps->name,
+                 (size_t)(ps->p - ps->start), expected);
+    ps->failed = 1;
+    return NULL;
+}
+
+static void skip_ws(parser_t *ps) {
+    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r'))
+        ps->p++;
+}
+
+static int literal(parser_t *ps, const char *word) {
+    size_t n = strlen(word);
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
+        return 0;
+    ps->p += n;
+    return 1;
+}
+
+static int hex4(parser_t *ps, unsigned *out) {
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++, ps->p++) {
+        if (ps->p >= ps->end)
+            return -1;
+        char c = *ps->p;
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + (unsigned)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t put_utf8(char *o, unsigned cp) {
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F)); return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* One escape after the backslash; appends UTF-8 to o, returns bytes or -1. */
+static int unescape(parser_t *ps, char *o) {
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    const char *k = ps->p < ps->end && *ps->p ? strchr(from, *ps->p) : NULL;
+    if (k) {
+        ps->p++;
+        *o = to[k - from];
+        return 1;
+    }
+    if (ps->p >= ps->end || *ps->p != 'u')
+        return fail(ps, "escape character (one of \"\\/bfnrtu)"), -1;
+    ps->p++;
+    unsigned cp, lo;
+    if (hex4(ps, &cp) < 0)
+        return fail(ps, "4 hex digits after \\u"), -1;
+    if (cp >= 0xD800 && cp < 0xDC00) { /* high surrogate: needs its pair */
+        if (!literal(ps, "\\u") || hex4(ps, &lo) < 0 || lo < 0xDC00 || lo > 0xDFFF)
+            return fail(ps, "low surrogate \\uDC00-\\uDFFF"), -1;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    } else if (cp >= 0xDC00 && cp < 0xE000) {
+        return fail(ps, "high surrogate before low surrogate"), -1;
+    }
+    return (int)put_utf8(o, cp);
+}
+
+/* A string at ps->p (on the opening quote). Returns malloc'd UTF-8. The
+ * decoded text is never longer than the source span. */
+static char *parse_string(parser_t *ps) {
+    if (ps->p >= ps->end || *ps->p != '"')
+        return fail(ps, "string"), NULL;
+    const char *q = ++ps->p;
+    while (q < ps->end && *q != '"')
+        q += (*q == '\\' && q + 1 < ps->end) ? 2 : 1;
+    char *out = malloc((size_t)(q - ps->p) + 1), *o = out;
+    if (!out)
+        return fail(ps, "memory for a string"), NULL;
+    for (;;) {
+        if (ps->p >= ps->end) {
+            free(out);
+            return fail(ps, "closing '\"'"), NULL;
+        }
+        unsigned char c = (unsigned char)*ps->p;
+        if (c == '"')
+            break;
+        if (c < 0x20) {
+            free(out);
+            return fail(ps, "escaped control character in string"), NULL;
+        }
+        ps->p++;
+        if (c != '\\') {
+            *o++ = (char)c;
+            continue;
+        }
+        int n = unescape(ps, o);
+        if (n < 0) {
+            free(out);
+            return NULL;
+        }
+        o += n;
+    }
+    ps->p++;
+    *o = 0;
+    return out;
+}
+
+static hr_json_t *parse_number(parser_t *ps) {
+    const char *s = ps->p, *q = s;
+    int integral = 1;
+    if (q < ps->end && *q == '-')
+        q++;
+    if (q >= ps->end || *q < '0' || *q > '9')
+        return fail(ps, "value");
+    if (*q == '0')
+        q++;
+    else
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
+    if (q < ps->end && *q == '.') {
+        integral = 0;
+        if (++q >= ps->end || *q < '0' || *q > '9')
+            return ps->p = q, fail(ps, "digit after '.'");
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    if (q < ps->end && (*q == 'e' || *q == 'E')) {
+        integral = 0;
+        if (++q < ps->end && (*q == '+' || *q == '-'))
+            q++;
+        if (q >= ps->end || *q < '0' || *q > '9')
+            return ps->p = q, fail(ps, "digit in exponent");
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
+    }
+    char buf[400];
+    size_t n = (size_t)(q - s);
+    if (n >= sizeof buf)
+        return fail(ps, "number of at most 399 characters");
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    ps->p = q;
+    hr_json_t *v = hr_json_new_num(strtod(buf, NULL));
+    if (!v)
+        return fail(ps, "memory for a number");
+    if (integral) {
+        errno = 0;
+        if (buf[0] != '-') {
+            unsigned long long u = strtoull(buf, NULL, 10);
+            if (errno == 0) {
+                v->is_u64 = 1;
+                v->u64 = u;
+            }
+        } else {
+            long long i = strtoll(buf, NULL, 10);
+            if (errno == 0 && i < 0) {
+                v->is_i64 = 1;
+                v->i64 = i;
+            } else if (errno == 0) { /* "-0" */
+                v->is_u64 = 1;
+            }
+        }
+    }
+    return v;
+}
+
+static hr_json_t *parse_value(parser_t *ps);
+
+static hr_json_t *parse_array(parser_t *ps) {
+    hr_json_t *a = hr_json_new_array();
+    if (!a)
+        return fail(ps, "memory for an array");
+    ps->p++; /* '[' */
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == ']') {
+        ps->p++;
+        return a;
+    }
+    for (;;) {
+        hr_json_t *v = parse_value(ps);
+        if (!v || hr_json_push(a, v) < 0)
+            goto bad;
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == ']') {
+            ps->p++;
+            return a;
+        }
+        fail(ps, "',' or ']'");
+        goto bad;
+    }
+bad:
+    hr_json_free(a);
+    return NULL;
+}
+
+static hr_json_t *parse_object(parser_t *ps) {
+    hr_json_t *o = hr_json_new_object();
+    if (!o)
+        return fail(ps, "memory for an object");
+    ps->p++; /* '{' */
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == '}') {
+        ps->p++;
+        return o;
+    }
+    for (;;) {
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != '"') {
+            fail(ps, "'\"' starting an object key");
+            goto bad;
+        }
+        char *key = parse_string(ps);
+        if (!key)
+            goto bad;
+        skip_ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') {
+            free(key);
+            fail(ps, "':' after object key");
+            goto bad;
+        }
+        ps->p++;
+        hr_json_t *v = parse_value(ps);
+        if (!v) {
+            free(key);
+            goto bad;
+        }
+        if (obj_append(o, key, v) < 0) {
+            fail(ps, "memory for an object member");
+            goto bad;
+        }
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == '}') {
+            ps->p++;
+            return o;
+        }
+        fail(ps, "',' or '}'");
+        goto bad;
+    }
+bad:
+    hr_json_free(o);
+    return NULL;
+}
+
+static hr_json_t *parse_value(parser_t *ps) {
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        return fail(ps, "value (input ended)");
+    if (ps->depth >= HR_JSON_MAX_DEPTH)
+        return fail(ps, "at most 256 nested arrays/objects");
+    hr_json_t *v = NULL;
+    ps->depth++;
+    switch (*ps->p) {
+    case '{': v = parse_object(ps); break;
+    case '[': v = parse_array(ps); break;
+    case '"': {
+        char *s = parse_string(ps);
+        if (s && !(v = new_value(HR_JSON_STRING)))
+            free(s);
+        else if (s)
+            v->str = s;
+        break;
+    }
+    case 't': v = literal(ps, "true") ? hr_json_new_bool(1) : fail(ps, "value"); break;
+    case 'f': v = literal(ps, "false") ? hr_json_new_bool(0) : fail(ps, "value"); break;
+    case 'n': v = literal(ps, "null") ? hr_json_new_null() : fail(ps, "value"); break;
+    default: v = parse_number(ps); break;
+    }
+    ps->depth--;
+    return v;
+}
+
+hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, char *err, size_t errlen) {
+    parser_t ps = {buf, buf, buf + len, name ? name : "<input>", err, errlen, 0, 0};
+    if (err && errlen)
+        err[0] = 0;
+    hr_json_t *v = parse_value(&ps);
+    if (!v)
+        return NULL;
+    skip_ws(&ps);
+    if (ps.p != ps.end) {
+        hr_json_free(v);
+        return fail(&ps, "end of input after the JSON value");
+    }
+    return v;
+}
+
+hr_json_t *hr_json_parse_file(const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int rd_err = ferror(f);
+    fclose(f);
+    if (!buf || rd_err) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, buf ? "I/O error" : "out of memory");
+        free(buf);
+        return NULL;
+    }
+    hr_json_t *v = hr_json_parse(buf, len, path, err, errlen);
+    free(buf);
+    return v;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+void hr_json_emit(hr_emit_t *em, const char *key, const hr_json_t *v) {
+    switch (hr_json_type(v)) {
+    case HR_JSON_NULL: hr_emit_null(em, key); break;
+    case HR_JSON_BOOL: hr_emit_bool(em, key, v->boolean); break;
+    case HR_JSON_STRING: hr_emit_str(em, key, v->str); break;
+    case HR_JSON_NUMBER:
+        if (v->is_u64)
+            hr_emit_u64(em, key, v->u64);
+        else if (v->is_i64)
+            hr_emit_i64(em, key, v->i64);
+        else
+            hr_emit_f64(em, key, v->num);
+        break;
+    case HR_JSON_ARRAY:
+        hr_emit_arr_begin(em, key);
+        for (size_t i = 0; i < v->n; i++)
+            hr_json_emit(em, NULL, v->items[i]);
+        hr_emit_arr_end(em);
+        break;
+    case HR_JSON_OBJECT:
+        hr_emit_obj_begin(em, key);
+        for (size_t i = 0; i < v->n; i++)
+            hr_json_emit(em, v->keys[i], v->items[i]);
+        hr_emit_obj_end(em);
+        break;
+    }
+}
+
+char *hr_json_to_string(const hr_json_t *v, int compact) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    hr_emit_t em;
+    hr_emit_init(&em, f, HR_EMIT_JSON);
+    em.compact = compact;
+    hr_json_emit(&em, NULL, v);
+    fclose(f); /* no trailing newline: callers decide */
+    return buf;
+}

@@ -1,0 +1,59 @@
+/* Internals shared by the trace readers and writers (binary.c, text.c, io.c).
+ * The public entry points are in include/heapreplay/trace.h; this header adds
+ * the pieces the CLI and tests may want beyond them (reader statistics, the
+ * in-memory encoder). See docs/TRACE_FORMAT.md for the formats themselves. */
+#ifndef HR_TRACE_FORMAT_H
+#define HR_TRACE_FORMAT_H
+
+#include "heapreplay/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Binary layout constants (docs/TRACE_FORMAT.md, "Header"). */
+#define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
+#define HR_BIN_MAGIC_LEN 8
+#define HR_BIN_MAJOR 1
+#define HR_BIN_MINOR 0
+#define HR_BIN_HEADER_SIZE 64
+#define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
+#define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */
+#define HR_BIN_THREAD 0x40u        /* bit 6: thread index follows */
+#define HR_BIN_RESERVED 0x80u      /* bit 7: must be 0 in version 1.0 */
+#define HR_BIN_SKIPPABLE_MIN 16u   /* codes 16..31 carry a payload length */
+#define HR_ID_MAX 0x7fffffffu      /* ids are < 2^31 in both formats */
+#define HR_TEXT_MAGIC "heapreplay-trace"
+
+/* A growable byte buffer (the encoders write into one). */
+typedef struct hr_buf {
+    uint8_t *data;
+    size_t   len, cap;
+} hr_buf_t;
+int hr_buf_reserve(hr_buf_t *b, size_t extra); /* 0 or -1 (OOM) */
+void hr_buf_free(hr_buf_t *b);
+
+/* What a reader saw besides the events. */
+typedef struct hr_read_stats {
+    uint64_t skipped;  /* binary records with unknown skippable opcodes */
+    uint16_t major, minor;
+} hr_read_stats_t;
+
+/* Encodes the canonical binary form of t into b (appending). Returns 0, or -1
+ * with errno set (EINVAL: an event the format cannot hold, e.g. an id >= 2^31
+ * or an alignment that is not a power of two; ENOMEM). */
+int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b);
+
+/* Format-specific readers: fill a fresh t (hr_trace_init'ed by the caller)
+ * without validating; messages use `name`. Return 0 or -1 with err set. */
+int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name,
+                           hr_trace_t *t, hr_read_stats_t *st, hr_error_t *err);
+int hr_trace_decode_text(const char *buf, size_t len, const char *name,
+                         hr_trace_t *t, hr_error_t *err);
+/* Line number (1-based) of event `index` in a text trace, 0 if not found. */
+size_t hr_text_line_of_event(const char *buf, size_t len, size_t index);
+
+/* hr_trace_read_mem with reader statistics (st may be NULL). */
+int hr_trace_read_mem_stats(const void *buf, size_t len, const char *name, hr_format_t fmt,
+                            hr_trace_t *t, hr_read_stats_t *st, hr_error_t *err);
+
+#endif
