@@ -212,6 +212,7 @@ int cmd_replay(int argc, char **argv) {
     if ((rc = expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0)
         return rc;
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
+    hr_report_builder_set_command(rb, argc, argv);
     int failed = 0;
     for (int i = 0; i < a.npaths && rc == 0; i++) {
         int r = replay_trace(&a, a.paths[i], specs, nspecs, rb);

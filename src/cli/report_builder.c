@@ -202,6 +202,20 @@ int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
     return hr_report_render(rb->doc, fmt, out) == 0 ? 0 : 2;
 }
 
+void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **argv) {
+    size_t len = 16;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *cmd = calloc(1, len);
+    strcpy(cmd, "heapreplay");
+    for (int i = 0; i < argc; i++) {
+        strcat(cmd, " ");
+        strcat(cmd, argv[i]);
+    }
+    hr_json_set(rb->doc, "command", hr_json_new_str(cmd));
+    free(cmd);
+}
+
 int hr_report_builder_failures(const hr_report_builder_t *rb) { return rb->failures; }
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb) { return rb->doc; }
 

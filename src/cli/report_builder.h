@@ -14,6 +14,8 @@
 typedef struct hr_report_builder hr_report_builder_t;
 
 hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt);
+/* Records the command line that produced the report ("command"). */
+void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **argv);
 /* Merges `n` result lines (some may be NULL or failed runs) into one result.
  * Returns 0, or -1 with err set when no line could be parsed. */
 int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err);

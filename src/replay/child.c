@@ -118,6 +118,11 @@ char *hr_child_run(const hr_child_job_t *job) {
     const char *lib = ext ? hr_external_lib(job->spec) : NULL;
     if (ext && !lib)
         return synth_result(job, "error", "allocator not found at configure time (not built)", 0);
+    if (ext && lib[0] && access(lib, R_OK) != 0) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s: cannot read the library to preload (%s)", lib, strerror(errno));
+        return synth_result(job, "error", msg, 0);
+    }
     int fds[2];
     if (pipe(fds) != 0)
         return synth_result(job, "error", strerror(errno), 0);

@@ -1,6 +1,7 @@
 /* The replay engine (see engine.h for the two-pass contract). */
 #include "replay/engine.h"
 
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,12 +202,27 @@ static void slop_update(measure_t *m, const run_t *r, const hr_event_t *ev, int 
     }
 }
 
+/* Bytes of the harness's own live blocks in this process (decoded trace, string
+ * table, slot arrays): in a worker they come from the measured allocator and
+ * stay live for the whole replay, so they are subtracted from its footprint. */
+static uint64_t harness_bytes(const run_t *r) {
+    const hr_trace_t *t = r->t;
+    uint64_t n = malloc_usable_size(t->events) + malloc_usable_size(t->ts) +
+                 malloc_usable_size(t->strings) + malloc_usable_size(r->slot) +
+                 malloc_usable_size(r->ssize);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        n += malloc_usable_size(t->strings[i]);
+    return n;
+}
+
 static uint64_t sample_fp(const run_t *r, const hr_extstats_t *ext, const measure_t *m) {
     if (r->be->footprint)
         return r->be->footprint(r->inst);
-    uint64_t v = ext && ext->footprint ? ext->footprint() : 0;
-    if (v)
-        return v;
+    if (m->ext_ok) {
+        /* The allocator's held bytes minus the harness's own live blocks. */
+        uint64_t v = ext->footprint();
+        return v > m->ext_base ? v - m->ext_base : 0;
+    }
     uint64_t rss = hr_rss_now();
     return rss > m->rss_base ? rss - m->rss_base : 0;
 }
@@ -214,6 +230,12 @@ static uint64_t sample_fp(const run_t *r, const hr_extstats_t *ext, const measur
 static void track_memory(measure_t *m, const run_t *r, const hr_extstats_t *ext,
                          const hr_replay_options_t *opt, int force) {
     int exact = r->be->footprint != NULL;
+    if (!exact && m->live > m->next_live_sample) {
+        /* New live high: sample too, at most once per 1/16 growth, so the
+         * sampled peak footprint is not missed between periodic samples. */
+        force = 1;
+        m->next_live_sample = m->live + m->live / 16;
+    }
     if (exact || force) {
         m->fp = sample_fp(r, ext, m);
         if (!exact) {
@@ -283,6 +305,8 @@ static void measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
         track_memory(m, r, ext, opt, (i % HR_SAMPLE_EVERY) == 0 || ev->op == HR_OP_FRAME);
     }
     track_memory(m, r, ext, opt, 1);
+    m->failed = r->failed;
+    m->first_failed = r->first_failed;
 }
 
 /* ---- throughput pass ------------------------------------------------------ */
@@ -352,6 +376,10 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
     hr_rss_peak_reset();
     m->rss_base = hr_rss_now();
     m->peak_rss = m->rss_base;
+    if (ext && ext->footprint) {
+        m->ext_ok = ext->footprint() > 0;
+        m->ext_base = harness_bytes(&r);
+    }
     measure_pass(&r, m, ext, opt);
     uint64_t hwm = hr_rss_peak();
     if (hwm > m->peak_rss)

@@ -90,7 +90,7 @@ static void emit_latency(const measure_t *m, hr_emit_t *em) {
 static const char *fp_source(const result_t *res) {
     if (res->be->footprint)
         return "exact";
-    if (res->ext && res->ext->footprint && res->ext->footprint())
+    if (res->m && res->m->ext_ok)
         return res->ext->source;
     return "rss";
 }
@@ -110,6 +110,8 @@ static void emit_memory(const result_t *res, hr_emit_t *em) {
     hr_emit_u64(em, "peak_rss_above_baseline",
                 m->peak_rss > m->rss_base ? m->peak_rss - m->rss_base : 0);
     hr_emit_u64(em, "rss_baseline", m->rss_base);
+    if (m->ext_ok)
+        hr_emit_u64(em, "harness_bytes", m->ext_base);
     hr_emit_f64(em, "frag_jw4", ratio_over(m->peak_fp, m->peak_live));
     hr_emit_f64(em, "frag_jw3", ratio_over(m->peak_fp, m->live_at_peak_fp));
     if (res->be->usable_size)
@@ -139,9 +141,9 @@ void emit_result(const result_t *res, hr_emit_t *em) {
     emit_latency(res->m, em);
     emit_memory(res, em);
     emit_budget(res, em);
-    hr_emit_u64(em, "failed_allocs", res->r->failed);
-    if (res->r->failed)
-        hr_emit_u64(em, "first_failed_op", res->r->first_failed);
+    hr_emit_u64(em, "failed_allocs", res->m->failed);
+    if (res->m->failed)
+        hr_emit_u64(em, "first_failed_op", res->m->first_failed);
     hr_emit_obj_begin(em, "native");
     if (res->be->stats && res->r->inst)
         res->be->stats(res->r->inst, em);

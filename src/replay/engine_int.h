@@ -29,8 +29,12 @@ typedef struct measure {
     uint64_t     live, peak_live, fp, peak_fp, fp_at_peak_live, live_at_peak_fp;
     int64_t      slop, slop_at_peak_live;
     uint64_t     rss_base, peak_rss;
+    uint64_t     ext_base;     /* allocator's own footprint at the baseline */
+    int          ext_ok;       /* the allocator reports a footprint */
+    uint64_t     next_live_sample; /* external: also sample when live passes it */
     uint64_t     budget_fail_at;
     int          have_budget_fail;
+    uint64_t     failed, first_failed; /* allocations that returned NULL */
 } measure_t;
 
 typedef struct timing {

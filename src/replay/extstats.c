@@ -21,9 +21,14 @@ static void je_refresh(void) {
     if (je_ctl)
         je_ctl("epoch", &e, &len, &e, len);
 }
-/* "mapped": bytes in extents the allocator has mapped from the system. */
+/* "mapped": bytes in extents the allocator has mapped from the system. Each
+ * sample also keeps the highest "allocated" seen (sampled peak). */
+static uint64_t je_peak_allocated;
 static uint64_t je_footprint(void) {
     je_refresh();
+    uint64_t a = je_get("stats.allocated");
+    if (a > je_peak_allocated)
+        je_peak_allocated = a;
     return je_get("stats.mapped");
 }
 static void je_emit(hr_emit_t *em) {
@@ -36,6 +41,7 @@ static void je_emit(hr_emit_t *em) {
         snprintf(name, sizeof name, "stats.%s", keys[i]);
         hr_emit_u64(em, keys[i], je_get(name));
     }
+    hr_emit_u64(em, "peak_allocated_sampled", je_peak_allocated);
     hr_emit_obj_end(em);
 }
 

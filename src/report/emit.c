@@ -49,6 +49,10 @@ static void fmt_double(char *buf, size_t n, double v) {
         snprintf(buf, n, "null");
         return;
     }
+    if (v == floor(v) && fabs(v) < 1e17) { /* integral: no exponent */
+        snprintf(buf, n, "%.0f", v);
+        return;
+    }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
@@ -253,6 +257,16 @@ void hr_emit_cell_f64(hr_emit_t *em, double v, int decimals) {
         fmt_double(buf, sizeof buf, v);
     else
         snprintf(buf, sizeof buf, "%.*f", decimals < 0 ? 0 : decimals > 17 ? 17 : decimals, v);
+    cell_put(em, 'N', buf);
+}
+
+void hr_emit_cell_num(hr_emit_t *em, double v) {
+    char buf[40];
+    if (!isfinite(v)) {
+        cell_put(em, 'Z', "");
+        return;
+    }
+    fmt_double(buf, sizeof buf, v);
     cell_put(em, 'N', buf);
 }
 

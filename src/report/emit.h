@@ -23,7 +23,7 @@ typedef enum hr_emit_format {
 } hr_emit_format_t;
 
 #define HR_EMIT_MAX_DEPTH 32
-#define HR_EMIT_MAX_COLS 32
+#define HR_EMIT_MAX_COLS 128 /* CSV of a flattened result needs ~60 */
 
 typedef struct hr_emit {
     FILE            *out;
@@ -62,6 +62,9 @@ void hr_emit_table_begin(hr_emit_t *em, const char *title, int ncols, const char
 void hr_emit_cell_str(hr_emit_t *em, const char *v);
 void hr_emit_cell_u64(hr_emit_t *em, uint64_t v);
 void hr_emit_cell_f64(hr_emit_t *em, double v, int decimals);
+/* An exact number: the shortest form that reads back to v, in every format
+ * (CSV/JSON exports; non-finite -> empty/null). */
+void hr_emit_cell_num(hr_emit_t *em, double v);
 void hr_emit_row_end(hr_emit_t *em);
 void hr_emit_table_end(hr_emit_t *em);
 

@@ -24,6 +24,15 @@
 #define HR_ID_MAX 0x7fffffffu      /* ids are < 2^31 in both formats */
 #define HR_TEXT_MAGIC "heapreplay-trace"
 
+/* Longest record: opcode + thread + timestamp + 3 fields (or length + payload). */
+#define HR_REC_MAX (1 + 4 * 10 + 3 * 10)
+
+#define HR_INLINE static inline __attribute__((always_inline))
+
+/* Field i of an op with kinds k1..k3 is written unless it is optional and absent. */
+#define HR_NFIELDS(k1, k2, k3) (((k1) != HR_F_NONE) + ((k2) != HR_F_NONE) + ((k3) != HR_F_NONE))
+#define HR_PRESENT(i, k1, k2, k3, nopt, opt) ((i) < HR_NFIELDS(k1, k2, k3) - (nopt) || (opt))
+
 /* A growable byte buffer (the encoders write into one). */
 typedef struct hr_buf {
     uint8_t *data;
@@ -43,14 +52,15 @@ typedef struct hr_read_stats {
  * or an alignment that is not a power of two; ENOMEM). */
 int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b);
 
-/* Format-specific readers: fill a fresh t (hr_trace_init'ed by the caller)
- * without validating; messages use `name`. Return 0 or -1 with err set. */
+/* Format-specific readers: fill a fresh t (hr_trace_init'ed by the caller),
+ * then hr_trace_validate it (binary: only if `validate`, the decode benchmark
+ * times the decoder alone; also checks the header's derived counts;
+ * text: validation messages get the event's line). Messages use `name`.
+ * Return 0 or -1 with err set; the caller frees t either way. */
 int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name,
-                           hr_trace_t *t, hr_read_stats_t *st, hr_error_t *err);
+                           hr_trace_t *t, hr_read_stats_t *st, int validate, hr_error_t *err);
 int hr_trace_decode_text(const char *buf, size_t len, const char *name,
                          hr_trace_t *t, hr_error_t *err);
-/* Line number (1-based) of event `index` in a text trace, 0 if not found. */
-size_t hr_text_line_of_event(const char *buf, size_t len, size_t index);
 
 /* hr_trace_read_mem with reader statistics (st may be NULL). */
 int hr_trace_read_mem_stats(const void *buf, size_t len, const char *name, hr_format_t fmt,

@@ -150,6 +150,8 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
                 VFAIL("alignment %u is not a power of two", ev->align);
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
+            if (hr_event_bytes(ev) >= ((uint64_t)1 << 62))
+                VFAIL("size %llu is larger than 2^62", (unsigned long long)hr_event_bytes(ev));
             if (ensure_id(&v, ev->id))
                 VFAIL("out of memory");
             if (v.live[ev->id])
@@ -169,6 +171,8 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
         case HR_OP_REALLOC:
             if (ev->aux >= v.cap || !v.live[ev->aux])
                 VFAIL("old id %u is not live", ev->aux);
+            if (ev->size >= ((uint64_t)1 << 62))
+                VFAIL("size %llu is larger than 2^62", (unsigned long long)ev->size);
             v.cur -= v.live[ev->aux] - 1;
             v.live[ev->aux] = 0;
             if (ensure_id(&v, ev->id))

@@ -92,9 +92,18 @@ static inline int hr_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
 }
 
 /* Same without bounds checks: the caller guarantees HR_VARINT_MAX readable
- * bytes at *pp (a canonical varint never reads more). */
+ * bytes at *pp (a canonical varint never reads more). One- and two-byte
+ * values (the bulk of ids, sizes and deltas) are decoded without a
+ * data-dependent branch: whether a size is < 128 is unpredictable. */
 static inline int hr_varint_get_unchecked(const uint8_t **pp, uint64_t *out) {
-    return hr_varint_get_(pp, NULL, out, 0);
+    const uint8_t *p = *pp;
+    uint64_t b0 = p[0], b1 = p[1];
+    uint64_t c0 = b0 >> 7; /* 1 when a second byte follows */
+    if (__builtin_expect((c0 & (b1 >> 7)) | (c0 & (b1 == 0)), 0))
+        return hr_varint_get_(pp, NULL, out, 0); /* 3+ bytes, or non-minimal */
+    *out = (b0 & 0x7f) | ((b1 << 7) & (0 - c0));
+    *pp = p + 1 + c0;
+    return HR_VARINT_OK;
 }
 
 #endif

@@ -1,0 +1,92 @@
+/* hr_stack: a LIFO stack allocator with Box2D b2StackAllocator semantics.
+ *
+ * One buffer (default 100 KiB) serves requests in strict LIFO order; at most
+ * max_entries (default 32) blocks are live, each recorded as an entry
+ * {data, size, used_malloc}. A request that does not fit in what is left of
+ * the buffer is served by malloc, decided per request, so buffer and malloc
+ * entries interleave. Only the top entry may be freed. index (buffer bytes in
+ * use), allocation (bytes in use, buffer + malloc) and max_allocation (the
+ * high-water mark of allocation, Box2D's GetMaxAllocation) are tracked.
+ *
+ * Unlike Box2D, where these are debug asserts, the entry-limit and LIFO checks
+ * are always on and reported as error codes; the allocator's state is left
+ * unchanged by a refused operation.
+ *
+ * Deviation from Box2D: the buffer advances in multiples of `granule` (default
+ * 16) so every block is aligned like malloc's; granule = 1 gives Box2D's exact
+ * arithmetic (m_index += size). Entry sizes are recorded as requested.
+ */
+#ifndef HEAPREPLAY_STACK_H
+#define HEAPREPLAY_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HR_STACK_BOX2D_SIZE (100 * 1024) /* b2_stackSize */
+#define HR_STACK_BOX2D_ENTRIES 32        /* b2_maxStackEntries */
+
+enum {
+    HR_STACK_OK = 0,
+    HR_STACK_ENOMEM = -1,   /* malloc failed */
+    HR_STACK_EFULL = -2,    /* max_entries blocks already live */
+    HR_STACK_ENOTTOP = -3,  /* free of a pointer that is not the top entry */
+    HR_STACK_EEMPTY = -4,   /* free with no live entry */
+    HR_STACK_ECORRUPT = -5, /* check(): an invariant does not hold */
+};
+
+typedef struct hr_stack_options {
+    size_t buffer_size; /* bytes of the LIFO buffer (Box2D: 100 KiB) */
+    int    max_entries; /* live blocks at most (Box2D: 32) */
+    size_t granule;     /* buffer advance rounding, power of two (16; 1 = Box2D) */
+} hr_stack_options_t;
+
+hr_stack_options_t hr_stack_default(void);
+
+typedef struct hr_stack_entry {
+    char  *data;
+    size_t size;        /* as requested */
+    size_t span;        /* buffer bytes consumed (size rounded to granule), 0 if malloc */
+    int    used_malloc;
+} hr_stack_entry_t;
+
+typedef struct hr_stack_stats {
+    uint64_t live_bytes;      /* = allocation: requested bytes of live entries */
+    uint64_t footprint;       /* buffer + entry table + bytes of live malloc entries */
+    uint64_t high_water;      /* = max_allocation */
+    uint64_t peak_footprint;
+    uint64_t objects;         /* live entries */
+    uint64_t largest_free;    /* buffer bytes left above index */
+    uint64_t index;           /* buffer bytes in use (Box2D m_index) */
+    uint64_t malloc_entries;  /* live entries served by malloc */
+    uint64_t malloc_total;    /* requests ever served by malloc */
+} hr_stack_stats_t;
+
+typedef struct hr_stack hr_stack_t;
+
+/* NULL opt = defaults. Returns NULL on bad options or out of memory. */
+hr_stack_t *hr_stack_create(const hr_stack_options_t *opt);
+/* Frees the buffer and any malloc entries still live. */
+void hr_stack_destroy(hr_stack_t *s);
+
+/* Pushes a block of `size` bytes: *out = its address. Returns HR_STACK_OK,
+ * HR_STACK_EFULL (entry limit) or HR_STACK_ENOMEM. size 0 is a valid entry. */
+int hr_stack_alloc(hr_stack_t *s, size_t size, void **out);
+/* Pops the top entry, which must be p: HR_STACK_OK, ENOTTOP or EEMPTY. */
+int hr_stack_free(hr_stack_t *s, void *p);
+
+/* Index of the live entry whose data is p (0 = bottom), or -1. */
+int hr_stack_find(const hr_stack_t *s, const void *p);
+/* The top entry's data, or NULL if empty. */
+void *hr_stack_top(const hr_stack_t *s);
+int hr_stack_entry_count(const hr_stack_t *s);
+const hr_stack_entry_t *hr_stack_entry(const hr_stack_t *s, int i);
+/* Box2D's GetMaxAllocation. */
+size_t hr_stack_max_allocation(const hr_stack_t *s);
+
+void hr_stack_stats(const hr_stack_t *s, hr_stack_stats_t *st);
+/* Verifies entries lie in order inside the buffer without overlap, index and
+ * allocation equal the sums over entries, alignment to granule: 0 or
+ * HR_STACK_ECORRUPT. */
+int hr_stack_check(const hr_stack_t *s);
+
+#endif

@@ -1,0 +1,227 @@
+/* hr_bank: Orx orxBank semantics (see include/heapreplay/bank.h). Our own C
+ * code: one allocation per segment = header + used-cell bitmap + cells,
+ * segments chained, lowest free cell first. */
+#include "heapreplay/bank.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hr_bank_segment {
+    struct hr_bank_segment *next;
+    uint64_t *map;       /* bit i set = cell i in use */
+    char     *cells;
+    unsigned  nfree;
+    unsigned  index;     /* position in the chain (0 = first) */
+} hr_bank_segment_t;
+
+struct hr_bank {
+    hr_bank_options_t  opt;
+    hr_bank_segment_t *first, *last;
+    hr_bank_segment_t *hint;   /* no segment before it has a free cell */
+    size_t   map_words, seg_bytes, cells_off;
+    uint64_t used, high_water_cells, segments, peak_segments;
+};
+
+hr_bank_options_t hr_bank_default(void) {
+    hr_bank_options_t o = {16, 256, 1};
+    return o;
+}
+
+static size_t round16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static uint64_t footprint_of(const hr_bank_t *b) {
+    return sizeof(hr_bank_t) + b->segments * b->seg_bytes;
+}
+
+static hr_bank_segment_t *segment_new(hr_bank_t *b) {
+    hr_bank_segment_t *s = NULL;
+    if (posix_memalign((void **)&s, 16, b->seg_bytes) != 0)
+        return NULL;
+    memset(s, 0, b->cells_off); /* header + bitmap; cells stay as they are */
+    s->map = (uint64_t *)((char *)s + round16(sizeof *s));
+    s->cells = (char *)s + b->cells_off;
+    s->nfree = b->opt.cells_per_segment;
+    s->index = b->last ? b->last->index + 1 : 0;
+    if (b->last)
+        b->last->next = s;
+    else
+        b->first = s;
+    b->last = s;
+    if (!b->hint)
+        b->hint = s;
+    if (++b->segments > b->peak_segments)
+        b->peak_segments = b->segments;
+    return s;
+}
+
+hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
+    hr_bank_options_t o = opt ? *opt : hr_bank_default();
+    if (o.cell_size == 0 || o.cells_per_segment == 0)
+        return NULL;
+    hr_bank_t *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->opt = o;
+    b->map_words = (o.cells_per_segment + 63) / 64;
+    b->cells_off = round16(sizeof(hr_bank_segment_t)) + round16(b->map_words * 8);
+    b->seg_bytes = b->cells_off + (size_t)o.cells_per_segment * o.cell_size;
+    /* Like orxBank_Create, the first segment is made at once. */
+    if (!segment_new(b)) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void hr_bank_destroy(hr_bank_t *b) {
+    if (!b)
+        return;
+    for (hr_bank_segment_t *s = b->first, *n; s; s = n) {
+        n = s->next;
+        free(s);
+    }
+    free(b);
+}
+
+void *hr_bank_alloc(hr_bank_t *b) {
+    hr_bank_segment_t *s = b->hint;
+    while (s && s->nfree == 0)
+        s = s->next;
+    if (!s) {
+        if (!b->opt.expandable || !(s = segment_new(b)))
+            return NULL;
+    }
+    b->hint = s;
+    for (size_t w = 0; w < b->map_words; w++) {
+        uint64_t free_bits = ~s->map[w];
+        if (!free_bits)
+            continue;
+        unsigned bit = (unsigned)__builtin_ctzll(free_bits);
+        size_t cell = w * 64 + bit;
+        if (cell >= b->opt.cells_per_segment)
+            break;
+        s->map[w] |= (uint64_t)1 << bit;
+        s->nfree--;
+        if (++b->used > b->high_water_cells)
+            b->high_water_cells = b->used;
+        return s->cells + cell * b->opt.cell_size;
+    }
+    return NULL; /* unreachable while nfree agrees with the map */
+}
+
+static hr_bank_segment_t *owner(const hr_bank_t *b, const void *p, size_t *cell) {
+    const char *q = p;
+    size_t span = (size_t)b->opt.cells_per_segment * b->opt.cell_size;
+    for (hr_bank_segment_t *s = b->first; s; s = s->next)
+        if (q >= s->cells && q < s->cells + span) {
+            size_t off = (size_t)(q - s->cells);
+            if (off % b->opt.cell_size)
+                return NULL;
+            *cell = off / b->opt.cell_size;
+            return s;
+        }
+    return NULL;
+}
+
+int hr_bank_free(hr_bank_t *b, void *p) {
+    size_t cell;
+    hr_bank_segment_t *s = owner(b, p, &cell);
+    if (!s)
+        return HR_BANK_ENOTOWNED;
+    uint64_t bit = (uint64_t)1 << (cell % 64);
+    if (!(s->map[cell / 64] & bit))
+        return HR_BANK_EFREE;
+    s->map[cell / 64] &= ~bit;
+    s->nfree++;
+    b->used--;
+    if (!b->hint || s->index < b->hint->index)
+        b->hint = s;
+    return HR_BANK_OK;
+}
+
+int hr_bank_owns(const hr_bank_t *b, const void *p) {
+    size_t cell;
+    return owner(b, p, &cell) != NULL;
+}
+
+void *hr_bank_next(const hr_bank_t *b, const void *cell) {
+    hr_bank_segment_t *s = b->first;
+    size_t i = 0;
+    if (cell) {
+        if (!(s = owner(b, cell, &i)))
+            return NULL;
+        i++;
+    }
+    for (; s; s = s->next, i = 0)
+        for (; i < b->opt.cells_per_segment; i++)
+            if (s->map[i / 64] & ((uint64_t)1 << (i % 64)))
+                return s->cells + i * b->opt.cell_size;
+    return NULL;
+}
+
+unsigned hr_bank_compact(hr_bank_t *b) {
+    /* Keep everything up to the last segment with a used cell (and always
+     * the first segment); free the empty tail. */
+    hr_bank_segment_t *keep = b->first;
+    for (hr_bank_segment_t *s = b->first; s; s = s->next)
+        if (s->nfree < b->opt.cells_per_segment)
+            keep = s;
+    unsigned n = 0;
+    for (hr_bank_segment_t *s = keep->next, *nx; s; s = nx) {
+        nx = s->next;
+        if (b->hint == s)
+            b->hint = NULL;
+        free(s);
+        b->segments--;
+        n++;
+    }
+    keep->next = NULL;
+    b->last = keep;
+    if (!b->hint) /* it pointed into the freed tail: every kept segment is full */
+        b->hint = keep->nfree ? keep : NULL;
+    return n;
+}
+
+uint64_t hr_bank_footprint(const hr_bank_t *b) { return footprint_of(b); }
+
+size_t hr_bank_cell_size(const hr_bank_t *b) { return b->opt.cell_size; }
+
+void hr_bank_stats(const hr_bank_t *b, hr_bank_stats_t *st) {
+    memset(st, 0, sizeof *st);
+    st->live_bytes = b->used * b->opt.cell_size;
+    st->footprint = footprint_of(b);
+    st->high_water = b->high_water_cells * b->opt.cell_size;
+    st->peak_footprint = sizeof(hr_bank_t) + b->peak_segments * b->seg_bytes;
+    st->objects = b->used;
+    st->segments = b->segments;
+    st->peak_segments = b->peak_segments;
+    st->free_cells = b->segments * b->opt.cells_per_segment - b->used;
+    st->largest_free = st->free_cells ? b->opt.cell_size : 0;
+}
+
+int hr_bank_check(const hr_bank_t *b) {
+    uint64_t used = 0, nseg = 0;
+    unsigned n = b->opt.cells_per_segment;
+    int hint_seen = 0;
+    for (hr_bank_segment_t *s = b->first; s; s = s->next, nseg++) {
+        unsigned ones = 0;
+        for (size_t w = 0; w < b->map_words; w++)
+            ones += (unsigned)__builtin_popcountll(s->map[w]);
+        if (n % 64 && (s->map[b->map_words - 1] >> (n % 64)))
+            return HR_BANK_ECORRUPT; /* bits beyond the last cell */
+        if (ones + s->nfree != n || s->index != nseg || ((uintptr_t)s->cells & 15))
+            return HR_BANK_ECORRUPT;
+        if (s == b->hint)
+            hint_seen = 1;
+        else if (!hint_seen && s->nfree)
+            return HR_BANK_ECORRUPT; /* a free cell before the hint */
+        if (!s->next && s != b->last)
+            return HR_BANK_ECORRUPT;
+        used += ones;
+    }
+    /* Segments are separate allocations of seg_bytes each: no overlap unless
+     * the allocator below is broken; the counts are what can drift. */
+    if (used != b->used || nseg != b->segments || (b->hint && !hint_seen))
+        return HR_BANK_ECORRUPT;
+    return HR_BANK_OK;
+}

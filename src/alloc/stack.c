@@ -1,0 +1,180 @@
+/* hr_stack: Box2D b2StackAllocator semantics with always-on checks (see
+ * include/heapreplay/stack.h). Our own C code after the published behaviour:
+ * per-request malloc fallback, LIFO free of the top entry, index / allocation /
+ * max allocation bookkeeping. */
+#include "heapreplay/stack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hr_stack {
+    hr_stack_options_t opt;
+    char             *data;        /* the buffer (Box2D m_data) */
+    size_t            index;       /* m_index: buffer bytes in use */
+    size_t            allocation;  /* m_allocation: requested bytes live */
+    size_t            max_allocation;
+    hr_stack_entry_t *entries;     /* m_entries[max_entries] */
+    int               entry_count;
+    uint64_t          malloc_bytes;   /* requested bytes of live malloc entries */
+    uint64_t          malloc_entries;
+    uint64_t          malloc_total;
+    uint64_t          peak_footprint;
+};
+
+hr_stack_options_t hr_stack_default(void) {
+    hr_stack_options_t o = {HR_STACK_BOX2D_SIZE, HR_STACK_BOX2D_ENTRIES, 16};
+    return o;
+}
+
+static int is_pow2(size_t x) { return x && (x & (x - 1)) == 0; }
+
+static uint64_t footprint_of(const hr_stack_t *s) {
+    return (uint64_t)s->opt.buffer_size + (uint64_t)s->opt.max_entries * sizeof(hr_stack_entry_t) +
+           s->malloc_bytes;
+}
+
+hr_stack_t *hr_stack_create(const hr_stack_options_t *opt) {
+    hr_stack_options_t o = opt ? *opt : hr_stack_default();
+    if (o.max_entries <= 0 || !is_pow2(o.granule) || o.buffer_size % o.granule)
+        return NULL;
+    hr_stack_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->opt = o;
+    s->entries = calloc((size_t)o.max_entries, sizeof *s->entries);
+    void *buf = NULL;
+    if (o.buffer_size && posix_memalign(&buf, o.granule > 16 ? o.granule : 16, o.buffer_size) != 0)
+        buf = NULL;
+    if (!s->entries || (o.buffer_size && !buf)) {
+        free(s->entries);
+        free(buf);
+        free(s);
+        return NULL;
+    }
+    s->data = buf;
+    s->peak_footprint = footprint_of(s);
+    return s;
+}
+
+void hr_stack_destroy(hr_stack_t *s) {
+    if (!s)
+        return;
+    for (int i = 0; i < s->entry_count; i++)
+        if (s->entries[i].used_malloc)
+            free(s->entries[i].data);
+    free(s->entries);
+    free(s->data);
+    free(s);
+}
+
+int hr_stack_alloc(hr_stack_t *s, size_t size, void **out) {
+    *out = NULL;
+    if (s->entry_count >= s->opt.max_entries)
+        return HR_STACK_EFULL;
+    hr_stack_entry_t *e = &s->entries[s->entry_count];
+    size_t g = s->opt.granule;
+    size_t span = (size + g - 1) & ~(g - 1);
+    if (span < size || s->index + span > s->opt.buffer_size) {
+        /* Does not fit: served by malloc, decided for this request only. */
+        e->data = malloc(size ? size : 1);
+        if (!e->data)
+            return HR_STACK_ENOMEM;
+        e->used_malloc = 1;
+        e->span = 0;
+        s->malloc_bytes += size ? size : 1;
+        s->malloc_entries++;
+        s->malloc_total++;
+        uint64_t fp = footprint_of(s);
+        if (fp > s->peak_footprint)
+            s->peak_footprint = fp;
+    } else {
+        e->data = s->data + s->index;
+        e->used_malloc = 0;
+        e->span = span;
+        s->index += span;
+    }
+    e->size = size;
+    s->allocation += size;
+    if (s->allocation > s->max_allocation)
+        s->max_allocation = s->allocation;
+    s->entry_count++;
+    *out = e->data;
+    return HR_STACK_OK;
+}
+
+int hr_stack_free(hr_stack_t *s, void *p) {
+    if (s->entry_count == 0)
+        return HR_STACK_EEMPTY;
+    hr_stack_entry_t *e = &s->entries[s->entry_count - 1];
+    if (e->data != p)
+        return HR_STACK_ENOTTOP;
+    if (e->used_malloc) {
+        free(p);
+        s->malloc_bytes -= e->size ? e->size : 1;
+        s->malloc_entries--;
+    } else {
+        s->index -= e->span;
+    }
+    s->allocation -= e->size;
+    s->entry_count--;
+    return HR_STACK_OK;
+}
+
+int hr_stack_find(const hr_stack_t *s, const void *p) {
+    for (int i = s->entry_count - 1; i >= 0; i--)
+        if (s->entries[i].data == p)
+            return i;
+    return -1;
+}
+
+void *hr_stack_top(const hr_stack_t *s) {
+    return s->entry_count ? s->entries[s->entry_count - 1].data : NULL;
+}
+
+int hr_stack_entry_count(const hr_stack_t *s) { return s->entry_count; }
+
+const hr_stack_entry_t *hr_stack_entry(const hr_stack_t *s, int i) {
+    return i >= 0 && i < s->entry_count ? &s->entries[i] : NULL;
+}
+
+size_t hr_stack_max_allocation(const hr_stack_t *s) { return s->max_allocation; }
+
+void hr_stack_stats(const hr_stack_t *s, hr_stack_stats_t *st) {
+    memset(st, 0, sizeof *st);
+    st->live_bytes = s->allocation;
+    st->footprint = footprint_of(s);
+    st->high_water = s->max_allocation;
+    st->peak_footprint = s->peak_footprint;
+    st->objects = (uint64_t)s->entry_count;
+    st->largest_free = s->opt.buffer_size - s->index;
+    st->index = s->index;
+    st->malloc_entries = s->malloc_entries;
+    st->malloc_total = s->malloc_total;
+}
+
+int hr_stack_check(const hr_stack_t *s) {
+    size_t index = 0, allocation = 0, mbytes = 0, ment = 0;
+    if (s->entry_count < 0 || s->entry_count > s->opt.max_entries)
+        return HR_STACK_ECORRUPT;
+    for (int i = 0; i < s->entry_count; i++) {
+        const hr_stack_entry_t *e = &s->entries[i];
+        if (e->used_malloc) {
+            if (!e->data || e->span)
+                return HR_STACK_ECORRUPT;
+            mbytes += e->size ? e->size : 1;
+            ment++;
+        } else {
+            /* Buffer entries are contiguous, in push order, granule-aligned. */
+            if (e->data != s->data + index || e->span < e->size ||
+                e->span % s->opt.granule || ((uintptr_t)e->data & (s->opt.granule - 1)))
+                return HR_STACK_ECORRUPT;
+            index += e->span;
+        }
+        allocation += e->size;
+    }
+    if (index != s->index || index > s->opt.buffer_size || allocation != s->allocation ||
+        mbytes != s->malloc_bytes || ment != s->malloc_entries ||
+        s->allocation > s->max_allocation)
+        return HR_STACK_ECORRUPT;
+    return HR_STACK_OK;
+}

@@ -1,0 +1,251 @@
+/* libheapreplay-capture.so, part 1: the interposed allocation functions.
+ *
+ * Each hook calls the next definition (dlsym(RTLD_NEXT)) and records one
+ * event. Contracts:
+ *  - Bootstrap: until the real functions are resolved (dlsym itself may call
+ *    calloc/malloc), requests are served from a static bump pool; frees of pool
+ *    pointers are ignored and realloc of one copies out of the pool.
+ *  - Reentrancy: a thread-local guard makes nested calls (from the real
+ *    allocator, dlsym, the log) pass through unrecorded.
+ *  - Ordering: a free takes its sequence number *before* the real free and an
+ *    allocation *after* the real call returns, so a free always sorts before
+ *    any reuse of its address by another thread (docs/CAPTURE.md).
+ *  - malloc_usable_size passes through (pool pointers answer their size). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/capture_int.h"
+
+typedef void *(*hr_malloc_fn)(size_t);
+typedef void (*hr_free_fn)(void *);
+typedef void *(*hr_calloc_fn)(size_t, size_t);
+typedef void *(*hr_realloc_fn)(void *, size_t);
+typedef void *(*hr_memalign_fn)(size_t, size_t);
+typedef int (*hr_pmemalign_fn)(void **, size_t, size_t);
+typedef void *(*hr_valloc_fn)(size_t);
+typedef size_t (*hr_usable_fn)(void *);
+
+static struct {
+    hr_malloc_fn malloc;
+    hr_free_fn free;
+    hr_calloc_fn calloc;
+    hr_realloc_fn realloc;
+    hr_memalign_fn memalign, aligned_alloc;
+    hr_pmemalign_fn posix_memalign;
+    hr_valloc_fn valloc, pvalloc;
+    hr_usable_fn usable;
+} real;
+
+/* 0 = not started, 1 = resolving (serve from the pool), 2 = ready. */
+static volatile int hr_state;
+HR_CAP_TLS int hr_cap_guard;
+
+/* ---- bootstrap pool --------------------------------------------------- */
+#define HR_POOL_BYTES (256u * 1024u)
+static _Alignas(64) unsigned char hr_pool[HR_POOL_BYTES];
+static size_t hr_pool_used; /* guarded by atomics below */
+
+static int pool_owns(const void *p) {
+    return (const unsigned char *)p >= hr_pool && (const unsigned char *)p < hr_pool + HR_POOL_BYTES;
+}
+
+/* Bump allocation with a 16-byte size header before each block. */
+static void *pool_alloc(size_t size, size_t align) {
+    if (align < 16)
+        align = 16;
+    for (;;) {
+        size_t used = __atomic_load_n(&hr_pool_used, __ATOMIC_RELAXED);
+        size_t start = (used + 16 + align - 1) & ~(align - 1);
+        if (start + size > HR_POOL_BYTES || start + size < start)
+            return NULL;
+        if (__atomic_compare_exchange_n(&hr_pool_used, &used, start + size, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            memcpy(hr_pool + start - sizeof(size_t), &size, sizeof size);
+            return hr_pool + start;
+        }
+    }
+}
+
+static size_t pool_size(const void *p) {
+    size_t s;
+    memcpy(&s, (const unsigned char *)p - sizeof(size_t), sizeof s);
+    return s;
+}
+
+/* ---- resolution ------------------------------------------------------- */
+static void resolve(void) {
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&hr_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return; /* another thread (or a nested call) is resolving */
+    hr_cap_guard++;
+    real.malloc = (hr_malloc_fn)dlsym(RTLD_NEXT, "malloc");
+    real.free = (hr_free_fn)dlsym(RTLD_NEXT, "free");
+    real.calloc = (hr_calloc_fn)dlsym(RTLD_NEXT, "calloc");
+    real.realloc = (hr_realloc_fn)dlsym(RTLD_NEXT, "realloc");
+    real.memalign = (hr_memalign_fn)dlsym(RTLD_NEXT, "memalign");
+    real.aligned_alloc = (hr_memalign_fn)dlsym(RTLD_NEXT, "aligned_alloc");
+    real.posix_memalign = (hr_pmemalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
+    real.valloc = (hr_valloc_fn)dlsym(RTLD_NEXT, "valloc");
+    real.pvalloc = (hr_valloc_fn)dlsym(RTLD_NEXT, "pvalloc");
+    real.usable = (hr_usable_fn)dlsym(RTLD_NEXT, "malloc_usable_size");
+    hr_cap_guard--;
+    if (!real.malloc || !real.free || !real.calloc || !real.realloc || !real.memalign) {
+        static const char msg[] = "libheapreplay-capture: cannot resolve the real malloc\n";
+        ssize_t r = write(2, msg, sizeof msg - 1);
+        (void)r;
+        _exit(127);
+    }
+    __atomic_store_n(&hr_state, 2, __ATOMIC_RELEASE);
+    hr_cap_log_init();
+}
+
+/* True when the hook must not record: not ready, nested, or not recording. */
+static inline int bypass(void) {
+    if (HR_UNLIKELY(__atomic_load_n(&hr_state, __ATOMIC_ACQUIRE) != 2)) {
+        resolve();
+        if (__atomic_load_n(&hr_state, __ATOMIC_ACQUIRE) != 2)
+            return 2; /* still bootstrapping: use the pool */
+    }
+    return hr_cap_guard || !hr_cap_recording;
+}
+
+__attribute__((constructor(101))) static void hr_cap_ctor(void) {
+    if (__atomic_load_n(&hr_state, __ATOMIC_ACQUIRE) == 0)
+        resolve();
+}
+
+/* ---- the hooks -------------------------------------------------------- */
+HR_CAP_API void *malloc(size_t size) {
+    int b = bypass();
+    if (b == 2)
+        return pool_alloc(size, 16);
+    if (b)
+        return real.malloc(size);
+    hr_cap_guard++;
+    void *p = real.malloc(size);
+    hr_cap_emit(hr_cap_next_seq(), HR_CAP_MALLOC, (uintptr_t)p, size, 0, NULL, 0);
+    hr_cap_guard--;
+    return p;
+}
+
+HR_CAP_API void free(void *p) {
+    if (!p || pool_owns(p))
+        return; /* free(NULL) is not an event; pool blocks are never reused */
+    int b = bypass();
+    if (b == 2)
+        return; /* cannot happen for a real pointer before resolution; leak */
+    if (b) {
+        real.free(p);
+        return;
+    }
+    hr_cap_guard++;
+    hr_cap_emit(hr_cap_next_seq(), HR_CAP_FREE, (uintptr_t)p, 0, 0, NULL, 0);
+    real.free(p);
+    hr_cap_guard--;
+}
+
+HR_CAP_API void *calloc(size_t n, size_t size) {
+    int b = bypass();
+    if (b == 2) {
+        if (size && n > SIZE_MAX / size)
+            return NULL;
+        return pool_alloc(n * size, 16); /* static pool: already zero */
+    }
+    if (b)
+        return real.calloc(n, size);
+    hr_cap_guard++;
+    void *p = real.calloc(n, size);
+    hr_cap_emit(hr_cap_next_seq(), HR_CAP_CALLOC, (uintptr_t)p, n, size, NULL, 0);
+    hr_cap_guard--;
+    return p;
+}
+
+HR_CAP_API void *realloc(void *old, size_t size) {
+    int b = bypass();
+    if (pool_owns(old) || b == 2) {
+        void *p = b == 2 ? pool_alloc(size, 16) : malloc(size);
+        if (p && old) {
+            size_t o = pool_owns(old) ? pool_size(old) : size;
+            memcpy(p, old, o < size ? o : size);
+        }
+        return p; /* the pool block itself is never freed */
+    }
+    if (b)
+        return real.realloc(old, size);
+    hr_cap_guard++;
+    void *p = real.realloc(old, size);
+    hr_cap_emit(hr_cap_next_seq(), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size, NULL, 0);
+    hr_cap_guard--;
+    return p;
+}
+
+HR_CAP_API void *reallocarray(void *old, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(old, n * size);
+}
+
+/* memalign-family: `kind` selects the real function; all record MEMALIGN. */
+enum { K_MEMALIGN, K_ALIGNED, K_VALLOC, K_PVALLOC };
+
+static void *aligned_common(int kind, size_t align, size_t size) {
+    int b = bypass();
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (b == 2)
+        return pool_alloc(kind == K_PVALLOC ? (size + page - 1) & ~(page - 1) : size,
+                          kind >= K_VALLOC ? page : align);
+    void *p;
+    hr_cap_guard++;
+    switch (kind) {
+    case K_ALIGNED: p = real.aligned_alloc ? real.aligned_alloc(align, size) : real.memalign(align, size); break;
+    case K_VALLOC: p = real.valloc(size); align = page; break;
+    case K_PVALLOC:
+        p = real.pvalloc(size);
+        align = page;
+        size = size ? (size + page - 1) & ~(page - 1) : page;
+        break;
+    default: p = real.memalign(align, size); break;
+    }
+    if (!b)
+        hr_cap_emit(hr_cap_next_seq(), HR_CAP_MEMALIGN, (uintptr_t)p, size, align, NULL, 0);
+    hr_cap_guard--;
+    return p;
+}
+
+HR_CAP_API void *memalign(size_t align, size_t size) { return aligned_common(K_MEMALIGN, align, size); }
+HR_CAP_API void *aligned_alloc(size_t align, size_t size) { return aligned_common(K_ALIGNED, align, size); }
+HR_CAP_API void *valloc(size_t size) { return aligned_common(K_VALLOC, 0, size); }
+HR_CAP_API void *pvalloc(size_t size) { return aligned_common(K_PVALLOC, 0, size); }
+
+HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
+    int b = bypass();
+    if (b == 2) {
+        *out = pool_alloc(size, align);
+        return *out ? 0 : ENOMEM;
+    }
+    if (b)
+        return real.posix_memalign(out, align, size);
+    hr_cap_guard++;
+    int rc = real.posix_memalign(out, align, size);
+    hr_cap_emit(hr_cap_next_seq(), HR_CAP_MEMALIGN, rc == 0 ? (uintptr_t)*out : 0, size, align,
+                NULL, 0);
+    hr_cap_guard--;
+    return rc;
+}
+
+HR_CAP_API size_t malloc_usable_size(void *p) {
+    if (!p)
+        return 0;
+    if (pool_owns(p))
+        return pool_size(p);
+    if (bypass() == 2 || !real.usable)
+        return 0;
+    return real.usable(p);
+}

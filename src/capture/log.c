@@ -1,0 +1,327 @@
+/* libheapreplay-capture.so, part 2: the log (src/capture/rawlog.h).
+ *
+ * Each thread appends records to its own mmap'd buffer (no lock on the fast
+ * path; one atomic fetch-add for the global sequence number). A full buffer is
+ * written as one block by one write(2) on an O_APPEND descriptor. Buffers are
+ * registered in a global list (locked only when a thread starts or ends) so
+ * that exit, _exit, exec and fatal signals can flush every thread's buffer.
+ *
+ * Environment (read once at start):
+ *   HEAPREPLAY_CAPTURE_FILE           output path; unset = record nothing
+ *   HEAPREPLAY_CAPTURE_PID            pid that owns FILE (default: the first
+ *                                     process to load the library; exported)
+ *   HEAPREPLAY_CAPTURE_CHILDREN=0     other processes (fork children, their
+ *                                     exec'd images) record nothing; default:
+ *                                     they write FILE.<pid>
+ *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  ts fields are 0 */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/capture_int.h"
+
+#define HR_BUF_BYTES (64u * 1024u) /* block header + records */
+#define HR_SAMPLE_EVERY 64u        /* time one event in 64 for the overhead estimate */
+
+typedef struct hr_tbuf {
+    struct hr_tbuf *next;
+    int in_use;
+    uint32_t tid;
+    _Atomic uint32_t len; /* bytes of whole records, including the 16-byte block header */
+    uint32_t nrecs;
+    uint64_t events, sample_ns, samples;
+    unsigned char data[HR_BUF_BYTES];
+} hr_tbuf_t;
+
+volatile int hr_cap_recording;
+static int hr_fd = -1;
+static uint32_t hr_flags;
+static uint64_t hr_start_ns;
+static _Atomic uint64_t hr_seq = 1;
+static long hr_log_pid; /* process the open log belongs to */
+static _Atomic uint64_t hr_tot_events, hr_tot_sample_ns, hr_tot_samples, hr_tot_flush_ns;
+static hr_tbuf_t *hr_bufs;
+static pthread_mutex_t hr_bufs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t hr_key;
+static char hr_path[4096];
+static int hr_children = 1;
+
+static HR_CAP_TLS hr_tbuf_t *tb;
+static HR_CAP_TLS uint32_t my_tid;
+static HR_CAP_TLS int thread_done; /* the key destructor already ran */
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void write_all(const void *buf, size_t len) {
+    const unsigned char *p = buf;
+    while (len && hr_fd >= 0) {
+        ssize_t n = write(hr_fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; /* disk full or closed: the importer reports a cut file */
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+uint64_t hr_cap_next_seq(void) { return atomic_fetch_add_explicit(&hr_seq, 1, memory_order_relaxed); }
+
+/* ---- the file ---------------------------------------------------------- */
+/* Opens (truncating) `path` and writes the header; recording starts. */
+static void open_log(const char *path) {
+    int saved = errno;
+    hr_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (hr_fd < 0) {
+        errno = saved;
+        return;
+    }
+    hr_cap_header_t h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, HR_CAP_MAGIC, 8);
+    h.version = HR_CAP_VERSION;
+    h.endian = HR_CAP_ENDIAN_TAG;
+    h.flags = hr_flags;
+    hr_log_pid = (long)getpid();
+    h.pid = (uint32_t)hr_log_pid;
+    h.start_ns = hr_start_ns;
+    write_all(&h, sizeof h);
+    hr_cap_recording = 1;
+    errno = saved;
+}
+
+/* ---- per-thread buffers --------------------------------------------------- */
+static void flush_buf(hr_tbuf_t *b, int reset) {
+    uint32_t len = atomic_load_explicit(&b->len, memory_order_acquire);
+    if (len <= sizeof(hr_cap_block_t))
+        return;
+    uint64_t t0 = now_ns();
+    hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, len - (uint32_t)sizeof h, b->tid, b->nrecs};
+    memcpy(b->data, &h, sizeof h);
+    write_all(b->data, len);
+    atomic_fetch_add(&hr_tot_flush_ns, now_ns() - t0);
+    atomic_fetch_add(&hr_tot_events, b->events);
+    atomic_fetch_add(&hr_tot_sample_ns, b->sample_ns);
+    atomic_fetch_add(&hr_tot_samples, b->samples);
+    b->events = b->sample_ns = b->samples = 0;
+    if (reset) {
+        b->nrecs = 0;
+        atomic_store_explicit(&b->len, sizeof(hr_cap_block_t), memory_order_release);
+    }
+}
+
+static hr_tbuf_t *acquire_buf(void) {
+    hr_tbuf_t *b;
+    pthread_mutex_lock(&hr_bufs_lock);
+    for (b = hr_bufs; b; b = b->next)
+        if (!b->in_use)
+            break;
+    if (!b) {
+        void *m = mmap(NULL, sizeof *b, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) {
+            pthread_mutex_unlock(&hr_bufs_lock);
+            return NULL;
+        }
+        b = m;
+        b->next = hr_bufs;
+        hr_bufs = b;
+    }
+    b->in_use = 1;
+    b->nrecs = 0;
+    b->events = b->sample_ns = b->samples = 0;
+    atomic_store(&b->len, sizeof(hr_cap_block_t));
+    pthread_mutex_unlock(&hr_bufs_lock);
+    if (!my_tid)
+        my_tid = (uint32_t)syscall(SYS_gettid);
+    b->tid = my_tid;
+    return b;
+}
+
+/* pthread key destructor: the thread is exiting; flush and give the buffer back. */
+static void thread_exit(void *arg) {
+    hr_tbuf_t *b = arg;
+    hr_cap_guard++;
+    if (hr_cap_recording)
+        flush_buf(b, 1);
+    pthread_mutex_lock(&hr_bufs_lock);
+    b->in_use = 0;
+    pthread_mutex_unlock(&hr_bufs_lock);
+    tb = NULL;
+    thread_done = 1;
+    hr_cap_guard--;
+}
+
+static void put_rec(hr_tbuf_t *b, const hr_cap_rec_t *r, const char *name, size_t len) {
+    size_t need = sizeof *r + hr_cap_name_pad(len);
+    uint32_t at = atomic_load_explicit(&b->len, memory_order_relaxed);
+    if (at + need > HR_BUF_BYTES) {
+        flush_buf(b, 1);
+        at = atomic_load_explicit(&b->len, memory_order_relaxed);
+    }
+    memcpy(b->data + at, r, sizeof *r);
+    if (len) {
+        memcpy(b->data + at + sizeof *r, name, len);
+        memset(b->data + at + sizeof *r + len, 0, hr_cap_name_pad(len) - len);
+    }
+    b->nrecs++;
+    b->events++;
+    atomic_store_explicit(&b->len, at + (uint32_t)need, memory_order_release);
+}
+
+void hr_cap_emit(uint64_t seq, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
+                 const char *name, size_t len) {
+    if (!hr_cap_recording)
+        return;
+    if (len > HR_BUF_BYTES / 2)
+        len = HR_BUF_BYTES / 2;
+    hr_tbuf_t *buf = tb;
+    if (HR_UNLIKELY(!buf)) {
+        if (!thread_done) {
+            buf = tb = acquire_buf();
+            if (buf)
+                pthread_setspecific(hr_key, buf);
+        }
+        if (!buf) { /* after the thread's destructor: a one-record block */
+            hr_tbuf_t *tmp = acquire_buf();
+            if (!tmp)
+                return;
+            hr_cap_rec_t r = {seq, 0, ptr, a, b, my_tid, (uint8_t)op, 0, 0};
+            put_rec(tmp, &r, name, len);
+            flush_buf(tmp, 1);
+            pthread_mutex_lock(&hr_bufs_lock);
+            tmp->in_use = 0;
+            pthread_mutex_unlock(&hr_bufs_lock);
+            return;
+        }
+    }
+    int sample = (buf->events % HR_SAMPLE_EVERY) == 0;
+    uint64_t t = (hr_flags & HR_CAPF_TIMESTAMPS) || sample ? now_ns() : 0;
+    hr_cap_rec_t r = {seq, (hr_flags & HR_CAPF_TIMESTAMPS) ? t - hr_start_ns : 0,
+                      ptr, a, b, buf->tid, (uint8_t)op, 0, 0};
+    put_rec(buf, &r, name, len);
+    if (sample) {
+        buf->sample_ns += now_ns() - t;
+        buf->samples++;
+    }
+}
+
+/* ---- exit, _exit, exec, signals, fork ------------------------------------ */
+void hr_cap_finish(unsigned how) {
+    /* A vfork child shares our memory: its _exit/exec must not touch the log. */
+    if (!hr_cap_recording || (long)getpid() != hr_log_pid)
+        return;
+    hr_cap_guard++;
+    if (how != 2)
+        hr_cap_recording = 0; /* nothing after the END record */
+    for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
+        if (b->in_use)
+            flush_buf(b, b == tb || how == 2);
+    if (how != 2) {
+        uint64_t ev = atomic_load(&hr_tot_events), sn = atomic_load(&hr_tot_samples);
+        uint64_t est = sn ? atomic_load(&hr_tot_sample_ns) * ev / sn : 0;
+        est += atomic_load(&hr_tot_flush_ns);
+        unsigned char blk[sizeof(hr_cap_block_t) + sizeof(hr_cap_rec_t)];
+        hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, sizeof(hr_cap_rec_t), my_tid, 1};
+        hr_cap_rec_t r = {hr_cap_next_seq(), 0, ev, est, how, my_tid, HR_CAP_END, 0, 0};
+        memcpy(blk, &h, sizeof h);
+        memcpy(blk + sizeof h, &r, sizeof r);
+        write_all(blk, sizeof blk);
+    }
+    hr_cap_guard--;
+}
+
+__attribute__((destructor(101))) static void at_unload(void) { hr_cap_finish(0); }
+
+static void on_signal(int sig) {
+    hr_cap_finish(128u + (unsigned)sig);
+    signal(sig, SIG_DFL);
+    raise(sig); /* delivered when the handler returns (sig is blocked until then) */
+}
+
+static void install_signals(void) {
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
+            continue; /* the program's own handler (or SIG_IGN) wins */
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static void fork_prepare(void) {
+    if (hr_cap_recording && tb)
+        flush_buf(tb, 1);
+}
+
+/* In the child only this thread exists: other buffers hold the parent's events. */
+static void fork_child(void) {
+    for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
+        if (b != tb)
+            b->in_use = 0;
+    if (tb) {
+        tb->nrecs = 0;
+        atomic_store(&tb->len, sizeof(hr_cap_block_t));
+    }
+    pthread_mutex_init(&hr_bufs_lock, NULL);
+    my_tid = (uint32_t)syscall(SYS_gettid);
+    if (tb)
+        tb->tid = my_tid;
+    if (hr_fd >= 0)
+        close(hr_fd);
+    hr_fd = -1;
+    hr_cap_recording = 0;
+    if (hr_children && hr_path[0]) {
+        char p[sizeof hr_path + 24];
+        snprintf(p, sizeof p, "%s.%ld", hr_path, (long)getpid());
+        open_log(p);
+    }
+}
+
+void hr_cap_log_init(void) {
+    hr_cap_guard++;
+    const char *path = getenv("HEAPREPLAY_CAPTURE_FILE");
+    const char *owner = getenv("HEAPREPLAY_CAPTURE_PID");
+    const char *ch = getenv("HEAPREPLAY_CAPTURE_CHILDREN");
+    const char *nots = getenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS");
+    hr_children = !(ch && strcmp(ch, "0") == 0);
+    hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;
+    hr_start_ns = now_ns();
+    if (!path || !*path || strlen(path) >= sizeof hr_path) {
+        hr_cap_guard--;
+        return;
+    }
+    snprintf(hr_path, sizeof hr_path, "%s", path);
+    pthread_key_create(&hr_key, thread_exit);
+    pthread_atfork(fork_prepare, NULL, fork_child);
+    install_signals();
+    long pid = (long)getpid();
+    if (!owner || !*owner) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%ld", pid);
+        setenv("HEAPREPLAY_CAPTURE_PID", buf, 1);
+        open_log(hr_path);
+    } else if (strtol(owner, NULL, 10) == pid) {
+        open_log(hr_path); /* the owner, or its exec'd image: starts the file over */
+    } else if (hr_children) {
+        char p[sizeof hr_path + 24];
+        snprintf(p, sizeof p, "%s.%ld", hr_path, pid);
+        open_log(p);
+    }
+    hr_cap_guard--;
+}

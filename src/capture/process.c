@@ -1,0 +1,78 @@
+/* libheapreplay-capture.so, part 3: process events the library must see
+ * (_exit, exec) and the annotation entry points of include/heapreplay/annotate.h.
+ *
+ * _exit/_Exit skip atexit handlers and destructors, so they are interposed to
+ * flush first (END record how=1). exec replaces the image: the buffers are
+ * flushed (no END record: if the exec succeeds, the new image's library starts
+ * the file over; if it fails, recording just goes on). A raw exit_group or
+ * execve syscall bypasses this; the importer then reports a cut file. */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture/capture_int.h"
+
+static void *next_fn(const char *name) { return dlsym(RTLD_NEXT, name); }
+
+HR_CAP_API void _exit(int status) {
+    hr_cap_finish(1);
+    void (*fn)(int) = (void (*)(int))next_fn("_exit");
+    if (fn)
+        fn(status);
+    for (;;)
+        ; /* unreachable: the real _exit does not return */
+}
+
+HR_CAP_API void _Exit(int status) { _exit(status); }
+
+HR_CAP_API int execve(const char *path, char *const argv[], char *const envp[]) {
+    hr_cap_finish(2);
+    int (*fn)(const char *, char *const[], char *const[]) =
+        (int (*)(const char *, char *const[], char *const[]))next_fn("execve");
+    return fn(path, argv, envp);
+}
+
+HR_CAP_API int execv(const char *path, char *const argv[]) {
+    hr_cap_finish(2);
+    int (*fn)(const char *, char *const[]) = (int (*)(const char *, char *const[]))next_fn("execv");
+    return fn(path, argv);
+}
+
+HR_CAP_API int execvp(const char *file, char *const argv[]) {
+    hr_cap_finish(2);
+    int (*fn)(const char *, char *const[]) = (int (*)(const char *, char *const[]))next_fn("execvp");
+    return fn(file, argv);
+}
+
+HR_CAP_API int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    hr_cap_finish(2);
+    int (*fn)(const char *, char *const[], char *const[]) =
+        (int (*)(const char *, char *const[], char *const[]))next_fn("execvpe");
+    return fn(file, argv, envp);
+}
+
+/* ---- annotations (looked up by annotate.h with dlsym(RTLD_DEFAULT)) ---- */
+static void annot(unsigned op, const char *name) {
+    if (!hr_cap_recording || hr_cap_guard)
+        return;
+    hr_cap_guard++;
+    size_t len = name ? strlen(name) : 0;
+    hr_cap_emit(hr_cap_next_seq(), op, 0, 0, len, name, len);
+    hr_cap_guard--;
+}
+
+HR_CAP_API void hr_capture_heap_push(const char *name) { annot(HR_CAP_HEAP_PUSH, name); }
+HR_CAP_API void hr_capture_heap_pop(const char *name) { annot(HR_CAP_HEAP_POP, name); }
+HR_CAP_API void hr_capture_mark(const char *name) { annot(HR_CAP_MARK, name); }
+
+HR_CAP_API void hr_capture_frame(void) {
+    static uint64_t frames;
+    if (!hr_cap_recording || hr_cap_guard)
+        return;
+    hr_cap_guard++;
+    uint64_t n = __atomic_add_fetch(&frames, 1, __ATOMIC_RELAXED);
+    hr_cap_emit(hr_cap_next_seq(), HR_CAP_FRAME, 0, n, 0, NULL, 0);
+    hr_cap_guard--;
+}

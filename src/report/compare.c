@@ -1,0 +1,363 @@
+/* compare (see compare.h for the semantics). */
+#include "report/compare.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static const struct {
+    const char *alias, *path;
+    int         higher_better;
+} aliases[] = {
+    {"throughput", "time.ops_per_s", 1},    {"ns_per_op", "time.ns_per_op", 0},
+    {"wall", "time.wall_s", 0},             {"p99", "latency_ns.p99", 0},
+    {"p999", "latency_ns.p999", 0},         {"max", "latency_ns.max", 0},
+    {"peak", "memory.peak_footprint", 0},   {"live", "memory.peak_live", 0},
+    {"rss", "memory.peak_rss_above_baseline", 0}, {"frag", "memory.frag_jw4", 0},
+    {"slop", "memory.internal_slop", 0},    {"worst_frame", "worst_frame.ns", 0},
+};
+#define N_ALIASES (sizeof aliases / sizeof aliases[0])
+
+static const char default_spec[] = "throughput=5%,ns_per_op=5%,peak=0%,live=0%";
+
+hr_compare_options_t hr_compare_options_default(void) {
+    hr_compare_options_t o = {HR_EMIT_TEXT, NULL};
+    return o;
+}
+
+int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < N_ALIASES; i++)
+        if (strcmp(name, aliases[i].alias) == 0 || strcmp(name, aliases[i].path) == 0) {
+            snprintf(out->name, sizeof out->name, "%s", aliases[i].alias);
+            snprintf(out->path, sizeof out->path, "%s", aliases[i].path);
+            out->higher_better = aliases[i].higher_better;
+            return 0;
+        }
+    /* Any other dotted path of identifiers is taken as is. */
+    size_t n = strlen(name);
+    if (!strchr(name, '.') || n >= sizeof out->path || name[0] == '.' || name[n - 1] == '.')
+        return -1;
+    for (const char *p = name; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
+            return -1;
+    snprintf(out->name, sizeof out->name, "%.31s", name);
+    snprintf(out->path, sizeof out->path, "%s", name);
+    out->higher_better = n >= 9 && strcmp(name + n - 9, "ops_per_s") == 0;
+    return 0;
+}
+
+int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max, char *err,
+                                size_t errlen) {
+    int n = 0;
+    const char *p = spec;
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[192], *eq, *end;
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, errlen, "--max-regress: expected METRIC=PCT at \"%.*s\"", (int)len, p);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = 0;
+        eq = strchr(item, '=');
+        if (!eq) {
+            snprintf(err, errlen, "--max-regress: expected METRIC=PCT, got \"%s\"", item);
+            return -1;
+        }
+        *eq = 0;
+        if (n >= max || hr_compare_metric_lookup(item, &m[n]) < 0) {
+            snprintf(err, errlen, "--max-regress: unknown metric \"%s\" (expected an alias "
+                     "such as throughput, peak, p99, or a dotted path)", item);
+            return -1;
+        }
+        double pct = strtod(eq + 1, &end);
+        if (end == eq + 1 || (*end && strcmp(end, "%") != 0) || !isfinite(pct) || pct < 0) {
+            snprintf(err, errlen, "--max-regress: %s: expected a non-negative percentage, "
+                     "got \"%s\"", item, eq + 1);
+            return -1;
+        }
+        m[n++].pct = pct;
+        p = comma ? comma + 1 : NULL;
+        if (p && !*p) {
+            snprintf(err, errlen, "--max-regress: expected METRIC=PCT after the last ','");
+            return -1;
+        }
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "--max-regress: expected METRIC=PCT[,...], got \"%s\"",
+                 spec ? spec : "");
+        return -1;
+    }
+    return n;
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+typedef struct cmp {
+    hr_emit_t em;
+    int       matched, regressions, mismatches, missing;
+} cmp_t;
+
+static const char *const cols[] = {"trace", "allocator", "metric", ">base", ">new",
+                                   ">delta %", ">threshold", "verdict"};
+
+static int exact_fmt(const cmp_t *c) {
+    return c->em.format == HR_EMIT_JSON || c->em.format == HR_EMIT_CSV;
+}
+
+static void cell_val(cmp_t *c, double v) {
+    if (exact_fmt(c) || !isfinite(v) || v == floor(v))
+        hr_emit_cell_num(&c->em, v);
+    else
+        hr_emit_cell_f64(&c->em, v, fabs(v) >= 1000 ? 0 : fabs(v) >= 1 ? 3 : 6);
+}
+
+static void row(cmp_t *c, const hr_json_t *r, const char *metric, double b, double n,
+                double delta, const char *thr, const char *verdict) {
+    char buf[48];
+    hr_emit_cell_str(&c->em, hr_report_trace_base(hr_json_path_str(r, "trace")));
+    hr_emit_cell_str(&c->em, hr_json_path_str(r, "allocator"));
+    hr_emit_cell_str(&c->em, metric);
+    cell_val(c, b);
+    cell_val(c, n);
+    if (exact_fmt(c)) {
+        hr_emit_cell_num(&c->em, delta);
+    } else if (isnan(delta)) {
+        hr_emit_cell_str(&c->em, NULL);
+    } else {
+        /* a tiny nonzero change (+1 byte of 10 MiB) must not print as +0.00 */
+        snprintf(buf, sizeof buf, isinf(delta) || fabs(delta) >= 0.01 || delta == 0 ? "%+.2f" : "%+.1e",
+                 delta);
+        hr_emit_cell_str(&c->em, buf);
+    }
+    hr_emit_cell_str(&c->em, thr);
+    hr_emit_cell_str(&c->em, verdict);
+    hr_emit_row_end(&c->em);
+}
+
+static double delta_pct(double b, double n) {
+    if (b == n)
+        return 0;
+    if (b == 0)
+        return n > b ? INFINITY : -INFINITY;
+    return (n - b) / fabs(b) * 100.0;
+}
+
+/* One gated metric: verdict by direction and threshold. */
+static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
+                 double pct, const char *thr_label) {
+    double b = hr_json_path_num(rb, m->path), n = hr_json_path_num(rn, m->path);
+    char thr[32];
+    if (thr_label)
+        snprintf(thr, sizeof thr, "%s", thr_label);
+    else
+        snprintf(thr, sizeof thr, "%g%%", pct);
+    if (isnan(b) || isnan(n)) {
+        row(c, rb, m->name, b, n, NAN, thr, "n/a");
+        return;
+    }
+    double d = delta_pct(b, n), bad = m->higher_better ? -d : d;
+    const char *verdict = "ok";
+    if (bad > pct + 1e-9) {
+        verdict = "REGRESSION";
+        c->regressions++;
+    } else if (bad < 0) {
+        verdict = "improved";
+    }
+    row(c, rb, m->name, b, n, d, thr, verdict);
+}
+
+static int num_equal(const hr_json_t *a, const hr_json_t *b) {
+    if (hr_json_type(a) != hr_json_type(b))
+        return 0;
+    if (hr_json_type(a) != HR_JSON_NUMBER)
+        return 1; /* both null/missing */
+    if (a->is_u64 && b->is_u64)
+        return a->u64 == b->u64;
+    return a->num == b->num;
+}
+
+/* Deterministic values: op counts and peak live must match exactly. */
+static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
+    const char *db = hr_json_path_str(rb, "trace_digest"), *dn = hr_json_path_str(rn, "trace_digest");
+    if (db && dn && strcmp(db, dn) != 0) {
+        row(c, rb, "trace_digest", NAN, NAN, NAN, "exact", "MISMATCH");
+        c->mismatches++;
+    }
+    const hr_json_t *ob = hr_json_get(rb, "ops"), *on = hr_json_get(rn, "ops");
+    int ops_ok = 1;
+    for (int side = 0; side < 2; side++) {
+        const hr_json_t *o = side ? on : ob;
+        for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
+            const char *k = hr_json_key_at(o, i);
+            if (side && hr_json_get(ob, k))
+                continue; /* already compared from the base side */
+            if (!num_equal(hr_json_get(ob, k), hr_json_get(on, k))) {
+                char name[64];
+                snprintf(name, sizeof name, "ops.%s", k);
+                row(c, rb, name, hr_json_num(hr_json_get(ob, k), NAN),
+                    hr_json_num(hr_json_get(on, k), NAN),
+                    delta_pct(hr_json_num(hr_json_get(ob, k), NAN), hr_json_num(hr_json_get(on, k), NAN)),
+                    "exact", "MISMATCH");
+                c->mismatches++;
+                ops_ok = 0;
+            }
+        }
+    }
+    if (ops_ok)
+        row(c, rb, "ops.total", hr_json_path_num(rb, "ops.total"), hr_json_path_num(rn, "ops.total"),
+            0, "exact", "ok");
+    const hr_json_t *lb = hr_json_path(rb, "memory.peak_live"), *ln = hr_json_path(rn, "memory.peak_live");
+    double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
+    int eq = num_equal(lb, ln);
+    row(c, rb, "live", b, n, isnan(b) || isnan(n) ? NAN : delta_pct(b, n), "exact",
+        eq ? "ok" : "MISMATCH");
+    c->mismatches += !eq;
+}
+
+static int is_ok(const hr_json_t *r) { return strcmp(hr_json_path_str(r, "status"), "ok") == 0; }
+
+static int fp_exact(const hr_json_t *r) {
+    const char *s = hr_json_path_str(r, "memory.footprint_source");
+    return s && strcmp(s, "exact") == 0;
+}
+
+static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
+                         const hr_compare_metric_t *m, int nm) {
+    const char *sb = hr_json_path_str(rb, "status"), *sn = hr_json_path_str(rn, "status");
+    char st[96];
+    snprintf(st, sizeof st, "status %s -> %s", sb, sn);
+    if (!is_ok(rb)) {
+        row(c, rb, st, NAN, NAN, NAN, "-", is_ok(rn) ? "fixed" : "skipped");
+        return;
+    }
+    if (!is_ok(rn)) {
+        row(c, rb, st, NAN, NAN, NAN, "-", "FAILED");
+        c->regressions++;
+        return;
+    }
+    exact_checks(c, rb, rn);
+    int exact_fp = fp_exact(rb) && fp_exact(rn), fp_done = 0;
+    for (int i = 0; i < nm; i++) {
+        if (strcmp(m[i].path, "memory.peak_live") == 0 || strncmp(m[i].path, "ops.", 4) == 0)
+            continue; /* compared exactly above */
+        int is_fp = strcmp(m[i].path, "memory.peak_footprint") == 0;
+        gate(c, rb, rn, &m[i], m[i].pct, NULL);
+        fp_done |= is_fp;
+    }
+    if (exact_fp && !fp_done) { /* in-house footprint is deterministic: 0% */
+        hr_compare_metric_t fp;
+        hr_compare_metric_lookup("peak", &fp);
+        gate(c, rb, rn, &fp, 0, "exact");
+    }
+}
+
+static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb, char *used) {
+    const char *alloc = hr_json_path_str(rb, "allocator");
+    const char *base = hr_report_trace_base(hr_json_path_str(rb, "trace"));
+    const char *dig = hr_json_path_str(rb, "trace_digest");
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < hr_json_len(results); i++) {
+            const hr_json_t *r = hr_json_at(results, i);
+            if (used[i] || strcmp(hr_json_path_str(r, "allocator"), alloc) != 0)
+                continue;
+            const char *d = hr_json_path_str(r, "trace_digest");
+            if (pass == 0 ? strcmp(hr_report_trace_base(hr_json_path_str(r, "trace")), base) == 0
+                          : (dig && d && strcmp(dig, d) == 0)) {
+                used[i] = 1;
+                return r;
+            }
+        }
+    return NULL;
+}
+
+int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_json_t *cur,
+                       const char *new_name, const hr_compare_options_t *opt, FILE *out) {
+    hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
+    char err[256], title[1024];
+    int nm = hr_compare_parse_thresholds(opt->max_regress ? opt->max_regress : default_spec, m,
+                                         HR_COMPARE_MAX_METRICS, err, sizeof err);
+    if (nm < 0)
+        return 2; /* callers validate the spec first (hr_compare_files does) */
+    const hr_json_t *rb = hr_json_get(base, "results"), *rn = hr_json_get(cur, "results");
+    char *used = calloc(hr_json_len(rn) + 1, 1);
+    cmp_t c;
+    memset(&c, 0, sizeof c);
+    hr_emit_init(&c.em, out, opt->format);
+    if (!used)
+        return 2;
+    if (opt->format == HR_EMIT_JSON) {
+        hr_emit_obj_begin(&c.em, NULL);
+        hr_emit_str(&c.em, "base", base_name);
+        hr_emit_str(&c.em, "new", new_name);
+        snprintf(title, sizeof title, "rows");
+    } else {
+        snprintf(title, sizeof title, "compare %s -> %s", base_name, new_name);
+    }
+    hr_emit_table_begin(&c.em, opt->format == HR_EMIT_CSV ? NULL : title, 8, cols);
+    for (size_t i = 0; i < hr_json_len(rb); i++) {
+        const hr_json_t *b = hr_json_at(rb, i), *n = find_match(rn, b, used);
+        if (!n) {
+            row(&c, b, "result", NAN, NAN, NAN, "-", "MISSING");
+            c.missing++;
+            continue;
+        }
+        c.matched++;
+        compare_pair(&c, b, n, m, nm);
+    }
+    for (size_t i = 0; i < hr_json_len(rn); i++)
+        if (!used[i])
+            row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, "-", "new");
+    hr_emit_table_end(&c.em);
+    free(used);
+    int fail = c.regressions + c.mismatches + c.missing > 0;
+    if (opt->format == HR_EMIT_JSON) {
+        hr_emit_obj_begin(&c.em, "summary");
+        hr_emit_u64(&c.em, "matched", (uint64_t)c.matched);
+        hr_emit_u64(&c.em, "regressions", (uint64_t)c.regressions);
+        hr_emit_u64(&c.em, "mismatches", (uint64_t)c.mismatches);
+        hr_emit_u64(&c.em, "missing", (uint64_t)c.missing);
+        hr_emit_str(&c.em, "verdict", fail ? "FAIL" : "PASS");
+        hr_emit_obj_end(&c.em);
+        hr_emit_obj_end(&c.em);
+        hr_emit_end(&c.em);
+    } else {
+        /* CSV stays a single table: the summary goes to stderr there. */
+        fprintf(opt->format == HR_EMIT_CSV ? stderr : out,
+                "compare: %d matched, %d regressions, %d mismatches, %d missing: %s\n",
+                c.matched, c.regressions, c.mismatches, c.missing, fail ? "FAIL" : "PASS");
+    }
+    fflush(out);
+    return fail;
+}
+
+int hr_compare_files(const char *base_path, const char *new_path, const hr_compare_options_t *opt,
+                     FILE *out, FILE *errf) {
+    hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
+    char err[1024];
+    if (opt->max_regress &&
+        hr_compare_parse_thresholds(opt->max_regress, m, HR_COMPARE_MAX_METRICS, err, sizeof err) < 0) {
+        fprintf(errf, "heapreplay compare: %s\n", err);
+        return 2;
+    }
+    hr_json_t *b = hr_report_load(base_path, err, sizeof err);
+    if (!b) {
+        fprintf(errf, "heapreplay compare: %s\n", err);
+        return 2;
+    }
+    hr_json_t *n = hr_report_load(new_path, err, sizeof err);
+    if (!n) {
+        fprintf(errf, "heapreplay compare: %s\n", err);
+        hr_json_free(b);
+        return 2;
+    }
+    int rc = hr_compare_reports(b, base_path, n, new_path, opt, out);
+    hr_json_free(b);
+    hr_json_free(n);
+    return rc;
+}

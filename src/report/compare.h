@@ -1,0 +1,57 @@
+/* compare: gate a change on two reports (docs/REPORTS.md, "compare").
+ *
+ * Results are matched by (trace basename, allocator), falling back to
+ * (trace digest, allocator). Per matched pair:
+ *  - exact checks, always: every ops.* count and memory.peak_live must be
+ *    equal (else MISMATCH: the traces differ), and so must the digests;
+ *  - gated metrics: the --max-regress list, or the defaults
+ *    throughput=5%,ns_per_op=5%,peak=0%,live=0% when none is given. A metric
+ *    regresses when it moves in its bad direction by more than its threshold
+ *    (throughput: higher is better; everything else: lower is better);
+ *  - memory.peak_footprint when both sides' footprint_source is "exact" is
+ *    always gated, at the peak threshold if one was given, else 0%.
+ * A base result missing in NEW, or whose status turned from ok to not-ok, is a
+ * regression. Exit codes: 0 no regression, 1 regression/mismatch, 2 bad input.
+ */
+#ifndef HR_REPORT_COMPARE_H
+#define HR_REPORT_COMPARE_H
+
+#include <stdio.h>
+
+#include "report/emit.h"
+#include "report/json.h"
+
+#define HR_COMPARE_MAX_METRICS 32
+
+typedef struct hr_compare_metric {
+    char   name[32];    /* as shown: the alias, or the path */
+    char   path[128];   /* dotted path in a result */
+    double pct;         /* allowed regression, percent */
+    int    higher_better;
+} hr_compare_metric_t;
+
+typedef struct hr_compare_options {
+    hr_emit_format_t format;     /* output table format (default text) */
+    const char      *max_regress; /* "throughput=5%,peak=0%"; NULL: the defaults */
+} hr_compare_options_t;
+
+hr_compare_options_t hr_compare_options_default(void);
+
+/* Resolve an alias (throughput, ns_per_op, wall, p99, p999, max, peak, live,
+ * rss, frag, slop, worst_frame) or a dotted path. 0 ok, -1 unknown name. */
+int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out);
+/* Parse "METRIC=PCT[%],..." into m[]; returns the count, or -1 with a one-line
+ * message in err. */
+int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max,
+                                char *err, size_t errlen);
+
+/* Compare two loaded, validated reports; writes the delta table and a summary
+ * line to out. Returns 0 or 1. */
+int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_json_t *cur,
+                       const char *new_name, const hr_compare_options_t *opt, FILE *out);
+/* Load both files and compare. Returns the exit code 0/1/2; on 2 a one-line
+ * error naming the file goes to errf. */
+int hr_compare_files(const char *base_path, const char *new_path,
+                     const hr_compare_options_t *opt, FILE *out, FILE *errf);
+
+#endif

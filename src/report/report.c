@@ -1,0 +1,527 @@
+/* Report building, validation and rendering (see report.h). */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- building and checking -------------------------------------------- */
+
+hr_json_t *hr_report_new(const char *tool_version) {
+    hr_json_t *r = hr_json_new_object();
+    if (!r)
+        return NULL;
+    if (hr_json_set(r, "schema", hr_json_new_str(HR_REPORT_SCHEMA)) < 0 ||
+        hr_json_set(r, "schema_version", hr_json_new_u64(HR_REPORT_SCHEMA_VERSION)) < 0 ||
+        hr_json_set(r, "tool_version", hr_json_new_str(tool_version ? tool_version : "?")) < 0 ||
+        hr_json_set(r, "results", hr_json_new_array()) < 0) {
+        hr_json_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int hr_report_add_result_line(hr_json_t *report, const char *line, size_t len, const char *name,
+                              char *err, size_t errlen) {
+    hr_json_t *res = hr_json_parse(line, len, name, err, errlen);
+    if (!res)
+        return -1;
+    if (res->type != HR_JSON_OBJECT) {
+        snprintf(err, errlen, "%s: offset 0: expected a result object", name ? name : "<input>");
+        hr_json_free(res);
+        return -1;
+    }
+    hr_json_t *results = (hr_json_t *)hr_json_get(report, "results");
+    if (!results) {
+        results = hr_json_new_array();
+        if (hr_json_set(report, "results", results) < 0) {
+            hr_json_free(res);
+            return -1;
+        }
+    }
+    return hr_json_push(results, res);
+}
+
+int hr_report_validate(const hr_json_t *doc, const char *name, char *err, size_t errlen) {
+    const char *schema = hr_json_path_str(doc, "schema");
+    uint64_t ver = 0;
+    if (hr_json_type(doc) != HR_JSON_OBJECT || !schema || strcmp(schema, HR_REPORT_SCHEMA) != 0) {
+        snprintf(err, errlen, "%s: expected a report with \"schema\": \"%s\"", name, HR_REPORT_SCHEMA);
+        return -1;
+    }
+    if (hr_json_get_u64(hr_json_get(doc, "schema_version"), &ver) < 0 ||
+        ver != HR_REPORT_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: expected \"schema_version\": %d (this heapreplay's version)",
+                 name, HR_REPORT_SCHEMA_VERSION);
+        return -1;
+    }
+    const hr_json_t *results = hr_json_get(doc, "results");
+    if (hr_json_type(results) != HR_JSON_ARRAY) {
+        snprintf(err, errlen, "%s: expected \"results\" to be an array", name);
+        return -1;
+    }
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        if (!hr_json_path_str(r, "trace") || !hr_json_path_str(r, "allocator") ||
+            !hr_json_path_str(r, "status")) {
+            snprintf(err, errlen, "%s: results[%zu]: expected an object with string "
+                     "\"trace\", \"allocator\" and \"status\"", name, i);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+hr_json_t *hr_report_load(const char *path, char *err, size_t errlen) {
+    hr_json_t *doc = hr_json_parse_file(path, err, errlen);
+    if (doc && hr_report_validate(doc, path, err, errlen) < 0) {
+        hr_json_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+const char *hr_report_trace_base(const char *path) {
+    const char *s = path ? strrchr(path, '/') : NULL;
+    return s ? s + 1 : path ? path : "";
+}
+
+/* ---- units ------------------------------------------------------------- */
+
+void hr_fmt_bytes(char *buf, size_t n, double b) {
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double a = fabs(b);
+    if (!isfinite(b)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    while (a >= 1024 && u < 4) {
+        a /= 1024;
+        b /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%.0f B", b);
+    else
+        snprintf(buf, n, "%.2f %s", b, unit[u]);
+}
+
+void hr_fmt_rate(char *buf, size_t n, double r) {
+    if (!isfinite(r))
+        snprintf(buf, n, "-");
+    else if (r < 1e3)
+        snprintf(buf, n, "%.0f", r);
+    else if (r < 1e6)
+        snprintf(buf, n, "%.1f k", r / 1e3);
+    else if (r < 1e9)
+        snprintf(buf, n, "%.2f M", r / 1e6);
+    else
+        snprintf(buf, n, "%.2f G", r / 1e9);
+}
+
+void hr_fmt_ns(char *buf, size_t n, double ns) {
+    if (!isfinite(ns))
+        snprintf(buf, n, "-");
+    else if (ns < 1e3)
+        snprintf(buf, n, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, n, "%.1f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, n, "%.2f ms", ns / 1e6);
+    else
+        snprintf(buf, n, "%.2f s", ns / 1e9);
+}
+
+/* ---- text / Markdown --------------------------------------------------- */
+
+typedef void (*fmt_fn)(char *, size_t, double);
+
+static void cell_fmt(hr_emit_t *em, const hr_json_t *r, const char *path, fmt_fn f) {
+    double v = hr_json_path_num(r, path);
+    char buf[48];
+    if (!isfinite(v)) {
+        hr_emit_cell_str(em, NULL);
+        return;
+    }
+    f(buf, sizeof buf, v);
+    hr_emit_cell_str(em, buf);
+}
+
+static void cell_pct(hr_emit_t *em, double ratio) {
+    char buf[32];
+    if (!isfinite(ratio)) {
+        hr_emit_cell_str(em, NULL);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.1f%%", ratio * 100);
+    hr_emit_cell_str(em, buf);
+}
+
+static int status_ok(const hr_json_t *r) {
+    const char *s = hr_json_path_str(r, "status");
+    return s && strcmp(s, "ok") == 0;
+}
+
+/* Sum of native.violations.* (NAN when the backend reports none). */
+static double violations(const hr_json_t *r) {
+    const hr_json_t *v = hr_json_path(r, "native.violations");
+    if (hr_json_type(v) != HR_JSON_OBJECT)
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < hr_json_len(v); i++)
+        sum += hr_json_num(hr_json_at(v, i), 0);
+    return sum;
+}
+
+static const char *const main_cols[] = {
+    "allocator", "status", ">ops/s", ">ns/op", ">p50 ns", ">p99 ns", ">p99.9 ns", ">max ns",
+    ">worst frame", ">peak live", ">peak footprint", "fp source", ">RSS above base",
+    ">frag #4", ">frag #3", ">slop", ">native", ">violations",
+};
+#define N_MAIN_COLS ((int)(sizeof main_cols / sizeof main_cols[0]))
+
+static void main_row(hr_emit_t *em, const hr_json_t *r) {
+    hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
+    hr_emit_cell_str(em, hr_json_path_str(r, "status"));
+    if (!status_ok(r)) {
+        hr_emit_row_end(em); /* the rest stays "-"; the error is a note below */
+        return;
+    }
+    cell_fmt(em, r, "time.ops_per_s", hr_fmt_rate);
+    hr_emit_cell_f64(em, hr_json_path_num(r, "time.ns_per_op"), 1);
+    static const char *const lat[] = {"latency_ns.p50", "latency_ns.p99", "latency_ns.p999",
+                                      "latency_ns.max"};
+    for (int i = 0; i < 4; i++)
+        hr_emit_cell_f64(em, hr_json_path_num(r, lat[i]), 0);
+    cell_fmt(em, r, "worst_frame.ns", hr_fmt_ns);
+    cell_fmt(em, r, "memory.peak_live", hr_fmt_bytes);
+    cell_fmt(em, r, "memory.peak_footprint", hr_fmt_bytes);
+    hr_emit_cell_str(em, hr_json_path_str(r, "memory.footprint_source"));
+    cell_fmt(em, r, "memory.peak_rss_above_baseline", hr_fmt_bytes);
+    cell_pct(em, hr_json_path_num(r, "memory.frag_jw4"));
+    cell_pct(em, hr_json_path_num(r, "memory.frag_jw3"));
+    cell_fmt(em, r, "memory.internal_slop", hr_fmt_bytes);
+    double nat = hr_json_path_num(r, "native.native_ops");
+    double fb = hr_json_path_num(r, "native.fallback_ops");
+    cell_pct(em, isfinite(nat) && isfinite(fb) && nat + fb > 0 ? nat / (nat + fb) : NAN);
+    double v = violations(r);
+    if (isfinite(v))
+        hr_emit_cell_u64(em, (uint64_t)v);
+    else
+        hr_emit_cell_str(em, NULL);
+    hr_emit_row_end(em);
+}
+
+static void print_notes(FILE *out, const hr_json_t *results, const char *trace, int md) {
+    int any = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        if (strcmp(hr_json_path_str(r, "trace"), trace) != 0 || status_ok(r))
+            continue;
+        const char *e = hr_json_path_str(r, "error");
+        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", hr_json_path_str(r, "allocator"),
+                hr_json_path_str(r, "status"), e ? e : "(no message)");
+        any = 1;
+    }
+    if (any)
+        fputc('\n', out);
+}
+
+/* Union of keys of results[*].<obj> for one trace, in first-seen order. */
+static int key_union(const hr_json_t *results, const char *trace, const char *obj,
+                     const char **keys, int max) {
+    int n = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        const hr_json_t *o = hr_json_path(r, obj);
+        if (strcmp(hr_json_path_str(r, "trace"), trace) != 0)
+            continue;
+        for (size_t k = 0; k < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; k++) {
+            const char *key = hr_json_key_at(o, k);
+            int seen = 0;
+            for (int j = 0; j < n && !seen; j++)
+                seen = strcmp(keys[j], key) == 0;
+            if (!seen && n < max)
+                keys[n++] = key;
+        }
+    }
+    return n;
+}
+
+static void per_op_table(hr_emit_t *em, const hr_json_t *results, const char *trace) {
+    const char *keys[HR_EMIT_MAX_COLS - 1], *cols[HR_EMIT_MAX_COLS];
+    char names[HR_EMIT_MAX_COLS][64], title[512];
+    int n = key_union(results, trace, "ns_per_op", keys, HR_EMIT_MAX_COLS - 1);
+    if (n == 0)
+        return;
+    cols[0] = "allocator";
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], ">%s", keys[i]);
+        cols[i + 1] = names[i];
+    }
+    snprintf(title, sizeof title, "ns/op by op type (%s)", trace);
+    hr_emit_table_begin(em, title, n + 1, cols);
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        if (strcmp(hr_json_path_str(r, "trace"), trace) != 0 || !status_ok(r))
+            continue;
+        hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
+        const hr_json_t *o = hr_json_get(r, "ns_per_op");
+        for (int k = 0; k < n; k++)
+            hr_emit_cell_f64(em, hr_json_num(hr_json_get(o, keys[k]), NAN), 1);
+        hr_emit_row_end(em);
+    }
+    hr_emit_table_end(em);
+}
+
+/* A scalar JSON value as a table cell (exact: these are allocator-native
+ * figures whose units we do not know). Nested values become compact JSON. */
+static void cell_value(hr_emit_t *em, const hr_json_t *v) {
+    switch (hr_json_type(v)) {
+    case HR_JSON_NULL: hr_emit_cell_str(em, NULL); break;
+    case HR_JSON_BOOL: hr_emit_cell_str(em, v->boolean ? "true" : "false"); break;
+    case HR_JSON_STRING: hr_emit_cell_str(em, v->str); break;
+    case HR_JSON_NUMBER: hr_emit_cell_num(em, v->num); break;
+    default: {
+        char *s = hr_json_to_string(v, 1);
+        hr_emit_cell_str(em, s ? s : "?");
+        free(s);
+    }
+    }
+}
+
+static int is_object_array(const hr_json_t *v) {
+    return hr_json_type(v) == HR_JSON_ARRAY && hr_json_len(v) > 0 &&
+           hr_json_type(hr_json_at(v, 0)) == HR_JSON_OBJECT;
+}
+
+/* One table per native array of objects: "<allocator> <key> (<trace>)".
+ * CSV sections lead with trace and allocator columns so they can be joined. */
+static void native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
+    const hr_json_t *nat = hr_json_get(r, "native");
+    const char *trace = hr_json_path_str(r, "trace"), *alloc = hr_json_path_str(r, "allocator");
+    for (size_t k = 0; k < hr_json_len(nat) && hr_json_type(nat) == HR_JSON_OBJECT; k++) {
+        const hr_json_t *arr = hr_json_at(nat, k);
+        if (!is_object_array(arr))
+            continue;
+        const char *keys[HR_EMIT_MAX_COLS], *cols[HR_EMIT_MAX_COLS];
+        char names[HR_EMIT_MAX_COLS][64], title[512];
+        int n = 0, lead = csv ? 2 : 0;
+        for (size_t i = 0; i < hr_json_len(arr); i++) {
+            const hr_json_t *o = hr_json_at(arr, i);
+            for (size_t j = 0; j < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; j++) {
+                const char *key = hr_json_key_at(o, j);
+                int seen = 0;
+                for (int m = 0; m < n && !seen; m++)
+                    seen = strcmp(keys[m], key) == 0;
+                if (!seen && n + lead < HR_EMIT_MAX_COLS)
+                    keys[n++] = key;
+            }
+        }
+        cols[0] = "trace";
+        cols[1] = "allocator";
+        for (int i = 0; i < n; i++) {
+            const hr_json_t *first = hr_json_get(hr_json_at(arr, 0), keys[i]);
+            snprintf(names[i], sizeof names[i], "%s%s",
+                     hr_json_type(first) == HR_JSON_NUMBER ? ">" : "", keys[i]);
+            cols[lead + i] = names[i];
+        }
+        snprintf(title, sizeof title, "%s %s (%s)", alloc, hr_json_key_at(nat, k), trace);
+        hr_emit_table_begin(em, title, n + lead, cols);
+        for (size_t i = 0; i < hr_json_len(arr); i++) {
+            const hr_json_t *o = hr_json_at(arr, i);
+            if (csv) {
+                hr_emit_cell_str(em, trace);
+                hr_emit_cell_str(em, alloc);
+            }
+            for (int j = 0; j < n; j++)
+                cell_value(em, hr_json_get(o, keys[j]));
+            hr_emit_row_end(em);
+        }
+        hr_emit_table_end(em);
+    }
+}
+
+static void print_header(FILE *out, const hr_json_t *rep, int md) {
+    const hr_json_t *m = hr_json_get(rep, "machine"), *o = hr_json_get(rep, "options");
+    const char *touch = hr_json_path_str(o, "touch");
+    if (!touch)
+        touch = hr_json_path_str(rep, "results.0.touch");
+    char mem[32];
+    hr_fmt_bytes(mem, sizeof mem, hr_json_path_num(m, "mem_bytes"));
+    fprintf(out, "%sheapreplay %s report (schema %s v%.0f)\n\n", md ? "## " : "",
+            hr_json_path_str(rep, "tool_version") ? hr_json_path_str(rep, "tool_version") : "?",
+            HR_REPORT_SCHEMA, hr_json_path_num(rep, "schema_version"));
+    if (hr_json_path_str(rep, "created"))
+        fprintf(out, "%screated: %s\n", md ? "- " : "", hr_json_path_str(rep, "created"));
+    fprintf(out, "%smachine: %s, %s, %.0f cores, %s, %s, cycle counter %.3f GHz\n", md ? "- " : "",
+            hr_json_path_str(m, "hostname") ? hr_json_path_str(m, "hostname") : "?",
+            hr_json_path_str(m, "cpu") ? hr_json_path_str(m, "cpu") : "?",
+            hr_json_path_num(m, "cores"), mem,
+            hr_json_path_str(m, "os") ? hr_json_path_str(m, "os") : "?",
+            hr_json_path_num(m, "cycle_hz") / 1e9);
+    /* touch first and always: it changes both RSS and time */
+    fprintf(out, "%soptions: touch=%s", md ? "- " : "", touch ? touch : "unknown");
+    for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
+        if (strcmp(hr_json_key_at(o, i), "touch") == 0)
+            continue;
+        char *s = hr_json_str(hr_json_at(o, i)) ? NULL : hr_json_to_string(hr_json_at(o, i), 1);
+        fprintf(out, " %s=%s", hr_json_key_at(o, i), s ? s : hr_json_str(hr_json_at(o, i)));
+        free(s);
+    }
+    fputs("\n\n", out);
+}
+
+/* Distinct trace names in first-seen order. */
+static int traces_of(const hr_json_t *results, const char **out, int max) {
+    int n = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const char *t = hr_json_path_str(hr_json_at(results, i), "trace");
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++)
+            seen = strcmp(out[j], t) == 0;
+        if (!seen && n < max)
+            out[n++] = t;
+    }
+    return n;
+}
+
+static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
+    const hr_json_t *results = hr_json_get(rep, "results");
+    const char *traces[256];
+    int nt = traces_of(results, traces, 256);
+    print_header(em->out, rep, md);
+    for (int t = 0; t < nt; t++) {
+        char title[512];
+        const char *digest = NULL;
+        for (size_t i = 0; i < hr_json_len(results) && !digest; i++)
+            if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
+                digest = hr_json_path_str(hr_json_at(results, i), "trace_digest");
+        snprintf(title, sizeof title, "trace %s (digest %s)", traces[t], digest ? digest : "-");
+        hr_emit_table_begin(em, title, N_MAIN_COLS, main_cols);
+        for (size_t i = 0; i < hr_json_len(results); i++)
+            if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
+                main_row(em, hr_json_at(results, i));
+        hr_emit_table_end(em);
+        print_notes(em->out, results, traces[t], md);
+        per_op_table(em, results, traces[t]);
+        for (size_t i = 0; i < hr_json_len(results); i++)
+            if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
+                native_tables(em, hr_json_at(results, i), 0);
+    }
+    if (nt == 0)
+        fputs("(no results)\n", em->out);
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+/* Columns every CSV has, in schema order, whether or not a result has them. */
+static const char *const csv_fixed[] = {
+    "trace", "trace_digest", "allocator", "status", "error", "signal", "runs", "touch",
+    "ops.total", "ops.alloc", "ops.calloc", "ops.realloc", "ops.free", "ops.heap_push",
+    "ops.heap_pop", "ops.frame", "ops.mark", "time.wall_s", "time.wall_s_min", "time.wall_s_max",
+    "time.cpu_s", "time.ops_per_s", "time.ns_per_op", "ns_per_op.alloc", "ns_per_op.calloc",
+    "ns_per_op.realloc", "ns_per_op.free", "latency_ns.p50", "latency_ns.p90", "latency_ns.p99",
+    "latency_ns.p999", "latency_ns.max", "latency_ns.samples", "worst_frame.index",
+    "worst_frame.ns", "memory.peak_live", "memory.peak_footprint", "memory.footprint_source",
+    "memory.footprint_at_peak_live", "memory.live_at_peak_footprint",
+    "memory.peak_rss_above_baseline", "memory.frag_jw4", "memory.frag_jw3",
+    "memory.internal_slop", "native.native_ops", "native.fallback_ops",
+};
+#define N_CSV_FIXED ((int)(sizeof csv_fixed / sizeof csv_fixed[0]))
+
+typedef struct leaf {
+    char             path[192];
+    const hr_json_t *v;
+} leaf_t;
+
+typedef struct leaves {
+    leaf_t *l;
+    int     n, cap;
+} leaves_t;
+
+/* Flatten non-null scalars (and arrays other than arrays of objects, which
+ * get their own sections) into dotted paths. */
+static void flatten(leaves_t *out, const char *prefix, const hr_json_t *v) {
+    if (hr_json_type(v) == HR_JSON_OBJECT) {
+        for (size_t i = 0; i < hr_json_len(v); i++) {
+            char p[192];
+            snprintf(p, sizeof p, "%s%s%s", prefix, *prefix ? "." : "", hr_json_key_at(v, i));
+            flatten(out, p, hr_json_at(v, i));
+        }
+        return;
+    }
+    if (hr_json_type(v) == HR_JSON_NULL || is_object_array(v))
+        return;
+    if (out->n == out->cap) {
+        int cap = out->cap ? out->cap * 2 : 64;
+        leaf_t *l = realloc(out->l, (size_t)cap * sizeof *l);
+        if (!l)
+            return;
+        out->l = l;
+        out->cap = cap;
+    }
+    snprintf(out->l[out->n].path, sizeof out->l[0].path, "%s", prefix);
+    out->l[out->n++].v = v;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void render_csv(const hr_json_t *rep, hr_emit_t *em) {
+    const hr_json_t *results = hr_json_get(rep, "results");
+    size_t nr = hr_json_len(results);
+    leaves_t *lv = calloc(nr ? nr : 1, sizeof *lv);
+    const char *cols[HR_EMIT_MAX_COLS];
+    int nc = 0, nfixed;
+    if (!lv)
+        return;
+    for (int i = 0; i < N_CSV_FIXED; i++)
+        cols[nc++] = csv_fixed[i];
+    nfixed = nc;
+    for (size_t i = 0; i < nr; i++) {
+        flatten(&lv[i], "", hr_json_at(results, i));
+        for (int j = 0; j < lv[i].n; j++) {
+            int seen = 0;
+            for (int c = 0; c < nc && !seen; c++)
+                seen = strcmp(cols[c], lv[i].l[j].path) == 0;
+            if (!seen && nc < HR_EMIT_MAX_COLS)
+                cols[nc++] = lv[i].l[j].path;
+        }
+    }
+    qsort(cols + nfixed, (size_t)(nc - nfixed), sizeof cols[0], cmp_str); /* stable order */
+    hr_emit_table_begin(em, NULL, nc, cols);
+    for (size_t i = 0; i < nr; i++) {
+        for (int c = 0; c < nc; c++) {
+            const hr_json_t *v = NULL;
+            for (int j = 0; j < lv[i].n && !v; j++)
+                if (strcmp(lv[i].l[j].path, cols[c]) == 0)
+                    v = lv[i].l[j].v;
+            cell_value(em, v);
+        }
+        hr_emit_row_end(em);
+    }
+    hr_emit_table_end(em);
+    for (size_t i = 0; i < nr; i++) {
+        native_tables(em, hr_json_at(results, i), 1);
+        free(lv[i].l);
+    }
+    free(lv);
+}
+
+int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out) {
+    hr_emit_t em;
+    hr_emit_init(&em, out, fmt);
+    switch (fmt) {
+    case HR_EMIT_JSON:
+        hr_json_emit(&em, NULL, report);
+        hr_emit_end(&em);
+        break;
+    case HR_EMIT_CSV: render_csv(report, &em); break;
+    case HR_EMIT_TEXT: render_tables(report, &em, 0); break;
+    case HR_EMIT_MARKDOWN: render_tables(report, &em, 1); break;
+    }
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,48 @@
+/* Reports: building the report document (docs/REPORT_SCHEMA.md) and
+ * rendering it as JSON, a human text table, CSV or Markdown
+ * (docs/REPORTS.md explains every column). */
+#ifndef HR_REPORT_REPORT_H
+#define HR_REPORT_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report/emit.h"
+#include "report/json.h"
+
+#define HR_REPORT_SCHEMA "heapreplay-report"
+#define HR_REPORT_SCHEMA_VERSION 1
+
+/* A new report object holding schema, schema_version, tool_version (and an
+ * empty "results" array); the caller adds created/machine/options with
+ * hr_json_set. NULL on out-of-memory. */
+hr_json_t *hr_report_new(const char *tool_version);
+/* Parse one result line sent by a replay child and append it to the report's
+ * results. `name` names the source in the error. 0 ok, -1 with err set. */
+int hr_report_add_result_line(hr_json_t *report, const char *line, size_t len, const char *name,
+                              char *err, size_t errlen);
+
+/* Check that `doc` is a report this version understands: schema, version,
+ * results[] of objects with string trace/allocator/status.
+ * 0 ok, -1 with one line "NAME: expected ..." in err. */
+int hr_report_validate(const hr_json_t *doc, const char *name, char *err, size_t errlen);
+/* Parse + validate a report file. NULL with err set on failure. */
+hr_json_t *hr_report_load(const char *path, char *err, size_t errlen);
+
+/* Render the report. JSON: the document pretty-printed. TEXT/MARKDOWN: a
+ * header (tool, machine, options incl. touch), then per trace the comparison
+ * table, notes for failed rows, the ns/op-by-op table, and one table per
+ * native array of objects. CSV: one row per result with flattened dotted
+ * columns, then one "# title" section per native array. Returns 0, or -1 if
+ * writing failed. */
+int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out);
+
+/* Human units used by the text tables. */
+void hr_fmt_bytes(char *buf, size_t n, double bytes);  /* "512 B", "1.50 MiB" */
+void hr_fmt_rate(char *buf, size_t n, double per_s);   /* "950", "12.3 k", "1.20 M" */
+void hr_fmt_ns(char *buf, size_t n, double ns);        /* "850 ns", "1.2 us", "3.40 ms" */
+
+/* Basename of a trace path (the part after the last '/'). */
+const char *hr_report_trace_base(const char *path);
+
+#endif

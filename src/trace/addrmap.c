@@ -1,0 +1,274 @@
+/* Address -> id mapping for the importers (see import.h).
+ *
+ * An open-addressing hash map keyed by address remembers, for every address
+ * ever returned, whether it is live, its id, size and allocating thread.
+ * Entries are never deleted (a freed entry tells a double free from an
+ * unknown free). Ids are dense: freed ids go on a LIFO stack and are handed
+ * out again first, so n_ids stays close to the peak number of live blocks.
+ *
+ * Repairs (all counted in hr_repair_t, none fatal):
+ *  - free of an address never allocated: dropped (unknown_frees);
+ *  - free of a freed address: dropped (double_frees);
+ *  - an address returned while still live (its free was logged later, e.g. a
+ *    realloc that moved while another thread reused the old block): the old
+ *    block is freed first (reuse_inversions) and the next free of that address
+ *    that arrives is taken as the late one and dropped;
+ *  - NULL results: dropped (failed_allocs); realloc(NULL,n) -> alloc,
+ *    realloc(p,0) returning NULL -> free. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/import.h"
+
+enum { E_EMPTY = 0, E_LIVE, E_FREED };
+
+typedef struct hr_aentry {
+    uint64_t addr;
+    uint64_t size;
+    uint32_t id;
+    uint16_t thread;
+    uint8_t  state;
+    uint8_t  stale; /* late frees still expected after a reuse inversion */
+} hr_aentry_t;
+
+struct hr_addrmap {
+    hr_trace_t  *out;
+    hr_repair_t *rep;
+    int          ts;
+    hr_aentry_t *tab;
+    size_t       cap, used; /* cap is a power of two */
+    uint32_t    *free_ids;
+    size_t       n_free, cap_free;
+    uint32_t     next_id;
+};
+
+static uint64_t hash_addr(uint64_t a) {
+    a ^= a >> 33;
+    a *= 0xff51afd7ed558ccdull;
+    a ^= a >> 33;
+    return a;
+}
+
+static int grow(hr_addrmap_t *m) {
+    size_t cap = m->cap ? m->cap * 2 : 4096;
+    hr_aentry_t *tab = calloc(cap, sizeof *tab);
+    if (!tab)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->tab[i].state == E_EMPTY)
+            continue;
+        size_t j = hash_addr(m->tab[i].addr) & (cap - 1);
+        while (tab[j].state != E_EMPTY)
+            j = (j + 1) & (cap - 1);
+        tab[j] = m->tab[i];
+    }
+    free(m->tab);
+    m->tab = tab;
+    m->cap = cap;
+    return 0;
+}
+
+/* The entry for addr, or NULL when the address was never returned. */
+static hr_aentry_t *find(const hr_addrmap_t *m, uint64_t addr) {
+    size_t j = hash_addr(addr) & (m->cap - 1);
+    while (m->tab[j].state != E_EMPTY) {
+        if (m->tab[j].addr == addr)
+            return &m->tab[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+/* The entry for addr, created (not live) if absent; NULL on OOM. */
+static hr_aentry_t *insert(hr_addrmap_t *m, uint64_t addr) {
+    hr_aentry_t *e = find(m, addr);
+    if (e)
+        return e;
+    if ((m->used + 1) * 2 > m->cap && grow(m) != 0)
+        return NULL;
+    size_t j = hash_addr(addr) & (m->cap - 1);
+    while (m->tab[j].state != E_EMPTY)
+        j = (j + 1) & (m->cap - 1);
+    m->tab[j] = (hr_aentry_t){.addr = addr, .state = E_FREED};
+    m->used++;
+    return &m->tab[j];
+}
+
+hr_addrmap_t *hr_addrmap_new(hr_trace_t *out, hr_repair_t *rep, int ts_enabled) {
+    hr_addrmap_t *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->out = out;
+    m->rep = rep;
+    m->ts = ts_enabled;
+    if (grow(m) != 0) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static int emit(hr_addrmap_t *m, const hr_event_t *ev, uint64_t ts) {
+    return m->ts ? hr_trace_push_ts(m->out, ev, ts) : hr_trace_push(m->out, ev);
+}
+
+static int take_id(hr_addrmap_t *m, uint32_t *id) {
+    if (m->n_free) {
+        *id = m->free_ids[--m->n_free];
+        return 0;
+    }
+    if (m->next_id == UINT32_MAX)
+        return -1;
+    *id = m->next_id++;
+    return 0;
+}
+
+static int give_id(hr_addrmap_t *m, uint32_t id) {
+    if (m->n_free == m->cap_free) {
+        size_t cap = m->cap_free ? m->cap_free * 2 : 1024;
+        uint32_t *f = realloc(m->free_ids, cap * sizeof *f);
+        if (!f)
+            return -1;
+        m->free_ids = f;
+        m->cap_free = cap;
+    }
+    m->free_ids[m->n_free++] = id;
+    return 0;
+}
+
+/* Frees the live block in e (emits the free event). */
+static int kill_entry(hr_addrmap_t *m, hr_aentry_t *e, uint16_t thread, uint64_t ts) {
+    hr_event_t ev = {.op = HR_OP_FREE, .thread = thread, .id = e->id};
+    e->state = E_FREED;
+    if (give_id(m, e->id) != 0)
+        return -1;
+    return emit(m, &ev, ts);
+}
+
+/* Prepares e (the entry of a newly returned address) to become live. */
+static int make_room(hr_addrmap_t *m, hr_aentry_t *e, uint16_t thread, uint64_t ts) {
+    if (e->state != E_LIVE)
+        return 0;
+    m->rep->reuse_inversions++;
+    e->stale++;
+    return kill_entry(m, e, thread, ts);
+}
+
+static int add_live(hr_addrmap_t *m, hr_event_t *ev, uint64_t addr, uint64_t bytes, uint64_t ts) {
+    hr_aentry_t *e = insert(m, addr);
+    if (!e || make_room(m, e, ev->thread, ts) != 0 || take_id(m, &ev->id) != 0)
+        return -1;
+    e->state = E_LIVE;
+    e->id = ev->id;
+    e->size = bytes;
+    e->thread = ev->thread;
+    return emit(m, ev, ts);
+}
+
+int hr_addrmap_alloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t size,
+                     uint32_t align, uint64_t ts) {
+    if (!addr) {
+        m->rep->failed_allocs++;
+        return 0;
+    }
+    hr_event_t ev = {.op = HR_OP_ALLOC, .thread = thread, .size = size};
+    if (align > 16 && !(align & (align - 1))) { /* default alignment needs no field */
+        ev.align = align;
+        ev.flags = HR_EVF_HAS_OPT;
+    }
+    return add_live(m, &ev, addr, size, ts);
+}
+
+int hr_addrmap_calloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t n,
+                      uint64_t size, uint64_t ts) {
+    if (!addr) {
+        m->rep->failed_allocs++;
+        return 0;
+    }
+    if (n > UINT32_MAX || (size && n > UINT64_MAX / size))
+        return hr_addrmap_alloc(m, thread, addr, n * size, 0, ts);
+    hr_event_t ev = {.op = HR_OP_CALLOC, .thread = thread, .aux = (uint32_t)n, .size = size};
+    return add_live(m, &ev, addr, n * size, ts);
+}
+
+/* The live block being freed; NULL (and counted) when the free is dropped.
+ * A freshly inserted entry is E_FREED with stale 0, so "never seen" is told
+ * apart by find() returning NULL. */
+static hr_aentry_t *freeing(hr_addrmap_t *m, uint64_t addr, uint16_t thread) {
+    hr_aentry_t *e = find(m, addr);
+    if (!e) {
+        m->rep->unknown_frees++;
+        return NULL;
+    }
+    if (e->stale) { /* the late free announced by a reuse inversion */
+        e->stale--;
+        return NULL;
+    }
+    if (e->state != E_LIVE) {
+        m->rep->double_frees++;
+        return NULL;
+    }
+    if (e->thread != thread)
+        m->rep->cross_thread_frees++;
+    return e;
+}
+
+int hr_addrmap_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t ts) {
+    if (!addr)
+        return 0;
+    hr_aentry_t *e = freeing(m, addr, thread);
+    if (!e)
+        return 0;
+    return kill_entry(m, e, thread, ts);
+}
+
+int hr_addrmap_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t addr,
+                       uint64_t size, uint64_t ts) {
+    if (!old) {
+        m->rep->realloc_null++;
+        return hr_addrmap_alloc(m, thread, addr, size, 0, ts);
+    }
+    if (!addr) {
+        if (size == 0) {
+            m->rep->realloc_zero++;
+            return hr_addrmap_free(m, thread, old, ts);
+        }
+        m->rep->failed_allocs++; /* the old block stays live */
+        return 0;
+    }
+    hr_aentry_t *o = freeing(m, old, thread);
+    if (!o)
+        return hr_addrmap_alloc(m, thread, addr, size, 0, ts);
+    uint32_t old_id = o->id;
+    o->state = E_FREED;
+    if (give_id(m, old_id) != 0)
+        return -1;
+    hr_event_t ev = {.op = HR_OP_REALLOC, .thread = thread, .aux = old_id, .size = size};
+    return add_live(m, &ev, addr, size, ts);
+}
+
+int hr_addrmap_annot(hr_addrmap_t *m, uint16_t thread, hr_op_t op, const char *name,
+                     uint64_t num, uint64_t ts) {
+    hr_event_t ev = {.op = (uint8_t)op, .thread = thread};
+    if (op == HR_OP_FRAME) {
+        ev.size = num;
+    } else {
+        int64_t s = hr_trace_intern(m->out, name ? name : "");
+        if (s < 0)
+            return -1;
+        ev.aux = (uint32_t)s;
+    }
+    return emit(m, &ev, ts);
+}
+
+void hr_addrmap_finish(hr_addrmap_t *m) {
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->tab[i].state == E_LIVE)
+            m->rep->leaked_at_end++;
+    m->rep->events_out = m->out->n_events;
+    free(m->tab);
+    free(m->free_ids);
+    free(m);
+}

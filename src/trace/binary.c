@@ -1,0 +1,445 @@
+/* Binary trace format: the fast decoder (encoder: binary_enc.c).
+ * The byte layout is specified in docs/TRACE_FORMAT.md; keep the two in step.
+ *
+ * Both directions are generated from HR_OP_LIST: each op becomes one switch
+ * case that calls an always-inline field coder with its (compile-time) field
+ * kinds, so the compiler unrolls every op into straight-line code and adding
+ * an op to the list needs no change here. */
+#include "trace/format.h"
+#include "trace/varint.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+#define HR_COLD __attribute__((cold, noinline))
+
+_Static_assert(HR_OP__COUNT <= 32, "opcodes must fit the 5-bit code field");
+_Static_assert(sizeof(hr_event_t) == 24, "event layout changed");
+
+#define FAST_MARGIN 96 /* bytes left for the unchecked decoder (> REC_MAX) */
+
+/* Delta chains shared by all records (docs: "Delta state"). */
+typedef struct chain {
+    uint32_t id;  /* last ID or OLD field */
+    uint64_t num; /* last NUM field */
+} chain_t;
+
+static uint64_t get_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* ---- decoder ------------------------------------------------------------ */
+
+typedef struct dec {
+    const uint8_t *base; /* start of the file: offsets in messages are from here */
+    const char    *name;
+    hr_error_t    *err;
+    uint32_t       n_ids, n_threads, n_strings;
+    chain_t        ch;
+    uint64_t       ts;
+    uint16_t       thread;
+} dec_t;
+
+HR_COLD static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    hr_error_set(d->err, "%s: offset %zu: %s", d->name, (size_t)(at - d->base), what);
+    return -1;
+}
+
+static const char *kind_name(int kind) {
+    static const char *const names[] = {
+#define KIND_NAME_(k) #k,
+        HR_FIELD_LIST(KIND_NAME_)
+#undef KIND_NAME_
+    };
+    return kind >= 0 && kind < HR_F__COUNT ? names[kind] : "?";
+}
+
+HR_COLD static int varint_fail(dec_t *d, const uint8_t *at, int rc, const char *what,
+                               unsigned op) {
+    if (rc == HR_VARINT_TRUNC)
+        return dec_fail(d, at, "truncated record: expected a varint (%s of '%s') but the "
+                        "records section ends", what, hr_op_name(op));
+    return dec_fail(d, at, "bad varint (%s of '%s'): longer than needed or more than 64 bits",
+                    what, hr_op_name(op));
+}
+
+#define GETV(pp, end, v, checked) \
+    ((checked) ? hr_varint_get((pp), (end), (v)) : hr_varint_get_unchecked((pp), (v)))
+
+HR_INLINE int dec_field(dec_t *d, const uint8_t **pp, const uint8_t *end, int kind,
+                        hr_event_t *ev, chain_t *c, int checked) {
+    const uint8_t *at = *pp;
+    uint64_t v;
+    if (kind == HR_F_ALIGN) {
+        if (checked && at >= end)
+            return dec_fail(d, at, "truncated record: expected the ALIGN byte of '%s'",
+                            hr_op_name(ev->op));
+        *pp = at + 1;
+        if (*at > 32)
+            return dec_fail(d, at, "alignment code %u out of range (0..32)", *at);
+        ev->align = *at ? 1u << (*at - 1) : 0;
+        return 0;
+    }
+    int rc = GETV(pp, end, &v, checked);
+    if (__builtin_expect(rc != 0, 0))
+        return varint_fail(d, at, rc, kind_name(kind), ev->op);
+    switch (kind) {
+    case HR_F_ID:
+    case HR_F_OLD: {
+        uint64_t id = (uint64_t)c->id + (uint64_t)hr_unzigzag(v);
+        if (__builtin_expect(id >= d->n_ids, 0))
+            return dec_fail(d, at, "id %lld out of range (header says n_ids %u)",
+                            (long long)(int64_t)id, d->n_ids);
+        c->id = (uint32_t)id;
+        if (kind == HR_F_ID)
+            ev->id = (uint32_t)id;
+        else
+            ev->aux = (uint32_t)id;
+        break;
+    }
+    case HR_F_SIZE:
+        ev->size = v;
+        break;
+    case HR_F_COUNT:
+        if (v > UINT32_MAX)
+            return dec_fail(d, at, "count %llu out of range (max %u)", (unsigned long long)v,
+                            UINT32_MAX);
+        ev->aux = (uint32_t)v;
+        break;
+    case HR_F_STR:
+        if (__builtin_expect(v >= d->n_strings, 0))
+            return dec_fail(d, at, "string index %llu out of range (table has %u)",
+                            (unsigned long long)v, d->n_strings);
+        ev->aux = (uint32_t)v;
+        break;
+    case HR_F_NUM:
+        c->num += (uint64_t)hr_unzigzag(v);
+        ev->size = c->num;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+HR_INLINE int dec_fields(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_t *ev,
+                         chain_t *c, int k1, int k2, int k3, int nopt, int opt, int checked) {
+    if (k1 != HR_F_NONE && HR_PRESENT(0, k1, k2, k3, nopt, opt) &&
+        dec_field(d, pp, end, k1, ev, c, checked))
+        return -1;
+    if (k2 != HR_F_NONE && HR_PRESENT(1, k1, k2, k3, nopt, opt) &&
+        dec_field(d, pp, end, k2, ev, c, checked))
+        return -1;
+    if (k3 != HR_F_NONE && HR_PRESENT(2, k1, k2, k3, nopt, opt) &&
+        dec_field(d, pp, end, k3, ev, c, checked))
+        return -1;
+    return 0;
+}
+
+/* Reads a skippable record's payload length; sets *pend to the payload end. */
+static int dec_payload_len(dec_t *d, const uint8_t **pp, const uint8_t *end, unsigned code,
+                           const uint8_t **pend) {
+    const uint8_t *at = *pp;
+    uint64_t n;
+    int rc = hr_varint_get(pp, end, &n);
+    if (rc)
+        return varint_fail(d, at, rc, "payload length", code);
+    if (n > (uint64_t)(end - *pp))
+        return dec_fail(d, *pp, "truncated record: opcode %u payload needs %llu bytes, %zu left",
+                        code, (unsigned long long)n, (size_t)(end - *pp));
+    *pend = *pp + n;
+    return 0;
+}
+
+HR_INLINE int dec_op(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_t *ev,
+                     unsigned code, int k1, int k2, int k3, int nopt, int opt, int checked) {
+    if (code < HR_BIN_SKIPPABLE_MIN)
+        return dec_fields(d, pp, end, ev, &d->ch, k1, k2, k3, nopt, opt, checked);
+    const uint8_t *pend;
+    if (dec_payload_len(d, pp, end, code, &pend))
+        return -1;
+    chain_t local = d->ch; /* skippable records do not advance the chains */
+    if (dec_fields(d, pp, pend, ev, &local, k1, k2, k3, nopt, opt, 1))
+        return -1;
+    if (*pp != pend)
+        return dec_fail(d, *pp, "%zu unexpected bytes at the end of a '%s' payload",
+                        (size_t)(pend - *pp), hr_op_name(code));
+    return 0;
+}
+
+#define DEC_CASE_(e, c, t, f1, f2, f3, o)                                        \
+    case c:                                                                      \
+        if (o == 0 && opt)                                                       \
+            return dec_fail(d, at, "'%s' has no optional field but the opcode "  \
+                            "byte sets the optional-field bit", t);              \
+        if (dec_op(d, &p, end, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, opt,   \
+                   checked))                                                     \
+            return -1;                                                           \
+        break;
+
+/* Decodes one record into *ev (and *ts). Returns 0 (event), 1 (skipped) or -1. */
+HR_INLINE int dec_record(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_t *ev,
+                         uint64_t *ts, int checked, int has_ts) {
+    const uint8_t *at = *pp, *p = at;
+    unsigned b = *p++, code = b & HR_BIN_OP_MASK;
+    int opt = (b & HR_BIN_OPT) != 0;
+    uint64_t v;
+    if (__builtin_expect(b & (HR_BIN_RESERVED | HR_BIN_THREAD), 0)) {
+        if (b & HR_BIN_RESERVED)
+            return dec_fail(d, at, "opcode byte 0x%02x sets the reserved bit 7", b);
+        const uint8_t *tat = p;
+        int rc = GETV(&p, end, &v, checked);
+        if (rc)
+            return varint_fail(d, tat, rc, "thread", code);
+        if (v >= d->n_threads)
+            return dec_fail(d, tat, "thread %llu out of range (header says n_threads %u)",
+                            (unsigned long long)v, d->n_threads);
+        d->thread = (uint16_t)v;
+    }
+    if (has_ts) {
+        const uint8_t *tat = p;
+        int rc = GETV(&p, end, &v, checked);
+        if (rc)
+            return varint_fail(d, tat, rc, "timestamp", code);
+        d->ts += (uint64_t)hr_unzigzag(v);
+        *ts = d->ts;
+    }
+    ev->op = (uint8_t)code;
+    ev->flags = opt ? HR_EVF_HAS_OPT : 0;
+    ev->thread = d->thread;
+    ev->id = ev->aux = ev->align = 0;
+    ev->size = 0;
+    switch (code) {
+        HR_OP_LIST(DEC_CASE_)
+    default: {
+        const uint8_t *pend;
+        if (code < HR_BIN_SKIPPABLE_MIN)
+            return dec_fail(d, at, "unknown opcode %u (codes below %u cannot be skipped; "
+                            "written by a newer heapreplay?)", code, HR_BIN_SKIPPABLE_MIN);
+        if (dec_payload_len(d, &p, end, code, &pend))
+            return -1;
+        *pp = pend;
+        return 1;
+    }
+    }
+    *pp = p;
+    return 0;
+}
+
+/* The record loop: unchecked while FAST_MARGIN bytes remain, then checked. */
+HR_INLINE int dec_loop(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t,
+                       uint64_t n_events, uint64_t *skipped, int has_ts) {
+    hr_event_t *evs = t->events;
+    uint64_t *tss = t->ts, dummy = 0;
+    size_t n = 0;
+    uint64_t skip = 0;
+    while (p < end) {
+        if (__builtin_expect(n + skip >= n_events, 0))
+            return dec_fail(d, p, "record count mismatch: more records than the header's "
+                            "%llu events", (unsigned long long)n_events);
+        int rc = end - p >= FAST_MARGIN
+                     ? dec_record(d, &p, end, &evs[n], has_ts ? &tss[n] : &dummy, 0, has_ts)
+                     : dec_record(d, &p, end, &evs[n], has_ts ? &tss[n] : &dummy, 1, has_ts);
+        if (__builtin_expect(rc != 0, 0)) {
+            if (rc < 0)
+                return -1;
+            skip++;
+            continue;
+        }
+        n++;
+    }
+    t->n_events = n;
+    *skipped = skip;
+    if (n + skip != n_events)
+        return dec_fail(d, end, "record count mismatch: the records section ends after %llu "
+                        "records, the header says %llu", (unsigned long long)(n + skip),
+                        (unsigned long long)n_events);
+    return 0;
+}
+
+static int dec_loop_ts(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t,
+                       uint64_t n, uint64_t *sk) {
+    return dec_loop(d, p, end, t, n, sk, 1);
+}
+static int dec_loop_plain(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t,
+                          uint64_t n, uint64_t *sk) {
+    return dec_loop(d, p, end, t, n, sk, 0);
+}
+
+/* Large arrays are filled once, front to back: ask for transparent huge pages
+ * so the first touch costs one fault per 2 MiB instead of per 4 KiB (on a VM
+ * those faults dominated decoding). Advisory only; errors are ignored. */
+static void advise_huge(void *p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (bytes >= 4 * huge && e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+/* The string table: n varint-length-prefixed names, exactly [p, end). */
+static int dec_strings(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t) {
+    if (d->n_strings && !(t->strings = calloc(d->n_strings, sizeof *t->strings)))
+        return dec_fail(d, p, "out of memory for %u strings", d->n_strings);
+    t->cap_strings = d->n_strings;
+    for (uint32_t i = 0; i < d->n_strings; i++) {
+        const uint8_t *at = p;
+        uint64_t n;
+        int rc = hr_varint_get(&p, end, &n);
+        if (rc == HR_VARINT_TRUNC)
+            return dec_fail(d, at, "truncated string table: expected the length of string %u",
+                            i);
+        if (rc)
+            return dec_fail(d, at, "bad varint (length of string %u)", i);
+        if (n > (uint64_t)(end - p))
+            return dec_fail(d, p, "truncated string table: string %u needs %llu bytes, %zu "
+                            "left", i, (unsigned long long)n, (size_t)(end - p));
+        if (memchr(p, 0, n))
+            return dec_fail(d, p, "string %u contains a NUL byte", i);
+        if (!(t->strings[i] = malloc(n + 1)))
+            return dec_fail(d, p, "out of memory");
+        memcpy(t->strings[i], p, n);
+        t->strings[i][n] = 0;
+        t->n_strings = i + 1;
+        p += n;
+    }
+    if (p != end)
+        return dec_fail(d, p, "string table has %zu bytes after its %u strings",
+                        (size_t)(end - p), d->n_strings);
+    return 0;
+}
+
+/* Header fields at their offsets (docs/TRACE_FORMAT.md, "Header"). */
+typedef struct bin_header {
+    uint16_t major, minor;
+    uint32_t flags, n_ids, n_threads, n_strings, header_size;
+    uint64_t n_events, peak, strings_len, records_len;
+} bin_header_t;
+
+static int dec_header(dec_t *d, const uint8_t *buf, size_t len, bin_header_t *h) {
+    if (len < HR_BIN_MAGIC_LEN ? memcmp(buf, HR_BIN_MAGIC, len) != 0
+                               : memcmp(buf, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN) != 0)
+        return dec_fail(d, buf, "bad magic: expected \"HRTRACE\\0\"");
+    if (len < HR_BIN_HEADER_SIZE)
+        return dec_fail(d, buf + len, "truncated header: expected %d bytes, the file has %zu",
+                        HR_BIN_HEADER_SIZE, len);
+    h->major = (uint16_t)get_le(buf + 8, 2);
+    h->minor = (uint16_t)get_le(buf + 10, 2);
+    h->flags = (uint32_t)get_le(buf + 12, 4);
+    h->n_events = get_le(buf + 16, 8);
+    h->n_ids = (uint32_t)get_le(buf + 24, 4);
+    h->n_threads = (uint32_t)get_le(buf + 28, 4);
+    h->n_strings = (uint32_t)get_le(buf + 32, 4);
+    h->header_size = (uint32_t)get_le(buf + 36, 4);
+    h->peak = get_le(buf + 40, 8);
+    h->strings_len = get_le(buf + 48, 8);
+    h->records_len = get_le(buf + 56, 8);
+    if (h->major != HR_BIN_MAJOR)
+        return dec_fail(d, buf + 8, "unsupported major version %u (this reader reads %d.x)",
+                        h->major, HR_BIN_MAJOR);
+    if (h->flags & ~(uint32_t)HR_TRACEF_TIMESTAMPS)
+        return dec_fail(d, buf + 12, "unknown header flags 0x%x", h->flags);
+    if (h->n_ids > (uint64_t)HR_ID_MAX + 1)
+        return dec_fail(d, buf + 24, "n_ids %u out of range (max 2^31)", h->n_ids);
+    if (h->n_threads > 65536)
+        return dec_fail(d, buf + 28, "n_threads %u out of range (max 65536)", h->n_threads);
+    if (h->header_size < HR_BIN_HEADER_SIZE)
+        return dec_fail(d, buf + 36, "header size %u is below %d", h->header_size,
+                        HR_BIN_HEADER_SIZE);
+    if (h->header_size > len)
+        return dec_fail(d, buf + len, "truncated header: expected %u bytes, the file has %zu",
+                        h->header_size, len);
+    size_t left = len - h->header_size;
+    if (h->strings_len > left)
+        return dec_fail(d, buf + len, "truncated string table: expected %llu bytes, the file "
+                        "has %zu after the header", (unsigned long long)h->strings_len, left);
+    left -= h->strings_len;
+    if (h->records_len > left)
+        return dec_fail(d, buf + len, "truncated records: expected %llu bytes, the file has "
+                        "%zu after the string table", (unsigned long long)h->records_len, left);
+    if (left > h->records_len)
+        return dec_fail(d, buf + len - (left - h->records_len),
+                        "%llu unexpected bytes after the records section",
+                        (unsigned long long)(left - h->records_len));
+    if (h->n_events > h->records_len) /* every record takes at least one byte */
+        return dec_fail(d, buf + 16, "record count mismatch: header claims %llu events but "
+                        "the records section has only %llu bytes",
+                        (unsigned long long)h->n_events, (unsigned long long)h->records_len);
+    if (h->n_strings > h->strings_len)
+        return dec_fail(d, buf + 32, "header claims %u strings but the string table has only "
+                        "%llu bytes", h->n_strings, (unsigned long long)h->strings_len);
+    return 0;
+}
+
+/* After validation the header's derived counts must match the events. */
+static int check_counts(dec_t *d, const bin_header_t *h, const hr_trace_t *t) {
+    if (h->n_ids != t->n_ids)
+        return dec_fail(d, d->base + 24, "header says n_ids %u but the events need %u",
+                        h->n_ids, t->n_ids);
+    if (h->n_threads != t->n_threads)
+        return dec_fail(d, d->base + 28, "header says n_threads %u but the events use %u",
+                        h->n_threads, t->n_threads);
+    if (h->peak != t->peak_live)
+        return dec_fail(d, d->base + 40, "header says peak live %llu bytes but the events "
+                        "give %llu", (unsigned long long)h->peak,
+                        (unsigned long long)t->peak_live);
+    return 0;
+}
+
+int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_trace_t *t,
+                           hr_read_stats_t *st, int validate, hr_error_t *err) {
+    dec_t d = {.base = buf, .name = name, .err = err};
+    bin_header_t h = {0};
+    if (dec_header(&d, buf, len, &h))
+        return -1;
+    d.n_ids = h.n_ids;
+    d.n_threads = h.n_threads;
+    d.n_strings = h.n_strings;
+    const uint8_t *s = buf + h.header_size, *r = s + h.strings_len, *end = r + h.records_len;
+    if (dec_strings(&d, s, r, t))
+        return -1;
+    /* Pre-size from the header; n_events <= records_len bounds it by the file. */
+    size_t cap = h.n_events ? (size_t)h.n_events : 1;
+    t->events = malloc(cap * sizeof *t->events);
+    if (h.flags & HR_TRACEF_TIMESTAMPS) {
+        t->ts = malloc(cap * sizeof *t->ts);
+        t->flags |= HR_TRACEF_TIMESTAMPS;
+    }
+    if (!t->events || ((h.flags & HR_TRACEF_TIMESTAMPS) && !t->ts))
+        return dec_fail(&d, r, "out of memory for %llu events", (unsigned long long)h.n_events);
+    t->cap_events = cap;
+    advise_huge(t->events, cap * sizeof *t->events);
+    if (t->ts)
+        advise_huge(t->ts, cap * sizeof *t->ts);
+    uint64_t skipped = 0;
+    int rc = (h.flags & HR_TRACEF_TIMESTAMPS) ? dec_loop_ts(&d, r, end, t, h.n_events, &skipped)
+                                              : dec_loop_plain(&d, r, end, t, h.n_events, &skipped);
+    if (rc)
+        return -1;
+    if (st) {
+        st->skipped = skipped;
+        st->major = h.major;
+        st->minor = h.minor;
+    }
+    if (!validate)
+        return 0;
+    if (hr_trace_validate(t, name, err))
+        return -1;
+    return check_counts(&d, &h, t);
+}

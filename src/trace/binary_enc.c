@@ -1,0 +1,229 @@
+/* Binary trace format: the canonical encoder (decoder: binary.c).
+ * The byte layout is specified in docs/TRACE_FORMAT.md; keep the two in step.
+ * Records are generated from HR_OP_LIST: each op is one switch case calling an
+ * always-inline field coder with its compile-time field kinds. */
+#include "trace/format.h"
+#include "trace/varint.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Delta chains shared by all records (docs: "Delta state"). */
+typedef struct chain {
+    uint32_t id;  /* last ID or OLD field */
+    uint64_t num; /* last NUM field */
+} chain_t;
+
+/* ---- little-endian helpers -------------------------------------------- */
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+int hr_buf_reserve(hr_buf_t *b, size_t extra) {
+    if (b->cap - b->len >= extra)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->len < extra)
+        cap *= 2;
+    uint8_t *d = realloc(b->data, cap);
+    if (!d)
+        return -1;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+void hr_buf_free(hr_buf_t *b) {
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+/* ---- encoder ------------------------------------------------------------ */
+
+/* Alignment byte: 0 = default, k = 2^(k-1). -1 if not a power of two. */
+static int align_code(uint32_t a) {
+    if (a == 0)
+        return 0;
+    if (a & (a - 1))
+        return -1;
+    return 1 + __builtin_ctz(a);
+}
+
+/* Appends one field; returns the new end, or NULL if the value cannot be held. */
+HR_INLINE uint8_t *enc_field(uint8_t *p, int kind, const hr_event_t *ev, chain_t *c) {
+    uint32_t id;
+    switch (kind) {
+    case HR_F_ID:
+    case HR_F_OLD:
+        id = kind == HR_F_ID ? ev->id : ev->aux;
+        if (id > HR_ID_MAX)
+            return NULL;
+        p += hr_varint_put(p, hr_zigzag((int64_t)id - (int64_t)c->id));
+        c->id = id;
+        break;
+    case HR_F_SIZE:
+        p += hr_varint_put(p, ev->size);
+        break;
+    case HR_F_ALIGN: {
+        int k = align_code(ev->align);
+        if (k < 0)
+            return NULL;
+        *p++ = (uint8_t)k;
+        break;
+    }
+    case HR_F_COUNT:
+    case HR_F_STR:
+        p += hr_varint_put(p, ev->aux);
+        break;
+    case HR_F_NUM:
+        p += hr_varint_put(p, hr_zigzag((int64_t)(ev->size - c->num)));
+        c->num = ev->size;
+        break;
+    default:
+        break;
+    }
+    return p;
+}
+
+HR_INLINE uint8_t *enc_fields(uint8_t *p, const hr_event_t *ev, chain_t *c, int k1, int k2,
+                              int k3, int nopt, int opt) {
+    if (p && k1 != HR_F_NONE && HR_PRESENT(0, k1, k2, k3, nopt, opt))
+        p = enc_field(p, k1, ev, c);
+    if (p && k2 != HR_F_NONE && HR_PRESENT(1, k1, k2, k3, nopt, opt))
+        p = enc_field(p, k2, ev, c);
+    if (p && k3 != HR_F_NONE && HR_PRESENT(2, k1, k2, k3, nopt, opt))
+        p = enc_field(p, k3, ev, c);
+    return p;
+}
+
+/* Fields of one op; skippable codes get a length prefix and do not advance
+ * the delta chains (a reader that skips them must stay in step). */
+HR_INLINE uint8_t *enc_op(uint8_t *p, const hr_event_t *ev, chain_t *c, unsigned code, int k1,
+                          int k2, int k3, int nopt, int opt) {
+    if (code < HR_BIN_SKIPPABLE_MIN)
+        return enc_fields(p, ev, c, k1, k2, k3, nopt, opt);
+    uint8_t tmp[3 * HR_VARINT_MAX];
+    chain_t local = *c;
+    uint8_t *q = enc_fields(tmp, ev, &local, k1, k2, k3, nopt, opt);
+    if (!q)
+        return NULL;
+    p += hr_varint_put(p, (uint64_t)(q - tmp));
+    memcpy(p, tmp, (size_t)(q - tmp));
+    return p + (q - tmp);
+}
+
+#define ENC_CASE_(e, c, t, f1, f2, f3, o)                                        \
+    case c:                                                                      \
+        p = enc_op(p, ev, ch, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o,             \
+                   o > 0 && (ev->flags & HR_EVF_HAS_OPT));                       \
+        break;
+
+/* One record at p (HR_REC_MAX bytes of room); returns its end or NULL (EINVAL). */
+static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16_t *thread,
+                           const uint64_t *ts, uint64_t *prev_ts) {
+    if (ev->op >= HR_OP__COUNT)
+        return NULL;
+    uint8_t b = ev->op;
+    if (hr_op_info[ev->op].nopt && (ev->flags & HR_EVF_HAS_OPT))
+        b |= HR_BIN_OPT;
+    if (ev->thread != *thread)
+        b |= HR_BIN_THREAD;
+    *p++ = b;
+    if (b & HR_BIN_THREAD) {
+        p += hr_varint_put(p, ev->thread);
+        *thread = ev->thread;
+    }
+    if (ts) {
+        p += hr_varint_put(p, hr_zigzag((int64_t)(*ts - *prev_ts)));
+        *prev_ts = *ts;
+    }
+    switch (ev->op) {
+        HR_OP_LIST(ENC_CASE_)
+    default:
+        return NULL;
+    }
+    return p;
+}
+
+/* Header counts the writer derives from the events (never trusted from t). */
+static void header_counts(const hr_trace_t *t, uint32_t *n_ids, uint32_t *n_threads,
+                          uint64_t *peak) {
+    uint64_t max_id = 0;
+    int any = 0;
+    uint32_t max_thr = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        if (ev->thread > max_thr)
+            max_thr = ev->thread;
+        if (ev->op >= HR_OP__COUNT)
+            continue;
+        const hr_op_info_t *in = &hr_op_info[ev->op];
+        for (int f = 0; f < in->nfields; f++) {
+            uint32_t v = in->fields[f] == HR_F_ID ? ev->id : in->fields[f] == HR_F_OLD ? ev->aux : 0;
+            if (in->fields[f] == HR_F_ID || in->fields[f] == HR_F_OLD) {
+                any = 1;
+                if (v > max_id)
+                    max_id = v;
+            }
+        }
+    }
+    *n_ids = any ? (uint32_t)(max_id + 1) : 0;
+    *n_threads = t->n_events ? max_thr + 1 : 0;
+    hr_trace_t copy = *t; /* validate writes only scalar fields of the copy */
+    *peak = hr_trace_validate(&copy, "", NULL) == 0 ? copy.peak_live : 0;
+}
+
+int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
+    int has_ts = (t->flags & HR_TRACEF_TIMESTAMPS) && t->ts;
+    uint32_t n_ids, n_threads;
+    uint64_t peak;
+    header_counts(t, &n_ids, &n_threads, &peak);
+    size_t start = b->len;
+    if (hr_buf_reserve(b, HR_BIN_HEADER_SIZE))
+        goto oom;
+    b->len += HR_BIN_HEADER_SIZE;
+    for (uint32_t i = 0; i < t->n_strings; i++) {
+        size_t n = strlen(t->strings[i]);
+        if (hr_buf_reserve(b, n + HR_VARINT_MAX))
+            goto oom;
+        b->len += hr_varint_put(b->data + b->len, n);
+        memcpy(b->data + b->len, t->strings[i], n);
+        b->len += n;
+    }
+    size_t rec_start = b->len;
+    chain_t ch = {0, 0};
+    uint16_t thread = 0;
+    uint64_t prev_ts = 0;
+    for (size_t i = 0; i < t->n_events; i++) {
+        if (b->cap - b->len < HR_REC_MAX && hr_buf_reserve(b, HR_REC_MAX * 1024))
+            goto oom;
+        uint8_t *e = enc_record(b->data + b->len, &t->events[i], &ch, &thread,
+                                has_ts ? &t->ts[i] : NULL, &prev_ts);
+        if (!e) {
+            b->len = start;
+            errno = EINVAL;
+            return -1;
+        }
+        b->len = (size_t)(e - b->data);
+    }
+    uint8_t *h = b->data + start;
+    memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
+    put_le(h + 8, HR_BIN_MAJOR, 2);
+    put_le(h + 10, HR_BIN_MINOR, 2);
+    put_le(h + 12, has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
+    put_le(h + 16, t->n_events, 8);
+    put_le(h + 24, n_ids, 4);
+    put_le(h + 28, n_threads, 4);
+    put_le(h + 32, t->n_strings, 4);
+    put_le(h + 36, HR_BIN_HEADER_SIZE, 4);
+    put_le(h + 40, peak, 8);
+    put_le(h + 48, rec_start - start - HR_BIN_HEADER_SIZE, 8);
+    put_le(h + 56, b->len - rec_start, 8);
+    return 0;
+oom:
+    b->len = start;
+    errno = ENOMEM;
+    return -1;
+}
+

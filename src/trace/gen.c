@@ -1,0 +1,340 @@
+/* Synthetic trace generator: PRNG, dense ids, event emitters, the scenario
+ * table and hr_gen() itself. The scenarios live in gen_level.c (level_load),
+ * gen_frame.c (frame_loop, particles), gen_strings.c (strings) and
+ * gen_session.c (session); see include/heapreplay/gen.h for the contract. */
+#include "trace/gen_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- PRNG: splitmix64 seeding, xoshiro256** ------------------------------ */
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void gen_rng_seed(gen_rng_t *r, uint64_t seed) {
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t gen_rng_next(gen_rng_t *r) {
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+uint64_t gen_logsize(gen_rng_t *r, uint64_t lo, uint64_t hi) {
+    int a = 63 - __builtin_clzll(lo), b = 63 - __builtin_clzll(hi);
+    int k = a + (int)gen_below(r, (uint32_t)(b - a + 1));
+    uint64_t base = 1ull << k, v = base + (gen_rng_next(r) & (base - 1));
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom) {
+    if (vec->n == vec->cap) {
+        size_t cap = vec->cap ? vec->cap * 2 : 64;
+        uint32_t *v = realloc(vec->v, cap * sizeof *v);
+        if (!v) {
+            *oom = 1;
+            return;
+        }
+        vec->v = v;
+        vec->cap = cap;
+    }
+    vec->v[vec->n++] = x;
+}
+
+void gen_vec_free(gen_vec_t *vec) {
+    free(vec->v);
+    memset(vec, 0, sizeof *vec);
+}
+
+/* ---- emitters ----------------------------------------------------------- */
+
+uint16_t g_thread(gen_t *g) {
+    if (g->threads <= 1)
+        return 0;
+    if (g->rr < g->threads)
+        return (uint16_t)g->rr++;
+    return (uint16_t)gen_below(&g->trng, g->threads);
+}
+
+void g_wait(gen_t *g, uint64_t ns) {
+    if (g->timestamps)
+        g->now += ns;
+}
+
+static void emit(gen_t *g, uint8_t op, uint8_t flags, uint16_t thread, uint32_t id,
+                 uint32_t aux, uint32_t align, uint64_t size) {
+    hr_event_t ev = {op, flags, thread, id, aux, align, size};
+    int rc;
+    if (g->timestamps) {
+        g->now += 15 + gen_below(&g->tsrng, 120); /* strictly increasing */
+        rc = hr_trace_push_ts(g->t, &ev, g->now);
+    } else {
+        rc = hr_trace_push(g->t, &ev);
+    }
+    if (rc != 0)
+        g->oom = 1;
+}
+
+static uint32_t new_id(gen_t *g) {
+    if (g->free_ids.n)
+        return g->free_ids.v[--g->free_ids.n];
+    if (g->next_id == g->cap_ids) {
+        uint32_t cap = g->cap_ids ? g->cap_ids * 2 : 1024;
+        uint64_t *s = realloc(g->size, cap * sizeof *s);
+        if (s)
+            g->size = s;
+        uint16_t *t = realloc(g->thr, cap * sizeof *t);
+        if (t)
+            g->thr = t;
+        if (!s || !t) {
+            g->oom = 1;
+            return 0;
+        }
+        g->cap_ids = cap;
+    }
+    return g->next_id++;
+}
+
+static uint32_t take_id(gen_t *g, uint64_t bytes, uint16_t thread) {
+    uint32_t id = new_id(g);
+    if (g->oom)
+        return 0;
+    g->size[id] = bytes;
+    g->thr[id] = thread;
+    g->n_live++;
+    return id;
+}
+
+uint32_t g_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread) {
+    uint32_t id = take_id(g, size, thread);
+    emit(g, HR_OP_ALLOC, align ? HR_EVF_HAS_OPT : 0, thread, id, 0, align, size);
+    return id;
+}
+
+uint32_t g_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread) {
+    uint32_t id = take_id(g, (uint64_t)n * esize, thread);
+    emit(g, HR_OP_CALLOC, 0, thread, id, n, 0, esize);
+    return id;
+}
+
+void g_realloc(gen_t *g, uint32_t id, uint64_t size) {
+    if (g->oom)
+        return;
+    g->size[id] = size;
+    emit(g, HR_OP_REALLOC, 0, g->thr[id], id, id, 0, size);
+}
+
+void g_free(gen_t *g, uint32_t id, int with_size) {
+    if (g->oom)
+        return;
+    emit(g, HR_OP_FREE, with_size ? HR_EVF_HAS_OPT : 0, g->thr[id], id, 0, 0,
+         with_size ? g->size[id] : 0);
+    g->n_live--;
+    gen_vec_push(&g->free_ids, id, &g->oom);
+}
+
+static uint32_t str_index(gen_t *g, const char *name) {
+    int64_t i = hr_trace_intern(g->t, name);
+    if (i < 0)
+        g->oom = 1;
+    return i < 0 ? 0 : (uint32_t)i;
+}
+
+void g_push(gen_t *g, const char *heap) {
+    uint32_t s = str_index(g, heap);
+    if (g->depth < GEN_HEAP_DEPTH)
+        g->heap[g->depth] = s;
+    g->depth++;
+    emit(g, HR_OP_HEAP_PUSH, 0, 0, 0, s, 0, 0);
+}
+
+void g_pop(gen_t *g) {
+    if (g->depth <= 0)
+        return;
+    g->depth--;
+    emit(g, HR_OP_HEAP_POP, 0, 0, 0, g->heap[g->depth < GEN_HEAP_DEPTH ? g->depth : 0], 0, 0);
+}
+
+void g_mark(gen_t *g, const char *name) {
+    emit(g, HR_OP_MARK, 0, 0, 0, str_index(g, name), 0, 0);
+}
+
+void g_frame(gen_t *g) {
+    const uint64_t period = 16666667; /* 60 Hz */
+    if (g->timestamps) {
+        uint64_t tick = (g->frame_no + 1) * period;
+        if (g->now < tick)
+            g->now = tick - 200;
+    }
+    emit(g, HR_OP_FRAME, 0, 0, 0, 0, 0, g->frame_no++);
+}
+
+uint64_t g_small(gen_t *g) {
+    uint32_t n = (uint32_t)(sizeof g->small_type / sizeof g->small_type[0]);
+    return g->small_type[gen_below(&g->rng, gen_below(&g->rng, n) + 1)];
+}
+
+/* ---- scenario table and entry point ------------------------------------- */
+
+typedef struct scenario {
+    const char *name, *desc;
+    void (*run)(gen_t *g);
+    int clean; /* every object freed at the end */
+} scenario_t;
+
+static const scenario_t scenarios[] = {
+    {"level_load",
+     "boot objects in engine heaps, then level loads (push/pop of Level* heaps, Temp "
+     "decompression buffers, 16 B-4 MiB assets) and reverse-order unloads; boot objects stay live",
+     gen_scn_level_load, 0},
+    {"frame_loop",
+     "60 Hz frames of strictly LIFO solver temporaries (64 B-24 KiB, some frames > 100 KiB) "
+     "plus a few long-lived objects; frame N marks",
+     gen_scn_frame_loop, 1},
+    {"particles",
+     "fixed-size 32/48/64/96/128 B particle/entity churn: bursts of spawns, random-order "
+     "deaths, a steady population of thousands; frame marks",
+     gen_scn_particles, 1},
+    {"strings",
+     "strings and arrays growing by realloc (x1.5/x2 and +small), calloc'd arrays, aligned "
+     "(16-4096) allocations, frees in random order",
+     gen_scn_strings, 1},
+    {"session",
+     "a game session: boot, level 1 load, frames (Temp solver stacks, particles, strings, "
+     "LevelZone streaming), unload, level 2, frames, shutdown",
+     gen_scn_session, 1},
+};
+#define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+const char *const *hr_gen_scenarios(void) {
+    static const char *names[N_SCENARIOS + 1];
+    if (!names[0])
+        for (size_t i = 0; i < N_SCENARIOS; i++)
+            names[i] = scenarios[i].name;
+    return names;
+}
+
+static const scenario_t *find_scenario(const char *name) {
+    for (size_t i = 0; name && i < N_SCENARIOS; i++)
+        if (strcmp(scenarios[i].name, name) == 0)
+            return &scenarios[i];
+    return NULL;
+}
+
+const char *hr_gen_describe(const char *scenario) {
+    const scenario_t *s = find_scenario(scenario);
+    return s ? s->desc : NULL;
+}
+
+hr_gen_options_t hr_gen_default(void) {
+    hr_gen_options_t o = {"session", 1, 100000, 0, 1};
+    return o;
+}
+
+static int check_options(const hr_gen_options_t *opt, hr_error_t *err) {
+    if (!opt || !opt->scenario) {
+        hr_error_set(err, "gen: no scenario given (expected one of: level_load, frame_loop, "
+                          "particles, strings, session)");
+        return -1;
+    }
+    if (!find_scenario(opt->scenario)) {
+        hr_error_set(err, "gen: unknown scenario '%s' (expected one of: level_load, frame_loop, "
+                          "particles, strings, session)", opt->scenario);
+        return -1;
+    }
+    if (opt->events < HR_GEN_MIN_EVENTS || opt->events > HR_GEN_MAX_EVENTS) {
+        hr_error_set(err, "gen: --events %llu out of range (expected %llu..%llu)",
+                     (unsigned long long)opt->events, HR_GEN_MIN_EVENTS, HR_GEN_MAX_EVENTS);
+        return -1;
+    }
+    if (opt->threads < 1 || opt->threads > HR_GEN_MAX_THREADS) {
+        hr_error_set(err, "gen: --threads %u out of range (expected 1..%u)", opt->threads,
+                     HR_GEN_MAX_THREADS);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reserve the whole trace up front (the budget logic stays within +10%), so a
+ * 10 M event trace never holds two copies while doubling. */
+static int reserve(hr_trace_t *t, uint64_t events, int timestamps) {
+    size_t cap = (size_t)(events + events / 10 + 1024);
+    t->events = malloc(cap * sizeof *t->events);
+    if (!t->events)
+        return -1;
+    t->cap_events = cap;
+    if (timestamps) {
+        t->ts = malloc(cap * sizeof *t->ts);
+        if (!t->ts)
+            return -1;
+        t->flags |= HR_TRACEF_TIMESTAMPS;
+    }
+    return 0;
+}
+
+static void gen_init(gen_t *g, const hr_gen_options_t *opt, hr_trace_t *out) {
+    memset(g, 0, sizeof *g);
+    g->t = out;
+    g->target = opt->events;
+    g->threads = opt->threads;
+    g->timestamps = opt->timestamps != 0;
+    gen_rng_seed(&g->rng, opt->seed);
+    gen_rng_seed(&g->trng, opt->seed ^ 0x7468726561647321ull);
+    gen_rng_seed(&g->tsrng, opt->seed ^ 0x74696d657374616dull);
+    for (size_t i = 0; i < sizeof g->small_type / sizeof g->small_type[0]; i++)
+        g->small_type[i] = (uint16_t)(16 + 8 * gen_below(&g->rng, 31)); /* 16..256 */
+}
+
+static void gen_done(gen_t *g) {
+    gen_vec_free(&g->free_ids);
+    free(g->size);
+    free(g->thr);
+}
+
+int hr_gen(const hr_gen_options_t *opt, hr_trace_t *out, hr_error_t *err) {
+    hr_trace_init(out);
+    if (check_options(opt, err) != 0)
+        return -1;
+    const scenario_t *s = find_scenario(opt->scenario);
+    gen_t g;
+    gen_init(&g, opt, out);
+    if (reserve(out, opt->events, g.timestamps) != 0)
+        g.oom = 1;
+    else
+        s->run(&g);
+    int bad = g.oom || g.depth != 0 || (s->clean && g.n_live != 0);
+    uint64_t live = g.n_live;
+    int depth = g.depth, oom = g.oom;
+    gen_done(&g);
+    if (bad) {
+        if (oom)
+            hr_error_set(err, "gen: %s: out of memory at %zu events", s->name, out->n_events);
+        else
+            hr_error_set(err, "gen: %s: internal error (%llu objects live, heap depth %d)",
+                         s->name, (unsigned long long)live, depth);
+        hr_trace_free(out);
+        return -1;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "gen:%s", s->name);
+    if (hr_trace_validate(out, name, err) != 0) {
+        hr_trace_free(out);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,131 @@
+/* Per-frame allocation patterns: Box2D-style solver stacks (strictly LIFO
+ * temporaries, b2StackAllocator: 100 KiB, 32 entries) and fixed-size particle
+ * churn (b2BlockAllocator / orxBank cells); the frame_loop and particles
+ * scenarios. */
+#include "trace/gen_int.h"
+
+#define STACK_BYTES   (100u * 1024u)
+#define STACK_ENTRIES 32
+
+/* One solver job on one thread. Normal jobs interleave pushes and pops (a
+ * random walk that always pops the top); a `big` job keeps 9-14 buffers of
+ * 12-24 KiB live at once, overflowing the 100 KiB stack like a huge island. */
+void gen_frame_job(gen_t *g, int big) {
+    uint32_t stack[STACK_ENTRIES];
+    int sp = 0;
+    uint16_t th = g_thread(g);
+    if (big) {
+        uint32_t n = 9 + gen_below(&g->rng, 6);
+        for (uint32_t i = 0; i < n; i++)
+            stack[sp++] = g_alloc(g, gen_logsize(&g->rng, 12288, 24576) & ~(uint64_t)7, 0, th);
+        while (sp)
+            g_free(g, stack[--sp], 1);
+        return;
+    }
+    uint32_t left = 2 + gen_below(&g->rng, 10);
+    while ((left || sp) && !g->oom) {
+        if (left && (sp == 0 || gen_below(&g->rng, 100) < 65)) {
+            stack[sp++] = g_alloc(g, gen_logsize(&g->rng, 64, 24576) & ~(uint64_t)7, 0, th);
+            left--;
+        } else {
+            g_free(g, stack[--sp], 1);
+        }
+    }
+}
+
+/* frame_loop: a physics world (long-lived bodies, broadphase) stepped at
+ * 60 Hz; a long-lived object is never freed in the frame that allocated it. */
+void gen_scn_frame_loop(gen_t *g) {
+    gen_vec_t ll = {0};
+    g_mark(g, "world_create");
+    uint32_t n0 = 16 + gen_below(&g->rng, 32);
+    gen_vec_push(&ll, g_alloc(g, 16384, 0, 0), &g->oom); /* contact manager */
+    gen_vec_push(&ll, g_alloc(g, 8192, 0, 0), &g->oom);  /* broadphase tree */
+    while (n0--)
+        gen_vec_push(&ll, g_alloc(g, gen_logsize(&g->rng, 64, 4096) & ~(uint64_t)7, 0, 0),
+                     &g->oom);
+    while (g_more(g, 20) && !g->oom) { /* a frame adds <= ~75 events */
+        uint32_t jobs = 1 + gen_below(&g->rng, 3);
+        int big = gen_chance(&g->rng, 1, 40);
+        if (ll.n > 8 && gen_chance(&g->rng, 1, 25))
+            g_free(g, gen_vec_take(&ll, gen_below(&g->rng, (uint32_t)ll.n)), 0);
+        for (uint32_t j = 0; j < jobs; j++) {
+            gen_frame_job(g, big && j == 0);
+            if (gen_chance(&g->rng, 1, 40))
+                gen_vec_push(&ll, g_alloc(g, gen_logsize(&g->rng, 64, 4096) & ~(uint64_t)7, 0,
+                                          g_thread(g)),
+                             &g->oom);
+        }
+        g_frame(g);
+    }
+    g_mark(g, "world_destroy");
+    while (ll.n && !g->oom)
+        g_free(g, ll.v[--ll.n], 0);
+    gen_vec_free(&ll);
+}
+
+/* ---- particles ------------------------------------------------------------ */
+
+static const uint16_t ptc_size[] = {32, 48, 64, 96, 128};
+static const uint8_t  ptc_weight[] = {50, 15, 20, 10, 5}; /* sums to 100 */
+
+static uint64_t ptc_pick(gen_t *g) {
+    uint32_t r = gen_below(&g->rng, 100);
+    for (int i = 0; i < 5; i++) {
+        if (r < ptc_weight[i])
+            return ptc_size[i];
+        r -= ptc_weight[i];
+    }
+    return ptc_size[0];
+}
+
+static void ptc_spawn(gen_t *g, gen_particles_t *p, uint32_t n, uint64_t size) {
+    while (n-- && !g->oom)
+        gen_vec_push(&p->live, g_alloc(g, size ? size : ptc_pick(g), 0, g_thread(g)), &g->oom);
+}
+
+static void ptc_kill(gen_t *g, gen_particles_t *p, uint64_t n) {
+    while (n-- && p->live.n && !g->oom)
+        g_free(g, gen_vec_take(&p->live, gen_below(&g->rng, (uint32_t)p->live.n)), 1);
+}
+
+/* Rate of births per frame so that, with a mean lifetime of 83 frames, the
+ * population hovers around target_pop: half from emitters, half from bursts. */
+static uint32_t ptc_rate(const gen_particles_t *p) {
+    return p->target_pop / 166 ? p->target_pop / 166 : 1;
+}
+
+void gen_particles_step(gen_t *g, gen_particles_t *p) {
+    uint32_t s = ptc_rate(p), pop = (uint32_t)p->live.n;
+    uint64_t kills = pop / 83 + (gen_below(&g->rng, 83) < pop % 83);
+    if (pop > p->target_pop)
+        kills += (pop - p->target_pop) / 32;
+    ptc_kill(g, p, kills / 2); /* expired last frame */
+    ptc_spawn(g, p, gen_below(&g->rng, 2 * s + 1), 0);
+    if (gen_chance(&g->rng, 1, 12)) /* explosion: one kind, many at once */
+        ptc_spawn(g, p, 6 * s + gen_below(&g->rng, 12 * s + 1), ptc_pick(g));
+    ptc_kill(g, p, kills - kills / 2);
+}
+
+void gen_particles_clear(gen_t *g, gen_particles_t *p) {
+    ptc_kill(g, p, p->live.n);
+}
+
+/* Half the worst case one step can add (events + new live objects), so the
+ * total lands within +-20 rate units of the target. */
+static uint64_t ptc_reserve(const gen_particles_t *p) { return 20ull * ptc_rate(p) + 8; }
+
+void gen_scn_particles(gen_t *g) {
+    gen_particles_t p = {{0}, 0};
+    uint64_t pop = g->target / 40;
+    p.target_pop = (uint32_t)(pop < 50 ? 50 : pop > 4000 ? 4000 : pop);
+    g_mark(g, "level_start");
+    ptc_spawn(g, &p, p.target_pop / 2, 0);
+    while (g_more(g, ptc_reserve(&p)) && !g->oom) {
+        gen_particles_step(g, &p);
+        g_frame(g);
+    }
+    g_mark(g, "level_end");
+    gen_particles_clear(g, &p);
+    gen_vec_free(&p.live);
+}

@@ -1,0 +1,146 @@
+/* Internals of the synthetic trace generator (src/trace/gen*.c).
+ *
+ * gen_t owns the output trace, the random streams, the dense id allocator and
+ * the per-id bookkeeping. Scenario code only calls the g_* emitters below, so
+ * every trace is valid by construction (hr_gen still validates at the end).
+ *
+ * Three independent xoshiro256** streams keep options orthogonal: `rng` drives
+ * the events, `trng` the thread choice and `tsrng` the timestamps, so turning
+ * timestamps or threads on never changes which events are generated. */
+#ifndef HR_TRACE_GEN_INT_H
+#define HR_TRACE_GEN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapreplay/gen.h"
+#include "heapreplay/trace.h"
+
+typedef struct gen_rng {
+    uint64_t s[4];
+} gen_rng_t;
+
+void     gen_rng_seed(gen_rng_t *r, uint64_t seed);
+uint64_t gen_rng_next(gen_rng_t *r);
+
+/* Uniform in [0, n) (n < 2^32; multiply-shift, bias below 2^-32). */
+static inline uint32_t gen_below(gen_rng_t *r, uint32_t n) {
+    return (uint32_t)(((gen_rng_next(r) >> 32) * (uint64_t)n) >> 32);
+}
+/* Uniform in [lo, hi]. */
+static inline uint64_t gen_range(gen_rng_t *r, uint64_t lo, uint64_t hi) {
+    return lo + gen_rng_next(r) % (hi - lo + 1);
+}
+/* 1 with probability num/den. */
+static inline int gen_chance(gen_rng_t *r, uint32_t num, uint32_t den) {
+    return gen_below(r, den) < num;
+}
+/* Log-uniform integer in [lo, hi] (integer-only: power-of-two octave, then
+ * uniform inside it), so small sizes are as common as large ones per octave. */
+uint64_t gen_logsize(gen_rng_t *r, uint64_t lo, uint64_t hi);
+
+/* A growable array of ids (or any uint32). Failures set *oom. */
+typedef struct gen_vec {
+    uint32_t *v;
+    size_t    n, cap;
+} gen_vec_t;
+void gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom);
+static inline uint32_t gen_vec_take(gen_vec_t *vec, size_t i) { /* swap-remove */
+    uint32_t x = vec->v[i];
+    vec->v[i] = vec->v[--vec->n];
+    return x;
+}
+void gen_vec_free(gen_vec_t *vec);
+
+#define GEN_HEAP_DEPTH 16
+
+typedef struct gen {
+    hr_trace_t *t;
+    gen_rng_t   rng, trng, tsrng;
+    uint64_t    target;     /* requested events */
+    uint32_t    threads, rr;
+    int         timestamps;
+    uint64_t    now;        /* ns, when timestamps */
+    uint64_t    frame_no;
+    int         oom;
+    /* dense ids: a LIFO stack of freed ids, reused most-recent first */
+    gen_vec_t   free_ids;
+    uint32_t    next_id, cap_ids;
+    uint64_t   *size;       /* requested bytes per live id */
+    uint16_t   *thr;        /* thread that allocated the id */
+    uint64_t    n_live;
+    /* heap stack (names as string indexes) so pops always match */
+    uint32_t    heap[GEN_HEAP_DEPTH];
+    int         depth;
+    uint16_t    small_type[48]; /* a per-seed table of small struct sizes */
+} gen_t;
+
+/* A thread for a new object or job: 0..threads-1 round robin for the first
+ * `threads` calls (every thread id appears), then random. */
+uint16_t g_thread(gen_t *g);
+
+uint32_t g_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread);
+uint32_t g_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread);
+void     g_realloc(gen_t *g, uint32_t id, uint64_t size); /* keeps the id */
+void     g_free(gen_t *g, uint32_t id, int with_size);
+void     g_push(gen_t *g, const char *heap);
+void     g_pop(gen_t *g); /* pops the top heap */
+void     g_mark(gen_t *g, const char *name);
+void     g_frame(gen_t *g); /* frame(frame_no++), time jumps to the next 60 Hz tick */
+void     g_wait(gen_t *g, uint64_t ns); /* extra time before the next event (I/O) */
+
+/* Budget: 1 while events so far + one free per live object + reserve stay
+ * below the target, i.e. while there is room to keep going and still end clean. */
+static inline int g_more(const gen_t *g, uint64_t reserve) {
+    return g->t->n_events + g->n_live + reserve < g->target;
+}
+/* A small-object size (16..256 B) from the per-seed struct table (skewed). */
+uint64_t g_small(gen_t *g);
+
+/* ---- reusable building blocks (gen_level.c, gen_frame.c, gen_strings.c) -- */
+
+/* Objects of one level (or streamed zone), in allocation order. */
+typedef struct gen_level {
+    gen_vec_t objs;
+    uint64_t  large_left, medium_left; /* byte caps for big assets */
+} gen_level_t;
+
+void gen_level_init(gen_level_t *lv, uint64_t large_cap, uint64_t medium_cap);
+/* Loads assets into the level's heap sections (each push/pop'd, temporaries
+ * under "Temp") until events + lv's objects reach `goal`. */
+void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal);
+/* One streamed chunk of `assets` assets under the current top heap. */
+void gen_level_assets(gen_t *g, gen_level_t *lv, uint32_t assets);
+/* Frees the level's objects in roughly reverse order. */
+void gen_level_unload(gen_t *g, gen_level_t *lv);
+void gen_level_free(gen_level_t *lv);
+/* Boot-time persistent objects under engine heaps; returns them in *out. */
+void gen_boot(gen_t *g, gen_vec_t *out, uint32_t n_objects);
+
+/* One physics solver job: strictly LIFO temporaries on one thread; `big`
+ * makes the live stack exceed 100 KiB (Box2D's stack allocator size). */
+void gen_frame_job(gen_t *g, int big);
+
+typedef struct gen_particles {
+    gen_vec_t live;
+    uint32_t  target_pop;
+} gen_particles_t;
+void gen_particles_step(gen_t *g, gen_particles_t *p); /* one frame's spawns/deaths */
+void gen_particles_clear(gen_t *g, gen_particles_t *p); /* frees all, random order */
+
+typedef struct gen_strings {
+    gen_vec_t live;    /* finished objects, freed in random order */
+    gen_vec_t growing; /* pairs (id, steps left | mode << 31) */
+    uint32_t  target_pop;
+} gen_strings_t;
+void gen_strings_step(gen_t *g, gen_strings_t *s); /* one operation */
+void gen_strings_clear(gen_t *g, gen_strings_t *s);
+
+/* Scenarios. */
+void gen_scn_level_load(gen_t *g);
+void gen_scn_frame_loop(gen_t *g);
+void gen_scn_particles(gen_t *g);
+void gen_scn_strings(gen_t *g);
+void gen_scn_session(gen_t *g);
+
+#endif

@@ -1,0 +1,231 @@
+/* Level loading: boot-time persistent objects, asset loads into the SHAR-style
+ * level heaps (push/pop around each section, decompression and parse buffers
+ * under "Temp"), reverse-order unloads, and the level_load scenario.
+ *
+ * Heap names come only from the routed heap table (modelled on The Simpsons:
+ * Hit & Run's GameMemoryAllocator): Default, Temp, Persistent, Level,
+ * LevelMovie, LevelFE, LevelZone, LevelOther, LevelHud, LevelMission,
+ * LevelAudio, Debug, Special, Music, AudioPersistent, SmallAlloc. */
+#include "trace/gen_int.h"
+
+#include <string.h>
+
+enum { A_ENTITY, A_MESH, A_TEXTURE, A_CONFIG, A_STREAM, A__COUNT };
+
+/* Level sections in load order: heap, share of the level's events (%), and the
+ * asset mix (weights per A_*). */
+static const struct {
+    const char *heap;
+    uint8_t     share;
+    uint8_t     w[A__COUNT];
+} sections[] = {
+    {"Level", 30, {50, 25, 10, 15, 0}},    {"LevelZone", 20, {45, 30, 15, 10, 0}},
+    {"LevelOther", 15, {60, 15, 10, 15, 0}}, {"LevelMission", 10, {55, 5, 5, 35, 0}},
+    {"LevelHud", 8, {30, 0, 40, 30, 0}},   {"LevelFE", 7, {30, 0, 40, 30, 0}},
+    {"LevelAudio", 6, {10, 0, 0, 10, 80}}, {"LevelMovie", 4, {20, 0, 0, 0, 80}},
+};
+#define N_SECTIONS (sizeof sections / sizeof sections[0])
+
+void gen_level_init(gen_level_t *lv, uint64_t large_cap, uint64_t medium_cap) {
+    memset(lv, 0, sizeof *lv);
+    lv->large_left = large_cap;
+    lv->medium_left = medium_cap;
+}
+
+void gen_level_free(gen_level_t *lv) { gen_vec_free(&lv->objs); }
+
+/* Medium (1..64 KiB class) and large (256 KiB..4 MiB) sizes, drawn from the
+ * level's byte caps; when a cap runs out the asset degrades to a smaller one,
+ * which keeps peak live in the tens of MB whatever the level's length. */
+static uint64_t medium(gen_t *g, gen_level_t *lv, uint64_t lo, uint64_t hi) {
+    uint64_t sz = gen_logsize(&g->rng, lo, hi) & ~(uint64_t)15;
+    if (sz <= lv->medium_left) {
+        lv->medium_left -= sz;
+        return sz;
+    }
+    return g_small(g);
+}
+
+static uint64_t large(gen_t *g, gen_level_t *lv, uint64_t lo, uint64_t hi) {
+    uint64_t sz = gen_logsize(&g->rng, lo, hi) & ~(uint64_t)4095;
+    if (sz <= lv->large_left) {
+        lv->large_left -= sz;
+        return sz;
+    }
+    return medium(g, lv, 4096, 65536);
+}
+
+/* A Temp-heap scratch buffer (decompression, parsing): push/alloc/pop. */
+static uint32_t temp_buffer(gen_t *g, uint64_t size, uint16_t th) {
+    g_push(g, "Temp");
+    uint32_t id = g_alloc(g, size, 0, th);
+    g_pop(g);
+    return id;
+}
+
+#define MAX_ASSET_OBJS 64
+
+/* One asset under the current top heap; survivors are appended to lv->objs in
+ * allocation order (frees during the load happen inside the asset). */
+static void load_asset(gen_t *g, gen_level_t *lv, int kind) {
+    uint32_t keep[MAX_ASSET_OBJS], nk = 0, tmp = UINT32_MAX;
+    uint16_t th = g_thread(g);
+    g_wait(g, gen_logsize(&g->tsrng, 5000, 2000000)); /* file I/O */
+    switch (kind) {
+    case A_ENTITY: {
+        keep[nk++] = g_alloc(g, 64 + 8 * gen_below(&g->rng, 57), 0, th);
+        uint32_t n = 3 + gen_below(&g->rng, 22);
+        while (n--)
+            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+        break;
+    }
+    case A_MESH: {
+        tmp = temp_buffer(g, gen_logsize(&g->rng, 8192, 262144), th);
+        keep[nk++] = g_alloc(g, medium(g, lv, 1024, 65536), 0, th);
+        keep[nk++] = g_alloc(g, medium(g, lv, 1024, 32768), 0, th);
+        uint32_t n = 2 + gen_below(&g->rng, 5);
+        while (n--)
+            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+        break;
+    }
+    case A_TEXTURE: {
+        uint64_t sz = gen_chance(&g->rng, 1, 3) ? large(g, lv, 262144, 4194304)
+                                                : medium(g, lv, 4096, 65536);
+        uint64_t tsz = sz / 2 + gen_below(&g->rng, (uint32_t)(sz / 4 + 1));
+        tmp = temp_buffer(g, tsz > 1048576 ? 1048576 : tsz < 256 ? 256 : tsz, th);
+        keep[nk++] = g_alloc(g, sz, 0, th);
+        uint32_t n = 1 + gen_below(&g->rng, 2);
+        while (n--)
+            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+        break;
+    }
+    case A_CONFIG: {
+        tmp = temp_buffer(g, gen_logsize(&g->rng, 4096, 65536), th);
+        uint32_t n = 5 + gen_below(&g->rng, 36), freed = 0;
+        while (n--)
+            keep[nk++] = g_alloc(g, 16 + gen_below(&g->rng, 113), 0, th);
+        /* ~20% of the parsed strings were parser temporaries */
+        for (uint32_t i = 0; i < nk; i++)
+            if (gen_chance(&g->rng, 1, 5)) {
+                g_free(g, keep[i], 0);
+                freed++;
+            } else {
+                keep[i - freed] = keep[i];
+            }
+        nk -= freed;
+        break;
+    }
+    default: { /* A_STREAM: sound banks, movie/music stream buffers */
+        keep[nk++] = g_alloc(g, gen_chance(&g->rng, 1, 4) ? large(g, lv, 262144, 1048576)
+                                                            : medium(g, lv, 16384, 65536),
+                             0, th);
+        uint32_t n = 1 + gen_below(&g->rng, 3);
+        while (n--)
+            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+        break;
+    }
+    }
+    if (tmp != UINT32_MAX)
+        g_free(g, tmp, 0);
+    for (uint32_t i = 0; i < nk; i++)
+        gen_vec_push(&lv->objs, keep[i], &g->oom);
+}
+
+static int pick_kind(gen_t *g, const uint8_t *w) {
+    uint32_t sum = 0, r;
+    for (int k = 0; k < A__COUNT; k++)
+        sum += w[k];
+    r = gen_below(&g->rng, sum);
+    for (int k = 0; k < A__COUNT; k++) {
+        if (r < w[k])
+            return k;
+        r -= w[k];
+    }
+    return A_ENTITY;
+}
+
+void gen_level_assets(gen_t *g, gen_level_t *lv, uint32_t assets) {
+    while (assets-- && !g->oom)
+        load_asset(g, lv, pick_kind(g, sections[1].w)); /* zone mix */
+}
+
+void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal) {
+    uint64_t start = g->t->n_events + lv->objs.n, cum = 0;
+    if (goal <= start + 2)
+        return;
+    for (size_t s = 0; s < N_SECTIONS && !g->oom; s++) {
+        cum += sections[s].share;
+        uint64_t sec_goal = start + (goal - start - 2) * cum / 100;
+        if (g->t->n_events + lv->objs.n + 2 >= sec_goal)
+            continue; /* no room for this section in a tiny level */
+        g_push(g, sections[s].heap);
+        while (g->t->n_events + lv->objs.n + 1 < sec_goal && !g->oom)
+            load_asset(g, lv, pick_kind(g, sections[s].w));
+        g_pop(g);
+    }
+}
+
+void gen_level_unload(gen_t *g, gen_level_t *lv) {
+    uint32_t *v = lv->objs.v;
+    for (size_t i = lv->objs.n; i-- > 0 && !g->oom;) {
+        if (i && gen_chance(&g->rng, 1, 4)) { /* roughly, not exactly, reverse */
+            size_t j = i - 1 - gen_below(&g->rng, (uint32_t)(i < 8 ? i : 8));
+            uint32_t x = v[i];
+            v[i] = v[j];
+            v[j] = x;
+        }
+        g_free(g, v[i], 0);
+    }
+    lv->objs.n = 0;
+}
+
+/* Engine heaps at boot: share of the objects (%) and the medium bytes cap. */
+static const struct {
+    const char *heap;
+    uint8_t     share;
+} boot_heaps[] = {{"Persistent", 45}, {"AudioPersistent", 15}, {"Music", 5},
+                  {"Default", 20},    {"Debug", 10},           {"Special", 5}};
+
+void gen_boot(gen_t *g, gen_vec_t *out, uint32_t n_objects) {
+    gen_level_t caps;
+    gen_level_init(&caps, 1u << 20, 4u << 20);
+    for (size_t h = 0; h < sizeof boot_heaps / sizeof boot_heaps[0] && !g->oom; h++) {
+        uint32_t n = n_objects * boot_heaps[h].share / 100 + 1;
+        g_push(g, boot_heaps[h].heap);
+        if (h == 2) { /* Music: two streaming buffers first */
+            gen_vec_push(out, g_alloc(g, large(g, &caps, 262144, 524288), 0, 0), &g->oom);
+            gen_vec_push(out, g_alloc(g, large(g, &caps, 262144, 524288), 0, 0), &g->oom);
+        }
+        while (n-- && !g->oom) {
+            uint64_t sz = gen_chance(&g->rng, 1, 12) ? medium(g, &caps, 1024, 65536) : g_small(g);
+            gen_vec_push(out, g_alloc(g, sz, 0, 0), &g->oom);
+        }
+        g_pop(g);
+    }
+}
+
+/* level_load: boot (left alive), then one level per ~200k events, each loaded
+ * section by section and unloaded in roughly reverse order. */
+void gen_scn_level_load(gen_t *g) {
+    gen_vec_t boot = {0};
+    uint64_t e = g->target;
+    uint32_t boot_n = (uint32_t)(e / 40 < 20 ? 20 : e / 40 > 3000 ? 3000 : e / 40);
+    g_mark(g, "boot");
+    gen_boot(g, &boot, boot_n);
+    g_mark(g, "boot_done");
+    uint64_t levels = 1 + e / 200000;
+    for (uint64_t l = 0; l < levels && !g->oom; l++) {
+        uint64_t left = e > g->t->n_events ? e - g->t->n_events : 0;
+        uint64_t goal = g->t->n_events + left / (levels - l);
+        gen_level_t lv;
+        gen_level_init(&lv, 16u << 20, 12u << 20);
+        g_mark(g, "level_load_begin");
+        gen_level_load(g, &lv, goal > 3 ? goal - 3 : 0);
+        g_mark(g, "level_loaded");
+        g_mark(g, "level_unload_begin");
+        gen_level_unload(g, &lv);
+        g_mark(g, "level_unloaded");
+        gen_level_free(&lv);
+    }
+    gen_vec_free(&boot); /* boot objects intentionally stay live */
+}

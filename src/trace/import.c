@@ -1,0 +1,103 @@
+/* Importer front end: format detection, dispatch, the repair report and the
+ * dense thread-index table shared by the importers (see import.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/rawlog.h"
+#include "trace/import.h"
+
+/* mtrace lines start with "= Start", "@ " or one of "+ - < > !" followed by a
+ * space and "0x"; heaptrack's first line is "v <hex> <hex>". */
+static hr_import_kind_t detect_text(const unsigned char *b, size_t n) {
+    if (n >= 2 && b[0] == 'v' && b[1] == ' ')
+        return HR_IMPORT_HEAPTRACK;
+    if (n >= 7 && memcmp(b, "= Start", 7) == 0)
+        return HR_IMPORT_MTRACE;
+    if (n >= 2 && b[0] == '@' && b[1] == ' ')
+        return HR_IMPORT_MTRACE;
+    if (n >= 4 && strchr("+-<>!", b[0]) && b[1] == ' ' && b[2] == '0' && b[3] == 'x')
+        return HR_IMPORT_MTRACE;
+    return HR_IMPORT_UNKNOWN;
+}
+
+hr_import_kind_t hr_import_detect(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return HR_IMPORT_UNKNOWN;
+    unsigned char b[16];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (n >= 8 && memcmp(b, HR_CAP_MAGIC, 8) == 0)
+        return HR_IMPORT_CAPTURE;
+    if (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
+        return HR_IMPORT_HEAPTRACK; /* zstd frame */
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return HR_IMPORT_HEAPTRACK; /* gzip */
+    return detect_text(b, n);
+}
+
+int hr_import_file(const char *path, hr_import_kind_t kind, hr_trace_t *out, hr_repair_t *rep,
+                   hr_error_t *err) {
+    memset(rep, 0, sizeof *rep);
+    if (kind == HR_IMPORT_UNKNOWN)
+        kind = hr_import_detect(path);
+    int rc;
+    switch (kind) {
+    case HR_IMPORT_CAPTURE: rc = hr_import_capture(path, out, rep, err); break;
+    case HR_IMPORT_HEAPTRACK: rc = hr_import_heaptrack(path, out, rep, err); break;
+    case HR_IMPORT_MTRACE: rc = hr_import_mtrace(path, out, rep, err); break;
+    default:
+        hr_error_set(err, "%s: offset 0: not a capture log, heaptrack file or mtrace log", path);
+        return -1;
+    }
+    if (rc != 0)
+        return -1;
+    rep->events_out = out->n_events;
+    return hr_trace_validate(out, path, err);
+}
+
+void hr_repair_print(const hr_repair_t *r, FILE *f) {
+    fprintf(f, "import: %llu records in, %llu events out",
+            (unsigned long long)r->events_in, (unsigned long long)r->events_out);
+    if (r->threads)
+        fprintf(f, ", %llu threads", (unsigned long long)r->threads);
+    fputc('\n', f);
+    fprintf(f, "repairs: %llu unknown frees, %llu double frees, %llu reuse inversions, "
+               "%llu failed allocs dropped\n",
+            (unsigned long long)r->unknown_frees, (unsigned long long)r->double_frees,
+            (unsigned long long)r->reuse_inversions, (unsigned long long)r->failed_allocs);
+    fprintf(f, "kept: %llu cross-thread frees, %llu realloc(NULL,n) as alloc, "
+               "%llu realloc(p,0) as free, %llu live at end\n",
+            (unsigned long long)r->cross_thread_frees, (unsigned long long)r->realloc_null,
+            (unsigned long long)r->realloc_zero, (unsigned long long)r->leaked_at_end);
+    if (r->duplicates)
+        fprintf(f, "duplicates: %llu records flushed twice, dropped\n",
+                (unsigned long long)r->duplicates);
+    if (r->ended[0])
+        fprintf(f, "ended: %s\n", r->ended);
+    if (r->truncated)
+        fprintf(f, "truncated: %s\n", r->truncation);
+}
+
+int hr_tidmap_get(hr_tidmap_t *t, uint64_t ext) {
+    for (uint32_t i = t->n; i-- > 0;) /* few threads; recent ones are likelier */
+        if (t->ids[i] == ext)
+            return (int)i;
+    if (t->n >= 65535)
+        return 65534;
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 16;
+        uint64_t *ids = realloc(t->ids, cap * sizeof *ids);
+        if (!ids)
+            return -1;
+        t->ids = ids;
+        t->cap = cap;
+    }
+    t->ids[t->n] = ext;
+    return (int)t->n++;
+}
+
+void hr_tidmap_free(hr_tidmap_t *t) {
+    free(t->ids);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,85 @@
+/* Importers: address-based allocation logs -> id-based traces (the `convert`
+ * of DESIGN.md), with a report of everything that had to be repaired.
+ *
+ *   capture   our raw log (src/capture/rawlog.h, docs/CAPTURE.md)
+ *   heaptrack heaptrack data files (heaptrack.*.zst / .gz / plain), v1.x text
+ *   mtrace    glibc mtrace logs (MALLOC_TRACE)
+ *
+ * The result passes hr_trace_validate (it has been run on it). */
+#ifndef HR_TRACE_IMPORT_H
+#define HR_TRACE_IMPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heapreplay/trace.h"
+
+typedef struct hr_repair {
+    uint64_t events_in, events_out;
+    uint64_t unknown_frees;      /* free/realloc of an address never seen allocated */
+    uint64_t double_frees;
+    uint64_t reuse_inversions;   /* address handed out again before its free was seen */
+    uint64_t cross_thread_frees; /* freed by another thread than the allocating one (kept) */
+    uint64_t realloc_null, realloc_zero; /* realloc(NULL,n) -> alloc; realloc(p,0) -> free */
+    uint64_t failed_allocs;      /* NULL results: dropped */
+    uint64_t leaked_at_end;      /* still live at the end (kept live in the trace) */
+    int      truncated;          /* the input ended mid-record / without its end mark */
+    char     truncation[256];    /* how/where it was cut */
+    /* Additions (capture logs only): */
+    uint64_t threads;            /* distinct threads seen */
+    uint64_t duplicates;         /* records seen twice (a flush interrupted by a signal) */
+    uint64_t overhead_ns;        /* capture library's own estimate of its time (END record) */
+    char     ended[96];          /* how the captured process ended, "" if unknown */
+} hr_repair_t;
+
+typedef enum {
+    HR_IMPORT_UNKNOWN = 0,
+    HR_IMPORT_CAPTURE,
+    HR_IMPORT_HEAPTRACK,
+    HR_IMPORT_MTRACE
+} hr_import_kind_t;
+
+/* By magic/content: our capture magic; zstd/gzip magic or a first line
+ * "v <hex> <hex>" -> heaptrack; "= Start" or "@ ..." lines -> mtrace. */
+hr_import_kind_t hr_import_detect(const char *path);
+/* 0, or -1 with a one-line error naming the file and offset/line. `out` must
+ * be initialised (hr_trace_init); `rep` is zeroed first. */
+int hr_import_file(const char *path, hr_import_kind_t kind, hr_trace_t *out, hr_repair_t *rep,
+                   hr_error_t *err);
+void hr_repair_print(const hr_repair_t *rep, FILE *out);
+
+/* ---- the address -> id mapping (addrmap.c), shared by the importers ---- */
+typedef struct hr_addrmap hr_addrmap_t;
+
+/* Events go to `out` (with timestamps when ts_enabled); repairs to `rep`. */
+hr_addrmap_t *hr_addrmap_new(hr_trace_t *out, hr_repair_t *rep, int ts_enabled);
+/* Each returns 0, or -1 on out of memory. `thread` is a dense index. A zero
+ * address as a result means the call failed (counted, dropped). */
+int hr_addrmap_alloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t size,
+                     uint32_t align, uint64_t ts);
+int hr_addrmap_calloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t n,
+                      uint64_t size, uint64_t ts);
+int hr_addrmap_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t addr,
+                       uint64_t size, uint64_t ts);
+int hr_addrmap_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t ts);
+/* heap_push / heap_pop / mark with a name, frame with a number. */
+int hr_addrmap_annot(hr_addrmap_t *m, uint16_t thread, hr_op_t op, const char *name,
+                     uint64_t num, uint64_t ts);
+/* Counts what is still live, frees the map; the trace is left as built. */
+void hr_addrmap_finish(hr_addrmap_t *m);
+
+/* Dense thread index for an external thread id (first seen = 0, 1, ...);
+ * tables up to 65535 threads, then everything maps to the last index. */
+typedef struct hr_tidmap {
+    uint64_t *ids;
+    uint32_t n, cap;
+} hr_tidmap_t;
+int hr_tidmap_get(hr_tidmap_t *t, uint64_t ext); /* -1 on OOM */
+void hr_tidmap_free(hr_tidmap_t *t);
+
+/* Per-format entry points (import_*.c); same contract as hr_import_file. */
+int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err);
+int hr_import_heaptrack(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err);
+int hr_import_mtrace(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err);
+
+#endif

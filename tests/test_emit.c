@@ -1,0 +1,204 @@
+/* Emitter and report rendering output against files in tests/expected/
+ * (found through $srcdir). Set HR_UPDATE_EXPECTED=1 to rewrite them after an
+ * intended format change (then review the diff). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "hr_test.h"
+#include "report/emit.h"
+#include "report/report.h"
+
+static char *read_all(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+static const char *srcdir(void) {
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+/* Compare produced text with tests/expected/NAME; print the first difference. */
+static int matches_expected(const char *name, const char *got) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/expected/%s", srcdir(), name);
+    if (getenv("HR_UPDATE_EXPECTED")) {
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fputs(got, f);
+            fclose(f);
+        }
+    }
+    char *want = read_all(path);
+    if (!want) {
+        printf("# cannot read %s\n", path);
+        return 0;
+    }
+    size_t i = 0;
+    while (want[i] && want[i] == got[i])
+        i++;
+    int ok = want[i] == got[i];
+    if (!ok)
+        printf("# %s differs at byte %zu: want \"%.20s\" got \"%.20s\"\n", name, i, want + i, got + i);
+    free(want);
+    return ok;
+}
+
+/* The fixed document: every scalar kind, nesting, empty containers,
+ * escaping, a non-finite double and doubles that need full precision. */
+static void fixed_doc(hr_emit_t *em) {
+    hr_emit_obj_begin(em, NULL);
+    hr_emit_str(em, "name", "quote\" back\\ tab\t nl\n ctl\x01 utf8 \xc2\xb5s");
+    hr_emit_u64(em, "big", UINT64_MAX);
+    hr_emit_i64(em, "neg", -42);
+    hr_emit_f64(em, "tenth", 0.1);
+    hr_emit_f64(em, "third", 1.0 / 3.0);
+    hr_emit_f64(em, "rate", 1.2e8);
+    hr_emit_f64(em, "tiny", 1e-300);
+    hr_emit_f64(em, "nan", NAN);
+    hr_emit_f64(em, "inf", INFINITY);
+    hr_emit_bool(em, "yes", 1);
+    hr_emit_null(em, "none");
+    hr_emit_arr_begin(em, "list");
+    hr_emit_u64(em, NULL, 1);
+    hr_emit_obj_begin(em, NULL);
+    hr_emit_str(em, "k", "v");
+    hr_emit_obj_end(em);
+    hr_emit_arr_begin(em, NULL);
+    hr_emit_arr_end(em);
+    hr_emit_arr_end(em);
+    hr_emit_obj_begin(em, "empty");
+    hr_emit_obj_end(em);
+    hr_emit_obj_end(em);
+    hr_emit_end(em);
+}
+
+/* The fixed table: left and right columns, a CSV-hostile string, a
+ * Markdown pipe, a missing cell, a non-finite double and a short row. */
+static void fixed_table(hr_emit_t *em) {
+    static const char *const cols[] = {"allocator", ">ops/s", ">ns/op", "note"};
+    hr_emit_table_begin(em, "Fixed table", 4, cols);
+    hr_emit_cell_str(em, "glibc");
+    hr_emit_cell_u64(em, 20000000);
+    hr_emit_cell_f64(em, 50.04, 1);
+    hr_emit_cell_str(em, "plain");
+    hr_emit_row_end(em);
+    hr_emit_cell_str(em, "stack");
+    hr_emit_cell_u64(em, 7);
+    hr_emit_cell_f64(em, NAN, 1);
+    hr_emit_cell_str(em, "has, comma \"and\" quote | pipe");
+    hr_emit_row_end(em);
+    hr_emit_cell_str(em, "short");
+    hr_emit_row_end(em);
+    hr_emit_table_end(em);
+}
+
+typedef void (*writer_fn)(hr_emit_t *);
+
+static char *produce(writer_fn fn, hr_emit_format_t fmt, int compact) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hr_emit_t em;
+    hr_emit_init(&em, f, fmt);
+    em.compact = compact;
+    fn(&em);
+    fclose(f);
+    return buf;
+}
+
+static void check_output(writer_fn fn, hr_emit_format_t fmt, int compact, const char *expected) {
+    char *got = produce(fn, fmt, compact);
+    HR_CHECK(got && matches_expected(expected, got));
+    free(got);
+}
+
+static void test_doc_pretty(void) { check_output(fixed_doc, HR_EMIT_JSON, 0, "emit_doc.json"); }
+static void test_doc_compact(void) {
+    check_output(fixed_doc, HR_EMIT_JSON, 1, "emit_doc_compact.json");
+    char *got = produce(fixed_doc, HR_EMIT_JSON, 1);
+    int lines = 0;
+    for (char *p = got; p && *p; p++)
+        lines += *p == '\n';
+    HR_CHECK(lines == 1); /* one line: a child's result fits one pipe read loop */
+    free(got);
+}
+static void test_table_text(void) { check_output(fixed_table, HR_EMIT_TEXT, 0, "emit_table.txt"); }
+static void test_table_csv(void) { check_output(fixed_table, HR_EMIT_CSV, 0, "emit_table.csv"); }
+static void test_table_md(void) { check_output(fixed_table, HR_EMIT_MARKDOWN, 0, "emit_table.md"); }
+static void test_table_json(void) { check_output(fixed_table, HR_EMIT_JSON, 0, "emit_table.json"); }
+
+static void test_format_parse(void) {
+    hr_emit_format_t f;
+    HR_CHECK(hr_emit_format_parse("json", &f) == 0 && f == HR_EMIT_JSON);
+    HR_CHECK(hr_emit_format_parse("text", &f) == 0 && f == HR_EMIT_TEXT);
+    HR_CHECK(hr_emit_format_parse("csv", &f) == 0 && f == HR_EMIT_CSV);
+    HR_CHECK(hr_emit_format_parse("md", &f) == 0 && f == HR_EMIT_MARKDOWN);
+    HR_CHECK(hr_emit_format_parse("markdown", &f) == 0 && f == HR_EMIT_MARKDOWN);
+    HR_CHECK(hr_emit_format_parse("xml", &f) == -1);
+    HR_CHECK(hr_emit_format_parse(NULL, &f) == -1);
+}
+
+static void check_report(hr_emit_format_t fmt, const char *expected) {
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/tests/data/reports/base.json", srcdir());
+    hr_json_t *rep = hr_report_load(path, err, sizeof err);
+    HR_CHECK(rep != NULL);
+    if (!rep) {
+        printf("# %s\n", err);
+        return;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    HR_CHECK(hr_report_render(rep, fmt, f) == 0);
+    fclose(f);
+    HR_CHECK(matches_expected(expected, buf));
+    free(buf);
+    hr_json_free(rep);
+}
+
+static void test_report_text(void) { check_report(HR_EMIT_TEXT, "report_base.txt"); }
+static void test_report_csv(void) { check_report(HR_EMIT_CSV, "report_base.csv"); }
+static void test_report_md(void) { check_report(HR_EMIT_MARKDOWN, "report_base.md"); }
+static void test_report_json(void) { check_report(HR_EMIT_JSON, "report_base.json"); }
+
+static void test_units(void) {
+    char b[32];
+    hr_fmt_bytes(b, sizeof b, 512);
+    HR_CHECK_STR(b, "512 B");
+    hr_fmt_bytes(b, sizeof b, 1536);
+    HR_CHECK_STR(b, "1.50 KiB");
+    hr_fmt_bytes(b, sizeof b, 10485760);
+    HR_CHECK_STR(b, "10.00 MiB");
+    hr_fmt_rate(b, sizeof b, 1.2e8);
+    HR_CHECK_STR(b, "120.00 M");
+    hr_fmt_ns(b, sizeof b, 40000);
+    HR_CHECK_STR(b, "40.0 us");
+}
+
+int main(void) {
+    HR_RUN(test_doc_pretty);
+    HR_RUN(test_doc_compact);
+    HR_RUN(test_table_text);
+    HR_RUN(test_table_csv);
+    HR_RUN(test_table_md);
+    HR_RUN(test_table_json);
+    HR_RUN(test_format_parse);
+    HR_RUN(test_report_text);
+    HR_RUN(test_report_csv);
+    HR_RUN(test_report_md);
+    HR_RUN(test_report_json);
+    HR_RUN(test_units);
+    return hr_test_done();
+}

@@ -1,0 +1,160 @@
+/* Replay engine: metrics on hand-built traces whose peak live, footprint and
+ * fragmentation are known exactly; latency histogram; slot handling. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "hr_test.h"
+#include "replay/engine.h"
+#include "replay/latency.h"
+#include "report/json.h"
+
+extern const hr_backend_t hr_backend_bump;
+
+static void push(hr_trace_t *t, unsigned op, uint32_t id, uint32_t aux, uint64_t size) {
+    hr_event_t ev = {0};
+    ev.op = (uint8_t)op;
+    ev.id = id;
+    ev.aux = aux;
+    ev.size = size;
+    hr_trace_push(t, &ev);
+}
+
+/* Replays `t` on `be` in this process and returns the parsed result object. */
+static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch) {
+    hr_error_t err;
+    if (hr_trace_validate(t, "test", &err) != 0) {
+        printf("# validate: %s\n", err.msg);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hr_emit_t em;
+    hr_emit_init(&em, f, HR_EMIT_JSON);
+    em.compact = 1;
+    hr_replay_options_t opt = hr_replay_options_default();
+    opt.touch = touch;
+    hr_replay_one(t, "test", "0000000000000000", be, be->name, NULL, &opt, &em);
+    fclose(f);
+    char perr[256];
+    hr_json_t *v = hr_json_parse(buf, len, "result", perr, sizeof perr);
+    if (!v)
+        printf("# parse: %s\n# %s\n", perr, buf);
+    free(buf);
+    return v;
+}
+
+/* bump aligns each block's start to 16 and never frees:
+ * alloc0 100 @0, alloc1 200 @112, free0, alloc0 50 @320 -> footprint 370. */
+static void test_exact_memory_metrics(void) {
+    hr_trace_t t;
+    hr_trace_init(&t);
+    push(&t, HR_OP_ALLOC, 0, 0, 100);
+    push(&t, HR_OP_ALLOC, 1, 0, 200);
+    push(&t, HR_OP_FREE, 0, 0, 0);
+    push(&t, HR_OP_ALLOC, 0, 0, 50);
+    push(&t, HR_OP_FREE, 0, 0, 0);
+    push(&t, HR_OP_FREE, 1, 0, 0);
+    hr_json_t *r = replay(&t, &hr_backend_bump, HR_TOUCH_ALL);
+    HR_CHECK(r != NULL);
+    HR_CHECK_STR(hr_json_path_str(r, "status"), "ok");
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "memory.peak_live"), 300);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "memory.peak_footprint"), 370);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "memory.live_at_peak_footprint"), 250);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "memory.footprint_at_peak_live"), 312);
+    HR_CHECK(fabs(hr_json_path_num(r, "memory.frag_jw4") - 70.0 / 300.0) < 1e-12);
+    HR_CHECK(fabs(hr_json_path_num(r, "memory.frag_jw3") - 120.0 / 250.0) < 1e-12);
+    HR_CHECK_STR(hr_json_path_str(r, "memory.footprint_source"), "exact");
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.total"), 6);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.alloc"), 3);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.free"), 3);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "latency_ns.samples"), 6);
+    HR_CHECK(hr_json_path_num(r, "time.ops_per_s") > 0);
+    HR_CHECK_STR(hr_json_path_str(r, "touch"), "all");
+    hr_json_free(r);
+    hr_trace_free(&t);
+}
+
+/* realloc and calloc count in live bytes; frames give a worst frame. */
+static void test_realloc_calloc_frames(void) {
+    hr_trace_t t;
+    hr_trace_init(&t);
+    push(&t, HR_OP_CALLOC, 0, 10, 8);     /* live 80 */
+    push(&t, HR_OP_REALLOC, 1, 0, 1000);  /* 0 -> 1, live 1000 */
+    push(&t, HR_OP_FRAME, 0, 0, 7);
+    push(&t, HR_OP_ALLOC, 0, 0, 24);      /* live 1024 */
+    push(&t, HR_OP_FRAME, 0, 0, 8);
+    push(&t, HR_OP_FREE, 0, 0, 0);
+    push(&t, HR_OP_FREE, 1, 0, 0);
+    hr_json_t *r = replay(&t, &hr_backend_bump, HR_TOUCH_FIRST);
+    HR_CHECK(r != NULL);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "memory.peak_live"), 1024);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.realloc"), 1);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.calloc"), 1);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "worst_frame.frames"), 2);
+    double wf = hr_json_path_num(r, "worst_frame.index");
+    HR_CHECK(wf == 7 || wf == 8);
+    /* bump: calloc 80 @0, realloc 1000 @80 (copy), alloc 24 @1088 -> 1112 */
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "memory.peak_footprint"), 1112);
+    hr_json_free(r);
+    hr_trace_free(&t);
+}
+
+/* An allocation that fails is counted, the slot stays empty, its free is safe. */
+static void test_failed_alloc_counted(void) {
+    hr_trace_t t;
+    hr_trace_init(&t);
+    push(&t, HR_OP_ALLOC, 0, 0, 16);
+    push(&t, HR_OP_ALLOC, 1, 0, (uint64_t)1 << 50); /* beyond bump's reservation */
+    push(&t, HR_OP_FREE, 1, 0, 0);
+    push(&t, HR_OP_FREE, 0, 0, 0);
+    hr_json_t *r = replay(&t, &hr_backend_bump, HR_TOUCH_NONE);
+    HR_CHECK(r != NULL);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "failed_allocs"), 1);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "first_failed_op"), 1);
+    hr_json_free(r);
+    hr_trace_free(&t);
+}
+
+static void test_latency_histogram(void) {
+    hr_latency_t *h = calloc(1, sizeof *h);
+    for (uint64_t v = 1; v <= 1000; v++)
+        hr_lat_add(h, v);
+    HR_CHECK_EQ_U64(h->n, 1000);
+    HR_CHECK_EQ_U64(h->max, 1000);
+    uint64_t p50 = hr_lat_quantile(h, 0.5), p99 = hr_lat_quantile(h, 0.99);
+    HR_CHECK(p50 >= 495 && p50 <= 520);          /* within one bucket (~3 %) */
+    HR_CHECK(p99 >= 985 && p99 <= 1000);
+    HR_CHECK_EQ_U64(hr_lat_quantile(h, 1.0), 1000);
+    /* below 64 the buckets are exact */
+    hr_lat_reset(h);
+    for (int i = 0; i < 10; i++)
+        hr_lat_add(h, 37);
+    HR_CHECK_EQ_U64(hr_lat_quantile(h, 0.5), 37);
+    /* bucket bounds are monotonic and contain their values */
+    for (uint64_t v = 1; v < (1u << 20); v = v * 3 / 2 + 1) {
+        unsigned b = hr_lat_bucket(v);
+        HR_CHECK(hr_lat_bucket_low(b) <= v);
+        HR_CHECK(b + 1 >= HR_LAT_BUCKETS || hr_lat_bucket_low(b + 1) > v);
+    }
+    free(h);
+}
+
+static void test_touch_parse(void) {
+    hr_touch_t t;
+    HR_CHECK(hr_touch_parse("none", &t) == 0 && t == HR_TOUCH_NONE);
+    HR_CHECK(hr_touch_parse("all", &t) == 0 && t == HR_TOUCH_ALL);
+    HR_CHECK(hr_touch_parse("some", &t) == -1);
+    HR_CHECK_STR(hr_touch_name(HR_TOUCH_FIRST), "first");
+}
+
+int main(void) {
+    HR_RUN(test_exact_memory_metrics);
+    HR_RUN(test_realloc_calloc_frames);
+    HR_RUN(test_failed_alloc_counted);
+    HR_RUN(test_latency_histogram);
+    HR_RUN(test_touch_parse);
+    return hr_test_done();
+}

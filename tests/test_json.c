@@ -1,0 +1,161 @@
+/* JSON DOM: parse/print round trip, exact integers, errors with offsets,
+ * dotted-path lookup, construction and emission. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "hr_test.h"
+#include "report/json.h"
+
+static hr_json_t *parse(const char *s, char *err, size_t n) {
+    return hr_json_parse(s, strlen(s), "doc.json", err, n);
+}
+
+static void test_round_trip(void) {
+    const char *src = "{\"a\":1,\"b\":[true,false,null,\"x\\\"y\"],\"c\":{\"d\":0.1,\"e\":-7},"
+                      "\"f\":18446744073709551615,\"g\":\"\\u00b5\\ud83d\\ude00\",\"h\":{},\"i\":[]}";
+    char err[256];
+    hr_json_t *v = parse(src, err, sizeof err);
+    HR_CHECK(v != NULL);
+    char *out = hr_json_to_string(v, 1);
+    /* \u escapes come back as UTF-8; everything else byte-identical */
+    HR_CHECK_STR(out, "{\"a\":1,\"b\":[true,false,null,\"x\\\"y\"],\"c\":{\"d\":0.1,\"e\":-7},"
+                      "\"f\":18446744073709551615,\"g\":\"\xc2\xb5\xf0\x9f\x98\x80\",\"h\":{},\"i\":[]}");
+    /* and printing the reparsed output is a fixed point, pretty or not */
+    hr_json_t *w = hr_json_parse(out, strlen(out), "out", err, sizeof err);
+    char *pretty = hr_json_to_string(w, 0);
+    hr_json_t *x = hr_json_parse(pretty, strlen(pretty), "pretty", err, sizeof err);
+    char *again = hr_json_to_string(x, 1);
+    HR_CHECK_STR(again, out);
+    HR_CHECK(strchr(pretty, '\n') != NULL);
+    free(out);
+    free(pretty);
+    free(again);
+    hr_json_free(v);
+    hr_json_free(w);
+    hr_json_free(x);
+}
+
+static void test_numbers(void) {
+    char err[256];
+    hr_json_t *v = parse("[18446744073709551615, 18446744073709551616, -9223372036854775808,"
+                         " 1e3, 2.5, 0, -0, 9007199254740993]", err, sizeof err);
+    uint64_t u = 0;
+    HR_CHECK(v != NULL);
+    HR_CHECK(hr_json_get_u64(hr_json_at(v, 0), &u) == 0 && u == UINT64_MAX);
+    HR_CHECK(hr_json_get_u64(hr_json_at(v, 1), &u) == -1); /* too big: double only */
+    HR_CHECK(hr_json_num(hr_json_at(v, 1), 0) == 18446744073709551616.0);
+    HR_CHECK(hr_json_at(v, 2)->is_i64 && hr_json_at(v, 2)->i64 == INT64_MIN);
+    HR_CHECK(hr_json_get_u64(hr_json_at(v, 3), &u) == -1); /* 1e3 is not an integer literal */
+    HR_CHECK(hr_json_num(hr_json_at(v, 3), 0) == 1000);
+    HR_CHECK(hr_json_num(hr_json_at(v, 4), 0) == 2.5);
+    HR_CHECK(hr_json_get_u64(hr_json_at(v, 7), &u) == 0 && u == 9007199254740993ull);
+    char *s = hr_json_to_string(v, 1);
+    HR_CHECK(strstr(s, "9007199254740993") != NULL); /* exact, not via double */
+    free(s);
+    hr_json_free(v);
+}
+
+/* Each bad input gives "doc.json: offset N: expected ..." with the right N. */
+static void check_err(const char *src, size_t offset, const char *expect_sub) {
+    char err[256], want[64];
+    hr_json_t *v = parse(src, err, sizeof err);
+    HR_CHECK(v == NULL);
+    snprintf(want, sizeof want, "doc.json: offset %zu: expected ", offset);
+    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, expect_sub))
+        printf("# input %s: got \"%s\", want \"%s...%s\"\n", src, err, want, expect_sub);
+    HR_CHECK(strncmp(err, want, strlen(want)) == 0);
+    HR_CHECK(strstr(err, expect_sub) != NULL);
+    HR_CHECK(strchr(err, '\n') == NULL);
+    hr_json_free(v);
+}
+
+static void test_errors(void) {
+    check_err("", 0, "value");
+    check_err("{\"a\":1,}", 7, "object key");
+    check_err("{\"a\" 1}", 5, "':'");
+    check_err("[1 2]", 3, "',' or ']'");
+    check_err("{\"a\":1 \"b\":2}", 7, "',' or '}'");
+    check_err("[1.]", 3, "digit after '.'");
+    check_err("[1e]", 3, "digit in exponent");
+    check_err("\"abc", 4, "closing");
+    check_err("\"a\\qb\"", 3, "escape");
+    check_err("\"\\u12G4\"", 5, "hex");
+    check_err("tru", 0, "value");
+    check_err("{} x", 3, "end of input");
+    check_err("[\"a\nb\"]", 3, "control");
+    check_err("-", 0, "value");
+    char deep[600];
+    memset(deep, '[', sizeof deep - 1);
+    deep[sizeof deep - 1] = 0;
+    check_err(deep, 256, "nested");
+}
+
+static void test_file_errors(void) {
+    char err[512];
+    HR_CHECK(hr_json_parse_file("/nonexistent/x.json", err, sizeof err) == NULL);
+    HR_CHECK(strncmp(err, "/nonexistent/x.json: cannot open", 32) == 0);
+}
+
+static void test_path(void) {
+    char err[256];
+    hr_json_t *v = parse("{\"memory\":{\"peak_footprint\":123,\"src\":\"exact\"},"
+                         "\"results\":[{\"allocator\":\"glibc\"},{\"allocator\":\"stack\"}],"
+                         "\"n\":null}", err, sizeof err);
+    HR_CHECK(v != NULL);
+    HR_CHECK(hr_json_path_num(v, "memory.peak_footprint") == 123);
+    HR_CHECK_STR(hr_json_path_str(v, "memory.src"), "exact");
+    HR_CHECK_STR(hr_json_path_str(v, "results.1.allocator"), "stack");
+    HR_CHECK(hr_json_path(v, "results.2.allocator") == NULL);
+    HR_CHECK(hr_json_path(v, "results.x") == NULL);
+    HR_CHECK(hr_json_path(v, "memory.missing") == NULL);
+    HR_CHECK(hr_json_path(v, "memory.peak_footprint.deeper") == NULL);
+    HR_CHECK(isnan(hr_json_path_num(v, "n")));
+    HR_CHECK(hr_json_type(hr_json_path(v, "n")) == HR_JSON_NULL && hr_json_path(v, "n") != NULL);
+    HR_CHECK(hr_json_path(v, "") == v);
+    HR_CHECK_STR(hr_json_key_at(v, 1), "results");
+    hr_json_free(v);
+}
+
+static void test_build_and_emit(void) {
+    hr_json_t *o = hr_json_new_object(), *a = hr_json_new_array();
+    HR_CHECK(hr_json_set(o, "schema", hr_json_new_str("heapreplay-report")) == 0);
+    HR_CHECK(hr_json_set(o, "n", hr_json_new_u64(5)) == 0);
+    HR_CHECK(hr_json_set(o, "x", hr_json_new_num(NAN)) == 0);
+    HR_CHECK(hr_json_push(a, hr_json_new_i64(-3)) == 0);
+    HR_CHECK(hr_json_push(a, hr_json_new_bool(1)) == 0);
+    HR_CHECK(hr_json_push(a, hr_json_new_null()) == 0);
+    HR_CHECK(hr_json_set(o, "a", a) == 0);
+    HR_CHECK(hr_json_set(o, "n", hr_json_new_u64(6)) == 0); /* replace keeps position */
+    HR_CHECK(hr_json_push(o, hr_json_new_null()) == -1);    /* not an array */
+    hr_json_t *c = hr_json_clone(o);
+    char *s = hr_json_to_string(c, 1);
+    HR_CHECK_STR(s, "{\"schema\":\"heapreplay-report\",\"n\":6,\"x\":null,\"a\":[-3,true,null]}");
+    free(s);
+    /* emit a subtree under a key inside a surrounding document */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hr_emit_t em;
+    hr_emit_init(&em, f, HR_EMIT_JSON);
+    em.compact = 1;
+    hr_emit_obj_begin(&em, NULL);
+    hr_json_emit(&em, "report", o);
+    hr_emit_obj_end(&em);
+    hr_emit_end(&em);
+    fclose(f);
+    HR_CHECK_STR(buf, "{\"report\":{\"schema\":\"heapreplay-report\",\"n\":6,\"x\":null,"
+                      "\"a\":[-3,true,null]}}\n");
+    free(buf);
+    hr_json_free(o);
+    hr_json_free(c);
+}
+
+int main(void) {
+    HR_RUN(test_round_trip);
+    HR_RUN(test_numbers);
+    HR_RUN(test_errors);
+    HR_RUN(test_file_errors);
+    HR_RUN(test_path);
+    HR_RUN(test_build_and_emit);
+    return hr_test_done();
+}

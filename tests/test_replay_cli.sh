@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Integration tests of `heapreplay replay`, child isolation and the external
+# allocator workers (issues 2 and 5). Prints TAP.
+set -u
+HR="${HR:-./heapreplay}"
+[ -x "$HR" ] || HR="$(dirname "$0")/../heapreplay"
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+check() { # check NAME CONDITION-COMMAND...
+    local name="$1"; shift
+    if "$@" >/dev/null 2>&1; then ok "$name"; else not_ok "$name" "command: $*"; fi
+}
+JGET="${JGET:-$(dirname "$HR")/tests/jget}"
+jget() { "$JGET" "$1" "$2"; }
+
+"$HR" gen session -o "$T/s.hrt" --events 20000 --seed 7 >/dev/null || { echo "1..0 # SKIP cannot generate"; exit 0; }
+
+# A trace whose peak is at a frame mark: the external sample there sees it.
+cat > "$T/peak.hrtt" <<'EOF'
+heapreplay-trace 1
+alloc 0 100000
+alloc 1 200000
+alloc 2 300000
+frame 0
+free 0
+free 1
+free 2
+EOF
+
+# 1. in-house and glibc replays succeed; report JSON has the schema
+"$HR" replay "$T/s.hrt" -a glibc,bump -r 2 -q -o "$T/r.json" -f csv > "$T/r.csv"
+rc=$?
+if [ $rc = 0 ] && [ "$(jget schema "$T/r.json")" = heapreplay-report ] &&
+   [ "$(jget results.0.status "$T/r.json")" = ok ] && [ "$(jget results.1.status "$T/r.json")" = ok ] &&
+   [ "$(jget results.0.runs "$T/r.json")" = 2 ]; then
+    ok "replay glibc,bump: status ok, 2 runs merged"
+else
+    not_ok "replay glibc,bump: status ok, 2 runs merged" "rc=$rc" "$(head -c 600 "$T/r.json")"
+fi
+check "csv output has a header and two rows" test "$(wc -l < "$T/r.csv")" -ge 3
+
+# 2. the glibc worker proves it measured the C library
+lib=$(jget results.0.library "$T/r.json")
+case "$lib" in */libc.so*) ok "glibc worker: malloc from $lib" ;; *) not_ok "glibc worker names libc" "library=$lib" ;; esac
+
+# 3. every external allocator found at configure time: dladdr names its library
+for a in jemalloc mimalloc tcmalloc; do
+    so=$("$HR" list | awk -v a="$a" '$1 == a' | sed -n 's/.*\[\(.*\)\]$/\1/p')
+    if [ -z "$so" ] || [ "$so" = "NOT FOUND" ]; then
+        ok "$a # SKIP not found at configure time"
+        continue
+    fi
+    "$HR" replay "$T/peak.hrtt" -a "$a" -r 1 -q -o "$T/$a.json" >/dev/null
+    got=$(jget results.0.library "$T/$a.json")
+    st=$(jget results.0.status "$T/$a.json")
+    if [ "$st" = ok ] && [ "$(readlink -f "$got")" = "$(readlink -f "$so")" ]; then
+        ok "$a worker: malloc provided by $got"
+    else
+        not_ok "$a worker: malloc provided by $so" "status=$st library=$got" "$(jget results.0.error "$T/$a.json")"
+    fi
+    src=$(jget results.0.memory.footprint_source "$T/$a.json")
+    check "$a footprint from the allocator's own stats ($src)" test "$src" = "$a"
+done
+
+# 4. jemalloc stats are plausible: sampled peak allocated >= peak live
+if [ -f "$T/jemalloc.json" ]; then
+    pa=$(jget results.0.native.jemalloc.peak_allocated_sampled "$T/jemalloc.json")
+    pl=$(jget results.0.memory.peak_live "$T/jemalloc.json")
+    check "jemalloc allocated ($pa) >= peak live ($pl)" test "$pa" -ge "$pl"
+    check "jemalloc mapped > 0" test "$(jget results.0.native.jemalloc.mapped "$T/jemalloc.json")" -gt 0
+fi
+
+# 5. a wrong preload: a library that is not a malloc replacement is refused
+z=$(ls /usr/lib/x86_64-linux-gnu/libz.so.1 /lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)
+if [ -n "$z" ]; then
+    "$HR" replay "$T/s.hrt" -a "preload:$z" -r 1 -q -o "$T/z.json" >/dev/null
+    rc=$?
+    err=$(jget results.0.error "$T/z.json")
+    case "$err" in *"refusing to report"*) ok "preload of $z refused (dladdr mismatch), exit $rc" ;;
+        *) not_ok "preload of a non-malloc library refused" "error=$err" ;; esac
+    check "a refused preload makes the exit status 1" test "$rc" = 1
+fi
+
+# 6. a missing preload path gives a clear error
+"$HR" replay "$T/s.hrt" -a preload:/nonexistent/libx.so -r 1 -q -o "$T/m.json" >/dev/null
+err=$(jget results.0.error "$T/m.json")
+case "$err" in */nonexistent/libx.so*"cannot read"*) ok "missing preload path: $err" ;;
+    *) not_ok "missing preload path reported" "error=$err" ;; esac
+
+# 7. a crashing allocator is reported with its signal; the others go on
+"$HR" replay "$T/s.hrt" -a crash:5,bump -r 1 -q -o "$T/c.json" >/dev/null
+rc=$?
+if [ "$(jget results.0.status "$T/c.json")" = crashed ] && [ "$(jget results.0.signal "$T/c.json")" = 11 ] &&
+   [ "$(jget results.1.status "$T/c.json")" = ok ] && [ $rc = 1 ]; then
+    ok "crash:5 reported as crashed (SIGSEGV), bump still ok, exit 1"
+else
+    not_ok "crash reported" "rc=$rc" "$(head -c 400 "$T/c.json")"
+fi
+
+# 8. a hanging allocator is killed at the timeout
+"$HR" replay "$T/s.hrt" -a hang:5 -r 1 -q --timeout 1 -o "$T/h.json" >/dev/null
+check "hang:5 reported as timeout" test "$(jget results.0.status "$T/h.json")" = timeout
+
+# 9. bad input: exit 2 and one line naming the file
+printf 'not a trace\n' > "$T/bad.hrt"
+"$HR" replay "$T/bad.hrt" -a glibc -q > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -q "$T/bad.hrt" "$T/err"; then
+    ok "bad trace: exit 2, one line: $(cat "$T/err")"
+else
+    not_ok "bad trace: exit 2, one line naming the file" "rc=$rc" "$(cat "$T/err")"
+fi
+"$HR" replay "$T/s.hrt" -a nosuch -q > /dev/null 2> "$T/err"
+check "unknown allocator: exit 2" test $? = 2
+"$HR" replay "$T/s.hrt" --touch sometimes -q > /dev/null 2> "$T/err"
+check "bad --touch: exit 2" test $? = 2
+
+# 10. the in-house footprint is deterministic across repeats
+"$HR" replay "$T/s.hrt" -a bump -r 3 -q -o "$T/d.json" >/dev/null
+check "bump repeats agree exactly (deterministic)" test "$(jget results.0.deterministic "$T/d.json")" = true
+
+# 11. touch policy is printed in the text report
+"$HR" replay "$T/s.hrt" -a bump -r 1 -q --touch none > "$T/out.txt"
+check "text report prints the touch policy" grep -qi "touch.*none" "$T/out.txt"
+
+echo "1..$n"
+[ $failed = 0 ]

@@ -1,0 +1,449 @@
+/* Trace file formats: round trips and every reader error (docs/TRACE_FORMAT.md).
+ * Malformed text files live in tests/data/bad/; malformed binaries are built
+ * here by mutating a valid encoding or assembling one byte by byte. */
+#include "hr_test.h"
+#include "trace/format.h"
+#include "trace/varint.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Every op, optional fields present and absent, three threads, timestamps
+ * (one going backwards), and names needing escapes (space, %, #, @, =, UTF-8,
+ * the empty name). This is the writer's canonical form. */
+static const char k_canon[] =
+    "heapreplay-trace 1 timestamps\n"
+    "alloc 0 64 @100\n"
+    "alloc 1 24 16 t=1 @150\n"
+    "push render%20heap @160\n"
+    "calloc 2 10 8 @170\n"
+    "realloc 1 3 100 t=1 @175\n"
+    "free 0 64 @180\n"
+    "frame 1 @200\n"
+    "mark level/start%25%23%40%3D t=2 @90\n"
+    "pop render%20heap @210\n"
+    "alloc 0 4611686018427387904 @211\n"
+    "frame 0 t=2 @230\n"
+    "free 3 t=1 @220\n"
+    "free 2 @230\n"
+    "free 0 @231\n"
+    "push % @240\n"
+    "mark caf%C3%A9 @241\n";
+
+static const char *srcdir(void) {
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static int read_text(const char *text, hr_trace_t *t, hr_error_t *err) {
+    return hr_trace_read_mem(text, strlen(text), "canon.txt", HR_FMT_AUTO, t, err);
+}
+
+/* Writes a trace to memory with a FILE writer; returns a malloc'd buffer. */
+static char *write_mem(const hr_trace_t *t, int text, size_t *len) {
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    int rc = text ? hr_trace_write_text(f, t) : hr_trace_write_binary(f, t);
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void test_text_round_trip(void) {
+    hr_trace_t t;
+    hr_error_t err = {""};
+    if (read_text(k_canon, &t, &err) != 0) {
+        HR_CHECK_STR(err.msg, "");
+        return;
+    }
+    for (unsigned op = 0; op < HR_OP__COUNT; op++) /* a new op needs a line above */
+        HR_CHECK(t.op_counts[op] > 0);
+    HR_CHECK_EQ_U64(t.n_threads, 3);
+    HR_CHECK_EQ_U64(t.n_ids, 4);
+    HR_CHECK(t.flags & HR_TRACEF_TIMESTAMPS);
+    HR_CHECK_STR(t.strings[1], "level/start%#@=");
+    HR_CHECK_STR(t.strings[2], "");
+    HR_CHECK_STR(t.strings[3], "caf\xc3\xa9");
+    HR_CHECK_EQ_U64(t.events[9].size, (uint64_t)1 << 62);
+    HR_CHECK(t.events[1].flags & HR_EVF_HAS_OPT);
+    HR_CHECK_EQ_U64(t.events[1].align, 16);
+    size_t len;
+    char *out = write_mem(&t, 1, &len);
+    HR_CHECK(out && len == strlen(k_canon) && memcmp(out, k_canon, len) == 0);
+    free(out);
+    hr_trace_free(&t);
+}
+
+static void test_text_binary_text(void) {
+    hr_trace_t t, u;
+    hr_error_t err;
+    if (read_text(k_canon, &t, &err) != 0) {
+        HR_CHECK_STR(err.msg, "");
+        return;
+    }
+    size_t blen, tlen, blen2;
+    char *bin = write_mem(&t, 0, &blen);
+    HR_CHECK(bin && memcmp(bin, "HRTRACE", 8) == 0);
+    HR_CHECK(hr_trace_read_mem(bin, blen, "canon.hrt", HR_FMT_AUTO, &u, &err) == 0);
+    char *text = write_mem(&u, 1, &tlen);
+    HR_CHECK(text && tlen == strlen(k_canon) && memcmp(text, k_canon, tlen) == 0);
+    char *bin2 = write_mem(&u, 0, &blen2); /* binary -> binary is stable too */
+    HR_CHECK(bin2 && blen2 == blen && memcmp(bin, bin2, blen) == 0);
+    char d1[17], d2[17];
+    hr_trace_digest(&t, d1);
+    hr_trace_digest(&u, d2);
+    HR_CHECK_STR(d1, d2);
+    HR_CHECK_EQ_U64(strspn(d1, "0123456789abcdef"), 16);
+    u.events[0].size++; /* any change moves the digest */
+    hr_trace_digest(&u, d2);
+    HR_CHECK(strcmp(d1, d2) != 0);
+    free(bin);
+    free(bin2);
+    free(text);
+    hr_trace_free(&t);
+    hr_trace_free(&u);
+}
+
+/* Comments, blank lines, CRLF and suffixes in any order are accepted. */
+static void test_text_lenient_input(void) {
+    const char *in = "# leading comment\r\n\r\nheapreplay-trace 1\r\n"
+                     "  alloc\t5 32   # trailing comment\r\n"
+                     "free 5 t=1\n";
+    hr_trace_t t;
+    hr_error_t err = {""};
+    HR_CHECK(read_text(in, &t, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK_EQ_U64(t.n_events, 2);
+    HR_CHECK_EQ_U64(t.events[1].thread, 1);
+    HR_CHECK(!(t.flags & HR_TRACEF_TIMESTAMPS));
+    size_t len;
+    char *out = write_mem(&t, 1, &len);
+    const char *canon = "heapreplay-trace 1\nalloc 5 32\nfree 5 t=1\n";
+    HR_CHECK(out && len == strlen(canon) && memcmp(out, canon, len) == 0);
+    free(out);
+    hr_trace_free(&t);
+}
+
+/* A pseudo-random valid trace: multi-byte varints, backward frame numbers and
+ * id deltas, records on both sides of the decoder's fast/slow boundary. */
+static void build_random(hr_trace_t *t, size_t n) {
+    uint64_t x = 88172645463325252ull;
+    uint32_t live[512];
+    size_t n_live = 0;
+    hr_trace_init(t);
+    hr_trace_intern(t, "a");
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        hr_event_t ev = {.thread = (uint16_t)(x % 7 == 0 ? x % 300 : 0)};
+        unsigned r = (unsigned)(x >> 40) % 10;
+        if (n_live && (r < 4 || n_live == 512)) {
+            size_t k = (x >> 20) % n_live;
+            ev.op = r == 0 ? HR_OP_REALLOC : HR_OP_FREE;
+            ev.id = live[k];
+            if (ev.op == HR_OP_REALLOC) {
+                ev.aux = live[k];
+                ev.id = live[k] = (uint32_t)(live[k] + 7) % 100000;
+                for (size_t j = 0; j < n_live; j++) /* keep ids unique */
+                    if (j != k && live[j] == ev.id)
+                        ev.id = live[k] = ev.aux;
+                ev.size = x >> (x % 60);
+            } else {
+                live[k] = live[--n_live];
+            }
+        } else if (r < 8) {
+            ev.op = HR_OP_ALLOC;
+            do {
+                ev.id = (uint32_t)((x >> 8) % 100000);
+                x += 12345;
+                size_t j = 0;
+                while (j < n_live && live[j] != ev.id)
+                    j++;
+                if (j == n_live)
+                    break;
+            } while (1);
+            ev.size = (x >> 3) >> (x % 60);
+            if (x % 3 == 0) {
+                ev.flags = HR_EVF_HAS_OPT;
+                ev.align = 1u << (x % 32);
+            }
+            live[n_live++] = ev.id;
+        } else {
+            ev.op = r == 8 ? HR_OP_FRAME : HR_OP_MARK;
+            ev.size = r == 8 ? x : 0;
+        }
+        hr_trace_push_ts(t, &ev, x >> 3);
+    }
+}
+
+static void test_binary_random(void) {
+    hr_trace_t t, u;
+    hr_error_t err = {""};
+    build_random(&t, 20000);
+    HR_CHECK(hr_trace_validate(&t, "random", &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    size_t blen;
+    char *bin = write_mem(&t, 0, &blen);
+    HR_CHECK(bin != NULL);
+    HR_CHECK(hr_trace_read_mem(bin, blen, "r.hrt", HR_FMT_BINARY, &u, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK_EQ_U64(u.n_events, t.n_events);
+    HR_CHECK(u.n_events == t.n_events &&
+             memcmp(u.events, t.events, t.n_events * sizeof *t.events) == 0);
+    HR_CHECK(u.ts && memcmp(u.ts, t.ts, t.n_events * sizeof *t.ts) == 0);
+    HR_CHECK_EQ_U64(u.peak_live, t.peak_live);
+    free(bin);
+    hr_trace_free(&t);
+    hr_trace_free(&u);
+}
+
+/* Files: write_file/read_file with format detection by extension and magic. */
+static void test_files(void) {
+    char dir[] = "/tmp/hr-test-format-XXXXXX";
+    HR_CHECK(mkdtemp(dir) != NULL);
+    char bin[256], txt[256];
+    snprintf(bin, sizeof bin, "%s/t.hrt", dir);
+    snprintf(txt, sizeof txt, "%s/t.txt", dir);
+    hr_trace_t t, u, v;
+    hr_error_t err;
+    HR_CHECK(read_text(k_canon, &t, &err) == 0);
+    HR_CHECK(hr_trace_write_file(bin, HR_FMT_AUTO, &t, &err) == 0);
+    HR_CHECK(hr_trace_write_file(txt, HR_FMT_AUTO, &t, &err) == 0);
+    HR_CHECK(hr_trace_read_file(bin, HR_FMT_AUTO, &u, &err) == 0);
+    HR_CHECK(hr_trace_read_file(txt, HR_FMT_AUTO, &v, &err) == 0);
+    char d1[17], d2[17], d3[17];
+    hr_trace_digest(&t, d1);
+    hr_trace_digest(&u, d2);
+    hr_trace_digest(&v, d3);
+    HR_CHECK_STR(d1, d2);
+    HR_CHECK_STR(d1, d3);
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/none.hrt", dir);
+    hr_trace_t w;
+    HR_CHECK(hr_trace_read_file(missing, HR_FMT_AUTO, &w, &err) == -1);
+    HR_CHECK(strstr(err.msg, "none.hrt: cannot open: ") == err.msg + strlen(dir) + 1);
+    unlink(bin);
+    unlink(txt);
+    rmdir(dir);
+    hr_trace_free(&t);
+    hr_trace_free(&u);
+    hr_trace_free(&v);
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+/* Reading must fail with exactly `want`, leaving t empty. */
+static void expect_mem(const void *buf, size_t len, hr_format_t fmt, const char *want) {
+    hr_trace_t t;
+    hr_error_t err = {""};
+    HR_CHECK(hr_trace_read_mem(buf, len, "t.hrt", fmt, &t, &err) == -1);
+    HR_CHECK_STR(err.msg, want);
+    HR_CHECK(t.events == NULL && t.n_events == 0 && t.strings == NULL);
+}
+
+static void expect_file(const char *name, hr_format_t fmt, const char *suffix) {
+    char path[1024], want[1200];
+    snprintf(path, sizeof path, "%s/tests/data/bad/%s", srcdir(), name);
+    snprintf(want, sizeof want, "%s%s", path, suffix);
+    hr_trace_t t;
+    hr_error_t err = {""};
+    HR_CHECK(hr_trace_read_file(path, fmt, &t, &err) == -1);
+    HR_CHECK_STR(err.msg, want);
+}
+
+static void test_text_errors(void) {
+    expect_file("text_field_count.txt", HR_FMT_AUTO, ":3: 'alloc' takes 2 or 3 fields, got 1");
+    expect_file("text_calloc_fields.txt", HR_FMT_AUTO, ":4: 'calloc' takes 3 fields, got 2");
+    expect_file("text_non_numeric.txt", HR_FMT_AUTO,
+                ":2: field 2 (SIZE) of 'alloc': expected a decimal number, got '12x'");
+    expect_file("text_id_range.txt", HR_FMT_AUTO,
+                ":2: id 2147483648 out of range (max 2147483647)");
+    expect_file("text_unknown_op.txt", HR_FMT_AUTO,
+                ":4: unknown op 'allok' (expected one of alloc, calloc, realloc, free, push, "
+                "pop, frame, mark)");
+    expect_file("text_double_free.txt", HR_FMT_AUTO,
+                ":5: event 2 (free): id 0 is not live (free of a dead id or double free)");
+    expect_file("text_no_header.txt", HR_FMT_AUTO,
+                ": not a heapreplay trace (expected magic HRTRACE or a 'heapreplay-trace' "
+                "header line)");
+    expect_file("text_no_header.txt", HR_FMT_TEXT,
+                ":1: expected the header line 'heapreplay-trace 1'");
+    expect_file("text_bad_escape.txt", HR_FMT_AUTO,
+                ":2: bad escape in name 'a%2' (expected %XX with two hex digits, not %00)");
+    expect_file("text_version.txt", HR_FMT_AUTO,
+                ":1: unsupported text format version 2 (this reader reads 1)");
+    expect_file("text_bad_align.txt", HR_FMT_AUTO,
+                ":2: alignment 24 is not a power of two up to 2^31");
+    expect_file("text_bad_thread.txt", HR_FMT_AUTO,
+                ":2: expected one t=THREAD with THREAD < 65536, got 't=70000'");
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Assembles a version 1.0 file without timestamps: one string "h", one
+ * thread, the given records. Records start at offset 66. */
+static size_t mkbin(uint8_t *out, uint64_t n_events, uint32_t n_ids, uint64_t peak,
+                    const uint8_t *rec, size_t rlen) {
+    memset(out, 0, 64);
+    memcpy(out, "HRTRACE", 8);
+    put_le(out + 8, 1, 2);
+    put_le(out + 16, n_events, 8);
+    put_le(out + 24, n_ids, 4);
+    put_le(out + 28, 1, 4);
+    put_le(out + 32, 1, 4);
+    put_le(out + 36, 64, 4);
+    put_le(out + 40, peak, 8);
+    put_le(out + 48, 2, 8);
+    put_le(out + 56, rlen, 8);
+    out[64] = 1;
+    out[65] = 'h';
+    memcpy(out + 66, rec, rlen);
+    return 66 + rlen;
+}
+
+#define EXPECT_REC(nev, nids, peak, want, ...)                                  \
+    do {                                                                        \
+        const uint8_t rec_[] = {__VA_ARGS__};                                   \
+        uint8_t f_[512];                                                        \
+        size_t n_ = mkbin(f_, nev, nids, peak, rec_, sizeof rec_);              \
+        expect_mem(f_, n_, HR_FMT_AUTO, want);                                  \
+    } while (0)
+
+static void test_binary_record_errors(void) {
+    uint8_t f[512];
+    const uint8_t ok[] = {0x00, 0x00, 0xac, 0x02, 0x03, 0x00}; /* alloc 0 300; free 0 */
+    hr_trace_t t;
+    hr_error_t err = {""};
+    HR_CHECK(hr_trace_read_mem(f, mkbin(f, 2, 1, 300, ok, 6), "t.hrt", HR_FMT_AUTO, &t,
+                               &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK(t.n_events == 2 && t.events[0].size == 300);
+    hr_trace_free(&t);
+    EXPECT_REC(2, 1, 300, "t.hrt: offset 68: bad varint (SIZE of 'alloc'): longer than "
+               "needed or more than 64 bits", 0x00, 0x00, 0xac, 0x82, 0x00, 0x03, 0x00);
+    EXPECT_REC(1, 1, 0, "t.hrt: offset 68: truncated record: expected a varint (SIZE of "
+               "'alloc') but the records section ends", 0x00, 0x00);
+    EXPECT_REC(1, 1, 8, "t.hrt: offset 67: id 5 out of range (header says n_ids 1)",
+               0x00, 0x0a, 0x08);
+    EXPECT_REC(1, 1, 0, "t.hrt: offset 67: id -1 out of range (header says n_ids 1)",
+               0x03, 0x01);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 67: string index 3 out of range (table has 1)",
+               0x04, 0x03);
+    EXPECT_REC(3, 1, 300, "t.hrt: offset 72: record count mismatch: the records section "
+               "ends after 2 records, the header says 3", 0x00, 0x00, 0xac, 0x02, 0x03, 0x00);
+    EXPECT_REC(1, 1, 300, "t.hrt: offset 70: record count mismatch: more records than the "
+               "header's 1 events", 0x00, 0x00, 0xac, 0x02, 0x03, 0x00);
+    EXPECT_REC(1000, 1, 300, "t.hrt: offset 16: record count mismatch: header claims 1000 "
+               "events but the records section has only 6 bytes",
+               0x00, 0x00, 0xac, 0x02, 0x03, 0x00);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: unknown opcode 9 (codes below 16 cannot be "
+               "skipped; written by a newer heapreplay?)", 0x09);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: opcode byte 0x80 sets the reserved bit 7", 0x80);
+    EXPECT_REC(1, 1, 8, "t.hrt: offset 66: 'calloc' has no optional field but the opcode "
+               "byte sets the optional-field bit", 0x21, 0x00, 0x01, 0x08);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 67: thread 1 out of range (header says n_threads 1)",
+               0x46, 0x01, 0x02);
+    EXPECT_REC(3, 1, 8, "t.hrt: event 2 (free): id 0 is not live (free of a dead id or "
+               "double free)", 0x00, 0x00, 0x08, 0x03, 0x00, 0x03, 0x00);
+    EXPECT_REC(2, 1, 299, "t.hrt: offset 40: header says peak live 299 bytes but the events "
+               "give 300", 0x00, 0x00, 0xac, 0x02, 0x03, 0x00);
+    /* The same bad varint seen by the unchecked fast path (records follow). */
+    uint8_t rec[200] = {0x00, 0x00, 0xac, 0x82, 0x00, 0x03, 0x00};
+    for (int i = 0; i < 60; i++)
+        rec[7 + 2 * i] = 0x06, rec[8 + 2 * i] = 0x02;
+    expect_mem(f, mkbin(f, 62, 1, 300, rec, 127), HR_FMT_AUTO,
+               "t.hrt: offset 68: bad varint (SIZE of 'alloc'): longer than needed or more "
+               "than 64 bits");
+}
+
+static void test_binary_skippable(void) {
+    const uint8_t rec[] = {0x14, 0x02, 0xaa, 0xbb, 0x00, 0x00, 0xac, 0x02, 0x03, 0x00};
+    uint8_t f[512];
+    hr_trace_t t;
+    hr_error_t err = {""};
+    hr_read_stats_t st;
+    size_t n = mkbin(f, 3, 1, 300, rec, sizeof rec);
+    HR_CHECK(hr_trace_read_mem_stats(f, n, "t.hrt", HR_FMT_AUTO, &t, &st, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK_EQ_U64(st.skipped, 1);
+    HR_CHECK_EQ_U64(t.n_events, 2);
+    HR_CHECK_EQ_U64(t.events[0].size, 300);
+    hr_trace_free(&t);
+    const uint8_t bad[] = {0x14, 0x09, 0xaa};
+    n = mkbin(f, 1, 0, 0, bad, sizeof bad);
+    expect_mem(f, n, HR_FMT_AUTO, "t.hrt: offset 68: truncated record: opcode 20 payload "
+               "needs 9 bytes, 1 left");
+}
+
+static void test_binary_header_errors(void) {
+    hr_trace_t t;
+    hr_error_t err;
+    HR_CHECK(read_text(k_canon, &t, &err) == 0);
+    size_t len;
+    uint8_t *bin = (uint8_t *)write_mem(&t, 0, &len);
+    hr_trace_free(&t);
+    HR_CHECK(bin && len > 80);
+    if (!bin)
+        return;
+    uint8_t *m = malloc(len + 2);
+    char want[300];
+    expect_mem(bin, 20, HR_FMT_AUTO,
+               "t.hrt: offset 20: truncated header: expected 64 bytes, the file has 20");
+    expect_mem(bin, 5, HR_FMT_AUTO,
+               "t.hrt: offset 5: truncated header: expected 64 bytes, the file has 5");
+    memcpy(m, bin, len);
+    m[0] = 'X';
+    expect_mem(m, len, HR_FMT_BINARY, "t.hrt: offset 0: bad magic: expected \"HRTRACE\\0\"");
+    expect_mem(m, len, HR_FMT_AUTO, "t.hrt: not a heapreplay trace (expected magic HRTRACE "
+               "or a 'heapreplay-trace' header line)");
+    memcpy(m, bin, len);
+    m[8] = 2;
+    expect_mem(m, len, HR_FMT_AUTO,
+               "t.hrt: offset 8: unsupported major version 2 (this reader reads 1.x)");
+    m[8] = 1;
+    m[10] = 7; /* a newer minor version is read */
+    HR_CHECK(hr_trace_read_mem(m, len, "t.hrt", HR_FMT_AUTO, &t, &err) == 0);
+    hr_trace_free(&t);
+    uint64_t rlen = 0;
+    for (int i = 7; i >= 0; i--)
+        rlen = rlen << 8 | bin[56 + i];
+    snprintf(want, sizeof want, "t.hrt: offset %zu: truncated records: expected %llu bytes, "
+             "the file has %llu after the string table", len - 3, (unsigned long long)rlen,
+             (unsigned long long)rlen - 3);
+    expect_mem(bin, len - 3, HR_FMT_AUTO, want);
+    memcpy(m, bin, len);
+    m[len] = m[len + 1] = 0;
+    snprintf(want, sizeof want,
+             "t.hrt: offset %zu: 2 unexpected bytes after the records section", len);
+    expect_mem(m, len + 2, HR_FMT_AUTO, want);
+    memcpy(m, bin, len);
+    m[64] = 0x80; /* first string length: a non-minimal varint */
+    m[65] = 0x00;
+    expect_mem(m, len, HR_FMT_AUTO, "t.hrt: offset 64: bad varint (length of string 0)");
+    free(m);
+    free(bin);
+}
+
+static void run_error_tests(void) {
+    HR_RUN(test_text_errors);
+    HR_RUN(test_binary_record_errors);
+    HR_RUN(test_binary_skippable);
+    HR_RUN(test_binary_header_errors);
+}
+
+int main(void) {
+    HR_RUN(test_text_round_trip);
+    HR_RUN(test_text_binary_text);
+    HR_RUN(test_text_lenient_input);
+    HR_RUN(test_binary_random);
+    HR_RUN(test_files);
+    run_error_tests();
+    return hr_test_done();
+}
