@@ -66,7 +66,7 @@ typedef struct hr_dlheap_options {
 hr_dlheap_options_t hr_dlheap_options_default(void);
 
 /* Lays the heap over [mem, mem+size). Returns 0, or -1 when the region is too
- * small to hold one minimal chunk plus the sentinel (64 bytes after aligning). */
+ * small to hold one minimal chunk plus the sentinel (48 bytes after aligning). */
 int hr_dlheap_init(hr_dlheap_t *h, void *mem, size_t size);
 /* Payload capacity of a fresh heap: what total_free reads right after init. */
 uint64_t hr_dlheap_capacity(const hr_dlheap_t *h);

@@ -11,8 +11,10 @@
  *               (the boot objects in Persistent/AudioPersistent/Music/Debug/
  *               Special stay alive at the end: the only non-clean trace)
  *   frame_loop  per-frame strictly LIFO solver temporaries + a few long-lived
- *   particles   fixed-size (32/48/64/96/128 B) spawn/death churn
- *   strings     realloc growth, calloc'd arrays, aligned allocations
+ *   particles   fixed-size (32/48/64/96/128 B) spawn/death churn; its frees
+ *               carry the size (the optional field), other scenarios' do not
+ *   strings     realloc growth (realloc keeps the id: realloc(i, i, size)),
+ *               calloc'd arrays, aligned allocations (16..4096)
  *   session     level 1 load, play frames, streaming, unload, level 2, ...
  */
 #ifndef HEAPREPLAY_GEN_H

@@ -140,11 +140,14 @@ int  hr_routed_top(const hr_routed_t *m); /* current target */
 void *hr_routed_alloc(hr_routed_t *m, size_t size, size_t align);
 /* Finds the owner with CanFree probes (counted) and frees there. `size` is
  * the requested size (for live-byte accounting; 0 = use the usable size).
- * Returns 0, or -1 when no heap owns p (the caller's fallback block). */
+ * Returns 0; -1 when no heap owns p (the caller's fallback block); -2 when
+ * the owning heap refuses p (not a live block start: double free). */
 int  hr_routed_free(hr_routed_t *m, void *p, size_t size);
 /* Heap index owning p, or -1; not counted as a probe. */
 int  hr_routed_owner(const hr_routed_t *m, const void *p);
-size_t hr_routed_usable(const hr_routed_t *m, const void *p); /* 0 if unowned */
+/* Usable bytes of the block at p (`size` = its requested size, used for
+ * static blocks, which record no size); 0 if no heap owns p. */
+size_t hr_routed_usable(const hr_routed_t *m, const void *p, size_t size);
 /* The heap blamed for the last NULL from hr_routed_alloc, or -1; the caller
  * reports it served the request elsewhere with hr_routed_note_fallback. */
 int  hr_routed_last_failure(const hr_routed_t *m);

@@ -1,10 +1,13 @@
 /* "bank": hr_bank (Orx orxBank semantics) as a replay backend, one bank per
  * rounded cell size.
  *
- * -a bank[:round=16,cells=256,max=4096]
+ * -a bank[:round=16,cells=N,max=4096]
  *   round  cell sizes are the request rounded up to a multiple of this
  *          (a power of two >= 8; default 16, malloc's alignment);
- *   cells  cells per segment (default 256);
+ *   cells  cells per segment (default: auto = 256 cells, fewer for cells
+ *          above 256 B so a segment stays near 64 KiB, at least 4; with 256
+ *          for every size, one segment per touched size up to 4 KiB would
+ *          hold ~130 MiB before a single cell is reused);
  *   max    the largest cell size (default 4096, a multiple of round).
  * A bank is created (expandable) the first time its cell size is needed; a
  * 0-byte request takes the smallest cell. Counted and served by fallback:
@@ -31,16 +34,16 @@ typedef struct hr_bank_be {
 
 static void *bank_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     static const char *const keys[] = {"round", "cells", "max", NULL};
-    uint64_t v[3] = {16, 256, 4096};
+    uint64_t v[3] = {16, 0, 4096}; /* cells 0 = auto */
     const char *bad = NULL;
     if (cfg && cfg->arg && hr_seed_parse_kv(cfg->arg, keys, v, &bad) != 0) {
         hr_error_set(err, "bank: bad option at '%s' (expected round=POW2,cells=N,max=BYTES)", bad);
         return NULL;
     }
-    if (v[0] < 8 || (v[0] & (v[0] - 1)) || v[1] == 0 || v[1] > 65535 || v[2] < v[0] ||
+    if (v[0] < 8 || (v[0] & (v[0] - 1)) || v[1] > 65535 || v[2] < v[0] ||
         v[2] % v[0] || v[2] > (1u << 24)) {
         hr_error_set(err, "bank: bad options round=%llu cells=%llu max=%llu (expected round a power"
-                     " of two >= 8, 1 <= cells <= 65535, max a multiple of round <= 16M)",
+                     " of two >= 8, cells <= 65535 (0 = auto), max a multiple of round <= 16M)",
                      (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)v[2]);
         return NULL;
     }
@@ -56,6 +59,11 @@ static void *bank_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         return NULL;
     }
     return b;
+}
+
+static unsigned auto_cells(size_t cell) {
+    size_t n = ((size_t)64 << 10) / cell;
+    return n > 256 ? 256 : n < 4 ? 4 : (unsigned)n;
 }
 
 static size_t cell_align(size_t cell) {
@@ -75,7 +83,7 @@ static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
     if (!bk) {
         hr_bank_options_t o = hr_bank_default();
         o.cell_size = (i + 1) << b->round_shift;
-        o.cells_per_segment = b->cells;
+        o.cells_per_segment = b->cells ? b->cells : auto_cells(o.cell_size);
         if (!(bk = b->banks[i] = hr_bank_create(&o)))
             return hr_seed_fb_alloc(&b->f, size, align, "out_of_memory");
         b->footprint += hr_bank_footprint(bk);
@@ -164,7 +172,7 @@ static void bank_destroy(void *self) {
 
 const hr_backend_t hr_backend_bank = {
     .name = "bank",
-    .description = "Orx orxBank: one bank of fixed cells per 16 B size step, 256-cell segments",
+    .description = "Orx orxBank: one bank of fixed cells per 16 B size step, chained segments",
     .caps = HR_CAP_NEEDS_SIZE_ON_FREE | HR_CAP_FIXED_CELL | HR_CAP_ALIGNED,
     .create = bank_create,
     .alloc = bank_alloc,

@@ -296,6 +296,8 @@ static int is_object_array(const hr_json_t *v) {
            hr_json_type(hr_json_at(v, 0)) == HR_JSON_OBJECT;
 }
 
+#define HR_REPORT_MAX_ROWS 16
+
 /* One table per native array of objects: "<allocator> <key> (<trace>)".
  * CSV sections lead with trace and allocator columns so they can be joined. */
 static void native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
@@ -329,7 +331,10 @@ static void native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
         }
         snprintf(title, sizeof title, "%s %s (%s)", alloc, hr_json_key_at(nat, k), trace);
         hr_emit_table_begin(em, title, n + lead, cols);
-        for (size_t i = 0; i < hr_json_len(arr); i++) {
+        /* Human formats show the first rows only (a bank backend has one row
+         * per cell size); CSV and JSON keep every row. */
+        size_t rows = hr_json_len(arr), shown = csv || rows <= HR_REPORT_MAX_ROWS ? rows : HR_REPORT_MAX_ROWS;
+        for (size_t i = 0; i < shown; i++) {
             const hr_json_t *o = hr_json_at(arr, i);
             if (csv) {
                 hr_emit_cell_str(em, trace);
@@ -340,6 +345,8 @@ static void native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
             hr_emit_row_end(em);
         }
         hr_emit_table_end(em);
+        if (shown < rows)
+            fprintf(em->out, "(%zu more rows in the JSON and CSV reports)\n\n", rows - shown);
     }
 }
 

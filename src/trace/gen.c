@@ -1,7 +1,7 @@
 /* Synthetic trace generator: PRNG, dense ids, event emitters, the scenario
- * table and hr_gen() itself. The scenarios live in gen_level.c (level_load),
- * gen_frame.c (frame_loop, particles), gen_strings.c (strings) and
- * gen_session.c (session); see include/heapreplay/gen.h for the contract. */
+ * table and hr_gen() itself. The scenarios live in gen_level.c (level_load,
+ * session) and gen_play.c (frame_loop, particles, strings); see
+ * include/heapreplay/gen.h for the contract. */
 #include "trace/gen_int.h"
 
 #include <stdlib.h>
@@ -177,11 +177,14 @@ void g_mark(gen_t *g, const char *name) {
 void g_frame(gen_t *g) {
     const uint64_t period = 16666667; /* 60 Hz */
     if (g->timestamps) {
-        uint64_t tick = (g->frame_no + 1) * period;
-        if (g->now < tick)
+        /* a frame lasts at least one period after the previous frame mark:
+         * idle until just before the tick (a long load simply delays it) */
+        uint64_t tick = g->last_frame + period;
+        if (g->now + 200 < tick)
             g->now = tick - 200;
     }
     emit(g, HR_OP_FRAME, 0, 0, 0, 0, 0, g->frame_no++);
+    g->last_frame = g->now;
 }
 
 uint64_t g_small(gen_t *g) {

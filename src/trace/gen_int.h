@@ -61,6 +61,7 @@ typedef struct gen {
     uint32_t    threads, rr;
     int         timestamps;
     uint64_t    now;        /* ns, when timestamps */
+    uint64_t    last_frame; /* `now` at the last frame event */
     uint64_t    frame_no;
     int         oom;
     /* dense ids: a LIFO stack of freed ids, reused most-recent first */
@@ -86,7 +87,7 @@ void     g_free(gen_t *g, uint32_t id, int with_size);
 void     g_push(gen_t *g, const char *heap);
 void     g_pop(gen_t *g); /* pops the top heap */
 void     g_mark(gen_t *g, const char *name);
-void     g_frame(gen_t *g); /* frame(frame_no++), time jumps to the next 60 Hz tick */
+void     g_frame(gen_t *g); /* frame(frame_no++); time idles to >= 1/60 s after the last */
 void     g_wait(gen_t *g, uint64_t ns); /* extra time before the next event (I/O) */
 
 /* Budget: 1 while events so far + one free per live object + reserve stay
@@ -97,7 +98,7 @@ static inline int g_more(const gen_t *g, uint64_t reserve) {
 /* A small-object size (16..256 B) from the per-seed struct table (skewed). */
 uint64_t g_small(gen_t *g);
 
-/* ---- reusable building blocks (gen_level.c, gen_frame.c, gen_strings.c) -- */
+/* ---- reusable building blocks (gen_level.c, gen_play.c) ----------------- */
 
 /* Objects of one level (or streamed zone), in allocation order. */
 typedef struct gen_level {

@@ -1,0 +1,58 @@
+/* Internals of the routed heap manager: one heap of any kind behind a small
+ * dispatch (routed_heaps.c), used by the manager (routed.c). */
+#ifndef HR_ALLOC_ROUTED_INT_H
+#define HR_ALLOC_ROUTED_INT_H
+
+#include "heapreplay/routed.h"
+
+/* static: bump in [base, end). */
+typedef struct hr_static_heap {
+    unsigned char *base, *cur, *end;
+    uint64_t allocations;  /* every block ever handed out (none is reclaimed) */
+} hr_static_heap_t;
+
+/* tracking: every malloc'ed block in an open-addressing hash (linear
+ * probing, backward-shift deletion) keyed by pointer, holding its usable size. */
+typedef struct hr_track_slot {
+    void  *p;
+    size_t usable;
+} hr_track_slot_t;
+
+typedef struct hr_tracking_heap {
+    hr_track_slot_t *slots;
+    size_t   cap, count;   /* cap is a power of two; count <= cap / 2 */
+    uint64_t bytes;        /* usable bytes of live blocks */
+    uint64_t high_water;   /* peak of bytes */
+    uint64_t budget;       /* reported, never enforced; 0 = none */
+} hr_tracking_heap_t;
+
+typedef struct hr_heap {
+    const char    *name;
+    hr_heap_kind_t kind;
+    uint64_t       size;
+    void          *region;      /* mmap'ed region (static, dlheap) */
+    size_t         region_len;
+    union {
+        hr_static_heap_t   st;
+        hr_tracking_heap_t tr;
+        hr_dlheap_t        dl;
+    } u;
+} hr_heap_t;
+
+/* Sets up a heap of cfg's kind and size; -1 with err set on failure. */
+int  hr_heap_open(hr_heap_t *h, const char *name, hr_heap_kind_t kind, uint64_t size,
+                  hr_error_t *err);
+/* Releases the region and every block a tracking heap still holds. */
+void hr_heap_close(hr_heap_t *h);
+void *hr_heap_alloc(hr_heap_t *h, size_t size, size_t align);
+/* Frees p (which the heap owns). Static: returns 1 (nothing released). */
+int  hr_heap_free(hr_heap_t *h, void *p);
+int  hr_heap_can_free(const hr_heap_t *h, const void *p);
+size_t hr_heap_usable(const hr_heap_t *h, const void *p);
+void hr_heap_status(const hr_heap_t *h, hr_heap_status_t *st);
+/* Total free as the search sees it (UINT64_MAX for an unbounded heap). */
+uint64_t hr_heap_free_total(const hr_heap_t *h);
+/* Bytes held from the system: the whole region, or tracked usable bytes. */
+uint64_t hr_heap_held(const hr_heap_t *h);
+
+#endif

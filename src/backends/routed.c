@@ -1,0 +1,215 @@
+/* "routed": replays a trace through the routed heap manager (SHAR-style
+ * HeapManager, include/heapreplay/routed.h).
+ *
+ * Trace heap names (push/pop string indices) map to config targets once at
+ * create(); a name the config does not know is counted ("unknown_heap") and
+ * routed to the config's default target, and so is a trace without heap
+ * events. A request the manager cannot serve (heap exhausted, search found
+ * nothing) is served by the fallback, counted as "out_of_memory" and against
+ * the blamed heap's "fallbacks"; the first such event's report (heap name and
+ * its GetStatus) is in stats as "oom_first".
+ *
+ * footprint() = bytes held from the system: every static/dlheap region in
+ * full (reserved for the heap whether or not it is touched, as the game's
+ * heaps were), tracking heaps' malloc usable bytes, fallback usable bytes. */
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "backends/fallback.h"
+#include "heapreplay/routed.h"
+
+typedef struct routed_be {
+    hr_routed_t  *m;
+    hr_fallback_t fb;
+    int          *map;       /* trace string index -> target, -1 = unknown */
+    uint32_t      nmap;
+    char          config[256];
+} routed_be_t;
+
+static void *routed_create(const hr_backend_config_t *cfg, hr_error_t *err) {
+    hr_heapcfg_t *hc = malloc(sizeof *hc);
+    routed_be_t *b = calloc(1, sizeof *b);
+    if (!hc || !b) {
+        free(hc);
+        free(b);
+        hr_error_set(err, "routed: out of memory");
+        return NULL;
+    }
+    if (cfg->config_path) {
+        if (hr_heapcfg_load(hc, cfg->config_path, err) != 0)
+            goto fail;
+        snprintf(b->config, sizeof b->config, "%s", cfg->config_path);
+    } else {
+        hr_heapcfg_default(hc);
+        snprintf(b->config, sizeof b->config, "(default)");
+    }
+    b->m = hr_routed_create(hc, err);
+    if (!b->m)
+        goto fail;
+    const hr_trace_t *t = cfg->trace;
+    if (t && t->n_strings) {
+        b->map = malloc(t->n_strings * sizeof *b->map);
+        if (!b->map) {
+            hr_error_set(err, "routed: out of memory");
+            goto fail;
+        }
+        b->nmap = t->n_strings;
+        for (uint32_t i = 0; i < t->n_strings; i++)
+            b->map[i] = hr_heapcfg_lookup(hc, t->strings[i]);
+    }
+    free(hc);
+    return b;
+fail:
+    hr_routed_destroy(b->m);
+    free(b->map);
+    free(b);
+    free(hc);
+    return NULL;
+}
+
+static int target_of(routed_be_t *b, uint32_t idx, const char *name) {
+    int t = idx < b->nmap ? b->map[idx]
+                          : (name ? hr_heapcfg_lookup(hr_routed_config(b->m), name) : -1);
+    if (t < 0) {
+        hr_fallback_violation(&b->fb, "unknown_heap");
+        t = hr_routed_config(b->m)->default_heap;
+    }
+    return t;
+}
+
+static void routed_push(void *self, uint32_t heap, const char *name) {
+    routed_be_t *b = self;
+    hr_routed_push(b->m, target_of(b, heap, name));
+}
+
+static void routed_pop(void *self, uint32_t heap, const char *name) {
+    routed_be_t *b = self;
+    uint64_t before = hr_routed_totals(b->m)->mismatched_pops;
+    hr_routed_pop(b->m, target_of(b, heap, name));
+    if (hr_routed_totals(b->m)->mismatched_pops != before)
+        hr_fallback_violation(&b->fb, "mismatched_pop");
+}
+
+static void *routed_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap; /* the manager keeps its own stack (mismatches counted there) */
+    routed_be_t *b = self;
+    void *p = hr_routed_alloc(b->m, size, align);
+    if (p) {
+        hr_fallback_native(&b->fb);
+        return p;
+    }
+    hr_routed_note_fallback(b->m, hr_routed_last_failure(b->m));
+    hr_fallback_violation(&b->fb, "out_of_memory");
+    return hr_fallback_alloc(&b->fb, size, align);
+}
+
+static void routed_free(void *self, void *ptr, size_t size) {
+    routed_be_t *b = self;
+    if (!ptr)
+        return;
+    int rc = hr_routed_free(b->m, ptr, size);
+    if (rc == 0)
+        hr_fallback_native(&b->fb);
+    else if (rc == -1)
+        hr_fallback_free(&b->fb, ptr);
+    else
+        hr_fallback_violation(&b->fb, "bad_free");
+}
+
+static uint64_t routed_footprint(void *self) {
+    routed_be_t *b = self;
+    return hr_routed_footprint(b->m) + b->fb.bytes_held;
+}
+
+static size_t routed_usable(void *self, void *ptr, size_t size) {
+    routed_be_t *b = self;
+    size_t u = hr_routed_usable(b->m, ptr, size);
+    return u ? u : malloc_usable_size(ptr);
+}
+
+static void emit_heap(hr_emit_t *em, const hr_routed_heap_info_t *h) {
+    hr_emit_obj_begin(em, NULL);
+    hr_emit_str(em, "name", h->name);
+    hr_emit_str(em, "kind", hr_heap_kind_name(h->kind));
+    hr_emit_u64(em, "size", h->size);
+    hr_emit_u64(em, "peak", h->peak_bytes);
+    hr_emit_u64(em, "high_water", h->status.high_water);
+    hr_emit_u64(em, "objects", h->status.objects);
+    hr_emit_u64(em, "total_free", h->status.total_free);
+    hr_emit_u64(em, "largest_free", h->status.largest_free);
+    hr_emit_u64(em, "allocs", h->allocs);
+    hr_emit_u64(em, "frees", h->frees);
+    hr_emit_u64(em, "frees_ignored", h->frees_ignored);
+    hr_emit_u64(em, "failures", h->failures);
+    hr_emit_u64(em, "fallbacks", h->fallbacks);
+    hr_emit_u64(em, "over_budget", h->over_budget);
+    hr_emit_u64(em, "leaks_blocks", h->live_blocks);
+    hr_emit_u64(em, "leaks_bytes", h->live_bytes);
+    hr_emit_u64(em, "mismatched_pops", h->mismatched_pops);
+    hr_emit_u64(em, "held", h->held);
+    hr_emit_obj_end(em);
+}
+
+static void routed_stats(void *self, hr_emit_t *em) {
+    routed_be_t *b = self;
+    const hr_routed_totals_t *t = hr_routed_totals(b->m);
+    hr_fallback_emit(&b->fb, em);
+    hr_emit_str(em, "heap_config", b->config);
+    hr_emit_u64(em, "heap_pushes", t->pushes);
+    hr_emit_u64(em, "heap_pops", t->pops);
+    hr_emit_u64(em, "mismatched_pops", t->mismatched_pops);
+    hr_emit_u64(em, "stack_overflows", t->stack_overflows);
+    hr_emit_u64(em, "corralled", t->corralled);
+    hr_emit_u64(em, "frees_routed", t->frees);
+    hr_emit_u64(em, "free_owner_probes", t->free_probes);
+    hr_emit_f64(em, "free_owner_probes_avg",
+                t->frees ? (double)t->free_probes / (double)t->frees : 0.0);
+    hr_emit_u64(em, "free_owner_probes_max", t->free_probes_max);
+    hr_emit_u64(em, "unowned_frees", t->unowned_frees);
+    hr_emit_u64(em, "oom_count", t->oom_count);
+    if (t->oom_first[0])
+        hr_emit_str(em, "oom_first", t->oom_first);
+    hr_emit_arr_begin(em, "heaps");
+    for (int i = 0; i < hr_routed_nheaps(b->m); i++) {
+        hr_routed_heap_info_t h;
+        hr_routed_heap_info(b->m, i, &h);
+        emit_heap(em, &h);
+    }
+    hr_emit_arr_end(em);
+    hr_emit_arr_begin(em, "searches");
+    for (int s = 0; s < hr_routed_nsearches(b->m); s++) {
+        hr_routed_search_info_t si;
+        hr_routed_search_info(b->m, s, &si);
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_str(em, "name", si.name);
+        hr_emit_u64(em, "allocs", si.allocs);
+        hr_emit_u64(em, "skips", si.skips);
+        hr_emit_u64(em, "failures", si.failures);
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
+}
+
+static void routed_destroy(void *self) {
+    routed_be_t *b = self;
+    hr_routed_destroy(b->m); /* frees what tracking heaps still hold */
+    free(b->map);
+    free(b);
+}
+
+const hr_backend_t hr_backend_routed = {
+    .name = "routed",
+    .description = "SHAR-style heap manager: heap stack, static/tracking/dlheap heaps",
+    .caps = HR_CAP_HEAP_ROUTING | HR_CAP_ALIGNED,
+    .create = routed_create,
+    .alloc = routed_alloc,
+    .free = routed_free,
+    .heap_push = routed_push,
+    .heap_pop = routed_pop,
+    .footprint = routed_footprint,
+    .usable_size = routed_usable,
+    .stats = routed_stats,
+    .destroy = routed_destroy,
+};

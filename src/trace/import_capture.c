@@ -1,0 +1,260 @@
+/* Importer for our own raw capture log (src/capture/rawlog.h).
+ *
+ * Reads every whole record of every block, stops at the first cut or damaged
+ * block (reporting where), sorts the records by their global sequence number
+ * (dropping duplicates left by a flush interrupted by a signal) and replays
+ * them through the address map. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/rawlog.h"
+#include "trace/import.h"
+
+typedef struct cap_item {
+    hr_cap_rec_t rec;
+    size_t name_off; /* offset of the annotation name in the file buffer */
+} cap_item_t;
+
+typedef struct cap_state {
+    const char *path;
+    unsigned char *buf;
+    size_t len;
+    cap_item_t *items;
+    size_t n, cap;
+    int have_end;
+    hr_cap_rec_t end;
+    hr_repair_t *rep;
+} cap_state_t;
+
+static int read_all(const char *path, unsigned char **buf, size_t *len, hr_error_t *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        hr_error_set(err, "%s: cannot open", path);
+        return -1;
+    }
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *b = malloc(cap);
+    for (;;) {
+        if (!b) {
+            fclose(f);
+            hr_error_set(err, "%s: out of memory", path);
+            return -1;
+        }
+        n += fread(b + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *nb = realloc(b, cap * 2);
+        if (!nb)
+            free(b);
+        b = nb;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(b);
+        hr_error_set(err, "%s: read error", path);
+        return -1;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+static void cut(cap_state_t *s, size_t off, const char *what) {
+    s->rep->truncated = 1;
+    snprintf(s->rep->truncation, sizeof s->rep->truncation, "%s at offset %zu", what, off);
+}
+
+static int push_item(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        cap_item_t *it = realloc(s->items, cap * sizeof *it);
+        if (!it)
+            return -1;
+        s->items = it;
+        s->cap = cap;
+    }
+    s->items[s->n].rec = *r;
+    s->items[s->n].name_off = name_off;
+    s->n++;
+    return 0;
+}
+
+/* Parses the records of one block payload [off, end). Returns 0 when whole,
+ * 1 when cut (reported), -1 on OOM. */
+static int parse_block(cap_state_t *s, size_t off, size_t end, size_t block_off, uint32_t nrecs) {
+    uint32_t got = 0;
+    while (off < end) {
+        hr_cap_rec_t r;
+        if (end - off < sizeof r)
+            break;
+        memcpy(&r, s->buf + off, sizeof r);
+        size_t extra = 0;
+        if (r.op == HR_CAP_HEAP_PUSH || r.op == HR_CAP_HEAP_POP || r.op == HR_CAP_MARK)
+            extra = hr_cap_name_pad(r.b);
+        if (r.op == 0 || r.op >= HR_CAP__COUNT || extra > end - off - sizeof r) {
+            if (r.op == 0 || r.op >= HR_CAP__COUNT) {
+                char what[96];
+                snprintf(what, sizeof what, "unknown record op %u in block at offset %zu", r.op,
+                         block_off);
+                cut(s, off, what);
+                return 1;
+            }
+            break;
+        }
+        if (r.op == HR_CAP_END) {
+            s->have_end = 1;
+            s->end = r;
+        } else if (push_item(s, &r, off + sizeof r) != 0) {
+            return -1;
+        }
+        off += sizeof r + extra;
+        got++;
+    }
+    if (off < end || got < nrecs) {
+        char what[128];
+        snprintf(what, sizeof what, "block at offset %zu cut after %u of %u records", block_off,
+                 got, nrecs);
+        cut(s, off, what);
+        return 1;
+    }
+    return 0;
+}
+
+static int parse_blocks(cap_state_t *s, hr_error_t *err) {
+    size_t off = sizeof(hr_cap_header_t);
+    while (off < s->len) {
+        hr_cap_block_t h;
+        if (s->len - off < sizeof h) {
+            cut(s, off, "block header cut");
+            return 0;
+        }
+        memcpy(&h, s->buf + off, sizeof h);
+        if (h.magic != HR_CAP_BLOCK_MAGIC) {
+            cut(s, off, "damaged block (bad magic); read up to here");
+            return 0;
+        }
+        size_t start = off + sizeof h;
+        size_t avail = s->len - start < h.nbytes ? s->len - start : h.nbytes;
+        int rc = parse_block(s, start, start + avail, off, h.nrecs);
+        if (rc < 0) {
+            hr_error_set(err, "%s: out of memory", s->path);
+            return -1;
+        }
+        if (rc > 0)
+            return 0;
+        if (avail < h.nbytes) {
+            char what[96];
+            snprintf(what, sizeof what, "block at offset %zu cut (%zu of %u bytes)", off, avail,
+                     h.nbytes);
+            cut(s, s->len, what);
+            return 0;
+        }
+        off = start + h.nbytes;
+    }
+    return 0;
+}
+
+static int by_seq(const void *a, const void *b) {
+    uint64_t x = ((const cap_item_t *)a)->rec.seq, y = ((const cap_item_t *)b)->rec.seq;
+    return x < y ? -1 : x > y;
+}
+
+static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, uint16_t th) {
+    const hr_cap_rec_t *r = &it->rec;
+    char name[256];
+    switch (r->op) {
+    case HR_CAP_MALLOC: return hr_addrmap_alloc(m, th, r->ptr, r->a, 0, r->ts);
+    case HR_CAP_CALLOC: return hr_addrmap_calloc(m, th, r->ptr, r->a, r->b, r->ts);
+    case HR_CAP_REALLOC: return hr_addrmap_realloc(m, th, r->a, r->ptr, r->b, r->ts);
+    case HR_CAP_FREE: return hr_addrmap_free(m, th, r->ptr, r->ts);
+    case HR_CAP_MEMALIGN:
+        return hr_addrmap_alloc(m, th, r->ptr, r->a, r->b > UINT32_MAX ? 0 : (uint32_t)r->b, r->ts);
+    case HR_CAP_FRAME: return hr_addrmap_annot(m, th, HR_OP_FRAME, NULL, r->a, r->ts);
+    default: {
+        size_t n = r->b < sizeof name - 1 ? (size_t)r->b : sizeof name - 1;
+        memcpy(name, s->buf + it->name_off, n);
+        name[n] = 0;
+        hr_op_t op = r->op == HR_CAP_HEAP_PUSH ? HR_OP_HEAP_PUSH
+                     : r->op == HR_CAP_HEAP_POP ? HR_OP_HEAP_POP : HR_OP_MARK;
+        return hr_addrmap_annot(m, th, op, name, 0, r->ts);
+    }
+    }
+}
+
+static void describe_end(cap_state_t *s) {
+    hr_repair_t *rep = s->rep;
+    if (!s->have_end) {
+        if (!rep->truncated)
+            cut(s, s->len, "no END record (killed by SIGKILL, a raw exit syscall, or a crash)");
+        snprintf(rep->ended, sizeof rep->ended, "unknown (no END record)");
+        return;
+    }
+    rep->overhead_ns = s->end.a;
+    uint64_t how = s->end.b;
+    if (how == 0)
+        snprintf(rep->ended, sizeof rep->ended, "exit");
+    else if (how == 1)
+        snprintf(rep->ended, sizeof rep->ended, "_exit");
+    else if (how >= 128)
+        snprintf(rep->ended, sizeof rep->ended, "signal %llu (buffers flushed)",
+                 (unsigned long long)(how - 128));
+    else
+        snprintf(rep->ended, sizeof rep->ended, "code %llu", (unsigned long long)how);
+}
+
+static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, hr_error_t *err) {
+    qsort(s->items, s->n, sizeof *s->items, by_seq);
+    hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
+    hr_tidmap_t tids = {0};
+    int rc = m ? 0 : -1;
+    uint64_t last_tid = 0;
+    int last_idx = -1;
+    for (size_t i = 0; i < s->n && rc == 0; i++) {
+        const cap_item_t *it = &s->items[i];
+        if (i && it->rec.seq == s->items[i - 1].rec.seq) {
+            s->rep->duplicates++;
+            continue;
+        }
+        if (last_idx < 0 || it->rec.tid != last_tid) {
+            last_tid = it->rec.tid;
+            last_idx = hr_tidmap_get(&tids, last_tid);
+        }
+        rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx);
+    }
+    s->rep->threads = tids.n;
+    hr_tidmap_free(&tids);
+    hr_addrmap_finish(m);
+    if (rc != 0)
+        hr_error_set(err, "%s: out of memory while converting", s->path);
+    return rc;
+}
+
+int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {
+    cap_state_t s = {.path = path, .rep = rep};
+    if (read_all(path, &s.buf, &s.len, err) != 0)
+        return -1;
+    hr_cap_header_t h;
+    int rc = -1;
+    if (s.len < sizeof h) {
+        hr_error_set(err, "%s: offset %zu: file ends inside the 32-byte capture header", path, s.len);
+        goto done;
+    }
+    memcpy(&h, s.buf, sizeof h);
+    if (memcmp(h.magic, HR_CAP_MAGIC, 8) != 0 || h.version != HR_CAP_VERSION ||
+        h.endian != HR_CAP_ENDIAN_TAG) {
+        hr_error_set(err, "%s: offset 0: expected a version %u capture header (magic %s)", path,
+                     HR_CAP_VERSION, HR_CAP_MAGIC);
+        goto done;
+    }
+    if (parse_blocks(&s, err) != 0)
+        goto done;
+    rep->events_in = s.n;
+    describe_end(&s);
+    rc = convert_items(&s, out, (h.flags & HR_CAPF_TIMESTAMPS) != 0, err);
+done:
+    free(s.items);
+    free(s.buf);
+    return rc;
+}

@@ -1,0 +1,362 @@
+/* Importer for heaptrack data files (heaptrack 1.x, the interpreted format
+ * that `heaptrack -o FILE` leaves: FILE.zst, FILE.gz or plain text).
+ *
+ * One record per line, numbers in hex (heaptrack's LineWriter):
+ *   v VERSION FILEVERSION   header      X CMDLINE   I PAGESIZE PAGES
+ *   s LEN STRING   t IP PARENT   i IP MODULE ...   (strings, traces, ips)
+ *   a SIZE TRACE   allocation info #n (n counts 'a' lines from 0)
+ *   + N            an allocation described by info #N
+ *   - N            a deallocation of a block described by info #N
+ *   c MS           elapsed time in milliseconds    R RSS    A attached
+ *   # ...          comment
+ * heaptrack's interpreter has already mapped addresses to infos (a realloc is
+ * '+' new then '-' old, frees of unknown pointers are dropped) and records no
+ * threads. We give each '+' a synthetic address and pair a '-' with the most
+ * recent live block of the same info (LIFO): every such block has the same
+ * size, so live bytes and peak are exact. Unknown record letters are skipped. */
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "trace/import.h"
+
+enum { SRC_PLAIN, SRC_ZSTD, SRC_GZIP };
+
+typedef struct ht_src {
+    FILE *f;
+    int kind, eof, in_frame;
+    unsigned char in[1 << 16];
+    size_t in_pos, in_len;
+#ifdef HAVE_ZSTD
+    ZSTD_DStream *zs;
+#endif
+#ifdef HAVE_ZLIB
+    z_stream gz;
+    int gz_done;
+#endif
+} ht_src_t;
+
+static int fill_in(ht_src_t *s) {
+    if (s->in_pos < s->in_len || s->eof)
+        return 0;
+    s->in_len = fread(s->in, 1, sizeof s->in, s->f);
+    s->in_pos = 0;
+    if (s->in_len == 0)
+        s->eof = 1;
+    return 0;
+}
+
+/* Decompressed bytes into out; 0 at the end; -1 on a corrupt stream. Sets
+ * *cut when the compressed stream ended mid-frame. */
+static long src_read(ht_src_t *s, unsigned char *out, size_t cap, int *cut) {
+    if (s->kind == SRC_PLAIN)
+        return (long)fread(out, 1, cap, s->f);
+#ifdef HAVE_ZSTD
+    if (s->kind == SRC_ZSTD) {
+        for (;;) {
+            fill_in(s);
+            if (s->eof) {
+                *cut = s->in_frame;
+                return 0;
+            }
+            ZSTD_inBuffer ib = {s->in, s->in_len, s->in_pos};
+            ZSTD_outBuffer ob = {out, cap, 0};
+            size_t r = ZSTD_decompressStream(s->zs, &ob, &ib);
+            s->in_pos = ib.pos;
+            if (ZSTD_isError(r))
+                return -1;
+            s->in_frame = r != 0;
+            if (ob.pos)
+                return (long)ob.pos;
+        }
+    }
+#endif
+#ifdef HAVE_ZLIB
+    if (s->kind == SRC_GZIP) {
+        while (!s->gz_done) {
+            fill_in(s);
+            if (s->eof) {
+                *cut = 1;
+                return 0;
+            }
+            s->gz.next_in = s->in + s->in_pos;
+            s->gz.avail_in = (uInt)(s->in_len - s->in_pos);
+            s->gz.next_out = out;
+            s->gz.avail_out = (uInt)cap;
+            int r = inflate(&s->gz, Z_NO_FLUSH);
+            s->in_pos = s->in_len - s->gz.avail_in;
+            if (r == Z_STREAM_END)
+                s->gz_done = 1;
+            else if (r != Z_OK && r != Z_BUF_ERROR)
+                return -1;
+            size_t got = cap - s->gz.avail_out;
+            if (got)
+                return (long)got;
+        }
+        return 0;
+    }
+#endif
+    return -1;
+}
+
+static int src_open(ht_src_t *s, const char *path, hr_error_t *err) {
+    s->f = fopen(path, "rb");
+    if (!s->f) {
+        hr_error_set(err, "%s: cannot open", path);
+        return -1;
+    }
+    unsigned char m[4] = {0};
+    size_t n = fread(m, 1, 4, s->f);
+    rewind(s->f);
+    s->kind = SRC_PLAIN;
+    if (n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) {
+#ifdef HAVE_ZSTD
+        s->kind = SRC_ZSTD;
+        s->zs = ZSTD_createDStream();
+        if (!s->zs || ZSTD_isError(ZSTD_initDStream(s->zs)))
+            goto oom;
+#else
+        hr_error_set(err, "%s: offset 0: zstd-compressed, but built without libzstd", path);
+        return -1;
+#endif
+    } else if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
+#ifdef HAVE_ZLIB
+        s->kind = SRC_GZIP;
+        if (inflateInit2(&s->gz, 16 + MAX_WBITS) != Z_OK)
+            goto oom;
+#else
+        hr_error_set(err, "%s: offset 0: gzip-compressed, but built without zlib", path);
+        return -1;
+#endif
+    }
+    return 0;
+#if defined(HAVE_ZSTD) || defined(HAVE_ZLIB)
+oom:
+    hr_error_set(err, "%s: cannot start the decompressor", path);
+    return -1;
+#endif
+}
+
+static void src_close(ht_src_t *s) {
+#ifdef HAVE_ZSTD
+    if (s->zs)
+        ZSTD_freeDStream(s->zs);
+#endif
+#ifdef HAVE_ZLIB
+    if (s->kind == SRC_GZIP)
+        inflateEnd(&s->gz);
+#endif
+    if (s->f)
+        fclose(s->f);
+}
+
+/* ---- records ---------------------------------------------------------- */
+typedef struct ht_state {
+    const char *path;
+    unsigned long line;
+    uint64_t *info_size;   /* per allocation info */
+    uint32_t *info_head;   /* per info: newest live node + 1 (0 = none) */
+    size_t n_info, cap_info;
+    uint64_t *node_addr;   /* live-block nodes: synthetic address, next */
+    uint32_t *node_next;
+    size_t n_node, cap_node;
+    uint32_t free_node;    /* recycled node + 1 */
+    uint64_t next_addr, now_ns;
+    hr_addrmap_t *m;
+    hr_repair_t *rep;
+} ht_state_t;
+
+static int hex_field(const char **p, uint64_t *v) {
+    while (**p == ' ')
+        (*p)++;
+    char *end;
+    *v = strtoull(*p, &end, 16);
+    if (end == *p)
+        return -1;
+    *p = end;
+    return 0;
+}
+
+static int add_info(ht_state_t *st, uint64_t size) {
+    if (st->n_info == st->cap_info) {
+        size_t cap = st->cap_info ? st->cap_info * 2 : 1024;
+        uint64_t *s = realloc(st->info_size, cap * sizeof *s);
+        if (s)
+            st->info_size = s;
+        uint32_t *h = realloc(st->info_head, cap * sizeof *h);
+        if (h)
+            st->info_head = h;
+        if (!s || !h)
+            return -1;
+        st->cap_info = cap;
+    }
+    st->info_size[st->n_info] = size;
+    st->info_head[st->n_info++] = 0;
+    return 0;
+}
+
+static int new_node(ht_state_t *st, uint32_t *out) {
+    if (st->free_node) {
+        *out = st->free_node - 1;
+        st->free_node = st->node_next[*out];
+        return 0;
+    }
+    if (st->n_node == st->cap_node) {
+        size_t cap = st->cap_node ? st->cap_node * 2 : 4096;
+        uint64_t *a = realloc(st->node_addr, cap * sizeof *a);
+        if (a)
+            st->node_addr = a;
+        uint32_t *n = realloc(st->node_next, cap * sizeof *n);
+        if (n)
+            st->node_next = n;
+        if (!a || !n)
+            return -1;
+        st->cap_node = cap;
+    }
+    *out = (uint32_t)st->n_node++;
+    return 0;
+}
+
+static int on_alloc(ht_state_t *st, uint64_t idx) {
+    uint32_t node;
+    if (new_node(st, &node) != 0)
+        return -1;
+    st->node_addr[node] = ++st->next_addr * 16;
+    st->node_next[node] = st->info_head[idx];
+    st->info_head[idx] = node + 1;
+    return hr_addrmap_alloc(st->m, 0, st->node_addr[node], st->info_size[idx], 0, st->now_ns);
+}
+
+static int on_free(ht_state_t *st, uint64_t idx) {
+    uint32_t head = st->info_head[idx];
+    if (!head) {
+        st->rep->unknown_frees++;
+        return 0;
+    }
+    uint32_t node = head - 1;
+    st->info_head[idx] = st->node_next[node];
+    st->node_next[node] = st->free_node;
+    st->free_node = node + 1;
+    return hr_addrmap_free(st->m, 0, st->node_addr[node], st->now_ns);
+}
+
+/* One line without its newline. */
+static int ht_line(ht_state_t *st, const char *s, hr_error_t *err) {
+    char op = s[0];
+    if (!op || op == '#' || (s[1] != ' ' && s[1] != 0))
+        return 0;
+    const char *p = s + 1;
+    uint64_t a, b;
+    switch (op) {
+    case 'a':
+        if (hex_field(&p, &a) != 0 || hex_field(&p, &b) != 0)
+            break;
+        return add_info(st, a) == 0 ? 0 : -2;
+    case '+':
+    case '-':
+        if (hex_field(&p, &a) != 0)
+            break;
+        if (a >= st->n_info) {
+            hr_error_set(err, "%s:%lu: allocation info index %llu not defined yet (%zu 'a' lines)",
+                         st->path, st->line, (unsigned long long)a, st->n_info);
+            return -1;
+        }
+        st->rep->events_in++;
+        return (op == '+' ? on_alloc(st, a) : on_free(st, a)) == 0 ? 0 : -2;
+    case 'c':
+        if (hex_field(&p, &a) != 0)
+            break;
+        st->now_ns = a * 1000000u;
+        return 0;
+    default:
+        return 0; /* strings, traces, ips, RSS, ...: not needed */
+    }
+    hr_error_set(err, "%s:%lu: expected hex fields after '%c'", st->path, st->line, op);
+    return -1;
+}
+
+/* Splits the decompressed stream into lines and feeds ht_line. */
+static int ht_run(ht_state_t *st, ht_src_t *src, hr_error_t *err) {
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    int rc = 0, cut = 0;
+    if (!buf)
+        return -2;
+    for (;;) {
+        if (len == cap) { /* a line longer than the buffer: grow */
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb) {
+                rc = -2;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        long got = src_read(src, (unsigned char *)buf + len, cap - len, &cut);
+        if (got < 0) {
+            hr_error_set(err, "%s:%lu: corrupt compressed data", st->path, st->line + 1);
+            rc = -1;
+            break;
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+        size_t start = 0;
+        for (size_t i = 0; i < len && rc == 0; i++) {
+            if (buf[i] != '\n')
+                continue;
+            buf[i] = 0;
+            st->line++;
+            rc = ht_line(st, buf + start, err);
+            start = i + 1;
+        }
+        if (rc != 0)
+            break;
+        memmove(buf, buf + start, len - start);
+        len -= start;
+    }
+    if (rc == 0 && (cut || len)) {
+        st->rep->truncated = 1;
+        snprintf(st->rep->truncation, sizeof st->rep->truncation, "%s after line %lu",
+                 cut ? "compressed stream ends mid-frame" : "last line cut short", st->line);
+    }
+    free(buf);
+    return rc;
+}
+
+int hr_import_heaptrack(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {
+    ht_src_t *src = calloc(1, sizeof *src);
+    ht_state_t st = {.path = path, .rep = rep};
+    int rc = -1;
+    if (!src) {
+        hr_error_set(err, "%s: out of memory", path);
+        return -1;
+    }
+    if (src_open(src, path, err) != 0)
+        goto done;
+    st.m = hr_addrmap_new(out, rep, 1);
+    rc = st.m ? ht_run(&st, src, err) : -2;
+    if (rc == -2)
+        hr_error_set(err, "%s:%lu: out of memory", path, st.line);
+    if (rc == 0 && st.line == 0) {
+        hr_error_set(err, "%s: offset 0: empty heaptrack file", path);
+        rc = -1;
+    }
+    rep->threads = 1;
+    snprintf(rep->ended, sizeof rep->ended, "heaptrack data, %zu allocation infos", st.n_info);
+    hr_addrmap_finish(st.m);
+done:
+    src_close(src);
+    free(src);
+    free(st.info_size);
+    free(st.info_head);
+    free(st.node_addr);
+    free(st.node_next);
+    return rc == 0 ? 0 : -1;
+}

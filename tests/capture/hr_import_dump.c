@@ -1,0 +1,130 @@
+/* Test driver: imports FILE (capture log, heaptrack file or mtrace log, or a
+ * heapreplay trace with --trace) and prints "key value" lines for the shell
+ * tests: whole-trace counts, the repair report, and counts restricted to
+ * blocks whose requested size is in [--min, --max) (the test programs use
+ * distinctive sizes so libc and loader noise is filtered out).
+ * Usage: hr_import_dump FILE [--min N] [--max N] [--trace] */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapreplay/trace.h"
+#include "trace/import.h"
+
+typedef struct filt {
+    uint64_t lo, hi, alloc, calloc, realloc, free, cross, cur, peak;
+    uint64_t *live;    /* per id: size in range, else 0 */
+    uint16_t *owner;   /* per id: allocating thread */
+    uint8_t seen[65536];
+    unsigned threads;
+} filt_t;
+
+static int in_range(const filt_t *f, uint64_t s) { return s >= f->lo && s < f->hi; }
+
+static void on_new(filt_t *f, const hr_event_t *ev, uint64_t bytes) {
+    f->live[ev->id] = in_range(f, bytes) ? bytes : 0;
+    f->owner[ev->id] = ev->thread;
+    if (f->live[ev->id]) {
+        f->cur += bytes;
+        if (!f->seen[ev->thread]) {
+            f->seen[ev->thread] = 1;
+            f->threads++;
+        }
+    }
+}
+
+static void walk(const hr_trace_t *t, filt_t *f) {
+    f->live = calloc(t->n_ids + 1, sizeof *f->live);
+    f->owner = calloc(t->n_ids + 1, sizeof *f->owner);
+    printf("annots");
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        switch (ev->op) {
+        case HR_OP_ALLOC:
+            on_new(f, ev, ev->size);
+            if (f->live[ev->id]) {
+                f->alloc++;
+                if (ev->align)
+                    printf(" align:%u", ev->align);
+            }
+            break;
+        case HR_OP_CALLOC:
+            on_new(f, ev, hr_event_bytes(ev));
+            f->calloc += f->live[ev->id] != 0;
+            break;
+        case HR_OP_REALLOC:
+            f->cur -= f->live[ev->aux];
+            f->live[ev->aux] = 0;
+            on_new(f, ev, ev->size);
+            f->realloc += f->live[ev->id] != 0;
+            break;
+        case HR_OP_FREE:
+            if (f->live[ev->id]) {
+                f->free++;
+                f->cross += f->owner[ev->id] != ev->thread;
+                f->cur -= f->live[ev->id];
+                f->live[ev->id] = 0;
+            }
+            break;
+        case HR_OP_FRAME: printf(" frame:%llu", (unsigned long long)ev->size); break;
+        default:
+            printf(" %s:%s", hr_op_name(ev->op), t->strings[ev->aux]);
+            break;
+        }
+        if (f->cur > f->peak)
+            f->peak = f->cur;
+    }
+    printf("\n");
+    free(f->live);
+    free(f->owner);
+}
+
+int main(int argc, char **argv) {
+    static filt_t f;
+    f.hi = UINT64_MAX;
+    const char *path = NULL;
+    int as_trace = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--min") == 0 && i + 1 < argc)
+            f.lo = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--max") == 0 && i + 1 < argc)
+            f.hi = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--trace") == 0)
+            as_trace = 1;
+        else
+            path = argv[i];
+    }
+    if (!path) {
+        fprintf(stderr, "usage: hr_import_dump FILE [--min N] [--max N] [--trace]\n");
+        return 2;
+    }
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    memset(&r, 0, sizeof r);
+    hr_trace_init(&t);
+    int rc = as_trace ? hr_trace_read_file(path, HR_FMT_AUTO, &t, &err)
+                      : hr_import_file(path, HR_IMPORT_UNKNOWN, &t, &r, &err);
+    if (rc != 0) {
+        printf("error %s\n", err.msg);
+        return 2;
+    }
+    printf("kind %d\nevents %zu\nthreads %u\npeak %llu\n", as_trace ? 0 : hr_import_detect(path),
+           t.n_events, t.n_threads, (unsigned long long)t.peak_live);
+    printf("unknown_frees %llu\ndouble_frees %llu\nreuse_inversions %llu\ncross_thread_frees %llu\n"
+           "realloc_null %llu\nrealloc_zero %llu\nfailed_allocs %llu\nleaked %llu\n"
+           "duplicates %llu\ntruncated %d\n",
+           (unsigned long long)r.unknown_frees, (unsigned long long)r.double_frees,
+           (unsigned long long)r.reuse_inversions, (unsigned long long)r.cross_thread_frees,
+           (unsigned long long)r.realloc_null, (unsigned long long)r.realloc_zero,
+           (unsigned long long)r.failed_allocs, (unsigned long long)r.leaked_at_end,
+           (unsigned long long)r.duplicates, r.truncated);
+    printf("truncation %s\nended %s\n", r.truncated ? r.truncation : "-", r.ended[0] ? r.ended : "-");
+    walk(&t, &f);
+    printf("f_alloc %llu\nf_calloc %llu\nf_realloc %llu\nf_free %llu\nf_cross %llu\n"
+           "f_threads %u\nf_peak %llu\n",
+           (unsigned long long)f.alloc, (unsigned long long)f.calloc,
+           (unsigned long long)f.realloc, (unsigned long long)f.free,
+           (unsigned long long)f.cross, f.threads, (unsigned long long)f.peak);
+    hr_trace_free(&t);
+    return 0;
+}

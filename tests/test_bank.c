@@ -1,0 +1,224 @@
+/* hr_bank (Orx orxBank semantics) and the "bank" backend. */
+#include <stdint.h>
+
+#include "heapreplay/bank.h"
+#include "hr_test.h"
+#include "seed_model.h"
+
+extern const hr_backend_t hr_backend_bank;
+
+static hr_bank_t *small_bank(size_t cell, unsigned n, int expandable) {
+    hr_bank_options_t o = hr_bank_default();
+    o.cell_size = cell;
+    o.cells_per_segment = n;
+    o.expandable = expandable;
+    return hr_bank_create(&o);
+}
+
+static void test_defaults(void) {
+    hr_bank_options_t o = hr_bank_default();
+    HR_CHECK_EQ_U64(o.cell_size, 16);
+    HR_CHECK_EQ_U64(o.cells_per_segment, 256);
+    HR_CHECK_EQ_U64(o.expandable, 1);
+    o.cell_size = 0;
+    HR_CHECK(hr_bank_create(&o) == NULL);
+    hr_bank_t *b = hr_bank_create(NULL);
+    hr_bank_stats_t st;
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, 1); /* the first segment comes with the bank */
+    HR_CHECK_EQ_U64(st.free_cells, 256);
+    HR_CHECK_EQ_U64(st.footprint, hr_bank_footprint(b));
+    hr_bank_destroy(b);
+}
+
+static void test_lowest_free_cell(void) {
+    hr_bank_t *b = small_bank(32, 4, 1);
+    char *p[8];
+    for (int i = 0; i < 8; i++)
+        p[i] = hr_bank_alloc(b);
+    for (int i = 1; i < 4; i++)
+        HR_CHECK(p[i] == p[0] + 32 * i);
+    for (int i = 5; i < 8; i++)
+        HR_CHECK(p[i] == p[4] + 32 * (i - 4));
+    HR_CHECK_EQ_U64((uintptr_t)p[0] % 16, 0);
+    hr_bank_free(b, p[6]);
+    hr_bank_free(b, p[2]);
+    hr_bank_free(b, p[5]);
+    hr_bank_free(b, p[0]);
+    HR_CHECK(hr_bank_alloc(b) == p[0]);
+    HR_CHECK(hr_bank_alloc(b) == p[2]);
+    HR_CHECK(hr_bank_alloc(b) == p[5]);
+    HR_CHECK(hr_bank_alloc(b) == p[6]);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    hr_bank_destroy(b);
+}
+
+static void test_segment_growth(void) {
+    hr_bank_t *b = small_bank(24, 4, 1);
+    hr_bank_stats_t st;
+    uint64_t fp1 = hr_bank_footprint(b);
+    void *p[12];
+    for (int i = 0; i < 4; i++)
+        p[i] = hr_bank_alloc(b);
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, 1);
+    HR_CHECK_EQ_U64(st.largest_free, 0);
+    p[4] = hr_bank_alloc(b);
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, 2);
+    uint64_t seg = hr_bank_footprint(b) - fp1;
+    HR_CHECK(seg >= 4 * 24 && seg < 4 * 24 + 128); /* header + bitmap + cells */
+    for (int i = 5; i < 12; i++)
+        p[i] = hr_bank_alloc(b);
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, 3);
+    HR_CHECK_EQ_U64(st.footprint, fp1 + 2 * seg);
+    HR_CHECK_EQ_U64(st.objects, 12);
+    HR_CHECK_EQ_U64(st.live_bytes, 12 * 24);
+    /* iteration: every used cell once, in allocation order */
+    int k = 0;
+    for (void *c = hr_bank_next(b, NULL); c; c = hr_bank_next(b, c))
+        HR_CHECK(k < 12 && c == p[k++]);
+    HR_CHECK_EQ_U64(k, 12);
+    hr_bank_free(b, p[3]);
+    k = 0;
+    for (void *c = hr_bank_next(b, NULL); c; c = hr_bank_next(b, c))
+        k += c != p[3];
+    HR_CHECK_EQ_U64(k, 11);
+    /* compact: empty the two last segments, they go; the first stays */
+    for (int i = 4; i < 12; i++)
+        hr_bank_free(b, p[i]);
+    HR_CHECK_EQ_U64(hr_bank_compact(b), 2);
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, 1);
+    HR_CHECK_EQ_U64(st.peak_segments, 3);
+    HR_CHECK_EQ_U64(st.footprint, fp1);
+    HR_CHECK(hr_bank_alloc(b) == p[3]);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    for (int i = 0; i < 4; i++)
+        hr_bank_free(b, p[i]);
+    HR_CHECK_EQ_U64(hr_bank_compact(b), 0); /* the first segment is kept */
+    /* refused frees leave the bank unchanged */
+    int x;
+    HR_CHECK_EQ_U64(hr_bank_free(b, &x), (uint64_t)(int64_t)HR_BANK_ENOTOWNED);
+    HR_CHECK_EQ_U64(hr_bank_free(b, p[0]), (uint64_t)(int64_t)HR_BANK_EFREE);
+    HR_CHECK_EQ_U64(hr_bank_free(b, (char *)p[0] + 1), (uint64_t)(int64_t)HR_BANK_ENOTOWNED);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    hr_bank_destroy(b);
+}
+
+static void test_not_expandable(void) {
+    hr_bank_t *b = small_bank(16, 3, 0);
+    void *p[3];
+    for (int i = 0; i < 3; i++)
+        HR_CHECK((p[i] = hr_bank_alloc(b)) != NULL);
+    HR_CHECK(hr_bank_alloc(b) == NULL);
+    hr_bank_stats_t st;
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, 1);
+    hr_bank_free(b, p[1]);
+    HR_CHECK(hr_bank_alloc(b) == p[1]);
+    HR_CHECK(hr_bank_alloc(b) == NULL);
+    hr_bank_destroy(b);
+}
+
+/* Reference model: cells have global indices (segment * N + index); the bank
+ * must hand out the lowest unused index, at the address learnt for it. */
+static void test_property(void) {
+    enum { N = 64, MAXC = 64 * 256 };
+    uint64_t rng = 17, bad = 0;
+    hr_bank_t *b = small_bank(48, N, 1);
+    static char *base[256];
+    static unsigned char used[MAXC];
+    static uint32_t seed_of[MAXC];
+    static int list[MAXC];
+    int nlist = 0, nseg = 0;
+    for (int op = 0; op < 40000; op++) {
+        uint64_t r = hr_tm_rand(&rng);
+        if (nlist > 0 && (r % 100 < 47 || nlist >= MAXC - 1)) {
+            int j = (int)((r >> 8) % (uint64_t)nlist), k = list[j];
+            char *p = base[k / N] + (size_t)(k % N) * 48;
+            bad += !hr_tm_verify(p, 48, seed_of[k]);
+            bad += hr_bank_free(b, p) != 0;
+            used[k] = 0;
+            list[j] = list[--nlist];
+        } else {
+            int k = 0;
+            while (used[k])
+                k++;
+            char *p = hr_bank_alloc(b);
+            if (k / N < nseg)
+                bad += p != base[k / N] + (size_t)(k % N) * 48;
+            else if (k % N == 0 && k / N == nseg)
+                base[nseg++] = p;
+            else
+                bad++;
+            used[k] = 1;
+            seed_of[k] = (uint32_t)op;
+            hr_tm_fill(p, 48, (uint32_t)op);
+            list[nlist++] = k;
+        }
+        if (op % 997 == 0) {
+            hr_bank_compact(b);
+            hr_bank_stats_t st;
+            hr_bank_stats(b, &st);
+            nseg = (int)st.segments; /* forget the freed tail */
+            bad += st.objects != (uint64_t)nlist || hr_bank_check(b) != 0;
+        }
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+    hr_bank_destroy(b);
+}
+
+static void test_backend(void) {
+    const hr_backend_t *be = &hr_backend_bank;
+    hr_error_t err = {{0}};
+    HR_CHECK_STR(be->name, "bank");
+    HR_CHECK(hr_tm_create(be, "round=12", &err) == NULL);
+    HR_CHECK(strstr(err.msg, "bank:") != NULL);
+    HR_CHECK(hr_tm_create(be, "cells=", &err) == NULL);
+    void *inst = hr_tm_create(be, "round=16,cells=4,max=64", &err);
+    HR_CHECK(inst != NULL);
+    HR_CHECK_EQ_U64(be->footprint(inst), 0);
+    void *p[70];
+    for (int s = 0; s <= 64; s++)
+        p[s] = be->alloc(inst, (size_t)s, 0, -1);
+    HR_CHECK(p[2] == (char *)p[1] + 16); /* 1 and 2 share the 16-byte bank */
+    HR_CHECK_EQ_U64(be->usable_size(inst, p[17], 17), 32);
+    void *over = be->alloc(inst, 65, 0, -1);
+    void *al = be->alloc(inst, 16, 64, -1);
+    HR_CHECK_EQ_U64((uintptr_t)al % 64, 0);
+    int x;
+    be->free(inst, &x, 8); /* not a cell: refused, counted */
+    char *js = hr_tm_stats_json(be, inst);
+    char *fp = strstr(js, "\"footprint\":");
+    HR_CHECK(fp && strtoull(fp + 12, NULL, 10) == be->footprint(inst));
+    HR_CHECK(hr_tm_json_has(js, "segments", 5 + 4 + 4 + 4)); /* 17,16,16,16 cells */
+    HR_CHECK(hr_tm_json_has(js, "oversize", 1));
+    HR_CHECK(hr_tm_json_has(js, "align", 1));
+    HR_CHECK(hr_tm_json_has(js, "bad_free", 1));
+    HR_CHECK(strstr(js, "\"check\":0") != NULL);
+    if (hr_t_cur_failed)
+        printf("# %s\n", js);
+    free(js);
+    be->free(inst, over, 65);
+    be->free(inst, al, 16);
+    for (int s = 64; s >= 0; s--)
+        be->free(inst, p[s], (size_t)s);
+    js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 130));
+    HR_CHECK(hr_tm_json_has(js, "fallback_ops", 4));
+    HR_CHECK(hr_tm_json_has(js, "objects", 0));
+    free(js);
+    be->destroy(inst);
+}
+
+int main(void) {
+    HR_RUN(test_defaults);
+    HR_RUN(test_lowest_free_cell);
+    HR_RUN(test_segment_growth);
+    HR_RUN(test_not_expandable);
+    HR_RUN(test_property);
+    HR_RUN(test_backend);
+    return hr_test_done();
+}

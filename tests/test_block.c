@@ -1,0 +1,193 @@
+/* hr_block (Box2D b2BlockAllocator semantics) and the "block" backend. */
+#include <stdint.h>
+
+#include "heapreplay/block.h"
+#include "hr_test.h"
+#include "seed_model.h"
+
+extern const hr_backend_t hr_backend_block;
+
+static void test_constants(void) {
+    static const size_t box2d[14] = {16, 32, 64, 96, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640};
+    HR_CHECK_EQ_U64(HR_BLOCK_NUM_CLASSES, 14);
+    HR_CHECK_EQ_U64(HR_BLOCK_MAX_SIZE, 640);
+    HR_CHECK_EQ_U64(HR_BLOCK_CHUNK_SIZE, 16384);
+    HR_CHECK_EQ_U64(HR_BLOCK_CHUNK_ARRAY_INC, 128);
+    for (int i = 0; i < 14; i++)
+        HR_CHECK_EQ_U64(hr_block_class_sizes[i], box2d[i]);
+    hr_block_options_t o = hr_block_default();
+    HR_CHECK_EQ_U64(o.chunk_size, 16384);
+    HR_CHECK_EQ_U64(o.chunk_array_inc, 128);
+}
+
+/* Every size 1..641: the smallest class that holds it, through the table. */
+static void test_class_rounding(void) {
+    uint64_t bad = 0;
+    hr_block_t *b = hr_block_create(NULL);
+    for (size_t s = 1; s <= 641; s++) {
+        int want = -1;
+        for (int c = 0; c < 14 && want < 0; c++)
+            if (hr_block_class_sizes[c] >= s)
+                want = c;
+        int got = hr_block_class_of(s);
+        bad += got != want;
+        bad += hr_block_usable(s) != (want < 0 ? s : hr_block_class_sizes[want]);
+        void *p = hr_block_alloc(b, s);
+        bad += p == NULL || (uintptr_t)p % 16 != 0;
+        memset(p, 0x5A, s);
+        hr_block_free(b, p, s);
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+    HR_CHECK_EQ_U64(hr_block_class_of(0), (uint64_t)(int64_t)-1);
+    HR_CHECK_EQ_U64(hr_block_class_of(641), (uint64_t)(int64_t)-1);
+    HR_CHECK_EQ_U64(hr_block_class_of(17), 1);
+    HR_CHECK_EQ_U64(hr_block_class_of(321), 10);
+    HR_CHECK(hr_block_alloc(b, 0) == NULL); /* Box2D: 0 bytes -> NULL */
+    hr_block_stats_t st;
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.chunk_count, 14); /* one chunk per class touched */
+    HR_CHECK_EQ_U64(st.live_bytes, 0);
+    HR_CHECK_EQ_U64(hr_block_check(b), 0);
+    hr_block_destroy(b);
+}
+
+static void test_chunk_growth(void) {
+    hr_block_t *b = hr_block_create(NULL);
+    hr_block_stats_t st;
+    void **p = malloc(4000 * sizeof *p);
+    for (int i = 0; i < 1024; i++) /* 16 KiB / 16 B = 1024 blocks: one chunk */
+        p[i] = hr_block_alloc(b, 16);
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.chunk_count, 1);
+    HR_CHECK_EQ_U64(st.class_free[0], 0);
+    HR_CHECK(p[1] == (char *)p[0] + 16); /* a fresh chunk is handed out in order */
+    p[1024] = hr_block_alloc(b, 16);
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.chunk_count, 2);
+    HR_CHECK_EQ_U64(st.class_free[0], 1023);
+    for (int i = 0; i <= 1024; i++)
+        hr_block_free(b, p[i], 16);
+    /* 640 B: 25 blocks per chunk; 129 chunks need the array grown by 128. */
+    for (int i = 0; i < 25 * 128; i++)
+        p[i] = hr_block_alloc(b, 600);
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.chunk_count, 2 + 128);
+    HR_CHECK_EQ_U64(st.chunk_space, 256);
+    HR_CHECK_EQ_U64(st.internal_waste, 25 * 128 * 40);
+    HR_CHECK_EQ_U64(st.footprint, 130 * 16384 + 256 * 2 * sizeof(void *));
+    HR_CHECK_EQ_U64(hr_block_check(b), 0);
+    for (int i = 0; i < 25 * 128; i++)
+        hr_block_free(b, p[i], 600);
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.chunk_count, 130); /* nothing returned on free */
+    HR_CHECK_EQ_U64(st.live_bytes, 0);
+    HR_CHECK_EQ_U64(st.largest_free, 640);
+    hr_block_clear(b);
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.chunk_count, 0);
+    HR_CHECK_EQ_U64(st.footprint, 256 * 2 * sizeof(void *));
+    HR_CHECK_EQ_U64(st.high_water, 25 * 128 * 600);
+    HR_CHECK_EQ_U64(hr_block_check(b), 0);
+    /* LIFO reuse of a freed block; large requests to malloc */
+    void *x = hr_block_alloc(b, 100);
+    hr_block_free(b, x, 100);
+    HR_CHECK(hr_block_alloc(b, 97) == x);
+    void *big = hr_block_alloc(b, 641);
+    hr_block_stats(b, &st);
+    HR_CHECK_EQ_U64(st.large_live, 1);
+    HR_CHECK_EQ_U64(st.large_bytes, 641);
+    HR_CHECK(!hr_block_owns(b, big));
+    HR_CHECK(hr_block_owns(b, x));
+    hr_block_free(b, big, 641);
+    free(p);
+    hr_block_destroy(b);
+}
+
+static void test_property(void) {
+    uint64_t rng = 5, bad = 0;
+    hr_block_t *b = hr_block_create(NULL);
+    hr_tm_t m = {0};
+    for (int op = 0; op < 60000; op++) {
+        uint64_t r = hr_tm_rand(&rng);
+        if (m.n > 0 && (r % 100 < 45 || m.n > 3000)) {
+            hr_tm_block_t k = hr_tm_take(&m, (size_t)(r >> 8) % m.n, 0);
+            bad += !hr_tm_verify(k.p, k.size, k.seed);
+            hr_block_free(b, k.p, k.size);
+        } else {
+            size_t size = 1 + (size_t)(r >> 20) % ((r >> 60) ? 640 : 2000);
+            void *p = hr_block_alloc(b, size);
+            bad += p == NULL || (uintptr_t)p % 16 != 0;
+            hr_tm_fill(p, size, (uint32_t)op);
+            hr_tm_push(&m, p, size, (uint32_t)op);
+        }
+        if (op % 499 == 0) {
+            hr_block_stats_t st;
+            hr_block_stats(b, &st);
+            bad += st.live_bytes != m.live || st.objects != m.n || st.high_water != m.peak;
+            bad += hr_block_check(b) != 0 || !hr_tm_no_overlap(&m);
+        }
+    }
+    while (m.n) {
+        hr_tm_block_t k = hr_tm_take(&m, m.n - 1, 0);
+        bad += !hr_tm_verify(k.p, k.size, k.seed);
+        hr_block_free(b, k.p, k.size);
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+    HR_CHECK_EQ_U64(hr_block_check(b), 0);
+    hr_tm_free(&m);
+    hr_block_destroy(b);
+}
+
+static void test_check_detects(void) {
+    hr_block_t *b = hr_block_create(NULL);
+    void *p = hr_block_alloc(b, 32);
+    hr_block_free(b, p, 32);
+    hr_block_free(b, p, 32); /* double free: the list now holds p twice */
+    HR_CHECK(hr_block_check(b) != 0);
+    hr_block_destroy(b);
+}
+
+static void test_backend(void) {
+    const hr_backend_t *be = &hr_backend_block;
+    hr_error_t err = {{0}};
+    HR_CHECK_STR(be->name, "block");
+    HR_CHECK(be->caps & HR_CAP_NEEDS_SIZE_ON_FREE);
+    HR_CHECK(hr_tm_create(be, "chunk=100", &err) == NULL);
+    void *inst = hr_tm_create(be, NULL, &err);
+    uint64_t base = be->footprint(inst);
+    HR_CHECK_EQ_U64(base, 128 * 2 * sizeof(void *));
+    void *a = be->alloc(inst, 20, 0, -1);
+    void *z = be->alloc(inst, 0, 0, -1);
+    void *big = be->alloc(inst, 5000, 0, -1);
+    void *al = be->alloc(inst, 20, 256, -1);
+    HR_CHECK_EQ_U64((uintptr_t)al % 256, 0);
+    HR_CHECK_EQ_U64(be->usable_size(inst, a, 20), 32);
+    HR_CHECK_EQ_U64(be->usable_size(inst, z, 0), 16);
+    HR_CHECK(be->footprint(inst) >= base + 2 * 16384 + 5000 + 20);
+    be->free(inst, al, 20);
+    be->free(inst, big, 5000);
+    be->free(inst, z, 0);
+    be->free(inst, a, 20);
+    HR_CHECK_EQ_U64(be->footprint(inst), base + 2 * 16384);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 6));
+    HR_CHECK(hr_tm_json_has(js, "fallback_ops", 2));
+    HR_CHECK(hr_tm_json_has(js, "align", 1));
+    HR_CHECK(hr_tm_json_has(js, "chunks", 2));
+    HR_CHECK(hr_tm_json_has(js, "live_bytes", 0));
+    HR_CHECK(strstr(js, "\"check\":0") != NULL);
+    if (hr_t_cur_failed)
+        printf("# %s\n", js);
+    free(js);
+    be->destroy(inst);
+}
+
+int main(void) {
+    HR_RUN(test_constants);
+    HR_RUN(test_class_rounding);
+    HR_RUN(test_chunk_growth);
+    HR_RUN(test_property);
+    HR_RUN(test_check_detects);
+    HR_RUN(test_backend);
+    return hr_test_done();
+}

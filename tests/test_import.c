@@ -1,0 +1,246 @@
+/* Importers and the address -> id mapping: repairs counted exactly, output
+ * valid; hand-written mtrace log; heaptrack text (plain, gzip, zstd) incl. a
+ * cut stream; synthesized capture logs (cut, duplicated, damaged). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "capture/rawlog.h"
+#include "hr_test.h"
+#include "trace/import.h"
+
+static char tmpdir[] = "/tmp/hrimpXXXXXX";
+
+static const char *tmp(const char *name) {
+    static char p[4][256];
+    static int k;
+    k = (k + 1) & 3;
+    snprintf(p[k], sizeof p[k], "%s/%s", tmpdir, name);
+    return p[k];
+}
+
+static void put(const char *path, const void *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+}
+
+static void test_addrmap_repairs(void) {
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    memset(&r, 0, sizeof r);
+    hr_trace_init(&t);
+    hr_addrmap_t *m = hr_addrmap_new(&t, &r, 0);
+    HR_CHECK_EQ_U64(hr_addrmap_alloc(m, 0, 0x1000, 10, 0, 0), 0);
+    hr_addrmap_alloc(m, 0, 0x2000, 20, 64, 0);
+    hr_addrmap_free(m, 1, 0x1000, 0);          /* cross-thread */
+    hr_addrmap_free(m, 0, 0x1000, 0);          /* double */
+    hr_addrmap_free(m, 0, 0x9999, 0);          /* unknown */
+    hr_addrmap_alloc(m, 0, 0x2000, 30, 0, 0);  /* 0x2000 still live: inversion */
+    hr_addrmap_free(m, 1, 0x2000, 0);          /* the late free: dropped */
+    hr_addrmap_realloc(m, 0, 0, 0x3000, 40, 0);   /* realloc(NULL) */
+    hr_addrmap_realloc(m, 0, 0x3000, 0x3000, 50, 0);
+    hr_addrmap_realloc(m, 0, 0x3000, 0, 0, 0);    /* realloc(p,0) */
+    hr_addrmap_alloc(m, 0, 0, 60, 0, 0);       /* failed */
+    hr_addrmap_calloc(m, 0, 0x4000, 3, 7, 0);
+    hr_addrmap_annot(m, 0, HR_OP_MARK, "x", 0, 0);
+    hr_addrmap_finish(m);
+    HR_CHECK_EQ_U64(r.cross_thread_frees, 1);
+    HR_CHECK_EQ_U64(r.double_frees, 1);
+    HR_CHECK_EQ_U64(r.unknown_frees, 1);
+    HR_CHECK_EQ_U64(r.reuse_inversions, 1);
+    HR_CHECK_EQ_U64(r.realloc_null, 1);
+    HR_CHECK_EQ_U64(r.realloc_zero, 1);
+    HR_CHECK_EQ_U64(r.failed_allocs, 1);
+    HR_CHECK_EQ_U64(r.leaked_at_end, 2); /* 0x2000 (30) and 0x4000 */
+    HR_CHECK_EQ_U64(hr_trace_validate(&t, "addrmap", &err), 0);
+    HR_CHECK_EQ_U64(t.events[1].align, 64);
+    HR_CHECK_EQ_U64(t.op_counts[HR_OP_REALLOC], 1);
+    HR_CHECK_EQ_U64(t.peak_live, 80); /* 10+20+50 */
+    HR_CHECK(t.n_ids <= 3);            /* ids reused */
+    hr_trace_free(&t);
+}
+
+static void test_mtrace_sample(void) {
+    const char *srcdir = getenv("srcdir");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/capture/sample.mtrace", srcdir ? srcdir : ".");
+    HR_CHECK_EQ_U64(hr_import_detect(path), HR_IMPORT_MTRACE);
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    HR_CHECK_EQ_U64(hr_import_file(path, HR_IMPORT_UNKNOWN, &t, &r, &err), 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK_EQ_U64(t.op_counts[HR_OP_ALLOC], 3);
+    HR_CHECK_EQ_U64(t.op_counts[HR_OP_REALLOC], 1);
+    HR_CHECK_EQ_U64(t.op_counts[HR_OP_FREE], 2);
+    HR_CHECK_EQ_U64(t.peak_live, 300 + 400); /* after the realloc 100 -> 400 */
+    HR_CHECK_EQ_U64(r.unknown_frees, 1);
+    HR_CHECK_EQ_U64(r.double_frees, 1);
+    HR_CHECK_EQ_U64(r.failed_allocs, 2);
+    HR_CHECK_EQ_U64(r.leaked_at_end, 1);
+    HR_CHECK_EQ_U64(r.truncated, 0);
+    hr_trace_free(&t);
+    /* bad line: one-line error with file:line */
+    const char *bad = tmp("bad.mtrace");
+    const char *badtext = "= Start\n@ x + 0x10 0x20\n@ x ? 0x10\n";
+    put(bad, badtext, strlen(badtext));
+    hr_trace_init(&t);
+    HR_CHECK(hr_import_file(bad, HR_IMPORT_MTRACE, &t, &r, &err) != 0);
+    HR_CHECK(strstr(err.msg, "bad.mtrace:3:") != NULL);
+    hr_trace_free(&t);
+}
+
+static const char ht_text[] =
+    "v 10400 3\nX ./game\ns 4 main\na 64 1\na c8 1\n+ 0\n+ 1\n+ 0\nc 5\n- 0\n- 1\n- 1\n+ 1\n";
+
+static void check_ht(const char *path, int cut) {
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    HR_CHECK_EQ_U64(hr_import_detect(path), HR_IMPORT_HEAPTRACK);
+    HR_CHECK_EQ_U64(hr_import_file(path, HR_IMPORT_UNKNOWN, &t, &r, &err), 0);
+    if (!cut) {
+        HR_CHECK_EQ_U64(t.op_counts[HR_OP_ALLOC], 4);
+        HR_CHECK_EQ_U64(t.op_counts[HR_OP_FREE], 2);
+        HR_CHECK_EQ_U64(r.unknown_frees, 1);
+        HR_CHECK_EQ_U64(t.peak_live, 100 + 200 + 100);
+        HR_CHECK_EQ_U64(r.truncated, 0);
+    } else {
+        HR_CHECK_EQ_U64(r.truncated, 1);
+        HR_CHECK(t.n_events < 6);
+    }
+    hr_trace_free(&t);
+}
+
+static void test_heaptrack(void) {
+    put(tmp("ht.txt"), ht_text, sizeof ht_text - 1);
+    check_ht(tmp("ht.txt"), 0);
+#ifdef HAVE_ZLIB
+    gzFile g = gzopen(tmp("ht.gz"), "wb");
+    gzwrite(g, ht_text, sizeof ht_text - 1);
+    gzclose(g);
+    check_ht(tmp("ht.gz"), 0);
+#endif
+#ifdef HAVE_ZSTD
+    char z[512];
+    size_t zn = ZSTD_compress(z, sizeof z, ht_text, sizeof ht_text - 1, 3);
+    HR_CHECK(!ZSTD_isError(zn));
+    put(tmp("ht.zst"), z, zn);
+    check_ht(tmp("ht.zst"), 0);
+    put(tmp("htcut.zst"), z, zn - 6);
+    check_ht(tmp("htcut.zst"), 1);
+#endif
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    put(tmp("htbad.txt"), "v 1 3\n+ 5\n", 11);
+    hr_trace_init(&t);
+    HR_CHECK(hr_import_file(tmp("htbad.txt"), HR_IMPORT_HEAPTRACK, &t, &r, &err) != 0);
+    HR_CHECK(strstr(err.msg, "htbad.txt:2:") != NULL);
+    hr_trace_free(&t);
+}
+
+/* A capture log: header + one block of records (seq given), optional END. */
+static size_t make_log(unsigned char *buf, const hr_cap_rec_t *recs, int n, int end) {
+    hr_cap_header_t h = {HR_CAP_MAGIC, HR_CAP_VERSION, HR_CAP_ENDIAN_TAG, 0, 1, 0};
+    size_t off = 0;
+    memcpy(buf, &h, sizeof h);
+    off += sizeof h;
+    hr_cap_block_t b = {HR_CAP_BLOCK_MAGIC, (uint32_t)(n * sizeof *recs), 7, (uint32_t)n};
+    memcpy(buf + off, &b, sizeof b);
+    off += sizeof b;
+    memcpy(buf + off, recs, n * sizeof *recs);
+    off += n * sizeof *recs;
+    if (end) {
+        hr_cap_rec_t e = {99, 0, 3, 1000, 0, 7, HR_CAP_END, 0, 0};
+        hr_cap_block_t eb = {HR_CAP_BLOCK_MAGIC, sizeof e, 7, 1};
+        memcpy(buf + off, &eb, sizeof eb);
+        memcpy(buf + off + sizeof eb, &e, sizeof e);
+        off += sizeof eb + sizeof e;
+    }
+    return off;
+}
+
+static void test_capture_logs(void) {
+    /* out of order on purpose (sorted by seq), one duplicate, a second thread */
+    hr_cap_rec_t recs[] = {
+        {3, 0, 0x100, 0, 0, 8, HR_CAP_FREE, 0, 0},
+        {1, 0, 0x100, 24, 0, 7, HR_CAP_MALLOC, 0, 0},
+        {2, 0, 0x200, 2, 8, 7, HR_CAP_CALLOC, 0, 0},
+        {2, 0, 0x200, 2, 8, 7, HR_CAP_CALLOC, 0, 0},
+        {4, 0, 0x100, 32, 0, 8, HR_CAP_MALLOC, 0, 0},
+    };
+    unsigned char buf[2048];
+    size_t len = make_log(buf, recs, 5, 1);
+    put(tmp("a.cap"), buf, len);
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    HR_CHECK_EQ_U64(hr_import_detect(tmp("a.cap")), HR_IMPORT_CAPTURE);
+    HR_CHECK_EQ_U64(hr_import_file(tmp("a.cap"), HR_IMPORT_UNKNOWN, &t, &r, &err), 0);
+    HR_CHECK_EQ_U64(t.n_events, 4);
+    HR_CHECK_EQ_U64(r.duplicates, 1);
+    HR_CHECK_EQ_U64(r.cross_thread_frees, 1);
+    HR_CHECK_EQ_U64(r.threads, 2);
+    HR_CHECK_EQ_U64(r.reuse_inversions, 0);
+    HR_CHECK_EQ_U64(t.peak_live, 48); /* 24 + 16, -24, +32 */
+    HR_CHECK_EQ_U64(r.overhead_ns, 1000);
+    HR_CHECK_STR(r.ended, "exit");
+    hr_trace_free(&t);
+    /* cut inside the 3rd record, no END */
+    len = make_log(buf, recs, 5, 0);
+    put(tmp("b.cap"), buf, 32 + 16 + 2 * 48 + 20);
+    hr_trace_init(&t);
+    HR_CHECK_EQ_U64(hr_import_file(tmp("b.cap"), HR_IMPORT_CAPTURE, &t, &r, &err), 0);
+    HR_CHECK_EQ_U64(r.truncated, 1);
+    HR_CHECK(strstr(r.truncation, "cut after 2 of 5 records") != NULL);
+    HR_CHECK_EQ_U64(r.events_in, 2);
+    hr_trace_free(&t);
+    /* header only cut: an error naming the offset */
+    put(tmp("c.cap"), buf, 20);
+    hr_trace_init(&t);
+    HR_CHECK(hr_import_file(tmp("c.cap"), HR_IMPORT_CAPTURE, &t, &r, &err) != 0);
+    HR_CHECK(strstr(err.msg, "offset 20") != NULL);
+    hr_trace_free(&t);
+    /* damaged block magic after a good block: read up to it */
+    len = make_log(buf, recs, 2, 0);
+    memset(buf + len, 0xab, 64);
+    put(tmp("d.cap"), buf, len + 64);
+    hr_trace_init(&t);
+    HR_CHECK_EQ_U64(hr_import_file(tmp("d.cap"), HR_IMPORT_CAPTURE, &t, &r, &err), 0);
+    HR_CHECK_EQ_U64(r.truncated, 1);
+    HR_CHECK(strstr(r.truncation, "bad magic") != NULL);
+    hr_trace_free(&t);
+}
+
+static void test_detect_unknown(void) {
+    put(tmp("u.bin"), "hello world", 11);
+    HR_CHECK_EQ_U64(hr_import_detect(tmp("u.bin")), HR_IMPORT_UNKNOWN);
+    HR_CHECK_EQ_U64(hr_import_detect(tmp("does-not-exist")), HR_IMPORT_UNKNOWN);
+}
+
+int main(void) {
+    if (!mkdtemp(tmpdir))
+        return 1;
+    HR_RUN(test_addrmap_repairs);
+    HR_RUN(test_mtrace_sample);
+    HR_RUN(test_heaptrack);
+    HR_RUN(test_capture_logs);
+    HR_RUN(test_detect_unknown);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        return 1;
+    return hr_test_done();
+}

@@ -1,0 +1,216 @@
+/* hr_stack (Box2D b2StackAllocator semantics) and the "stack" backend. */
+#include <stdint.h>
+
+#include "heapreplay/stack.h"
+#include "hr_test.h"
+#include "seed_model.h"
+
+extern const hr_backend_t hr_backend_stack;
+
+static hr_stack_t *exact_stack(void) {
+    hr_stack_options_t o = hr_stack_default();
+    o.granule = 1; /* Box2D's arithmetic: m_index += size */
+    return hr_stack_create(&o);
+}
+
+static void test_constants(void) {
+    hr_stack_options_t o = hr_stack_default();
+    HR_CHECK_EQ_U64(o.buffer_size, 102400);
+    HR_CHECK_EQ_U64(o.max_entries, 32);
+    HR_CHECK_EQ_U64(HR_STACK_BOX2D_SIZE, 100 * 1024);
+    HR_CHECK_EQ_U64(HR_STACK_BOX2D_ENTRIES, 32);
+    hr_stack_t *s = hr_stack_create(NULL);
+    hr_stack_stats_t st;
+    hr_stack_stats(s, &st);
+    HR_CHECK_EQ_U64(st.largest_free, 102400);
+    HR_CHECK_EQ_U64(st.live_bytes, 0);
+    HR_CHECK_EQ_U64(st.footprint, 102400 + 32 * sizeof(hr_stack_entry_t));
+    HR_CHECK_EQ_U64(hr_stack_check(s), 0);
+    hr_stack_destroy(s);
+    o.granule = 3;
+    HR_CHECK(hr_stack_create(&o) == NULL);
+}
+
+static void test_lifo_violation(void) {
+    hr_stack_t *s = hr_stack_create(NULL);
+    void *a, *b;
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 100, &a), HR_STACK_OK);
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 200, &b), HR_STACK_OK);
+    HR_CHECK(hr_stack_top(s) == b);
+    HR_CHECK_EQ_U64(hr_stack_free(s, a), (uint64_t)(int64_t)HR_STACK_ENOTTOP);
+    HR_CHECK_EQ_U64(hr_stack_entry_count(s), 2); /* refused: nothing changed */
+    HR_CHECK_EQ_U64(hr_stack_check(s), 0);
+    HR_CHECK_EQ_U64(hr_stack_find(s, a), 0);
+    HR_CHECK_EQ_U64(hr_stack_find(s, b), 1);
+    HR_CHECK_EQ_U64(hr_stack_free(s, b), 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, a), 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, a), (uint64_t)(int64_t)HR_STACK_EEMPTY);
+    HR_CHECK_EQ_U64(hr_stack_max_allocation(s), 300);
+    hr_stack_destroy(s);
+}
+
+static void test_entry_limit(void) {
+    hr_stack_t *s = hr_stack_create(NULL);
+    void *p[33];
+    for (int i = 0; i < 32; i++)
+        HR_CHECK_EQ_U64(hr_stack_alloc(s, 16, &p[i]), 0);
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 16, &p[32]), (uint64_t)(int64_t)HR_STACK_EFULL);
+    HR_CHECK(p[32] == NULL);
+    HR_CHECK_EQ_U64(hr_stack_entry_count(s), 32);
+    HR_CHECK_EQ_U64(hr_stack_free(s, p[31]), 0);
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 16, &p[31]), 0); /* room again */
+    for (int i = 31; i >= 0; i--)
+        HR_CHECK_EQ_U64(hr_stack_free(s, p[i]), 0);
+    HR_CHECK_EQ_U64(hr_stack_check(s), 0);
+    hr_stack_destroy(s);
+}
+
+/* 100 KiB exhausted: malloc per request, then the buffer again when a request
+ * fits; entries interleave; max allocation counts both. */
+static void test_malloc_fallback_interleave(void) {
+    hr_stack_t *s = exact_stack();
+    void *a, *b, *c, *d;
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 102000, &a), 0);
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 1000, &b), 0);  /* 102000+1000 > 100 KiB */
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 400, &c), 0);   /* fits exactly */
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 1, &d), 0);     /* buffer full */
+    int expect[4] = {0, 1, 0, 1};
+    for (int i = 0; i < 4; i++)
+        HR_CHECK_EQ_U64(hr_stack_entry(s, i)->used_malloc, expect[i]);
+    HR_CHECK(c == (char *)a + 102000);
+    hr_stack_stats_t st;
+    hr_stack_stats(s, &st);
+    HR_CHECK_EQ_U64(st.index, 102400);
+    HR_CHECK_EQ_U64(st.live_bytes, 103401);
+    HR_CHECK_EQ_U64(st.malloc_entries, 2);
+    HR_CHECK_EQ_U64(st.footprint, 102400 + 32 * sizeof(hr_stack_entry_t) + 1001);
+    memset(b, 0xAB, 1000); /* the malloc entry is usable memory */
+    HR_CHECK_EQ_U64(hr_stack_check(s), 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, d), 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, c), 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, b), 0);
+    HR_CHECK_EQ_U64(hr_stack_alloc(s, 300, &b), 0); /* buffer again */
+    HR_CHECK_EQ_U64(hr_stack_entry(s, 1)->used_malloc, 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, b), 0);
+    HR_CHECK_EQ_U64(hr_stack_free(s, a), 0);
+    HR_CHECK_EQ_U64(hr_stack_max_allocation(s), 103401);
+    hr_stack_stats(s, &st);
+    HR_CHECK_EQ_U64(st.index, 0);
+    HR_CHECK_EQ_U64(st.malloc_total, 2);
+    hr_stack_destroy(s);
+}
+
+static void test_granule(void) {
+    hr_stack_t *s = hr_stack_create(NULL);
+    void *a, *b;
+    hr_stack_alloc(s, 13, &a);
+    hr_stack_alloc(s, 5, &b);
+    HR_CHECK(b == (char *)a + 16);
+    HR_CHECK_EQ_U64((uintptr_t)a % 16, 0);
+    HR_CHECK_EQ_U64(hr_stack_entry(s, 1)->size, 5);
+    HR_CHECK_EQ_U64(hr_stack_entry(s, 1)->span, 16);
+    hr_stack_free(s, b);
+    hr_stack_free(s, a);
+    hr_stack_destroy(s);
+}
+
+/* Thousands of seeded ops against a model stack, patterns verified at free. */
+static void test_property(void) {
+    uint64_t rng = 3;
+    hr_stack_t *s = hr_stack_create(NULL);
+    hr_tm_t m = {0};
+    uint64_t maxalloc = 0, bad = 0;
+    for (int op = 0; op < 20000; op++) {
+        uint64_t r = hr_tm_rand(&rng);
+        if (m.n > 0 && r % 3 == 0 && m.n > 1 && r % 7 == 0) {
+            /* a non-top free must be refused without change */
+            size_t i = (size_t)(r >> 8) % (m.n - 1);
+            bad += hr_stack_free(s, m.v[i].p) != HR_STACK_ENOTTOP;
+        } else if (m.n > 0 && (r % 2 == 0 || m.n == 32)) {
+            if (m.n == 32 && r % 5 == 0) {
+                void *p;
+                bad += hr_stack_alloc(s, 8, &p) != HR_STACK_EFULL;
+            }
+            hr_tm_block_t b = m.v[m.n - 1];
+            bad += !hr_tm_verify(b.p, b.size, b.seed);
+            bad += hr_stack_free(s, b.p) != 0;
+            hr_tm_take(&m, m.n - 1, 1);
+        } else {
+            size_t size = (r >> 16) % 4 == 0 ? (size_t)(r >> 20) % 40000 : (size_t)(r >> 20) % 512;
+            void *p;
+            bad += hr_stack_alloc(s, size, &p) != 0;
+            hr_tm_fill(p, size, (uint32_t)op);
+            hr_tm_push(&m, p, size, (uint32_t)op);
+            if (m.live > maxalloc)
+                maxalloc = m.live;
+        }
+        if (op % 97 == 0) {
+            hr_stack_stats_t st;
+            hr_stack_stats(s, &st);
+            bad += st.live_bytes != m.live || st.objects != m.n;
+            bad += hr_stack_check(s) != 0 || !hr_tm_no_overlap(&m);
+        }
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+    HR_CHECK_EQ_U64(hr_stack_max_allocation(s), maxalloc);
+    while (m.n) {
+        hr_tm_block_t b = hr_tm_take(&m, m.n - 1, 1);
+        HR_CHECK(hr_tm_verify(b.p, b.size, b.seed));
+        HR_CHECK_EQ_U64(hr_stack_free(s, b.p), 0);
+    }
+    HR_CHECK_EQ_U64(hr_stack_check(s), 0);
+    hr_tm_free(&m);
+    hr_stack_destroy(s);
+}
+
+static void test_backend(void) {
+    const hr_backend_t *be = &hr_backend_stack;
+    hr_error_t err = {{0}};
+    HR_CHECK_STR(be->name, "stack");
+    HR_CHECK(hr_tm_create(be, "size=banana", &err) == NULL);
+    HR_CHECK(strstr(err.msg, "stack: bad option") != NULL);
+    void *inst = hr_tm_create(be, NULL, &err);
+    HR_CHECK(inst != NULL);
+    uint64_t base = be->footprint(inst);
+    HR_CHECK_EQ_U64(base, 102400 + 32 * sizeof(hr_stack_entry_t));
+    void *p[40];
+    for (int i = 0; i < 40; i++) /* 8 past the entry limit -> fallback */
+        p[i] = be->alloc(inst, 24, 0, -1);
+    HR_CHECK(be->footprint(inst) > base);
+    HR_CHECK_EQ_U64(be->usable_size(inst, p[0], 24), 32);
+    void *al = be->alloc(inst, 10, 64, -1); /* align above 16 -> fallback */
+    HR_CHECK_EQ_U64((uintptr_t)al % 64, 0);
+    be->free(inst, al, 10);
+    for (int i = 39; i >= 32; i--)
+        be->free(inst, p[i], 24);
+    be->free(inst, p[10], 24); /* out of order: deferred */
+    be->free(inst, p[5], 24);
+    for (int i = 31; i >= 0; i--)
+        if (i != 10 && i != 5)
+            be->free(inst, p[i], 24);
+    HR_CHECK_EQ_U64(be->footprint(inst), base);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "entry_limit", 8));
+    HR_CHECK(hr_tm_json_has(js, "align", 1));
+    HR_CHECK(hr_tm_json_has(js, "non_lifo_free", 2));
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 32 + 30));
+    HR_CHECK(hr_tm_json_has(js, "fallback_ops", 18 + 2));
+    HR_CHECK(hr_tm_json_has(js, "entries", 0));
+    HR_CHECK(hr_tm_json_has(js, "max_allocation", 32 * 24));
+    HR_CHECK(strstr(js, "\"check\":0") != NULL);
+    if (hr_t_cur_failed)
+        printf("# %s\n", js);
+    free(js);
+    be->destroy(inst);
+}
+
+int main(void) {
+    HR_RUN(test_constants);
+    HR_RUN(test_lifo_violation);
+    HR_RUN(test_entry_limit);
+    HR_RUN(test_malloc_fallback_interleave);
+    HR_RUN(test_granule);
+    HR_RUN(test_property);
+    HR_RUN(test_backend);
+    return hr_test_done();
+}
