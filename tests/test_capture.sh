@@ -65,7 +65,8 @@ cap "$W/r.raw" "$T/cap_realloc"
 check "realloc chain, realloc(NULL), realloc(p,0), reallocarray" "$(dump "$W/r.raw" --min 40000 --max 42000)" \
     "f_alloc 2" "f_realloc 9" "f_free 2" "f_peak 41000"
 o="$W/r.raw.out"
-if [ "$(key realloc_zero "$o")" -ge 1 ] && [ "$(key realloc_null "$o")" -ge 2 ]; then
+# (gcc folds realloc(NULL, n) into malloc(n); reallocarray(NULL, ...) stays a realloc)
+if [ "$(key realloc_zero "$o")" -ge 1 ] && [ "$(key realloc_null "$o")" -ge 1 ]; then
     ok "realloc repairs counted (NULL -> alloc, size 0 -> free)"
 else notok "realloc repairs counted"; fi
 

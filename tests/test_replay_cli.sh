@@ -127,5 +127,29 @@ check "bump repeats agree exactly (deterministic)" test "$(jget results.0.determ
 "$HR" replay "$T/s.hrt" -a bump -r 1 -q --touch none > "$T/out.txt"
 check "text report prints the touch policy" grep -qi "touch.*none" "$T/out.txt"
 
+# 12. every in-house backend replays the shipped session deterministically
+S="${srcdir:-$(dirname "$0")/..}"
+"$HR" replay "$S/traces/game_session.hrt" -a stack,marker,block,bank,sizeclass,routed -r 2 -q \
+    -o "$T/inhouse.json" -f csv > "$T/inhouse.csv"
+for i in 0 1 2 3 4 5; do
+    a=$(jget "results.$i.allocator" "$T/inhouse.json")
+    if [ "$(jget "results.$i.status" "$T/inhouse.json")" = ok ] &&
+       [ "$(jget "results.$i.deterministic" "$T/inhouse.json")" = true ] &&
+       [ "$(jget "results.$i.memory.footprint_source" "$T/inhouse.json")" = exact ]; then
+        ok "$a: shipped session replays, exact footprint identical in 2 runs ($(jget "results.$i.memory.peak_footprint" "$T/inhouse.json") B)"
+    else
+        not_ok "$a: deterministic replay of the shipped session" "$(jget "results.$i" "$T/inhouse.json" | head -c 300)"
+    fi
+done
+pl=$(jget results.0.memory.peak_live "$T/inhouse.json")
+check "peak live equals the trace's own figure" sh -c "'$HR' info --json '$S/traces/game_session.hrt' | grep -q '\"peak_live_bytes\": *$pl'"
+
+# 13. the routed backend's per-heap table appears in text, JSON and CSV
+"$HR" replay "$S/traces/level_load.hrt" -a routed -r 1 -q -o "$T/routed.json" > "$T/routed.txt"
+"$HR" replay "$S/traces/level_load.hrt" -a routed -r 1 -q -f csv > "$T/routed.csv"
+check "routed: per-heap rows in JSON" test "$(jget results.0.native.heaps.0.name "$T/routed.json")" != null
+check "routed: per-heap table in text" grep -q "routed heaps" "$T/routed.txt"
+check "routed: per-heap section in CSV" grep -q "Level" "$T/routed.csv"
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -11,4 +11,3 @@ tests_test_dlheap_SOURCES = tests/test_dlheap.c
 tests_test_dlheap_LDADD = $(TEST_LIBS)
 tests_test_routed_SOURCES = tests/test_routed.c
 tests_test_routed_LDADD = $(TEST_LIBS)
-EXTRA_DIST += docs/HEAP_CONFIG.md

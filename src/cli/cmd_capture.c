@@ -49,7 +49,7 @@ static int find_lib(char *out, size_t cap) {
         snprintf(out, cap, "%s", env);
         return is_file(out) ? 0 : -1;
     }
-    char dir[4096];
+    char dir[2048];
     snprintf(dir, sizeof dir, "%s", hr_cli_self_exe());
     char *slash = strrchr(dir, '/');
     if (slash) {
@@ -184,6 +184,8 @@ int cmd_capture(int argc, char **argv) {
     if (!o.out)
         return hr_cli_usage_error("capture", "expected -o FILE");
     char lib[4096], raw[4096 + 8], how[128];
+    if (strlen(o.out) > 4000)
+        return hr_cli_usage_error("capture", "-o path too long");
     if (find_lib(lib, sizeof lib) != 0)
         return hr_cli_usage_error("capture", "capture library not found (tried %s; set "
                                   "HEAPREPLAY_CAPTURE_LIB)", lib);

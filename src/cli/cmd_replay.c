@@ -167,7 +167,15 @@ static int expand_allocators(const char *list, char ***specs, int *n, int quiet)
     return 0;
 }
 
-/* Replays one trace on every allocator; appends aggregated results. */
+static int g_quiet, g_repeat;
+static void progress(const hr_child_job_t *job, int index) {
+    if (!g_quiet)
+        fprintf(stderr, "replay %s on %s (%d/%d)\n", job->trace_name, job->spec,
+                index % g_repeat + 1, g_repeat);
+}
+
+/* Replays one trace on every allocator (repeat processes each, all forked
+ * from one pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
                         hr_report_builder_t *rb) {
     hr_trace_t t;
@@ -180,24 +188,29 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     }
     char digest[17];
     hr_trace_digest(&t, digest);
-    int failed = 0;
-    for (int s = 0; s < nspecs; s++) {
-        char **lines = calloc((size_t)a->opt.repeat, sizeof *lines);
-        hr_child_job_t job = {&t, path, path, digest, specs[s], hr_backend_find(specs[s]),
+    int rep = a->opt.repeat, n = nspecs * rep, failed = 0;
+    hr_child_job_t *jobs = calloc((size_t)n, sizeof *jobs);
+    char **lines = calloc((size_t)n, sizeof *lines);
+    for (int i = 0; i < n; i++) {
+        hr_child_job_t job = {&t, path, path, digest, specs[i / rep], hr_backend_find(specs[i / rep]),
                               &a->opt, hr_cli_self_exe()};
-        for (int r = 0; r < a->opt.repeat; r++) {
-            if (!a->quiet)
-                fprintf(stderr, "replay %s on %s (%d/%d)\n", path, specs[s], r + 1, a->opt.repeat);
-            lines[r] = hr_child_run(&job);
-        }
-        if (hr_report_builder_add(rb, lines, a->opt.repeat, &err) != 0) {
+        jobs[i] = job;
+    }
+    g_quiet = a->quiet;
+    g_repeat = rep;
+    if (hr_child_run_all(jobs, n, lines, progress) != 0) {
+        fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
+        failed = 1;
+    }
+    for (int s = 0; s < nspecs && !failed; s++)
+        if (hr_report_builder_add(rb, lines + s * rep, rep, &err) != 0) {
             fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
             failed = 1;
         }
-        for (int r = 0; r < a->opt.repeat; r++)
-            free(lines[r]);
-        free(lines);
-    }
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+    free(jobs);
     hr_trace_free(&t);
     return failed;
 }

@@ -9,7 +9,7 @@
 #include "replay/child.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <time.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,37 +83,9 @@ static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib
     _exit(4);
 }
 
-/* Reads the child's output until EOF or the deadline; returns 1 on timeout. */
-static int read_until(int fd, double timeout_s, char **buf, size_t *len) {
-    size_t cap = 4096;
-    *buf = malloc(cap);
-    *len = 0;
-    uint64_t deadline = hr_now_ns() + (uint64_t)(timeout_s * 1e9);
-    for (;;) {
-        uint64_t now = hr_now_ns();
-        if (now >= deadline)
-            return 1;
-        struct pollfd p = {fd, POLLIN, 0};
-        int ms = (int)((deadline - now) / 1000000u) + 1;
-        int rc = poll(&p, 1, ms);
-        if (rc < 0 && errno == EINTR)
-            continue;
-        if (rc <= 0)
-            continue;
-        if (*len + 4096 > cap)
-            *buf = realloc(*buf, cap *= 2);
-        ssize_t n = read(fd, *buf + *len, cap - *len - 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        *len += (size_t)n;
-    }
-    (*buf)[*len] = 0;
-    return 0;
-}
-
-char *hr_child_run(const hr_child_job_t *job) {
+/* Problems known before any process starts (allocator not built, unreadable
+ * preload). Returns a result line, or NULL when the job can run. */
+static char *precheck(const hr_child_job_t *job) {
     int ext = (job->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
     const char *lib = ext ? hr_external_lib(job->spec) : NULL;
     if (ext && !lib)
@@ -123,34 +95,85 @@ char *hr_child_run(const hr_child_job_t *job) {
         snprintf(msg, sizeof msg, "%s: cannot read the library to preload (%s)", lib, strerror(errno));
         return synth_result(job, "error", msg, 0);
     }
-    int fds[2];
-    if (pipe(fds) != 0)
-        return synth_result(job, "error", strerror(errno), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return synth_result(job, "error", strerror(errno), 0);
+    return NULL;
+}
+
+/* How the server saw one replay process end. */
+typedef struct job_end {
+    int status;    /* waitpid status */
+    int timed_out; /* killed at the deadline */
+} job_end_t;
+
+static job_end_t wait_with_deadline(pid_t pid, double timeout_s) {
+    job_end_t e = {0, 0};
+    uint64_t deadline = hr_now_ns() + (uint64_t)(timeout_s * 1e9);
+    struct timespec nap = {0, 1000000}; /* 1 ms */
+    for (;;) {
+        pid_t r = waitpid(pid, &e.status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return e;
+        if (!e.timed_out && hr_now_ns() >= deadline) {
+            kill(pid, SIGKILL);
+            e.timed_out = 1;
+        }
+        nanosleep(&nap, NULL);
     }
-    if (pid == 0) {
-        close(fds[0]);
-        if (ext)
-            child_exec_worker(job, fds[1], lib);
-        child_inhouse(job, fds[1]);
+}
+
+/* The server: forked once, before any job runs, it forks every replay process
+ * in turn from the same untouched state (so repeats of an in-house allocator
+ * start from identical heaps and their exact figures can be compared), waits
+ * for it with the deadline and reports how it ended on `status_fd`. It
+ * allocates nothing between forks. */
+static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd) {
+    for (int i = 0; i < n; i++) {
+        job_end_t e = {0, 0};
+        if (wfd[i] >= 0) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                for (int k = 0; k < n; k++)
+                    if (k != i && wfd[k] >= 0)
+                        close(wfd[k]);
+                close(status_fd);
+                if (jobs[i].be->caps & HR_CAP_EXTERNAL_PROCESS)
+                    child_exec_worker(&jobs[i], wfd[i], hr_external_lib(jobs[i].spec));
+                child_inhouse(&jobs[i], wfd[i]);
+            }
+            close(wfd[i]);
+            if (pid > 0)
+                e = wait_with_deadline(pid, jobs[i].opt->timeout_s);
+            else
+                e.status = 127 << 8;
+        }
+        if (write(status_fd, &e, sizeof e) != (ssize_t)sizeof e)
+            _exit(5);
     }
-    close(fds[1]);
-    char *out;
-    size_t len;
-    int timed_out = read_until(fds[0], job->opt->timeout_s, &out, &len);
-    close(fds[0]);
-    if (timed_out)
-        kill(pid, SIGKILL);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    _exit(0);
+}
+
+static char *read_all(int fd, size_t *len) {
+    size_t cap = 4096;
+    char *buf = malloc(cap);
+    *len = 0;
+    for (;;) {
+        if (*len + 4096 > cap)
+            buf = realloc(buf, cap *= 2);
+        ssize_t r = read(fd, buf + *len, cap - *len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        *len += (size_t)r;
+    }
+    buf[*len] = 0;
+    return buf;
+}
+
+/* Turns what one replay process sent and how it ended into a result line. */
+static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_end_t e) {
     char msg[160];
-    if (timed_out) {
+    int st = e.status;
+    if (e.timed_out) {
         free(out);
         snprintf(msg, sizeof msg, "no result within %g s (killed)", job->opt->timeout_s);
         return synth_result(job, "timeout", msg, 0);
@@ -169,4 +192,53 @@ char *hr_child_run(const hr_child_job_t *job) {
         return synth_result(job, "error", msg, 0);
     }
     return out;
+}
+
+int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results, hr_child_progress_fn progress) {
+    int *rfd = malloc((size_t)n * sizeof *rfd), *wfd = malloc((size_t)n * sizeof *wfd), sp[2];
+    for (int i = 0; i < n; i++) {
+        int fds[2] = {-1, -1};
+        results[i] = precheck(&jobs[i]);
+        if (!results[i] && pipe(fds) != 0)
+            results[i] = synth_result(&jobs[i], "error", strerror(errno), 0);
+        rfd[i] = fds[0];
+        wfd[i] = fds[1];
+    }
+    if (pipe(sp) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t server = fork();
+    if (server == 0) {
+        close(sp[0]);
+        for (int i = 0; i < n; i++)
+            if (rfd[i] >= 0)
+                close(rfd[i]);
+        server_main(jobs, n, wfd, sp[1]);
+    }
+    close(sp[1]);
+    for (int i = 0; i < n; i++)
+        if (wfd[i] >= 0)
+            close(wfd[i]);
+    for (int i = 0; i < n; i++) {
+        if (progress)
+            progress(&jobs[i], i);
+        size_t len = 0;
+        char *out = rfd[i] >= 0 ? read_all(rfd[i], &len) : NULL;
+        job_end_t e;
+        if (read(sp[0], &e, sizeof e) != (ssize_t)sizeof e) {
+            e.status = 0;
+            e.timed_out = 0;
+        }
+        if (rfd[i] >= 0) {
+            close(rfd[i]);
+            results[i] = finish_job(&jobs[i], out, len, e);
+        }
+    }
+    close(sp[0]);
+    int st;
+    while (server > 0 && waitpid(server, &st, 0) < 0 && errno == EINTR)
+        ;
+    free(rfd);
+    free(wfd);
+    return 0;
 }

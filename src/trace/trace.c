@@ -101,9 +101,10 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
     return t->n_strings++;
 }
 
-/* Validation state: live[id] holds the requested size + 1 (0 = dead). */
+/* Validation state: alive[id] says whether id is live, live[id] its size. */
 typedef struct vstate {
     uint64_t *live;
+    uint8_t  *alive;
     uint32_t  cap;
     uint64_t  cur, peak;
 } vstate_t;
@@ -117,8 +118,12 @@ static int ensure_id(vstate_t *v, uint32_t id) {
     uint64_t *l = realloc(v->live, (size_t)cap * sizeof *l);
     if (!l)
         return -1;
-    memset(l + v->cap, 0, (size_t)(cap - v->cap) * sizeof *l);
     v->live = l;
+    uint8_t *a = realloc(v->alive, cap);
+    if (!a)
+        return -1;
+    memset(a + v->cap, 0, cap - v->cap);
+    v->alive = a;
     v->cap = cap;
     return 0;
 }
@@ -150,36 +155,34 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
                 VFAIL("alignment %u is not a power of two", ev->align);
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
-            if (hr_event_bytes(ev) >= ((uint64_t)1 << 62))
-                VFAIL("size %llu is larger than 2^62", (unsigned long long)hr_event_bytes(ev));
             if (ensure_id(&v, ev->id))
                 VFAIL("out of memory");
-            if (v.live[ev->id])
+            if (v.alive[ev->id])
                 VFAIL("id %u is already live", ev->id);
-            v.live[ev->id] = hr_event_bytes(ev) + 1;
+            v.alive[ev->id] = 1;
+            v.live[ev->id] = hr_event_bytes(ev);
             v.cur += hr_event_bytes(ev);
             break;
         case HR_OP_FREE:
-            if (ev->id >= v.cap || !v.live[ev->id])
+            if (ev->id >= v.cap || !v.alive[ev->id])
                 VFAIL("id %u is not live (free of a dead id or double free)", ev->id);
-            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != v.live[ev->id] - 1)
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != v.live[ev->id])
                 VFAIL("free size %llu differs from the allocated size %llu",
-                      (unsigned long long)ev->size, (unsigned long long)(v.live[ev->id] - 1));
-            v.cur -= v.live[ev->id] - 1;
-            v.live[ev->id] = 0;
+                      (unsigned long long)ev->size, (unsigned long long)v.live[ev->id]);
+            v.cur -= v.live[ev->id];
+            v.alive[ev->id] = 0;
             break;
         case HR_OP_REALLOC:
-            if (ev->aux >= v.cap || !v.live[ev->aux])
+            if (ev->aux >= v.cap || !v.alive[ev->aux])
                 VFAIL("old id %u is not live", ev->aux);
-            if (ev->size >= ((uint64_t)1 << 62))
-                VFAIL("size %llu is larger than 2^62", (unsigned long long)ev->size);
-            v.cur -= v.live[ev->aux] - 1;
-            v.live[ev->aux] = 0;
+            v.cur -= v.live[ev->aux];
+            v.alive[ev->aux] = 0;
             if (ensure_id(&v, ev->id))
                 VFAIL("out of memory");
-            if (v.live[ev->id])
+            if (v.alive[ev->id])
                 VFAIL("new id %u is already live", ev->id);
-            v.live[ev->id] = ev->size + 1;
+            v.alive[ev->id] = 1;
+            v.live[ev->id] = ev->size;
             v.cur += ev->size;
             break;
         case HR_OP_HEAP_PUSH:
@@ -204,8 +207,10 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     t->n_threads = t->n_events ? max_thread + 1 : 0;
     t->peak_live = v.peak;
     free(v.live);
+    free(v.alive);
     return 0;
 fail:
     free(v.live);
+    free(v.alive);
     return -1;
 }
