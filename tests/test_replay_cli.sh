@@ -151,5 +151,12 @@ check "routed: per-heap rows in JSON" test "$(jget results.0.native.heaps.0.name
 check "routed: per-heap table in text" grep -q "routed heaps" "$T/routed.txt"
 check "routed: per-heap section in CSV" grep -q "Level" "$T/routed.csv"
 
+# 14. a bad heap config is bad input: exit 2 with FILE:LINE before any replay
+"$HR" replay "$S/traces/particles.hrt" -a routed --heap-config "$S/tests/data/heaps/bad_kind.conf" -q \
+    > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "bad_kind.conf:3:" "$T/err"; then ok "bad --heap-config: exit 2, $(cat "$T/err")"
+else not_ok "bad --heap-config: exit 2 with file:line" "rc=$rc" "$(cat "$T/err")"; fi
+
 echo "1..$n"
 [ $failed = 0 ]

@@ -29,12 +29,11 @@ static size_t track_find(const hr_tracking_heap_t *t, const void *p) {
     }
 }
 
-static void track_put(hr_track_slot_t *slots, size_t cap, void *p, size_t usable) {
-    size_t i = track_hash(p, cap);
+static void track_put(hr_track_slot_t *slots, size_t cap, const hr_track_slot_t *s) {
+    size_t i = track_hash(s->p, cap);
     while (slots[i].p)
         i = (i + 1) & (cap - 1);
-    slots[i].p = p;
-    slots[i].usable = usable;
+    slots[i] = *s;
 }
 
 static int track_grow(hr_tracking_heap_t *t) {
@@ -44,7 +43,7 @@ static int track_grow(hr_tracking_heap_t *t) {
         return -1;
     for (size_t i = 0; i < t->cap; i++)
         if (t->slots[i].p)
-            track_put(ns, ncap, t->slots[i].p, t->slots[i].usable);
+            track_put(ns, ncap, &t->slots[i]);
     free(t->slots);
     t->slots = ns;
     t->cap = ncap;
@@ -66,27 +65,27 @@ static void track_erase(hr_tracking_heap_t *t, size_t i) {
             i = j;
         }
     }
-    t->slots[i].p = NULL;
-    t->slots[i].usable = 0;
+    memset(&t->slots[i], 0, sizeof t->slots[i]);
     t->count--;
 }
 
 static void *tracking_alloc(hr_tracking_heap_t *t, size_t size, size_t align) {
     if ((t->count + 1) * 2 > t->cap && track_grow(t) != 0)
         return NULL;
-    void *p = NULL;
-    if (align > 16) {
-        if (posix_memalign(&p, align, size ? size : 1) != 0)
-            p = NULL;
-    } else {
-        p = malloc(size ? size : 1);
-    }
-    if (!p)
+    size_t extra = align > 16 ? align : 0;
+    if (size > SIZE_MAX - extra - 1)
         return NULL;
-    size_t u = malloc_usable_size(p);
-    track_put(t->slots, t->cap, p, u);
+    void *raw = malloc(size + extra ? size + extra : 1);
+    if (!raw)
+        return NULL;
+    hr_track_slot_t s = {raw, raw, malloc_usable_size(raw), 0};
+    s.usable = s.held - extra;
+    if (extra) /* round up within the slack; never past raw + align - 16 */
+        s.p = (void *)(((uintptr_t)raw + extra - 1) & ~(uintptr_t)(extra - 1));
+    void *p = s.p;
+    track_put(t->slots, t->cap, &s);
     t->count++;
-    t->bytes += u;
+    t->bytes += s.held;
     if (t->bytes > t->high_water)
         t->high_water = t->bytes;
     return p;
@@ -96,9 +95,10 @@ static int tracking_free(hr_tracking_heap_t *t, void *p) {
     size_t i = track_find(t, p);
     if (i == SIZE_MAX)
         return -1;
-    t->bytes -= t->slots[i].usable;
+    void *raw = t->slots[i].raw;
+    t->bytes -= t->slots[i].held;
     track_erase(t, i);
-    free(p);
+    free(raw);
     return 0;
 }
 
@@ -156,7 +156,7 @@ void hr_heap_close(hr_heap_t *h) {
     if (h->kind == HR_HEAP_TRACKING) {
         hr_tracking_heap_t *t = &h->u.tr;
         for (size_t i = 0; i < t->cap; i++)
-            free(t->slots[i].p);
+            free(t->slots[i].raw);
         free(t->slots);
     }
     if (h->region)

@@ -11,6 +11,7 @@
 #include "backends/system.h"
 #include "cli/cli.h"
 #include "cli/report_builder.h"
+#include "heapreplay/routed.h"
 #include "replay/child.h"
 #include "report/report.h"
 
@@ -129,6 +130,14 @@ static int parse_args(int argc, char **argv, replay_args_t *a) {
     }
     if (a->npaths == 0)
         return hr_cli_usage_error("replay", "expected at least one TRACE or DIR (see --help)");
+    if (a->opt.heap_config) { /* bad input is found before any replay */
+        hr_heapcfg_t *cfg = malloc(sizeof *cfg);
+        hr_error_t err = {{0}};
+        int bad = !cfg || hr_heapcfg_load(cfg, a->opt.heap_config, &err) != 0;
+        free(cfg);
+        if (bad)
+            return hr_cli_usage_error("replay", "%s", err.msg[0] ? err.msg : "out of memory");
+    }
     return 0;
 }
 

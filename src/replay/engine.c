@@ -11,9 +11,7 @@
 
 
 
-static inline int32_t top_heap(const run_t *r) {
-    return r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
-}
+static inline int32_t top_heap(const run_t *r) { return r->top; }
 
 /* Touch policy: "first" writes one byte per 4 KiB page (so the pages count in
  * RSS, as a program that initialises its objects would), "all" writes every
@@ -35,7 +33,7 @@ static inline void note_fail(run_t *r) {
 }
 
 static inline void op_ALLOC(run_t *r, const hr_event_t *ev) {
-    void *p = r->be->alloc(r->inst, ev->size, ev->align, top_heap(r));
+    void *p = r->alloc(r->inst, ev->size, ev->align, r->top);
     r->slot[ev->id] = p;
     r->ssize[ev->id] = ev->size;
     if (__builtin_expect(p == NULL, 0))
@@ -60,7 +58,7 @@ static inline void op_CALLOC(run_t *r, const hr_event_t *ev) {
         note_fail(r);
 }
 
-static void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {
+static inline void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {
     void *p = r->be->alloc(r->inst, nsz, 0, top_heap(r));
     if (p && old)
         memcpy(p, old, osz < nsz ? osz : nsz);
@@ -94,14 +92,15 @@ static inline void op_REALLOC(run_t *r, const hr_event_t *ev) {
 
 static inline void op_FREE(run_t *r, const hr_event_t *ev) {
     void *p = r->slot[ev->id];
-    if (p)
-        r->be->free(r->inst, p, r->ssize[ev->id]);
+    if (__builtin_expect(p != NULL, 1))
+        r->free(r->inst, p, r->ssize[ev->id]);
     r->slot[ev->id] = NULL;
 }
 
 static inline void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
     if (r->nheaps < HR_HEAP_DEPTH)
         r->heaps[r->nheaps++] = (int32_t)ev->aux;
+    r->top = r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
     if (r->be->heap_push)
         r->be->heap_push(r->inst, ev->aux, r->t->strings[ev->aux]);
 }
@@ -109,6 +108,7 @@ static inline void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
 static inline void op_HEAP_POP(run_t *r, const hr_event_t *ev) {
     if (r->nheaps > 0)
         r->nheaps--;
+    r->top = r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
     if (r->be->heap_pop)
         r->be->heap_pop(r->inst, ev->aux, r->t->strings[ev->aux]);
 }
@@ -125,7 +125,7 @@ static inline void op_MARK(run_t *r, const hr_event_t *ev) { (void)r, (void)ev; 
     case HR_OP_##e:                             \
         op_##e(r, ev);                          \
         break;
-static inline void dispatch(run_t *r, const hr_event_t *ev) {
+static inline __attribute__((always_inline)) void dispatch(run_t *r, const hr_event_t *ev) {
     switch (ev->op) {
         HR_OP_LIST(HR_REPLAY_CASE_)
     default:
@@ -144,6 +144,9 @@ static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const
     memset(r, 0, sizeof *r);
     r->t = t;
     r->be = be;
+    r->alloc = be->alloc;
+    r->free = be->free;
+    r->top = -1;
     r->touch = opt->touch;
     size_t n = t->n_ids ? t->n_ids : 1;
     r->slot = calloc(n, sizeof *r->slot);
@@ -311,10 +314,24 @@ static void measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
 
 /* ---- throughput pass ------------------------------------------------------ */
 
-static void fast_loop(run_t *r) {
-    const hr_event_t *ev = r->t->events, *end = ev + r->t->n_events;
+/* A local copy whose address does not escape lets the compiler keep the hot
+ * fields (slot arrays, function pointers, instance) in registers; the touch
+ * policy is a constant in each instantiation, so its test folds away. */
+static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, hr_touch_t touch) {
+    run_t lr = *r;
+    lr.touch = touch;
+    const hr_event_t *ev = lr.t->events, *end = ev + lr.t->n_events;
     for (; ev < end; ev++)
-        dispatch(r, ev);
+        dispatch(&lr, ev);
+    *r = lr;
+}
+
+static void fast_loop(run_t *r) {
+    switch (r->touch) {
+    case HR_TOUCH_NONE: fast_loop_t(r, HR_TOUCH_NONE); break;
+    case HR_TOUCH_FIRST: fast_loop_t(r, HR_TOUCH_FIRST); break;
+    case HR_TOUCH_ALL: fast_loop_t(r, HR_TOUCH_ALL); break;
+    }
 }
 
 

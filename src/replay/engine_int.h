@@ -9,6 +9,11 @@
 #define HR_HEAP_DEPTH 64
 
 typedef struct run {
+    /* hot fields first: copied from the backend so the op loop does one
+     * indirect call per op and no double indirection */
+    void *(*alloc)(void *self, size_t size, size_t align, int32_t heap);
+    void  (*free)(void *self, void *ptr, size_t size);
+    int32_t             top;      /* heap on top of the trace's heap stack, -1 none */
     const hr_trace_t   *t;
     const hr_backend_t *be;
     void               *inst;
