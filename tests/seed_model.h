@@ -102,18 +102,7 @@ static inline void hr_tm_free(hr_tm_t *m) {
 
 /* The backend's stats() as compact JSON (caller frees). */
 static inline char *hr_tm_stats_json(const hr_backend_t *be, void *inst) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = 1;
-    hr_emit_obj_begin(&em, NULL);
-    be->stats(inst, &em);
-    hr_emit_obj_end(&em);
-    hr_emit_end(&em);
-    fclose(f);
-    return buf;
+    return hr_backend_stats_json(be, inst);
 }
 
 /* 1 if json contains "key":value exactly. */

@@ -28,18 +28,13 @@ static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch
         printf("# validate: %s\n", err.msg);
         return NULL;
     }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = 1;
+    hr_emit_mem_t m;
+    hr_emit_mem_open(&m, 1);
     hr_replay_options_t opt = hr_replay_options_default();
     opt.touch = touch;
-    hr_replay_one(t, "test", "0000000000000000", be, be->name, NULL, &opt, &em);
-    fclose(f);
-    char perr[256];
-    hr_json_t *v = hr_json_parse(buf, len, "result", perr, sizeof perr);
+    hr_replay_one(t, "test", "0000000000000000", be, be->name, NULL, &opt, &m.em);
+    char *buf = hr_emit_mem_close(&m), perr[256];
+    hr_json_t *v = hr_json_parse(buf, strlen(buf), "result", perr, sizeof perr);
     if (!v)
         printf("# parse: %s\n# %s\n", perr, buf);
     free(buf);

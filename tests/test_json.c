@@ -132,17 +132,13 @@ static void test_build_and_emit(void) {
     HR_CHECK_STR(s, "{\"schema\":\"heapreplay-report\",\"n\":6,\"x\":null,\"a\":[-3,true,null]}");
     free(s);
     /* emit a subtree under a key inside a surrounding document */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = 1;
-    hr_emit_obj_begin(&em, NULL);
-    hr_json_emit(&em, "report", o);
-    hr_emit_obj_end(&em);
-    hr_emit_end(&em);
-    fclose(f);
+    hr_emit_mem_t m;
+    hr_emit_mem_open(&m, 1);
+    hr_emit_obj_begin(&m.em, NULL);
+    hr_json_emit(&m.em, "report", o);
+    hr_emit_obj_end(&m.em);
+    hr_emit_end(&m.em);
+    char *buf = hr_emit_mem_close(&m);
     HR_CHECK_STR(buf, "{\"report\":{\"schema\":\"heapreplay-report\",\"n\":6,\"x\":null,"
                       "\"a\":[-3,true,null]}}\n");
     free(buf);

@@ -355,18 +355,7 @@ static void test_can_free_every_kind(void) {
 /* ---- the backend ------------------------------------------------------------------ */
 
 static char *run_stats(const hr_backend_t *be, void *inst) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = 1;
-    hr_emit_obj_begin(&em, NULL);
-    be->stats(inst, &em);
-    hr_emit_obj_end(&em);
-    hr_emit_end(&em);
-    fclose(f);
-    return buf;
+    return hr_backend_stats_json(be, inst);
 }
 
 static void test_backend(void) {

@@ -72,6 +72,10 @@ typedef struct hr_backend {
     void  (*destroy)(void *self);
 } hr_backend_t;
 
+/* stats() of an instance as one compact JSON object (malloc'd; for tests and
+ * tools). NULL on OOM or when the backend has no stats. */
+char *hr_backend_stats_json(const hr_backend_t *be, void *inst);
+
 /* The table of every built backend, NULL-terminated. */
 extern const hr_backend_t *const hr_backends[];
 /* Looks up "name" or "name:arg" (the part before ':'). NULL if unknown. */

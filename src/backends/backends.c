@@ -27,3 +27,13 @@ const hr_backend_t *hr_backend_find(const char *spec) {
             return hr_backends[i];
     return NULL;
 }
+
+char *hr_backend_stats_json(const hr_backend_t *be, void *inst) {
+    hr_emit_mem_t m;
+    if (!be->stats || hr_emit_mem_open(&m, 1) != 0)
+        return NULL;
+    hr_emit_obj_begin(&m.em, NULL);
+    be->stats(inst, &m.em);
+    hr_emit_obj_end(&m.em);
+    return hr_emit_mem_close(&m);
+}

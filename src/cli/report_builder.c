@@ -26,16 +26,12 @@ static const char *const exact_paths[] = {
     "native.fallback_ops"};
 
 static hr_json_t *machine_json(void) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = 1;
-    hr_machine_emit(&em, NULL);
-    fclose(f);
-    char err[256];
-    hr_json_t *v = hr_json_parse(buf, len, "machine", err, sizeof err);
+    hr_emit_mem_t m;
+    if (hr_emit_mem_open(&m, 1) != 0)
+        return hr_json_new_null();
+    hr_machine_emit(&m.em, NULL);
+    char *buf = hr_emit_mem_close(&m), err[256];
+    hr_json_t *v = hr_json_parse(buf, strlen(buf), "machine", err, sizeof err);
     free(buf);
     return v ? v : hr_json_new_null();
 }

@@ -23,27 +23,22 @@
 /* Builds a result object for a replay that produced none. */
 static char *synth_result(const hr_child_job_t *job, const char *status, const char *msg,
                           int sig) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
+    hr_emit_mem_t m;
+    if (hr_emit_mem_open(&m, 1) != 0)
         return NULL;
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = 1;
-    hr_emit_obj_begin(&em, NULL);
-    hr_emit_str(&em, "trace", job->trace_name);
-    hr_emit_str(&em, "trace_digest", job->digest);
-    hr_emit_str(&em, "allocator", job->spec);
-    hr_emit_str(&em, "status", status);
-    hr_emit_u64(&em, "runs", 1);
-    hr_emit_str(&em, "touch", hr_touch_name(job->opt->touch));
-    hr_emit_str(&em, "error", msg);
+    hr_emit_t *em = &m.em;
+    hr_emit_obj_begin(em, NULL);
+    hr_emit_str(em, "trace", job->trace_name);
+    hr_emit_str(em, "trace_digest", job->digest);
+    hr_emit_str(em, "allocator", job->spec);
+    hr_emit_str(em, "status", status);
+    hr_emit_u64(em, "runs", 1);
+    hr_emit_str(em, "touch", hr_touch_name(job->opt->touch));
+    hr_emit_str(em, "error", msg);
     if (sig)
-        hr_emit_u64(&em, "signal", (uint64_t)sig);
-    hr_emit_obj_end(&em);
-    fclose(f);
-    return buf;
+        hr_emit_u64(em, "signal", (uint64_t)sig);
+    hr_emit_obj_end(em);
+    return hr_emit_mem_close(&m);
 }
 
 /* In the forked child: replay in-house and write the result to fd. */

@@ -438,3 +438,22 @@ void hr_emit_table_end(hr_emit_t *em) {
     title_copy = NULL;
     fflush(em->out);
 }
+
+int hr_emit_mem_open(hr_emit_mem_t *m, int compact) {
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    if (!m->f)
+        return -1;
+    hr_emit_init(&m->em, m->f, HR_EMIT_JSON);
+    m->em.compact = compact;
+    return 0;
+}
+
+char *hr_emit_mem_close(hr_emit_mem_t *m) {
+    if (!m->f)
+        return NULL;
+    fclose(m->f);
+    m->f = NULL;
+    return m->buf;
+}

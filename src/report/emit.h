@@ -40,6 +40,17 @@ typedef struct hr_emit {
 } hr_emit_t;
 
 void hr_emit_init(hr_emit_t *em, FILE *out, hr_emit_format_t fmt);
+
+/* An emitter writing JSON into memory: open, emit through m.em, close. The
+ * text (malloc'd, no trailing newline) is returned by close; NULL on OOM. */
+typedef struct hr_emit_mem {
+    hr_emit_t em;
+    FILE     *f;
+    char     *buf;
+    size_t    len;
+} hr_emit_mem_t;
+int hr_emit_mem_open(hr_emit_mem_t *m, int compact); /* 0, or -1 on OOM */
+char *hr_emit_mem_close(hr_emit_mem_t *m);
 int hr_emit_format_parse(const char *s, hr_emit_format_t *fmt); /* 0 ok, -1 unknown */
 
 /* Structured (JSON). `key` is NULL inside arrays and at the top level. */

@@ -623,15 +623,9 @@ void hr_json_emit(hr_emit_t *em, const char *key, const hr_json_t *v) {
 }
 
 char *hr_json_to_string(const hr_json_t *v, int compact) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
+    hr_emit_mem_t m;
+    if (hr_emit_mem_open(&m, compact) != 0)
         return NULL;
-    hr_emit_t em;
-    hr_emit_init(&em, f, HR_EMIT_JSON);
-    em.compact = compact;
-    hr_json_emit(&em, NULL, v);
-    fclose(f); /* no trailing newline: callers decide */
-    return buf;
+    hr_json_emit(&m.em, NULL, v);
+    return hr_emit_mem_close(&m); /* no trailing newline: callers decide */
 }
