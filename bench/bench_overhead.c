@@ -84,6 +84,30 @@ static void bench_one(const char *name, const hr_trace_t *t) {
            (e - h) / h * 100.0);
 }
 
+static void bench_file(const char *path) {
+    hr_trace_t t;
+    hr_error_t err;
+    hr_trace_init(&t);
+    if (hr_trace_read_file(path, HR_FMT_AUTO, &t, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        exit(2);
+    }
+    bench_one(path, &t);
+    hr_trace_free(&t);
+}
+
+/* Without arguments: the shipped traces (HR_TRACES_DIR, set by make bench). */
+static void bench_shipped(void) {
+    static const char *const names[] = {"frame_loop.hrt", "particles.hrt", "level_load.hrt",
+                                        "strings.hrt", "game_session.hrt"};
+    const char *dir = getenv("HR_TRACES_DIR");
+    for (size_t i = 0; dir && i < sizeof names / sizeof names[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        bench_file(path);
+    }
+}
+
 int main(int argc, char **argv) {
     printf("## Harness overhead (bump backend, median of 9, touch=none)\n\n");
     printf("| trace | events | hand loop ns/event | engine ns/event | extra ns/event | overhead |\n|---|---|---|---|---|---|\n");
@@ -99,18 +123,14 @@ int main(int argc, char **argv) {
         }
         bench_one("generated session 2M", &t);
         hr_trace_free(&t);
+        bench_shipped();
     }
-    for (int i = 1; i < argc; i++) {
-        hr_trace_t t;
-        hr_error_t err;
-        hr_trace_init(&t);
-        if (hr_trace_read_file(argv[i], HR_FMT_AUTO, &t, &err) != 0) {
-            fprintf(stderr, "%s\n", err.msg);
-            return 2;
-        }
-        bench_one(argv[i], &t);
-        hr_trace_free(&t);
-    }
-    printf("\nTarget: overhead <= 3 %%.\n");
+    for (int i = 1; i < argc; i++)
+        bench_file(argv[i]);
+    printf("\nTarget: overhead <= 3 %%. The percentage is relative to a bump allocator,\n"
+           "the cheapest possible one; \"extra ns/event\" is the harness's own cost per event\n"
+           "(indirect call, slot and size stores, failure checks), to set against the\n"
+           "ns/op of a real allocator. Traces with large blocks are dominated by the page\n"
+           "faults of fresh memory (bump never reuses), which both loops pay.\n");
     return 0;
 }

@@ -16,6 +16,10 @@ void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
 void *hr_sys_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)self, (void)heap;
     if (align > 16) {
+        /* C11 aligned_alloc where its contract holds (size a multiple of the
+         * alignment), posix_memalign otherwise: both paths of the library. */
+        if (size % align == 0 && size)
+            return aligned_alloc(align, size);
         void *p;
         return posix_memalign(&p, align, size) == 0 ? p : NULL;
     }
