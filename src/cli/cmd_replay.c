@@ -65,12 +65,15 @@ static int add_trace_arg(replay_args_t *a, const char *arg) {
     if (!d)
         return hr_cli_usage_error("replay", "%s: cannot read directory", arg);
     int first = a->npaths;
+    size_t alen = strlen(arg);
+    while (alen > 1 && arg[alen - 1] == '/')
+        alen--;
     for (struct dirent *e; (e = readdir(d));) {
         size_t n = strlen(e->d_name);
         if ((n > 4 && strcmp(e->d_name + n - 4, ".hrt") == 0) ||
             (n > 5 && strcmp(e->d_name + n - 5, ".hrtt") == 0)) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", arg, e->d_name);
+            snprintf(path, sizeof path, "%.*s/%s", (int)alen, arg, e->d_name);
             add_path(a, path);
         }
     }
