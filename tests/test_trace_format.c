@@ -438,7 +438,43 @@ static void run_error_tests(void) {
     HR_RUN(test_binary_header_errors);
 }
 
+/* Format 1.1: a realloc that keeps its id writes no new-id byte, and reads
+ * back with id == old id and no optional-field flag in memory. */
+static void test_realloc_same_id_elided(void) {
+    hr_trace_t a, b;
+    hr_trace_init(&a);
+    hr_trace_init(&b);
+    hr_event_t ev = {0};
+    ev.op = HR_OP_ALLOC, ev.id = 5, ev.size = 100;
+    hr_trace_push(&a, &ev);
+    hr_trace_push(&b, &ev);
+    hr_event_t same = {0}, moved = {0};
+    same.op = moved.op = HR_OP_REALLOC;
+    same.aux = moved.aux = 5;
+    same.id = 5, moved.id = 6;
+    same.size = moved.size = 200;
+    hr_trace_push(&a, &same);
+    hr_trace_push(&b, &moved);
+    hr_buf_t ba = {0}, bb = {0};
+    HR_CHECK(hr_trace_encode_binary(&a, &ba) == 0 && hr_trace_encode_binary(&b, &bb) == 0);
+    HR_CHECK_EQ_U64(ba.len + 1, bb.len); /* exactly the one id byte saved */
+    hr_trace_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&r);
+    HR_CHECK(hr_trace_read_mem(ba.data, ba.len, "same.hrt", HR_FMT_BINARY, &r, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK(r.n_events == 2 && memcmp(r.events, a.events, 2 * sizeof *r.events) == 0);
+    HR_CHECK_EQ_U64(r.events[1].id, 5);
+    HR_CHECK_EQ_U64(r.events[1].flags, 0);
+    hr_trace_free(&r);
+    hr_trace_free(&a);
+    hr_trace_free(&b);
+    hr_buf_free(&ba);
+    hr_buf_free(&bb);
+}
+
 int main(void) {
+    HR_RUN(test_realloc_same_id_elided);
     HR_RUN(test_text_round_trip);
     HR_RUN(test_text_binary_text);
     HR_RUN(test_text_lenient_input);

@@ -139,8 +139,10 @@ HR_INLINE int dec_fields(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_ev
     if (k1 != HR_F_NONE && HR_PRESENT(0, k1, k2, k3, nopt, opt) &&
         dec_field(d, pp, end, k1, ev, c, checked))
         return -1;
-    if (k2 != HR_F_NONE && HR_PRESENT(1, k1, k2, k3, nopt, opt) &&
-        dec_field(d, pp, end, k2, ev, c, checked))
+    if (HR_ELIDES_ID(k1, k2, nopt) && opt)
+        ev->id = ev->aux; /* 1.1: ID equal to OLD, not written */
+    else if (k2 != HR_F_NONE && HR_PRESENT(1, k1, k2, k3, nopt, opt) &&
+             dec_field(d, pp, end, k2, ev, c, checked))
         return -1;
     if (k3 != HR_F_NONE && HR_PRESENT(2, k1, k2, k3, nopt, opt) &&
         dec_field(d, pp, end, k3, ev, c, checked))
@@ -181,9 +183,11 @@ HR_INLINE int dec_op(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_
 
 #define DEC_CASE_(e, c, t, f1, f2, f3, o)                                        \
     case c:                                                                      \
-        if (o == 0 && opt)                                                       \
+        if (o == 0 && opt && !HR_ELIDES_ID(HR_F_##f1, HR_F_##f2, o))             \
             return dec_fail(d, at, "'%s' has no optional field but the opcode "  \
                             "byte sets the optional-field bit", t);              \
+        if (o == 0)                                                              \
+            ev->flags = 0;                                                       \
         if (dec_op(d, &p, end, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, opt,   \
                    checked))                                                     \
             return -1;                                                           \

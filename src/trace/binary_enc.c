@@ -90,7 +90,8 @@ HR_INLINE uint8_t *enc_fields(uint8_t *p, const hr_event_t *ev, chain_t *c, int 
                               int k3, int nopt, int opt) {
     if (p && k1 != HR_F_NONE && HR_PRESENT(0, k1, k2, k3, nopt, opt))
         p = enc_field(p, k1, ev, c);
-    if (p && k2 != HR_F_NONE && HR_PRESENT(1, k1, k2, k3, nopt, opt))
+    if (p && k2 != HR_F_NONE && HR_PRESENT(1, k1, k2, k3, nopt, opt) &&
+        !(HR_ELIDES_ID(k1, k2, nopt) && opt))
         p = enc_field(p, k2, ev, c);
     if (p && k3 != HR_F_NONE && HR_PRESENT(2, k1, k2, k3, nopt, opt))
         p = enc_field(p, k3, ev, c);
@@ -116,7 +117,7 @@ HR_INLINE uint8_t *enc_op(uint8_t *p, const hr_event_t *ev, chain_t *c, unsigned
 #define ENC_CASE_(e, c, t, f1, f2, f3, o)                                        \
     case c:                                                                      \
         p = enc_op(p, ev, ch, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o,             \
-                   o > 0 && (ev->flags & HR_EVF_HAS_OPT));                       \
+                   (b & HR_BIN_OPT) != 0);                                       \
         break;
 
 /* One record at p (HR_REC_MAX bytes of room); returns its end or NULL (EINVAL). */
@@ -125,7 +126,10 @@ static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16
     if (ev->op >= HR_OP__COUNT)
         return NULL;
     uint8_t b = ev->op;
-    if (hr_op_info[ev->op].nopt && (ev->flags & HR_EVF_HAS_OPT))
+    const hr_op_info_t *in = &hr_op_info[ev->op];
+    if (in->nopt && (ev->flags & HR_EVF_HAS_OPT))
+        b |= HR_BIN_OPT;
+    if (HR_ELIDES_ID(in->fields[0], in->fields[1], in->nopt) && ev->id == ev->aux)
         b |= HR_BIN_OPT;
     if (ev->thread != *thread)
         b |= HR_BIN_THREAD;

@@ -14,7 +14,7 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 0
+#define HR_BIN_MINOR 1
 #define HR_BIN_HEADER_SIZE 64
 #define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
 #define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */
@@ -23,6 +23,11 @@
 #define HR_BIN_SKIPPABLE_MIN 16u   /* codes 16..31 carry a payload length */
 #define HR_ID_MAX 0x7fffffffu      /* ids are < 2^31 in both formats */
 #define HR_TEXT_MAGIC "heapreplay-trace"
+
+/* Format 1.1: an op with no optional fields whose fields begin OLD, ID sets
+ * the optional-field bit when ID equals OLD, and the ID field is not written
+ * (a realloc that keeps its block's id costs no id byte). */
+#define HR_ELIDES_ID(k1, k2, nopt) ((nopt) == 0 && (k1) == HR_F_OLD && (k2) == HR_F_ID)
 
 /* Longest record: opcode + thread + timestamp + 3 fields (or length + payload). */
 #define HR_REC_MAX (1 + 4 * 10 + 3 * 10)
