@@ -150,38 +150,54 @@ static void test_heaptrack(void) {
     hr_trace_free(&t);
 }
 
-/* A capture log: header + one block of records (seq given), optional END. */
-static size_t make_log(unsigned char *buf, const hr_cap_rec_t *recs, int n, int end) {
-    hr_cap_header_t h = {HR_CAP_MAGIC, HR_CAP_VERSION, HR_CAP_ENDIAN_TAG, 0, 1, 0};
+/* A capture log: header + one block per run of records with the same tid
+ * (clocks given), optional END. rec_end[i]: file offset just after record i. */
+static size_t make_log(unsigned char *buf, const hr_cap_rec_t *recs, int n, int end,
+                       size_t *rec_end) {
+    hr_cap_header_t h = {HR_CAP_MAGIC, HR_CAP_VERSION, HR_CAP_ENDIAN_TAG, 0, 1, 0, 0, 0};
     size_t off = 0;
     memcpy(buf, &h, sizeof h);
     off += sizeof h;
-    hr_cap_block_t b = {HR_CAP_BLOCK_MAGIC, (uint32_t)(n * sizeof *recs), 7, (uint32_t)n};
-    memcpy(buf + off, &b, sizeof b);
-    off += sizeof b;
-    memcpy(buf + off, recs, n * sizeof *recs);
-    off += n * sizeof *recs;
+    for (int i = 0; i < n;) {
+        size_t bh = off;
+        hr_cap_delta_t d = {0, 0};
+        off += sizeof(hr_cap_block_t);
+        int k = i;
+        for (; k < n && recs[k].tid == recs[i].tid; k++) {
+            off += hr_cap_put_rec(buf + off, &d, &recs[k], NULL);
+            if (rec_end)
+                rec_end[k] = off;
+        }
+        hr_cap_block_t b = {HR_CAP_BLOCK_MAGIC, (uint32_t)(off - bh - sizeof b), recs[i].tid,
+                            (uint32_t)(k - i), 0, 0};
+        memcpy(buf + bh, &b, sizeof b);
+        i = k;
+    }
     if (end) {
-        hr_cap_rec_t e = {99, 0, 3, 1000, 0, 7, HR_CAP_END, 0, 0};
-        hr_cap_block_t eb = {HR_CAP_BLOCK_MAGIC, sizeof e, 7, 1};
+        hr_cap_rec_t e = {99, 3, 1000, 0, 7, HR_CAP_END};
+        hr_cap_delta_t d = {0, 0};
+        size_t len = hr_cap_put_rec(buf + off + sizeof(hr_cap_block_t), &d, &e, NULL);
+        hr_cap_block_t eb = {HR_CAP_BLOCK_MAGIC, (uint32_t)len, 7, 1, 0, 0};
         memcpy(buf + off, &eb, sizeof eb);
-        memcpy(buf + off + sizeof eb, &e, sizeof e);
-        off += sizeof eb + sizeof e;
+        off += sizeof eb + len;
     }
     return off;
 }
 
 static void test_capture_logs(void) {
-    /* out of order on purpose (sorted by seq), one duplicate, a second thread */
+    /* blocks out of clock order on purpose (sorted by clock), one duplicate,
+     * a second thread */
     hr_cap_rec_t recs[] = {
-        {3, 0, 0x100, 0, 0, 8, HR_CAP_FREE, 0, 0},
-        {1, 0, 0x100, 24, 0, 7, HR_CAP_MALLOC, 0, 0},
-        {2, 0, 0x200, 2, 8, 7, HR_CAP_CALLOC, 0, 0},
-        {2, 0, 0x200, 2, 8, 7, HR_CAP_CALLOC, 0, 0},
-        {4, 0, 0x100, 32, 0, 8, HR_CAP_MALLOC, 0, 0},
+        {3, 0x100, 0, 0, 8, HR_CAP_FREE},
+        {4, 0x100, 32, 0, 8, HR_CAP_MALLOC},
+        {1, 0x100, 24, 0, 7, HR_CAP_MALLOC},
+        {2, 0x200, 2, 8, 7, HR_CAP_CALLOC},
+        {2, 0x200, 2, 8, 7, HR_CAP_CALLOC},
+        {5, 0x300, 0x200, 64, 7, HR_CAP_REALLOC},
     };
     unsigned char buf[2048];
-    size_t len = make_log(buf, recs, 5, 1);
+    size_t rec_end[6];
+    size_t len = make_log(buf, recs, 6, 1, rec_end);
     put(tmp("a.cap"), buf, len);
     hr_trace_t t;
     hr_repair_t r;
@@ -189,23 +205,23 @@ static void test_capture_logs(void) {
     hr_trace_init(&t);
     HR_CHECK_EQ_U64(hr_import_detect(tmp("a.cap")), HR_IMPORT_CAPTURE);
     HR_CHECK_EQ_U64(hr_import_file(tmp("a.cap"), HR_IMPORT_UNKNOWN, &t, &r, &err), 0);
-    HR_CHECK_EQ_U64(t.n_events, 4);
+    HR_CHECK_EQ_U64(t.n_events, 5);
     HR_CHECK_EQ_U64(r.duplicates, 1);
     HR_CHECK_EQ_U64(r.cross_thread_frees, 1);
     HR_CHECK_EQ_U64(r.threads, 2);
     HR_CHECK_EQ_U64(r.reuse_inversions, 0);
-    HR_CHECK_EQ_U64(t.peak_live, 48); /* 24 + 16, -24, +32 */
+    HR_CHECK_EQ_U64(t.peak_live, 96); /* 24 + 16, -24, +32, 16 -> 64 */
     HR_CHECK_EQ_U64(r.overhead_ns, 1000);
     HR_CHECK_STR(r.ended, "exit");
     hr_trace_free(&t);
-    /* cut inside the 3rd record, no END */
-    len = make_log(buf, recs, 5, 0);
-    put(tmp("b.cap"), buf, 32 + 16 + 2 * 48 + 20);
+    /* cut inside the 3rd record of the second block, no END */
+    len = make_log(buf, recs, 6, 0, rec_end);
+    put(tmp("b.cap"), buf, rec_end[3] + 1);
     hr_trace_init(&t);
     HR_CHECK_EQ_U64(hr_import_file(tmp("b.cap"), HR_IMPORT_CAPTURE, &t, &r, &err), 0);
     HR_CHECK_EQ_U64(r.truncated, 1);
-    HR_CHECK(strstr(r.truncation, "cut after 2 of 5 records") != NULL);
-    HR_CHECK_EQ_U64(r.events_in, 2);
+    HR_CHECK(strstr(r.truncation, "cut after 2 of 4 records") != NULL);
+    HR_CHECK_EQ_U64(r.events_in, 4);
     hr_trace_free(&t);
     /* header only cut: an error naming the offset */
     put(tmp("c.cap"), buf, 20);
@@ -214,13 +230,14 @@ static void test_capture_logs(void) {
     HR_CHECK(strstr(err.msg, "offset 20") != NULL);
     hr_trace_free(&t);
     /* damaged block magic after a good block: read up to it */
-    len = make_log(buf, recs, 2, 0);
+    len = make_log(buf, recs, 2, 0, NULL);
     memset(buf + len, 0xab, 64);
     put(tmp("d.cap"), buf, len + 64);
     hr_trace_init(&t);
     HR_CHECK_EQ_U64(hr_import_file(tmp("d.cap"), HR_IMPORT_CAPTURE, &t, &r, &err), 0);
     HR_CHECK_EQ_U64(r.truncated, 1);
     HR_CHECK(strstr(r.truncation, "bad magic") != NULL);
+    HR_CHECK_EQ_U64(r.events_in, 2);
     hr_trace_free(&t);
 }
 

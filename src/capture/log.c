@@ -1,7 +1,8 @@
 /* libheapreplay-capture.so, part 2: the log (src/capture/rawlog.h).
  *
- * Each thread appends records to its own mmap'd buffer (no lock on the fast
- * path; one atomic fetch-add for the global sequence number). A full buffer is
+ * Each thread appends variable-length records to its own mmap'd buffer (no
+ * lock and no shared counter on the fast path: the event clock of
+ * capture_int.h touches only the address's stripe). A full buffer is
  * written as one block by one write(2) on an O_APPEND descriptor. Buffers are
  * registered in a global list (locked only when a thread starts or ends) so
  * that exit, _exit, exec and fatal signals can flush every thread's buffer.
@@ -13,7 +14,9 @@
  *   HEAPREPLAY_CAPTURE_CHILDREN=0     other processes (fork children, their
  *                                     exec'd images) record nothing; default:
  *                                     they write FILE.<pid>
- *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  ts fields are 0 */
+ *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  the importer drops timestamps
+ *   HEAPREPLAY_CAPTURE_BUFFER=BYTES   flush a thread's buffer at this size
+ *                                     (4096 .. 256 KiB, default 256 KiB) */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,7 +32,7 @@
 
 #include "capture/capture_int.h"
 
-#define HR_BUF_BYTES (64u * 1024u) /* block header + records */
+#define HR_BUF_BYTES (256u * 1024u) /* block header + records */
 #define HR_SAMPLE_EVERY 64u        /* time one event in 64 for the overhead estimate */
 
 typedef struct hr_tbuf {
@@ -38,17 +41,20 @@ typedef struct hr_tbuf {
     uint32_t tid;
     _Atomic uint32_t len; /* bytes of whole records, including the 16-byte block header */
     uint32_t nrecs;
-    uint64_t events, sample_ns, samples;
+    hr_cap_delta_t d; /* encoder state of the block being filled */
+    uint64_t events, sample_clk, samples;
     unsigned char data[HR_BUF_BYTES];
 } hr_tbuf_t;
 
 volatile int hr_cap_recording;
 static int hr_fd = -1;
 static uint32_t hr_flags;
-static uint64_t hr_start_ns;
-static _Atomic uint64_t hr_seq = 1;
+static uint64_t hr_start_ns, hr_start_clk;
+static uint32_t hr_buf_limit = HR_BUF_BYTES; /* flush threshold */
+_Atomic uint64_t hr_cap_stripes[1u << HR_CAP_STRIPE_BITS];
+HR_CAP_TLS uint64_t hr_cap_lclk;
 static long hr_log_pid; /* process the open log belongs to */
-static _Atomic uint64_t hr_tot_events, hr_tot_sample_ns, hr_tot_samples, hr_tot_flush_ns;
+static _Atomic uint64_t hr_tot_events, hr_tot_sample_clk, hr_tot_samples, hr_tot_flush_ns;
 static hr_tbuf_t *hr_bufs;
 static pthread_mutex_t hr_bufs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t hr_key;
@@ -78,7 +84,13 @@ static void write_all(const void *buf, size_t len) {
     }
 }
 
-uint64_t hr_cap_next_seq(void) { return atomic_fetch_add_explicit(&hr_seq, 1, memory_order_relaxed); }
+/* Clock units -> ns, calibrated between the start and now. */
+static uint64_t clk_to_ns(uint64_t clk) {
+    if (hr_flags & HR_CAPF_CLK_NS)
+        return clk;
+    uint64_t n = now_ns() - hr_start_ns, c = hr_cap_phys() - hr_start_clk;
+    return c ? (uint64_t)((double)clk * (double)n / (double)c) : clk;
+}
 
 /* ---- the file ---------------------------------------------------------- */
 /* Opens (truncating) `path` and writes the header; recording starts. */
@@ -98,6 +110,7 @@ static void open_log(const char *path) {
     hr_log_pid = (long)getpid();
     h.pid = (uint32_t)hr_log_pid;
     h.start_ns = hr_start_ns;
+    h.start_clk = hr_start_clk;
     write_all(&h, sizeof h);
     hr_cap_recording = 1;
     errno = saved;
@@ -109,16 +122,18 @@ static void flush_buf(hr_tbuf_t *b, int reset) {
     if (len <= sizeof(hr_cap_block_t))
         return;
     uint64_t t0 = now_ns();
-    hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, len - (uint32_t)sizeof h, b->tid, b->nrecs};
+    hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, len - (uint32_t)sizeof h, b->tid, b->nrecs,
+                        hr_cap_phys(), t0};
     memcpy(b->data, &h, sizeof h);
     write_all(b->data, len);
     atomic_fetch_add(&hr_tot_flush_ns, now_ns() - t0);
     atomic_fetch_add(&hr_tot_events, b->events);
-    atomic_fetch_add(&hr_tot_sample_ns, b->sample_ns);
+    atomic_fetch_add(&hr_tot_sample_clk, b->sample_clk);
     atomic_fetch_add(&hr_tot_samples, b->samples);
-    b->events = b->sample_ns = b->samples = 0;
+    b->events = b->sample_clk = b->samples = 0;
     if (reset) {
         b->nrecs = 0;
+        b->d.clk = b->d.ptr = 0;
         atomic_store_explicit(&b->len, sizeof(hr_cap_block_t), memory_order_release);
     }
 }
@@ -141,7 +156,8 @@ static hr_tbuf_t *acquire_buf(void) {
     }
     b->in_use = 1;
     b->nrecs = 0;
-    b->events = b->sample_ns = b->samples = 0;
+    b->d.clk = b->d.ptr = 0;
+    b->events = b->sample_clk = b->samples = 0;
     atomic_store(&b->len, sizeof(hr_cap_block_t));
     pthread_mutex_unlock(&hr_bufs_lock);
     if (!my_tid)
@@ -164,29 +180,28 @@ static void thread_exit(void *arg) {
     hr_cap_guard--;
 }
 
-static void put_rec(hr_tbuf_t *b, const hr_cap_rec_t *r, const char *name, size_t len) {
-    size_t need = sizeof *r + hr_cap_name_pad(len);
+static void put_rec(hr_tbuf_t *b, const hr_cap_rec_t *r, const char *name) {
+    size_t need = HR_CAP_REC_MAX + (hr_cap_has_name(r->op) ? (size_t)r->b : 0);
     uint32_t at = atomic_load_explicit(&b->len, memory_order_relaxed);
-    if (at + need > HR_BUF_BYTES) {
+    if (HR_UNLIKELY(at + need > hr_buf_limit)) {
         flush_buf(b, 1);
         at = atomic_load_explicit(&b->len, memory_order_relaxed);
     }
-    memcpy(b->data + at, r, sizeof *r);
-    if (len) {
-        memcpy(b->data + at + sizeof *r, name, len);
-        memset(b->data + at + sizeof *r + len, 0, hr_cap_name_pad(len) - len);
-    }
+    at += (uint32_t)hr_cap_put_rec(b->data + at, &b->d, r, name);
     b->nrecs++;
     b->events++;
-    atomic_store_explicit(&b->len, at + (uint32_t)need, memory_order_release);
+    atomic_store_explicit(&b->len, at, memory_order_release);
 }
 
-void hr_cap_emit(uint64_t seq, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
+void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
                  const char *name, size_t len) {
     if (!hr_cap_recording)
         return;
     if (len > HR_BUF_BYTES / 2)
         len = HR_BUF_BYTES / 2;
+    if (name)
+        b = len;
+    hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op};
     hr_tbuf_t *buf = tb;
     if (HR_UNLIKELY(!buf)) {
         if (!thread_done) {
@@ -198,8 +213,7 @@ void hr_cap_emit(uint64_t seq, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
             hr_tbuf_t *tmp = acquire_buf();
             if (!tmp)
                 return;
-            hr_cap_rec_t r = {seq, 0, ptr, a, b, my_tid, (uint8_t)op, 0, 0};
-            put_rec(tmp, &r, name, len);
+            put_rec(tmp, &r, name);
             flush_buf(tmp, 1);
             pthread_mutex_lock(&hr_bufs_lock);
             tmp->in_use = 0;
@@ -207,15 +221,14 @@ void hr_cap_emit(uint64_t seq, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
             return;
         }
     }
-    int sample = (buf->events % HR_SAMPLE_EVERY) == 0;
-    uint64_t t = (hr_flags & HR_CAPF_TIMESTAMPS) || sample ? now_ns() : 0;
-    hr_cap_rec_t r = {seq, (hr_flags & HR_CAPF_TIMESTAMPS) ? t - hr_start_ns : 0,
-                      ptr, a, b, buf->tid, (uint8_t)op, 0, 0};
-    put_rec(buf, &r, name, len);
-    if (sample) {
-        buf->sample_ns += now_ns() - t;
+    if (HR_UNLIKELY((buf->events % HR_SAMPLE_EVERY) == 0)) {
+        uint64_t t = hr_cap_phys();
+        put_rec(buf, &r, name);
+        buf->sample_clk += hr_cap_phys() - t;
         buf->samples++;
+        return;
     }
+    put_rec(buf, &r, name);
 }
 
 /* ---- exit, _exit, exec, signals, fork ------------------------------------ */
@@ -231,14 +244,15 @@ void hr_cap_finish(unsigned how) {
             flush_buf(b, b == tb || how == 2);
     if (how != 2) {
         uint64_t ev = atomic_load(&hr_tot_events), sn = atomic_load(&hr_tot_samples);
-        uint64_t est = sn ? atomic_load(&hr_tot_sample_ns) * ev / sn : 0;
+        uint64_t est = sn ? clk_to_ns(atomic_load(&hr_tot_sample_clk)) * ev / sn : 0;
         est += atomic_load(&hr_tot_flush_ns);
-        unsigned char blk[sizeof(hr_cap_block_t) + sizeof(hr_cap_rec_t)];
-        hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, sizeof(hr_cap_rec_t), my_tid, 1};
-        hr_cap_rec_t r = {hr_cap_next_seq(), 0, ev, est, how, my_tid, HR_CAP_END, 0, 0};
+        unsigned char blk[sizeof(hr_cap_block_t) + HR_CAP_REC_MAX];
+        hr_cap_delta_t d = {0, 0};
+        hr_cap_rec_t r = {hr_cap_tick(0), ev, est, how, 0, HR_CAP_END};
+        size_t n = hr_cap_put_rec(blk + sizeof(hr_cap_block_t), &d, &r, NULL);
+        hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, (uint32_t)n, my_tid, 1, hr_cap_phys(), now_ns()};
         memcpy(blk, &h, sizeof h);
-        memcpy(blk + sizeof h, &r, sizeof r);
-        write_all(blk, sizeof blk);
+        write_all(blk, sizeof h + n);
     }
     hr_cap_guard--;
 }
@@ -276,6 +290,7 @@ static void fork_child(void) {
             b->in_use = 0;
     if (tb) {
         tb->nrecs = 0;
+        tb->d.clk = tb->d.ptr = 0;
         atomic_store(&tb->len, sizeof(hr_cap_block_t));
     }
     pthread_mutex_init(&hr_bufs_lock, NULL);
@@ -299,9 +314,19 @@ void hr_cap_log_init(void) {
     const char *owner = getenv("HEAPREPLAY_CAPTURE_PID");
     const char *ch = getenv("HEAPREPLAY_CAPTURE_CHILDREN");
     const char *nots = getenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS");
+    const char *bufsz = getenv("HEAPREPLAY_CAPTURE_BUFFER");
+    if (bufsz && *bufsz) {
+        long v = strtol(bufsz, NULL, 10);
+        hr_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
+    }
     hr_children = !(ch && strcmp(ch, "0") == 0);
     hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;
     hr_start_ns = now_ns();
+    hr_start_clk = hr_cap_phys();
+    if (!HR_CAP_HAVE_TSC) {
+        hr_flags |= HR_CAPF_CLK_NS;
+        hr_start_clk = hr_start_ns;
+    }
     if (!path || !*path || strlen(path) >= sizeof hr_path) {
         hr_cap_guard--;
         return;

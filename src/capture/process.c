@@ -59,7 +59,7 @@ static void annot(unsigned op, const char *name) {
         return;
     hr_cap_guard++;
     size_t len = name ? strlen(name) : 0;
-    hr_cap_emit(hr_cap_next_seq(), op, 0, 0, len, name, len);
+    hr_cap_emit(hr_cap_tick(0), op, 0, 0, len, name, len);
     hr_cap_guard--;
 }
 
@@ -73,6 +73,6 @@ HR_CAP_API void hr_capture_frame(void) {
         return;
     hr_cap_guard++;
     uint64_t n = __atomic_add_fetch(&frames, 1, __ATOMIC_RELAXED);
-    hr_cap_emit(hr_cap_next_seq(), HR_CAP_FRAME, 0, n, 0, NULL, 0);
+    hr_cap_emit(hr_cap_tick(0), HR_CAP_FRAME, 0, n, 0, NULL, 0);
     hr_cap_guard--;
 }

@@ -1,26 +1,37 @@
 /* The raw capture log written by libheapreplay-capture.so and read by
  * src/trace/import_capture.c. docs/CAPTURE.md describes it byte by byte.
  *
- * File  = header (32 bytes) + blocks. Every field is little-endian (the log is
- *         read on the machine that wrote it; the header's endian tag checks it).
- * Block = block header (16 bytes) + `nbytes` of records, written by one
+ * File  = header (48 bytes) + blocks. Fixed-size fields are little-endian
+ *         (the log is read on the machine that wrote it; the header's endian
+ *         tag checks it).
+ * Block = block header (32 bytes) + `nbytes` of records, written by one
  *         write(2) on an O_APPEND descriptor, so blocks of different threads
  *         never interleave; only the last block of a file can be cut short.
- * Record = 48-byte fixed part + for annotation names `b` bytes of name padded
- *         to a multiple of 8. Records carry a global sequence number: the
- *         importer sorts by it (see CAPTURE.md "Ordering"). */
+ * Record = variable length (version 2): an op byte, then LEB128 varints:
+ *         the clock delta vs the previous record of the block, the zig-zag
+ *         pointer delta vs the previous record's pointer, then the op's own
+ *         fields (hr_cap_put_rec below is the one encoder). Records carry a
+ *         hybrid logical clock: the importer sorts by (clock, thread) (see
+ *         CAPTURE.md "Ordering"). */
 #ifndef HR_CAPTURE_RAWLOG_H
 #define HR_CAPTURE_RAWLOG_H
 
 #include <stdint.h>
+#include <string.h>
+
+#include "trace/varint.h"
 
 #define HR_CAP_MAGIC "HRCAPLOG"          /* 8 bytes at offset 0 */
-#define HR_CAP_VERSION 1u
+#define HR_CAP_VERSION 2u
 #define HR_CAP_ENDIAN_TAG 0x01020304u
 #define HR_CAP_BLOCK_MAGIC 0x4b4c4248u   /* "HBLK" little-endian */
-#define HR_CAP_REC_SIZE 48u
+/* Longest record without its name: op byte + 4 varints. */
+#define HR_CAP_REC_MAX (1u + 4u * HR_VARINT_MAX)
 
-enum { HR_CAPF_TIMESTAMPS = 1u << 0 };
+enum {
+    HR_CAPF_TIMESTAMPS = 1u << 0, /* convert clocks to timestamps on import */
+    HR_CAPF_CLK_NS = 1u << 1      /* clock unit is ns (no TSC): no calibration needed */
+};
 
 typedef struct hr_cap_header {
     char     magic[8];    /* HR_CAP_MAGIC */
@@ -29,13 +40,16 @@ typedef struct hr_cap_header {
     uint32_t flags;       /* HR_CAPF_* */
     uint32_t pid;         /* process that wrote the file */
     uint64_t start_ns;    /* CLOCK_MONOTONIC at library start */
+    uint64_t start_clk;   /* the record clock read at the same moment */
+    uint64_t reserved;    /* 0 */
 } hr_cap_header_t;
 
 typedef struct hr_cap_block {
     uint32_t magic;       /* HR_CAP_BLOCK_MAGIC */
     uint32_t nbytes;      /* payload bytes that follow */
-    uint32_t tid;         /* kernel thread id of the writer (0: exit flush) */
+    uint32_t tid;         /* kernel thread id of the writer */
     uint32_t nrecs;       /* records in the payload */
+    uint64_t clk, ns;     /* calibration pair read when the block was written */
 } hr_cap_block_t;
 
 /* Raw operations. The meaning of ptr/a/b per op:
@@ -47,7 +61,7 @@ typedef struct hr_cap_block {
  *                 posix_memalign (ptr=0 on failure), valloc, pvalloc (size rounded))
  *   HEAP_PUSH/HEAP_POP/MARK   a=0            b=name length; the name follows
  *   FRAME         a=frame number (per process, from 1)
- *   END           ptr=events recorded  a=sampled hook ns  b=samples   (clean exit) */
+ *   END           ptr=events recorded  a=overhead estimate ns  b=how  (clean exit) */
 typedef enum hr_cap_op {
     HR_CAP_MALLOC = 1,
     HR_CAP_CALLOC,
@@ -62,23 +76,52 @@ typedef enum hr_cap_op {
     HR_CAP__COUNT
 } hr_cap_op_t;
 
+/* One decoded record (never written as is). */
 typedef struct hr_cap_rec {
-    uint64_t seq;   /* global order (atomic counter); see CAPTURE.md */
-    uint64_t ts;    /* ns since header.start_ns, or 0 without timestamps */
+    uint64_t clk;   /* hybrid logical clock: order of events (CAPTURE.md) */
     uint64_t ptr;
     uint64_t a;
     uint64_t b;
-    uint32_t tid;   /* kernel thread id */
+    uint32_t tid;   /* kernel thread id (from the block header) */
     uint8_t  op;    /* hr_cap_op_t */
-    uint8_t  flags; /* reserved, 0 */
-    uint16_t reserved;
 } hr_cap_rec_t;
 
-_Static_assert(sizeof(hr_cap_header_t) == 32, "capture header is 32 bytes");
-_Static_assert(sizeof(hr_cap_block_t) == 16, "capture block header is 16 bytes");
-_Static_assert(sizeof(hr_cap_rec_t) == HR_CAP_REC_SIZE, "capture record is 48 bytes");
+/* Delta state of one block: both start at 0 after each block header. */
+typedef struct hr_cap_delta {
+    uint64_t clk, ptr;
+} hr_cap_delta_t;
 
-/* Name bytes after an annotation record, padded to 8. */
-static inline uint64_t hr_cap_name_pad(uint64_t len) { return (len + 7u) & ~(uint64_t)7u; }
+_Static_assert(sizeof(hr_cap_header_t) == 48, "capture header is 48 bytes");
+_Static_assert(sizeof(hr_cap_block_t) == 32, "capture block header is 32 bytes");
+
+static inline int hr_cap_has_name(unsigned op) {
+    return op == HR_CAP_HEAP_PUSH || op == HR_CAP_HEAP_POP || op == HR_CAP_MARK;
+}
+
+/* Encodes r at p (room: HR_CAP_REC_MAX + name length) and returns the bytes
+ * written. Fields: op; clk - d->clk; zigzag(ptr - d->ptr); then FREE: none;
+ * REALLOC: zigzag(a - ptr), b; every other op: a, b; annotation names: b raw
+ * bytes (b = name length). */
+static inline size_t hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
+                                    const char *name) {
+    uint8_t *q = p;
+    *q++ = r->op;
+    q += hr_varint_put(q, r->clk - d->clk);
+    q += hr_varint_put(q, hr_zigzag((int64_t)(r->ptr - d->ptr)));
+    d->clk = r->clk;
+    d->ptr = r->ptr;
+    if (r->op == HR_CAP_FREE)
+        return (size_t)(q - p);
+    if (r->op == HR_CAP_REALLOC)
+        q += hr_varint_put(q, hr_zigzag((int64_t)(r->a - r->ptr)));
+    else
+        q += hr_varint_put(q, r->a);
+    q += hr_varint_put(q, r->b);
+    if (hr_cap_has_name(r->op) && r->b) {
+        memcpy(q, name, (size_t)r->b);
+        q += r->b;
+    }
+    return (size_t)(q - p);
+}
 
 #endif

@@ -1,9 +1,11 @@
 /* Importer for our own raw capture log (src/capture/rawlog.h).
  *
- * Reads every whole record of every block, stops at the first cut or damaged
- * block (reporting where), sorts the records by their global sequence number
- * (dropping duplicates left by a flush interrupted by a signal) and replays
- * them through the address map. */
+ * Reads every whole record of every block (version 2: variable-length,
+ * delta-coded records), stops at the first cut or damaged block (reporting
+ * where), sorts the records by (clock, thread) (dropping duplicates left by a
+ * flush interrupted by a signal: a thread's clock never repeats), converts
+ * clocks to ns with the calibration pairs of the header and the last block,
+ * and replays them through the address map. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,7 @@ typedef struct cap_state {
     size_t n, cap;
     int have_end;
     hr_cap_rec_t end;
+    uint64_t cal_clk, cal_ns; /* the latest calibration pair (block headers) */
     hr_repair_t *rep;
 } cap_state_t;
 
@@ -81,41 +84,72 @@ static int push_item(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
     return 0;
 }
 
+/* Decodes one record at [*off, end) with the block's delta state; returns 0
+ * (record in *r, *off advanced), 1 when cut, 2 on an unknown op. */
+static int get_rec(const cap_state_t *s, size_t *off, size_t end, hr_cap_delta_t *d,
+                   hr_cap_rec_t *r, size_t *name_off) {
+    const uint8_t *p = s->buf + *off, *e = s->buf + end;
+    uint64_t dc, dp, a = 0, b = 0;
+    if (p >= e)
+        return 1;
+    r->op = *p++;
+    if (r->op == 0 || r->op >= HR_CAP__COUNT)
+        return 2;
+    if (hr_varint_get(&p, e, &dc) != HR_VARINT_OK || hr_varint_get(&p, e, &dp) != HR_VARINT_OK)
+        return 1;
+    if (r->op != HR_CAP_FREE &&
+        (hr_varint_get(&p, e, &a) != HR_VARINT_OK || hr_varint_get(&p, e, &b) != HR_VARINT_OK))
+        return 1;
+    r->clk = d->clk + dc;
+    r->ptr = d->ptr + (uint64_t)hr_unzigzag(dp);
+    r->a = r->op == HR_CAP_REALLOC ? r->ptr + (uint64_t)hr_unzigzag(a) : a;
+    r->b = b;
+    d->clk = r->clk;
+    d->ptr = r->ptr;
+    *name_off = (size_t)(p - s->buf);
+    if (hr_cap_has_name(r->op)) {
+        if (b > (uint64_t)(e - p))
+            return 1;
+        p += b;
+    }
+    *off = (size_t)(p - s->buf);
+    return 0;
+}
+
 /* Parses the records of one block payload [off, end). Returns 0 when whole,
  * 1 when cut (reported), -1 on OOM. */
-static int parse_block(cap_state_t *s, size_t off, size_t end, size_t block_off, uint32_t nrecs) {
+static int parse_block(cap_state_t *s, size_t off, size_t end, size_t block_off,
+                       const hr_cap_block_t *h) {
     uint32_t got = 0;
+    hr_cap_delta_t d = {0, 0};
     while (off < end) {
         hr_cap_rec_t r;
-        if (end - off < sizeof r)
-            break;
-        memcpy(&r, s->buf + off, sizeof r);
-        size_t extra = 0;
-        if (r.op == HR_CAP_HEAP_PUSH || r.op == HR_CAP_HEAP_POP || r.op == HR_CAP_MARK)
-            extra = hr_cap_name_pad(r.b);
-        if (r.op == 0 || r.op >= HR_CAP__COUNT || extra > end - off - sizeof r) {
-            if (r.op == 0 || r.op >= HR_CAP__COUNT) {
-                char what[96];
-                snprintf(what, sizeof what, "unknown record op %u in block at offset %zu", r.op,
-                         block_off);
-                cut(s, off, what);
-                return 1;
-            }
+        size_t name_off, at = off;
+        int rc = get_rec(s, &off, end, &d, &r, &name_off);
+        if (rc == 2) {
+            char what[96];
+            snprintf(what, sizeof what, "unknown record op %u in block at offset %zu", r.op,
+                     block_off);
+            cut(s, at, what);
+            return 1;
+        }
+        if (rc == 1) {
+            off = at;
             break;
         }
+        r.tid = h->tid;
         if (r.op == HR_CAP_END) {
             s->have_end = 1;
             s->end = r;
-        } else if (push_item(s, &r, off + sizeof r) != 0) {
+        } else if (push_item(s, &r, name_off) != 0) {
             return -1;
         }
-        off += sizeof r + extra;
         got++;
     }
-    if (off < end || got < nrecs) {
+    if (off < end || got < h->nrecs) {
         char what[128];
         snprintf(what, sizeof what, "block at offset %zu cut after %u of %u records", block_off,
-                 got, nrecs);
+                 got, h->nrecs);
         cut(s, off, what);
         return 1;
     }
@@ -137,7 +171,11 @@ static int parse_blocks(cap_state_t *s, hr_error_t *err) {
         }
         size_t start = off + sizeof h;
         size_t avail = s->len - start < h.nbytes ? s->len - start : h.nbytes;
-        int rc = parse_block(s, start, start + avail, off, h.nrecs);
+        if (h.clk > s->cal_clk) {
+            s->cal_clk = h.clk;
+            s->cal_ns = h.ns;
+        }
+        int rc = parse_block(s, start, start + avail, off, &h);
         if (rc < 0) {
             hr_error_set(err, "%s: out of memory", s->path);
             return -1;
@@ -156,29 +194,44 @@ static int parse_blocks(cap_state_t *s, hr_error_t *err) {
     return 0;
 }
 
-static int by_seq(const void *a, const void *b) {
-    uint64_t x = ((const cap_item_t *)a)->rec.seq, y = ((const cap_item_t *)b)->rec.seq;
-    return x < y ? -1 : x > y;
+/* Total order: clock, then thread (equal clocks of different threads are
+ * concurrent events; equal (clock, thread) pairs are duplicates). */
+static int by_clock(const void *a, const void *b) {
+    const hr_cap_rec_t *x = &((const cap_item_t *)a)->rec, *y = &((const cap_item_t *)b)->rec;
+    if (x->clk != y->clk)
+        return x->clk < y->clk ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, uint16_t th) {
+/* Clock -> ns since the header's start time. */
+typedef struct cap_cal {
+    uint64_t clk0;
+    double ns_per_clk;
+} cap_cal_t;
+
+static uint64_t cal_ts(const cap_cal_t *c, uint64_t clk) {
+    return clk <= c->clk0 ? 0 : (uint64_t)((double)(clk - c->clk0) * c->ns_per_clk);
+}
+
+static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, uint16_t th,
+                       uint64_t ts) {
     const hr_cap_rec_t *r = &it->rec;
     char name[256];
     switch (r->op) {
-    case HR_CAP_MALLOC: return hr_addrmap_alloc(m, th, r->ptr, r->a, 0, r->ts);
-    case HR_CAP_CALLOC: return hr_addrmap_calloc(m, th, r->ptr, r->a, r->b, r->ts);
-    case HR_CAP_REALLOC: return hr_addrmap_realloc(m, th, r->a, r->ptr, r->b, r->ts);
-    case HR_CAP_FREE: return hr_addrmap_free(m, th, r->ptr, r->ts);
+    case HR_CAP_MALLOC: return hr_addrmap_alloc(m, th, r->ptr, r->a, 0, ts);
+    case HR_CAP_CALLOC: return hr_addrmap_calloc(m, th, r->ptr, r->a, r->b, ts);
+    case HR_CAP_REALLOC: return hr_addrmap_realloc(m, th, r->a, r->ptr, r->b, ts);
+    case HR_CAP_FREE: return hr_addrmap_free(m, th, r->ptr, ts);
     case HR_CAP_MEMALIGN:
-        return hr_addrmap_alloc(m, th, r->ptr, r->a, r->b > UINT32_MAX ? 0 : (uint32_t)r->b, r->ts);
-    case HR_CAP_FRAME: return hr_addrmap_annot(m, th, HR_OP_FRAME, NULL, r->a, r->ts);
+        return hr_addrmap_alloc(m, th, r->ptr, r->a, r->b > UINT32_MAX ? 0 : (uint32_t)r->b, ts);
+    case HR_CAP_FRAME: return hr_addrmap_annot(m, th, HR_OP_FRAME, NULL, r->a, ts);
     default: {
         size_t n = r->b < sizeof name - 1 ? (size_t)r->b : sizeof name - 1;
         memcpy(name, s->buf + it->name_off, n);
         name[n] = 0;
         hr_op_t op = r->op == HR_CAP_HEAP_PUSH ? HR_OP_HEAP_PUSH
                      : r->op == HR_CAP_HEAP_POP ? HR_OP_HEAP_POP : HR_OP_MARK;
-        return hr_addrmap_annot(m, th, op, name, 0, r->ts);
+        return hr_addrmap_annot(m, th, op, name, 0, ts);
     }
     }
 }
@@ -204,8 +257,9 @@ static void describe_end(cap_state_t *s) {
         snprintf(rep->ended, sizeof rep->ended, "code %llu", (unsigned long long)how);
 }
 
-static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, hr_error_t *err) {
-    qsort(s->items, s->n, sizeof *s->items, by_seq);
+static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_t *cal,
+                         hr_error_t *err) {
+    qsort(s->items, s->n, sizeof *s->items, by_clock);
     hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
     hr_tidmap_t tids = {0};
     int rc = m ? 0 : -1;
@@ -213,7 +267,7 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, hr_error_t *er
     int last_idx = -1;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         const cap_item_t *it = &s->items[i];
-        if (i && it->rec.seq == s->items[i - 1].rec.seq) {
+        if (i && it->rec.clk == s->items[i - 1].rec.clk && it->rec.tid == s->items[i - 1].rec.tid) {
             s->rep->duplicates++;
             continue;
         }
@@ -221,7 +275,7 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, hr_error_t *er
             last_tid = it->rec.tid;
             last_idx = hr_tidmap_get(&tids, last_tid);
         }
-        rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx);
+        rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ts ? cal_ts(cal, it->rec.clk) : 0);
     }
     s->rep->threads = tids.n;
     hr_tidmap_free(&tids);
@@ -238,7 +292,8 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
     hr_cap_header_t h;
     int rc = -1;
     if (s.len < sizeof h) {
-        hr_error_set(err, "%s: offset %zu: file ends inside the 32-byte capture header", path, s.len);
+        hr_error_set(err, "%s: offset %zu: file ends inside the %zu-byte capture header", path, s.len,
+                     sizeof h);
         goto done;
     }
     memcpy(&h, s.buf, sizeof h);
@@ -252,7 +307,10 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
         goto done;
     rep->events_in = s.n;
     describe_end(&s);
-    rc = convert_items(&s, out, (h.flags & HR_CAPF_TIMESTAMPS) != 0, err);
+    cap_cal_t cal = {h.start_clk, 1.0};
+    if (!(h.flags & HR_CAPF_CLK_NS) && s.cal_clk > h.start_clk && s.cal_ns > h.start_ns)
+        cal.ns_per_clk = (double)(s.cal_ns - h.start_ns) / (double)(s.cal_clk - h.start_clk);
+    rc = convert_items(&s, out, (h.flags & HR_CAPF_TIMESTAMPS) != 0, &cal, err);
 done:
     free(s.items);
     free(s.buf);
