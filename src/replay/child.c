@@ -27,13 +27,7 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
     if (hr_emit_mem_open(&m, 1) != 0)
         return NULL;
     hr_emit_t *em = &m.em;
-    hr_emit_obj_begin(em, NULL);
-    hr_emit_str(em, "trace", job->trace_name);
-    hr_emit_str(em, "trace_digest", job->digest);
-    hr_emit_str(em, "allocator", job->spec);
-    hr_emit_str(em, "status", status);
-    hr_emit_u64(em, "runs", 1);
-    hr_emit_str(em, "touch", hr_touch_name(job->opt->touch));
+    hr_result_head(em, job->trace_name, job->digest, job->spec, status, job->opt);
     hr_emit_str(em, "error", msg);
     if (sig)
         hr_emit_u64(em, "signal", (uint64_t)sig);

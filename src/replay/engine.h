@@ -56,6 +56,12 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em);
 
+/* Opens a result object and writes the fields every result has: trace,
+ * trace_digest, allocator, status, runs (1), touch, and library when known.
+ * Also used for results made without a replay (crash, timeout, refusal). */
+void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const char *spec,
+                    const char *status, const hr_replay_options_t *opt);
+
 /* Only the throughput pass, in this process (benchmarks): wall ns of the
  * fastest of opt->passes replays. */
 int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,

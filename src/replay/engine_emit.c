@@ -5,16 +5,22 @@
 #include "replay/engine_int.h"
 #include "replay/sysinfo.h"
 
-static void emit_head(const result_t *res, hr_emit_t *em, const char *status) {
+void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const char *spec,
+                    const char *status, const hr_replay_options_t *opt) {
     hr_emit_obj_begin(em, NULL);
-    hr_emit_str(em, "trace", res->trace_name);
-    hr_emit_str(em, "trace_digest", res->digest);
-    hr_emit_str(em, "allocator", res->spec);
+    hr_emit_str(em, "trace", trace);
+    if (digest)
+        hr_emit_str(em, "trace_digest", digest);
+    hr_emit_str(em, "allocator", spec);
     hr_emit_str(em, "status", status);
     hr_emit_u64(em, "runs", 1);
-    hr_emit_str(em, "touch", hr_touch_name(res->opt->touch));
-    if (res->opt->library)
-        hr_emit_str(em, "library", res->opt->library);
+    hr_emit_str(em, "touch", hr_touch_name(opt->touch));
+    if (opt->library)
+        hr_emit_str(em, "library", opt->library);
+}
+
+static void emit_head(const result_t *res, hr_emit_t *em, const char *status) {
+    hr_result_head(em, res->trace_name, res->digest, res->spec, status, res->opt);
 }
 
 void emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg) {

@@ -76,11 +76,7 @@ static void emit_fail(FILE *out, const worker_args_t *a, const char *msg) {
     hr_emit_t em;
     hr_emit_init(&em, out, HR_EMIT_JSON);
     em.compact = 1;
-    hr_emit_obj_begin(&em, NULL);
-    hr_emit_str(&em, "trace", a->name ? a->name : a->path);
-    hr_emit_str(&em, "allocator", a->spec);
-    hr_emit_str(&em, "status", "error");
-    hr_emit_u64(&em, "runs", 1);
+    hr_result_head(&em, a->name ? a->name : a->path, NULL, a->spec, "error", &a->opt);
     hr_emit_str(&em, "error", msg);
     hr_emit_obj_end(&em);
     fputc('\n', out);
