@@ -62,6 +62,9 @@ for a in jemalloc mimalloc tcmalloc; do
     else
         not_ok "$a worker: malloc provided by $so" "status=$st library=$got" "$(jget results.0.error "$T/$a.json")"
     fi
+    sf=$(jget results.0.native.sized_free "$T/$a.json")
+    case "$a:$sf" in jemalloc:sdallocx|mimalloc:mi_free_size|tcmalloc:tc_free_sized) ok "$a frees through its sized free ($sf)" ;;
+        *) not_ok "$a frees through its sized free" "sized_free=$sf" ;; esac
     src=$(jget results.0.memory.footprint_source "$T/$a.json")
     check "$a footprint from the allocator's own stats ($src)" test "$src" = "$a"
 done

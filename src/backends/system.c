@@ -2,15 +2,49 @@
  * external backend (see system.h). */
 #include "backends/system.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 static char hr_sys_instance; /* the process heap has no state of ours */
 
+/* The sized free of the library that provides malloc, found by name: jemalloc
+ * sdallocx, mimalloc mi_free_size, tcmalloc tc_free_sized. Used only for
+ * traces without over-aligned allocations: those calls must also be told the
+ * alignment, and free() receives just the pointer and the requested size. */
+typedef void (*hr_sdallocx_fn)(void *, size_t, int);
+typedef void (*hr_sized_fn)(void *, size_t);
+static hr_sdallocx_fn hr_sdallocx;
+static hr_sized_fn hr_sized_free;
+static const char *hr_sized_name = "none";
+
+static int has_overaligned(const hr_trace_t *t) {
+    for (size_t i = 0; t && i < t->n_events; i++)
+        if (t->events[i].op == HR_OP_ALLOC && t->events[i].align > 16)
+            return 1;
+    return 0;
+}
+
 void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
-    (void)cfg, (void)err;
+    (void)err;
+    hr_sdallocx = NULL;
+    hr_sized_free = NULL;
+    hr_sized_name = has_overaligned(cfg->trace) ? "none (trace has over-aligned blocks)" : "none";
+    if (cfg->trace && !has_overaligned(cfg->trace)) {
+        static const char *const names[] = {"mi_free_size", "tc_free_sized"};
+        if ((hr_sdallocx = (hr_sdallocx_fn)dlsym(RTLD_DEFAULT, "sdallocx")))
+            hr_sized_name = "sdallocx";
+        for (size_t i = 0; !hr_sdallocx && !hr_sized_free && i < 2; i++)
+            if ((hr_sized_free = (hr_sized_fn)dlsym(RTLD_DEFAULT, names[i])))
+                hr_sized_name = names[i];
+    }
     return &hr_sys_instance;
+}
+
+void hr_sys_stats(void *self, hr_emit_t *em) {
+    (void)self;
+    hr_emit_str(em, "sized_free", hr_sized_name);
 }
 
 void *hr_sys_alloc(void *self, size_t size, size_t align, int32_t heap) {
@@ -32,8 +66,13 @@ void *hr_sys_calloc(void *self, size_t n, size_t size, int32_t heap) {
 }
 
 void hr_sys_free(void *self, void *ptr, size_t size) {
-    (void)self, (void)size;
-    free(ptr);
+    (void)self;
+    if (hr_sdallocx)
+        hr_sdallocx(ptr, size, 0);
+    else if (hr_sized_free)
+        hr_sized_free(ptr, size);
+    else
+        free(ptr);
 }
 
 void *hr_sys_realloc(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap) {

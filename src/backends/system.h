@@ -15,11 +15,12 @@ void  hr_sys_free(void *self, void *ptr, size_t size);
 void *hr_sys_realloc(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
 size_t hr_sys_usable_size(void *self, void *ptr, size_t size);
 void  hr_sys_destroy(void *self);
+void  hr_sys_stats(void *self, hr_emit_t *em);
 
 #define HR_SYS_BACKEND_FNS                                                    \
     .create = hr_sys_create, .alloc = hr_sys_alloc, .calloc = hr_sys_calloc,  \
     .free = hr_sys_free, .realloc = hr_sys_realloc,                           \
-    .usable_size = hr_sys_usable_size, .destroy = hr_sys_destroy
+    .usable_size = hr_sys_usable_size, .stats = hr_sys_stats, .destroy = hr_sys_destroy
 
 /* Shared object to LD_PRELOAD for an external backend spec: "" for glibc
  * (nothing preloaded), the configured path for jemalloc/mimalloc/tcmalloc,
