@@ -34,8 +34,8 @@ static inline void note_fail(run_t *r) {
 
 static inline void op_ALLOC(run_t *r, const hr_event_t *ev) {
     void *p = r->alloc(r->inst, ev->size, ev->align, r->top);
-    r->slot[ev->id] = p;
-    r->ssize[ev->id] = ev->size;
+    r->slots[ev->id].p = p;
+    r->slots[ev->id].size = ev->size;
     if (__builtin_expect(p == NULL, 0))
         note_fail(r);
     else
@@ -52,8 +52,8 @@ static inline void op_CALLOC(run_t *r, const hr_event_t *ev) {
         if (p)
             memset(p, 0, bytes);
     }
-    r->slot[ev->id] = p;
-    r->ssize[ev->id] = bytes;
+    r->slots[ev->id].p = p;
+    r->slots[ev->id].size = bytes;
     if (__builtin_expect(p == NULL, 0))
         note_fail(r);
 }
@@ -68,8 +68,8 @@ static inline void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t
 }
 
 static inline void op_REALLOC(run_t *r, const hr_event_t *ev) {
-    void *old = r->slot[ev->aux];
-    uint64_t osz = old ? r->ssize[ev->aux] : 0;
+    void *old = r->slots[ev->aux].p;
+    uint64_t osz = old ? r->slots[ev->aux].size : 0;
     void *p;
     if (!old)
         p = r->be->alloc(r->inst, ev->size, 0, top_heap(r));
@@ -85,16 +85,16 @@ static inline void op_REALLOC(run_t *r, const hr_event_t *ev) {
     } else {
         touch(r, p, osz, ev->size);
     }
-    r->slot[ev->aux] = NULL;
-    r->slot[ev->id] = p;
-    r->ssize[ev->id] = ev->size;
+    r->slots[ev->aux].p = NULL;
+    r->slots[ev->id].p = p;
+    r->slots[ev->id].size = ev->size;
 }
 
 static inline void op_FREE(run_t *r, const hr_event_t *ev) {
-    void *p = r->slot[ev->id];
+    void *p = r->slots[ev->id].p;
     if (__builtin_expect(p != NULL, 1))
-        r->free(r->inst, p, r->ssize[ev->id]);
-    r->slot[ev->id] = NULL;
+        r->free(r->inst, p, r->slots[ev->id].size);
+    r->slots[ev->id].p = NULL;
 }
 
 static inline void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
@@ -149,9 +149,8 @@ static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const
     r->top = -1;
     r->touch = opt->touch;
     size_t n = t->n_ids ? t->n_ids : 1;
-    r->slot = calloc(n, sizeof *r->slot);
-    r->ssize = calloc(n, sizeof *r->ssize);
-    if (!r->slot || !r->ssize) {
+    r->slots = calloc(n, sizeof *r->slots);
+    if (!r->slots) {
         hr_error_set(err, "out of memory for %zu slots", n);
         return -1;
     }
@@ -168,9 +167,9 @@ static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const
 static void run_close(run_t *r, int destroy) {
     if (r->inst) {
         for (uint32_t id = 0; id < r->t->n_ids; id++)
-            if (r->slot[id]) {
-                r->be->free(r->inst, r->slot[id], r->ssize[id]);
-                r->slot[id] = NULL;
+            if (r->slots[id].p) {
+                r->be->free(r->inst, r->slots[id].p, r->slots[id].size);
+                r->slots[id].p = NULL;
             }
         if (destroy)
             r->be->destroy(r->inst);
@@ -179,8 +178,7 @@ static void run_close(run_t *r, int destroy) {
 }
 
 static void run_free(run_t *r) {
-    free(r->slot);
-    free(r->ssize);
+    free(r->slots);
 }
 
 /* ---- measurement pass ------------------------------------------------------ */
@@ -197,11 +195,11 @@ static void slop_update(measure_t *m, const run_t *r, const hr_event_t *ev, int 
         return;
     if (sign < 0 && (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC)) {
         uint32_t id = ev->op == HR_OP_FREE ? ev->id : ev->aux;
-        if (r->slot[id])
-            m->slop -= (int64_t)(usable(r, r->slot[id], r->ssize[id]) - r->ssize[id]);
+        if (r->slots[id].p)
+            m->slop -= (int64_t)(usable(r, r->slots[id].p, r->slots[id].size) - r->slots[id].size);
     } else if (sign > 0 && ev->op != HR_OP_FREE && is_mem_op(ev->op)) {
-        if (r->slot[ev->id])
-            m->slop += (int64_t)(usable(r, r->slot[ev->id], r->ssize[ev->id]) - r->ssize[ev->id]);
+        if (r->slots[ev->id].p)
+            m->slop += (int64_t)(usable(r, r->slots[ev->id].p, r->slots[ev->id].size) - r->slots[ev->id].size);
     }
 }
 
@@ -211,8 +209,7 @@ static void slop_update(measure_t *m, const run_t *r, const hr_event_t *ev, int 
 static uint64_t harness_bytes(const run_t *r) {
     const hr_trace_t *t = r->t;
     uint64_t n = malloc_usable_size(t->events) + malloc_usable_size(t->ts) +
-                 malloc_usable_size(t->strings) + malloc_usable_size(r->slot) +
-                 malloc_usable_size(r->ssize);
+                 malloc_usable_size(t->strings) + malloc_usable_size(r->slots);
     for (uint32_t i = 0; i < t->n_strings; i++)
         n += malloc_usable_size(t->strings[i]);
     return n;
@@ -268,9 +265,9 @@ static int64_t live_delta(const run_t *r, const hr_event_t *ev) {
     case HR_OP_CALLOC:
         return (int64_t)hr_event_bytes(ev);
     case HR_OP_REALLOC:
-        return (int64_t)ev->size - (int64_t)r->ssize[ev->aux];
+        return (int64_t)ev->size - (int64_t)r->slots[ev->aux].size;
     case HR_OP_FREE:
-        return -(int64_t)r->ssize[ev->id];
+        return -(int64_t)r->slots[ev->id].size;
     default:
         return 0;
     }
@@ -388,8 +385,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
         return -1;
     }
     /* Baseline: the trace and the slot arrays are loaded and resident. */
-    memset(r.slot, 0, (t->n_ids ? t->n_ids : 1) * sizeof *r.slot);
-    memset(r.ssize, 0, (t->n_ids ? t->n_ids : 1) * sizeof *r.ssize);
+    memset(r.slots, 0, (t->n_ids ? t->n_ids : 1) * sizeof *r.slots);
     hr_rss_peak_reset();
     m->rss_base = hr_rss_now();
     m->peak_rss = m->rss_base;

@@ -8,6 +8,13 @@
 
 #define HR_HEAP_DEPTH 64
 
+/* One id's block: pointer and requested size side by side, so a free touches
+ * one cache line of the slot table, not two. */
+typedef struct hr_slot {
+    void    *p;
+    uint64_t size;
+} hr_slot_t;
+
 typedef struct run {
     /* hot fields first: copied from the backend so the op loop does one
      * indirect call per op and no double indirection */
@@ -17,8 +24,7 @@ typedef struct run {
     const hr_trace_t   *t;
     const hr_backend_t *be;
     void               *inst;
-    void              **slot;     /* n_ids live pointers */
-    uint64_t           *ssize;    /* requested size of each slot */
+    hr_slot_t          *slots;    /* n_ids: live pointer + requested size, one line */
     int32_t             heaps[HR_HEAP_DEPTH];
     int                 nheaps;
     hr_touch_t          touch;
