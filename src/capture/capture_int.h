@@ -51,12 +51,15 @@ static inline uint64_t hr_cap_phys(void) {
 #endif
 }
 
-/* Stripe of an address: the 8 counters of one cache line cover one 512-byte
- * chunk (a thread's neighbouring blocks share a line); chunks are hashed over
- * the lines so that different threads' heaps rarely share one. */
+/* Stripe of an address: one counter per 4 KiB page; the 8 counters of one
+ * cache line cover 8 neighbouring pages (32 KiB, almost always one thread's
+ * arena), and these 32 KiB chunks are hashed over the lines. Coarse on
+ * purpose: a thread's working set of stripes stays in its own cache (a heap of
+ * a few MiB needs a few hundred lines), so the CAS below hits a line the core
+ * already owns instead of missing on a 2 MiB table (docs/CAPTURE.md). */
 static inline _Atomic uint64_t *hr_cap_stripe(uint64_t addr) {
-    uint64_t line = ((addr >> 9) * 0x9E3779B97F4A7C15ull) >> (64 - (HR_CAP_STRIPE_BITS - 3));
-    return &hr_cap_stripes[(line << 3) | ((addr >> 6) & 7u)];
+    uint64_t line = ((addr >> 15) * 0x9E3779B97F4A7C15ull) >> (64 - (HR_CAP_STRIPE_BITS - 3));
+    return &hr_cap_stripes[(line << 3) | ((addr >> 12) & 7u)];
 }
 
 /* Takes the next clock of this thread for an event on `addr` (0: none). For a
@@ -78,6 +81,24 @@ static inline uint64_t hr_cap_tick(uint64_t addr) {
     return c;
 }
 
+/* ---- the per-thread buffer (log.c owns it; the hooks append inline) ---- */
+#define HR_BUF_BYTES (256u * 1024u) /* block header + records */
+#define HR_SAMPLE_EVERY 64u        /* time one event in 64 for the overhead estimate */
+
+typedef struct hr_tbuf {
+    struct hr_tbuf *next;
+    int in_use;
+    uint32_t tid;
+    _Atomic uint32_t len; /* bytes of whole records, including the block header */
+    uint32_t nrecs;
+    hr_cap_delta_t d; /* encoder state of the block being filled */
+    uint64_t events, sample_clk, samples;
+    unsigned char data[HR_BUF_BYTES];
+} hr_tbuf_t;
+
+extern HR_CAP_TLS hr_tbuf_t *hr_cap_tb; /* this thread's buffer (NULL: none yet) */
+extern uint32_t hr_cap_buf_limit;       /* flush threshold */
+
 /* log.c */
 void hr_cap_log_init(void);   /* called once by the hooks after the real functions resolve */
 /* Append one record for this thread. name/len: annotation name or NULL. */
@@ -87,5 +108,27 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
  * 0 exit, 1 _exit, 2 exec, 128+N signal N. Recording stops afterwards,
  * except for exec (which only flushes: the exec may fail). */
 void hr_cap_finish(unsigned how);
+
+/* Records one allocation-family event (no name). The common case is encoded
+ * right here into the thread's buffer; everything else (no buffer yet, buffer
+ * full, the 1-in-64 timed sample, not recording) goes through hr_cap_emit,
+ * which does the same thing the slow way. */
+static inline __attribute__((always_inline)) void hr_cap_record(uint64_t clk, unsigned op,
+                                                                uint64_t ptr, uint64_t a,
+                                                                uint64_t b) {
+    hr_tbuf_t *t = hr_cap_tb;
+    if (HR_LIKELY(t && hr_cap_recording && (t->events % HR_SAMPLE_EVERY) != 0)) {
+        uint32_t at = atomic_load_explicit(&t->len, memory_order_relaxed);
+        if (HR_LIKELY(at + HR_CAP_REC_MAX <= hr_cap_buf_limit)) {
+            hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op};
+            at += (uint32_t)hr_cap_put_rec(t->data + at, &t->d, &r, NULL);
+            t->nrecs++;
+            t->events++;
+            atomic_store_explicit(&t->len, at, memory_order_release);
+            return;
+        }
+    }
+    hr_cap_emit(clk, op, ptr, a, b, NULL, 0);
+}
 
 #endif

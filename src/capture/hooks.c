@@ -128,7 +128,7 @@ HR_CAP_API void *malloc(size_t size) {
         return real.malloc(size);
     hr_cap_guard++;
     void *p = real.malloc(size);
-    hr_cap_emit(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0, NULL, 0);
+    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0);
     hr_cap_guard--;
     return p;
 }
@@ -144,7 +144,7 @@ HR_CAP_API void free(void *p) {
         return;
     }
     hr_cap_guard++;
-    hr_cap_emit(hr_cap_tick((uintptr_t)p), HR_CAP_FREE, (uintptr_t)p, 0, 0, NULL, 0);
+    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_FREE, (uintptr_t)p, 0, 0);
     real.free(p);
     hr_cap_guard--;
 }
@@ -160,7 +160,7 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
         return real.calloc(n, size);
     hr_cap_guard++;
     void *p = real.calloc(n, size);
-    hr_cap_emit(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size, NULL, 0);
+    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size);
     hr_cap_guard--;
     return p;
 }
@@ -181,7 +181,7 @@ HR_CAP_API void *realloc(void *old, size_t size) {
     if (old)
         hr_cap_tick((uintptr_t)old); /* publish to old's stripe before it can be freed */
     void *p = real.realloc(old, size);
-    hr_cap_emit(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size, NULL, 0);
+    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size);
     hr_cap_guard--;
     return p;
 }
@@ -216,7 +216,7 @@ static void *aligned_common(int kind, size_t align, size_t size) {
     default: p = real.memalign(align, size); break;
     }
     if (!b)
-        hr_cap_emit(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align, NULL, 0);
+        hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align);
     hr_cap_guard--;
     return p;
 }
@@ -237,7 +237,7 @@ HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
     hr_cap_guard++;
     int rc = real.posix_memalign(out, align, size);
     uintptr_t p = rc == 0 ? (uintptr_t)*out : 0;
-    hr_cap_emit(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align, NULL, 0);
+    hr_cap_record(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align);
     hr_cap_guard--;
     return rc;
 }

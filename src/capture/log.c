@@ -32,25 +32,13 @@
 
 #include "capture/capture_int.h"
 
-#define HR_BUF_BYTES (256u * 1024u) /* block header + records */
-#define HR_SAMPLE_EVERY 64u        /* time one event in 64 for the overhead estimate */
 
-typedef struct hr_tbuf {
-    struct hr_tbuf *next;
-    int in_use;
-    uint32_t tid;
-    _Atomic uint32_t len; /* bytes of whole records, including the 16-byte block header */
-    uint32_t nrecs;
-    hr_cap_delta_t d; /* encoder state of the block being filled */
-    uint64_t events, sample_clk, samples;
-    unsigned char data[HR_BUF_BYTES];
-} hr_tbuf_t;
 
 volatile int hr_cap_recording;
 static int hr_fd = -1;
 static uint32_t hr_flags;
 static uint64_t hr_start_ns, hr_start_clk;
-static uint32_t hr_buf_limit = HR_BUF_BYTES; /* flush threshold */
+uint32_t hr_cap_buf_limit = HR_BUF_BYTES;
 _Atomic uint64_t hr_cap_stripes[1u << HR_CAP_STRIPE_BITS];
 HR_CAP_TLS uint64_t hr_cap_lclk;
 static long hr_log_pid; /* process the open log belongs to */
@@ -61,7 +49,7 @@ static pthread_key_t hr_key;
 static char hr_path[4096];
 static int hr_children = 1;
 
-static HR_CAP_TLS hr_tbuf_t *tb;
+HR_CAP_TLS hr_tbuf_t *hr_cap_tb;
 static HR_CAP_TLS uint32_t my_tid;
 static HR_CAP_TLS int thread_done; /* the key destructor already ran */
 
@@ -175,7 +163,7 @@ static void thread_exit(void *arg) {
     pthread_mutex_lock(&hr_bufs_lock);
     b->in_use = 0;
     pthread_mutex_unlock(&hr_bufs_lock);
-    tb = NULL;
+    hr_cap_tb = NULL;
     thread_done = 1;
     hr_cap_guard--;
 }
@@ -183,7 +171,7 @@ static void thread_exit(void *arg) {
 static void put_rec(hr_tbuf_t *b, const hr_cap_rec_t *r, const char *name) {
     size_t need = HR_CAP_REC_MAX + (hr_cap_has_name(r->op) ? (size_t)r->b : 0);
     uint32_t at = atomic_load_explicit(&b->len, memory_order_relaxed);
-    if (HR_UNLIKELY(at + need > hr_buf_limit)) {
+    if (HR_UNLIKELY(at + need > hr_cap_buf_limit)) {
         flush_buf(b, 1);
         at = atomic_load_explicit(&b->len, memory_order_relaxed);
     }
@@ -202,10 +190,10 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
     if (name)
         b = len;
     hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op};
-    hr_tbuf_t *buf = tb;
+    hr_tbuf_t *buf = hr_cap_tb;
     if (HR_UNLIKELY(!buf)) {
         if (!thread_done) {
-            buf = tb = acquire_buf();
+            buf = hr_cap_tb = acquire_buf();
             if (buf)
                 pthread_setspecific(hr_key, buf);
         }
@@ -241,7 +229,7 @@ void hr_cap_finish(unsigned how) {
         hr_cap_recording = 0; /* nothing after the END record */
     for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
         if (b->in_use)
-            flush_buf(b, b == tb || how == 2);
+            flush_buf(b, b == hr_cap_tb || how == 2);
     if (how != 2) {
         uint64_t ev = atomic_load(&hr_tot_events), sn = atomic_load(&hr_tot_samples);
         uint64_t est = sn ? clk_to_ns(atomic_load(&hr_tot_sample_clk)) * ev / sn : 0;
@@ -279,24 +267,24 @@ static void install_signals(void) {
 }
 
 static void fork_prepare(void) {
-    if (hr_cap_recording && tb)
-        flush_buf(tb, 1);
+    if (hr_cap_recording && hr_cap_tb)
+        flush_buf(hr_cap_tb, 1);
 }
 
 /* In the child only this thread exists: other buffers hold the parent's events. */
 static void fork_child(void) {
     for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
-        if (b != tb)
+        if (b != hr_cap_tb)
             b->in_use = 0;
-    if (tb) {
-        tb->nrecs = 0;
-        tb->d.clk = tb->d.ptr = 0;
-        atomic_store(&tb->len, sizeof(hr_cap_block_t));
+    if (hr_cap_tb) {
+        hr_cap_tb->nrecs = 0;
+        hr_cap_tb->d.clk = hr_cap_tb->d.ptr = 0;
+        atomic_store(&hr_cap_tb->len, sizeof(hr_cap_block_t));
     }
     pthread_mutex_init(&hr_bufs_lock, NULL);
     my_tid = (uint32_t)syscall(SYS_gettid);
-    if (tb)
-        tb->tid = my_tid;
+    if (hr_cap_tb)
+        hr_cap_tb->tid = my_tid;
     if (hr_fd >= 0)
         close(hr_fd);
     hr_fd = -1;
@@ -317,7 +305,7 @@ void hr_cap_log_init(void) {
     const char *bufsz = getenv("HEAPREPLAY_CAPTURE_BUFFER");
     if (bufsz && *bufsz) {
         long v = strtol(bufsz, NULL, 10);
-        hr_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
+        hr_cap_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
     }
     hr_children = !(ch && strcmp(ch, "0") == 0);
     hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;

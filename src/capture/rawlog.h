@@ -102,7 +102,8 @@ static inline int hr_cap_has_name(unsigned op) {
  * written. Fields: op; clk - d->clk; zigzag(ptr - d->ptr); then FREE: none;
  * REALLOC: zigzag(a - ptr), b; every other op: a, b; annotation names: b raw
  * bytes (b = name length). */
-static inline size_t hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
+static inline __attribute__((always_inline)) size_t
+hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
                                     const char *name) {
     uint8_t *q = p;
     *q++ = r->op;
@@ -117,7 +118,7 @@ static inline size_t hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_
     else
         q += hr_varint_put(q, r->a);
     q += hr_varint_put(q, r->b);
-    if (hr_cap_has_name(r->op) && r->b) {
+    if (name && hr_cap_has_name(r->op) && r->b) {
         memcpy(q, name, (size_t)r->b);
         q += r->b;
     }
