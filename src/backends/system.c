@@ -30,8 +30,9 @@ void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     (void)err;
     hr_sdallocx = NULL;
     hr_sized_free = NULL;
-    hr_sized_name = has_overaligned(cfg->trace) ? "none (trace has over-aligned blocks)" : "none";
-    if (cfg->trace && !has_overaligned(cfg->trace)) {
+    int overaligned = has_overaligned(cfg->trace);
+    hr_sized_name = overaligned ? "none (trace has over-aligned blocks)" : "none";
+    if (cfg->trace && !overaligned) {
         static const char *const names[] = {"mi_free_size", "tc_free_sized"};
         if ((hr_sdallocx = (hr_sdallocx_fn)dlsym(RTLD_DEFAULT, "sdallocx")))
             hr_sized_name = "sdallocx";

@@ -8,15 +8,19 @@
 #include "heapreplay/trace.h"
 #include "report/emit.h"
 
+/* How many events of kind `op` name each string (heap pushes, marks). One
+ * pass; callers free the array. */
+static uint64_t *count_by_string(const hr_trace_t *t, unsigned op) {
+    uint64_t *n = calloc(t->n_strings ? t->n_strings : 1, sizeof *n);
+    for (size_t i = 0; n && i < t->n_events; i++)
+        if (t->events[i].op == op)
+            n[t->events[i].aux]++;
+    return n;
+}
+
 static void info_heaps(const hr_trace_t *t, hr_emit_t *em) {
-    uint64_t *pushes = calloc(t->n_strings ? t->n_strings : 1, sizeof *pushes);
-    uint64_t *marks = calloc(t->n_strings ? t->n_strings : 1, sizeof *marks);
-    for (size_t i = 0; pushes && marks && i < t->n_events; i++) {
-        if (t->events[i].op == HR_OP_HEAP_PUSH)
-            pushes[t->events[i].aux]++;
-        else if (t->events[i].op == HR_OP_MARK)
-            marks[t->events[i].aux]++;
-    }
+    uint64_t *pushes = count_by_string(t, HR_OP_HEAP_PUSH);
+    uint64_t *marks = count_by_string(t, HR_OP_MARK);
     hr_emit_arr_begin(em, "heaps");
     for (uint32_t s = 0; pushes && s < t->n_strings; s++)
         if (pushes[s]) {
@@ -77,14 +81,12 @@ static void info_text(const char *path, const hr_trace_t *t) {
     printf("  file            %llu bytes, %.2f bytes/event\n", (unsigned long long)bytes,
            t->n_events ? (double)bytes / (double)t->n_events : 0.0);
     printf("  heaps          ");
-    for (size_t i = 0, n = 0; i < t->n_strings; i++) {
-        int pushed = 0;
-        for (size_t e = 0; e < t->n_events && !pushed; e++)
-            pushed = t->events[e].op == HR_OP_HEAP_PUSH && t->events[e].aux == i;
-        if (pushed)
+    uint64_t *pushes = count_by_string(t, HR_OP_HEAP_PUSH);
+    for (uint32_t i = 0, n = 0; pushes && i < t->n_strings; i++)
+        if (pushes[i])
             printf("%s%s", n++ ? ", " : " ", t->strings[i]);
-    }
     printf("\n");
+    free(pushes);
 }
 
 int cmd_info(int argc, char **argv) {

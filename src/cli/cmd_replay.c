@@ -179,11 +179,11 @@ static int expand_allocators(const char *list, char ***specs, int *n, int quiet)
     return 0;
 }
 
-static int g_quiet, g_repeat;
-static void progress(const hr_child_job_t *job, int index) {
-    if (!g_quiet)
-        fprintf(stderr, "replay %s on %s (%d/%d)\n", job->trace_name, job->spec,
-                index % g_repeat + 1, g_repeat);
+/* Progress line per replay process; ctx is the repeat count. */
+static void progress(const hr_child_job_t *job, int index, void *ctx) {
+    int repeat = *(const int *)ctx;
+    fprintf(stderr, "replay %s on %s (%d/%d)\n", job->trace_name, job->spec,
+            index % repeat + 1, repeat);
 }
 
 /* Replays one trace on every allocator (repeat processes each, all forked
@@ -208,9 +208,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
                               &a->opt, hr_cli_self_exe()};
         jobs[i] = job;
     }
-    g_quiet = a->quiet;
-    g_repeat = rep;
-    if (hr_child_run_all(jobs, n, lines, progress) != 0) {
+    if (hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, &rep) != 0) {
         fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
         failed = 1;
     }

@@ -102,7 +102,8 @@ static double median_of(hr_json_t *const *runs, int n, const char *path, double 
 }
 
 static int exact_agree(hr_json_t *const *runs, int n) {
-    if (strcmp(hr_json_path_str(runs[0], "memory.footprint_source") ?: "", "exact") != 0)
+    const char *src = hr_json_path_str(runs[0], "memory.footprint_source");
+    if (!src || strcmp(src, "exact") != 0)
         return 1;
     for (size_t p = 0; p < sizeof exact_paths / sizeof exact_paths[0]; p++) {
         double a = hr_json_path_num(runs[0], exact_paths[p]);
@@ -144,7 +145,8 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
     char perr[512] = "no result";
     for (int i = 0; i < n; i++) {
         hr_json_t *v = lines[i] ? hr_json_parse(lines[i], strlen(lines[i]), "replay result", perr, sizeof perr) : NULL;
-        if (v && strcmp(hr_json_path_str(v, "status") ?: "", "ok") == 0) {
+        const char *status = hr_json_path_str(v, "status");
+        if (status && strcmp(status, "ok") == 0) {
             ok[nok++] = v;
             continue;
         }

@@ -43,8 +43,7 @@ static void child_inhouse(const hr_child_job_t *job, int fd) {
     hr_emit_t em;
     hr_emit_init(&em, out, HR_EMIT_JSON);
     em.compact = 1;
-    hr_replay_options_t opt = *job->opt;
-    hr_replay_one(job->trace, job->trace_name, job->digest, job->be, job->spec, NULL, &opt, &em);
+    hr_replay_one(job->trace, job->trace_name, job->digest, job->be, job->spec, NULL, job->opt, &em);
     fputc('\n', out);
     fflush(out);
     _exit(0);
@@ -52,9 +51,8 @@ static void child_inhouse(const hr_child_job_t *job, int fd) {
 
 /* In the forked child: exec the worker with the allocator preloaded. */
 static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib) {
-    char fdbuf[16], timeout[32], budget[32], passes[16];
+    char fdbuf[16], budget[32], passes[16];
     snprintf(fdbuf, sizeof fdbuf, "%d", fd);
-    snprintf(timeout, sizeof timeout, "%g", job->opt->timeout_s);
     snprintf(budget, sizeof budget, "%llu", (unsigned long long)job->opt->budget);
     snprintf(passes, sizeof passes, "%d", job->opt->passes);
     if (lib[0])
@@ -67,8 +65,11 @@ static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib
                           "--passes", passes, "--name", job->trace_name,
                           job->trace_path, NULL};
     execv(job->self_exe, (char *const *)argv);
-    dprintf(fd, "{\"status\":\"error\",\"error\":\"cannot run worker %s: %s\"}\n",
-            job->self_exe, strerror(errno));
+    char msg[600];
+    snprintf(msg, sizeof msg, "cannot run worker %s: %s", job->self_exe, strerror(errno));
+    char *line = synth_result(job, "error", msg, 0);
+    if (line)
+        dprintf(fd, "%s\n", line);
     _exit(4);
 }
 
@@ -183,7 +184,8 @@ static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_en
     return out;
 }
 
-int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results, hr_child_progress_fn progress) {
+int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
+                     hr_child_progress_fn progress, void *ctx) {
     int *rfd = malloc((size_t)n * sizeof *rfd), *wfd = malloc((size_t)n * sizeof *wfd), sp[2];
     for (int i = 0; i < n; i++) {
         int fds[2] = {-1, -1};
@@ -210,7 +212,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results, hr_child
             close(wfd[i]);
     for (int i = 0; i < n; i++) {
         if (progress)
-            progress(&jobs[i], i);
+            progress(&jobs[i], i, ctx);
         size_t len = 0;
         char *out = rfd[i] >= 0 ? read_all(rfd[i], &len) : NULL;
         job_end_t e;

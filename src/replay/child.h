@@ -17,17 +17,17 @@ typedef struct hr_child_job {
     const char                *self_exe;   /* this program, for re-exec */
 } hr_child_job_t;
 
-typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index);
+typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void *ctx);
 
 /* Runs every job in its own process and stores its result object, one line of
  * JSON (malloc'd), in results[i]: the process's own, or one made here with
  * status "crashed" (+ "signal"), "timeout" or "error". All replay processes
  * are forked, one after another, from one server process forked before the
  * first job, so every in-house replay starts from the same process state.
- * `progress` (may be NULL) is called as each job starts. Returns 0, or -1 if
+ * `progress` (may be NULL) is called with `ctx` as each job starts. Returns 0, or -1 if
  * no process could be started. */
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
-                     hr_child_progress_fn progress);
+                     hr_child_progress_fn progress, void *ctx);
 
 /* `heapreplay __worker --fd N --spec S [--touch T] [--budget B] [--passes P]
  * [--name NAME] TRACE`: the re-executed replay process of an external

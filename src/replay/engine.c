@@ -9,10 +9,6 @@
 #include "replay/sysinfo.h"
 #include "replay/engine_int.h"
 
-
-
-static inline int32_t top_heap(const run_t *r) { return r->top; }
-
 /* Touch policy: "first" writes one byte per 4 KiB page (so the pages count in
  * RSS, as a program that initialises its objects would), "all" writes every
  * byte. The cost is part of the op loop (it is what a program does). */
@@ -46,9 +42,9 @@ static inline void op_CALLOC(run_t *r, const hr_event_t *ev) {
     uint64_t bytes = (uint64_t)ev->aux * ev->size;
     void *p;
     if (r->be->calloc) {
-        p = r->be->calloc(r->inst, ev->aux, ev->size, top_heap(r));
+        p = r->be->calloc(r->inst, ev->aux, ev->size, r->top);
     } else {
-        p = r->be->alloc(r->inst, bytes, 0, top_heap(r));
+        p = r->alloc(r->inst, bytes, 0, r->top);
         if (p)
             memset(p, 0, bytes);
     }
@@ -59,11 +55,11 @@ static inline void op_CALLOC(run_t *r, const hr_event_t *ev) {
 }
 
 static inline void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {
-    void *p = r->be->alloc(r->inst, nsz, 0, top_heap(r));
-    if (p && old)
+    void *p = r->alloc(r->inst, nsz, 0, r->top);
+    if (p && old) {
         memcpy(p, old, osz < nsz ? osz : nsz);
-    if (p && old)
-        r->be->free(r->inst, old, osz);
+        r->free(r->inst, old, osz);
+    }
     return p;
 }
 
@@ -72,15 +68,15 @@ static inline void op_REALLOC(run_t *r, const hr_event_t *ev) {
     uint64_t osz = old ? r->slots[ev->aux].size : 0;
     void *p;
     if (!old)
-        p = r->be->alloc(r->inst, ev->size, 0, top_heap(r));
+        p = r->alloc(r->inst, ev->size, 0, r->top);
     else if (r->be->realloc)
-        p = r->be->realloc(r->inst, old, osz, ev->size, top_heap(r));
+        p = r->be->realloc(r->inst, old, osz, ev->size, r->top);
     else
         p = realloc_emulated(r, old, osz, ev->size);
     if (__builtin_expect(p == NULL, 0)) {
         /* The old block stays allocated: release it so nothing leaks. */
         if (old)
-            r->be->free(r->inst, old, osz);
+            r->free(r->inst, old, osz);
         note_fail(r);
     } else {
         touch(r, p, osz, ev->size);
@@ -97,10 +93,15 @@ static inline void op_FREE(run_t *r, const hr_event_t *ev) {
     r->slots[ev->id].p = NULL;
 }
 
+/* r->top caches the top of the heap stack for the alloc path. */
+static inline void set_top(run_t *r) {
+    r->top = r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
+}
+
 static inline void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
     if (r->nheaps < HR_HEAP_DEPTH)
         r->heaps[r->nheaps++] = (int32_t)ev->aux;
-    r->top = r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
+    set_top(r);
     if (r->be->heap_push)
         r->be->heap_push(r->inst, ev->aux, r->t->strings[ev->aux]);
 }
@@ -108,7 +109,7 @@ static inline void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
 static inline void op_HEAP_POP(run_t *r, const hr_event_t *ev) {
     if (r->nheaps > 0)
         r->nheaps--;
-    r->top = r->nheaps > 0 ? r->heaps[r->nheaps - 1] : -1;
+    set_top(r);
     if (r->be->heap_pop)
         r->be->heap_pop(r->inst, ev->aux, r->t->strings[ev->aux]);
 }
@@ -168,7 +169,7 @@ static void run_close(run_t *r, int destroy) {
     if (r->inst) {
         for (uint32_t id = 0; id < r->t->n_ids; id++)
             if (r->slots[id].p) {
-                r->be->free(r->inst, r->slots[id].p, r->slots[id].size);
+                r->free(r->inst, r->slots[id].p, r->slots[id].size);
                 r->slots[id].p = NULL;
             }
         if (destroy)
@@ -182,7 +183,6 @@ static void run_free(run_t *r) {
 }
 
 /* ---- measurement pass ------------------------------------------------------ */
-
 
 static uint64_t usable(const run_t *r, void *p, uint64_t size) {
     return p ? r->be->usable_size(r->inst, p, size) : size;
@@ -331,7 +331,6 @@ static void fast_loop(run_t *r) {
     }
 }
 
-
 /* Runs `passes` timed replays on fresh instances and keeps the fastest. The
  * last instance is handed back open in `keep` (blocks still live) so that the
  * caller can read the backend's stats at the end of the trace. */
@@ -373,6 +372,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
     hr_error_t err = {{0}};
     result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, {0, 0}};
     run_t r, keep;
+    memset(&r, 0, sizeof r); /* run_close/run_free below are safe on a failed open */
     memset(&keep, 0, sizeof keep);
     measure_t *m = calloc(1, sizeof *m);
     if (!m || run_open(&r, t, be, spec, opt, &err) != 0) {
