@@ -161,5 +161,25 @@ rc=$?
 if [ $rc = 2 ] && grep -q "bad_kind.conf:3:" "$T/err"; then ok "bad --heap-config: exit 2, $(cat "$T/err")"
 else not_ok "bad --heap-config: exit 2 with file:line" "rc=$rc" "$(cat "$T/err")"; fi
 
+# 15. the other commands: bad input is exit 2 with one line naming the place
+printf 'heapreplay-trace 1\nalloc 0 16\nfree 1\n' > "$T/dead.txt"
+"$HR" info "$T/dead.txt" > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -q "dead.txt:3:" "$T/err"; then ok "info: free of a dead id, exit 2: $(cat "$T/err")"
+else not_ok "info: bad trace gives exit 2 and FILE:LINE" "rc=$rc" "$(cat "$T/err")"; fi
+head -c 100 "$T/s.hrt" > "$T/cut.hrt"
+"$HR" convert "$T/cut.hrt" -o "$T/cut.txt" > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "cut.hrt: offset" "$T/err"; then ok "convert: truncated binary, exit 2: $(cat "$T/err")"
+else not_ok "convert: truncated binary gives exit 2 and an offset" "rc=$rc" "$(cat "$T/err")"; fi
+"$HR" convert "$T/s.hrt" -o "$T/x" --to yaml > /dev/null 2>&1
+check "convert: bad --to is exit 2" test $? = 2
+"$HR" convert "$T/s.hrt" -o "$T/s.txt" > /dev/null && "$HR" convert "$T/s.txt" -o "$T/s2.hrt" > /dev/null
+check "convert: binary -> text -> binary is byte identical" cmp -s "$T/s.hrt" "$T/s2.hrt"
+"$HR" gen volcano -o "$T/v.hrt" > /dev/null 2>&1
+check "gen: unknown scenario is exit 2" test $? = 2
+"$HR" gen session -o "$T/v.hrt" --events lots > /dev/null 2>&1
+check "gen: bad --events is exit 2" test $? = 2
+
 echo "1..$n"
 [ $failed = 0 ]
