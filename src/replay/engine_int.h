@@ -15,18 +15,28 @@ typedef struct hr_slot {
     uint64_t size;
 } hr_slot_t;
 
+/* The trace's heap stack, apart from run_t so that run_t holds only scalars
+ * and pointers: a local copy of it then lives in registers in the op loop. */
+typedef struct heapstack {
+    int32_t heaps[HR_HEAP_DEPTH];
+    int     n;
+} heapstack_t;
+
 typedef struct run {
     /* hot fields first: copied from the backend so the op loop does one
      * indirect call per op and no double indirection */
     void *(*alloc)(void *self, size_t size, size_t align, int32_t heap);
     void  (*free)(void *self, void *ptr, size_t size);
+    /* the rarer hooks, cached too (NULL when the backend has none) */
+    void  (*frame)(void *self, uint64_t n);
+    void  (*heap_push)(void *self, uint32_t heap, const char *name);
+    void  (*heap_pop)(void *self, uint32_t heap, const char *name);
     int32_t             top;      /* heap on top of the trace's heap stack, -1 none */
     const hr_trace_t   *t;
     const hr_backend_t *be;
     void               *inst;
     hr_slot_t          *slots;    /* n_ids: live pointer + requested size, one line */
-    int32_t             heaps[HR_HEAP_DEPTH];
-    int                 nheaps;
+    heapstack_t        *hs;
     hr_touch_t          touch;
     uint64_t            failed;   /* allocations that returned NULL */
     uint64_t            first_failed;
