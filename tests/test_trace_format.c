@@ -473,8 +473,63 @@ static void test_realloc_same_id_elided(void) {
     hr_buf_free(&bb);
 }
 
+/* Format 1.2: a realloc whose size is close to its block's bytes codes the
+ * size as a delta (bit 7) when that is shorter, also after a calloc, and only
+ * then; the bytes read back equal the events written. */
+static void test_realloc_size_delta(void) {
+    static const char k_src[] = "heapreplay-trace 1\n"
+                                "calloc 0 10 100\n"      /* block of 1000 bytes */
+                                "realloc 0 0 1001\n"     /* delta +1: one byte, bit 7 */
+                                "realloc 0 1 900\n"      /* delta -101: 2 bytes = size: plain */
+                                "realloc 1 1 5000000\n"  /* plain */
+                                "free 1\n";
+    static const uint8_t want[] = {0x01, 0x00, 0x0a, 0x64, /* calloc 0 10 100 */
+                                   0xa2, 0x00, 0x02,       /* realloc keep id, delta +1 */
+                                   0x02, 0x00, 0x02, 0x84, 0x07, /* realloc 0 -> 1, 900 */
+                                   0x22, 0x00, 0xc0, 0x96, 0xb1, 0x02, /* 5000000 */
+                                   0x03, 0x00};
+    hr_trace_t t, r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    hr_trace_init(&r);
+    HR_CHECK(hr_trace_read_mem(k_src, sizeof k_src - 1, "d.txt", HR_FMT_TEXT, &t, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    hr_buf_t b = {0};
+    HR_CHECK(hr_trace_encode_binary(&t, &b) == 0);
+    size_t rec = b.len - sizeof want;
+    HR_CHECK_EQ_U64(b.len > sizeof want ? b.data[10] : 0, 2); /* minor 2 */
+    HR_CHECK(b.len > sizeof want && memcmp(b.data + rec, want, sizeof want) == 0);
+    HR_CHECK(hr_trace_read_mem(b.data, b.len, "d.hrt", HR_FMT_BINARY, &r, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK(r.n_events == t.n_events &&
+             memcmp(r.events, t.events, t.n_events * sizeof *t.events) == 0);
+    /* The same bit in a 1.1 file, on an alloc, or with a delta below zero. */
+    uint8_t f[512];
+    const uint8_t r11[] = {0x00, 0x00, 0x0a, 0xa2, 0x00, 0x02, 0x03, 0x00};
+    size_t n = mkbin(f, 3, 1, 11, r11, sizeof r11);
+    f[10] = 1;
+    expect_mem(f, n, HR_FMT_AUTO, "t.hrt: offset 69: opcode byte 0xa2 sets the reserved bit 7");
+    f[10] = 2;
+    HR_CHECK(hr_trace_read_mem(f, n, "t.hrt", HR_FMT_AUTO, &r, &err) == 0);
+    HR_CHECK_STR(err.msg, "");
+    HR_CHECK(r.n_events == 3 && r.events[1].size == 11 && r.peak_live == 11);
+    hr_trace_free(&r);
+    const uint8_t ra[] = {0x80, 0x00, 0x0a, 0x03, 0x00};
+    n = mkbin(f, 2, 1, 10, ra, sizeof ra);
+    f[10] = 2;
+    expect_mem(f, n, HR_FMT_AUTO, "t.hrt: offset 66: opcode byte 0x80 sets the reserved bit 7");
+    const uint8_t rneg[] = {0x00, 0x00, 0x0a, 0xa2, 0x00, 0x17, 0x03, 0x00};
+    n = mkbin(f, 3, 1, 10, rneg, sizeof rneg);
+    f[10] = 2;
+    expect_mem(f, n, HR_FMT_AUTO, "t.hrt: offset 69: size delta -12 out of range: id 0's "
+               "block has 10 bytes");
+    hr_trace_free(&t);
+    hr_buf_free(&b);
+}
+
 int main(void) {
     HR_RUN(test_realloc_same_id_elided);
+    HR_RUN(test_realloc_size_delta);
     HR_RUN(test_text_round_trip);
     HR_RUN(test_text_binary_text);
     HR_RUN(test_text_lenient_input);

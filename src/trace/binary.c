@@ -45,6 +45,8 @@ typedef struct dec {
     chain_t        ch;
     uint64_t       ts;
     uint16_t       thread;
+    uint16_t       minor;
+    uint64_t      *bytes; /* n_ids: requested size of each id's block (1.2 size deltas) */
 } dec_t;
 
 HR_COLD static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
@@ -181,6 +183,24 @@ HR_INLINE int dec_op(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_
     return 0;
 }
 
+/* 1.2 size deltas: resolves a delta-coded SIZE against OLD's block and
+ * records the bytes of the block an op creates (code is a constant here, so
+ * ops that create nothing compile to nothing). */
+HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2, int k3,
+                        int nopt, int delta, const uint8_t *at) {
+    if (HR_SIZE_DELTA_OK(k1, k2, k3, nopt) && delta) {
+        int64_t dv = hr_unzigzag(ev->size);
+        uint64_t old = d->bytes[ev->aux];
+        if (dv < 0 ? (uint64_t)0 - (uint64_t)dv > old : (uint64_t)dv > UINT64_MAX - old)
+            return dec_fail(d, at, "size delta %lld out of range: id %u's block has %llu "
+                            "bytes", (long long)dv, ev->aux, (unsigned long long)old);
+        ev->size = old + (uint64_t)dv;
+    }
+    if (HR_CREATES_BLOCK(code))
+        d->bytes[ev->id] = code == HR_OP_CALLOC ? (uint64_t)ev->aux * ev->size : ev->size;
+    return 0;
+}
+
 #define DEC_CASE_(e, c, t, f1, f2, f3, o)                                        \
     case c:                                                                      \
         if (o == 0 && opt && !HR_ELIDES_ID(HR_F_##f1, HR_F_##f2, o))             \
@@ -189,7 +209,8 @@ HR_INLINE int dec_op(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_
         if (o == 0)                                                              \
             ev->flags = 0;                                                       \
         if (dec_op(d, &p, end, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, opt,   \
-                   checked))                                                     \
+                   checked) ||                                                   \
+            dec_bytes(d, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, delta, at))  \
             return -1;                                                           \
         break;
 
@@ -200,9 +221,16 @@ HR_INLINE int dec_record(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_ev
     unsigned b = *p++, code = b & HR_BIN_OP_MASK;
     int opt = (b & HR_BIN_OPT) != 0;
     uint64_t v;
-    if (__builtin_expect(b & (HR_BIN_RESERVED | HR_BIN_THREAD), 0)) {
-        if (b & HR_BIN_RESERVED)
+    int delta = 0;
+    if (__builtin_expect(b & HR_BIN_RESERVED, 0)) {
+        /* 1.2: the size-delta bit, on realloc only; reserved otherwise */
+        const hr_op_info_t *in = code < HR_OP__COUNT ? &hr_op_info[code] : NULL;
+        if (d->minor < 2 || !in ||
+            !HR_SIZE_DELTA_OK(in->fields[0], in->fields[1], in->fields[2], in->nopt))
             return dec_fail(d, at, "opcode byte 0x%02x sets the reserved bit 7", b);
+        delta = 1;
+    }
+    if (__builtin_expect(b & HR_BIN_THREAD, 0)) {
         const uint8_t *tat = p;
         int rc = GETV(&p, end, &v, checked);
         if (rc)
@@ -415,6 +443,7 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     d.n_ids = h.n_ids;
     d.n_threads = h.n_threads;
     d.n_strings = h.n_strings;
+    d.minor = h.minor;
     const uint8_t *s = buf + h.header_size, *r = s + h.strings_len, *end = r + h.records_len;
     if (dec_strings(&d, s, r, t))
         return -1;
@@ -431,9 +460,12 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     advise_huge(t->events, cap * sizeof *t->events);
     if (t->ts)
         advise_huge(t->ts, cap * sizeof *t->ts);
+    if (!(d.bytes = calloc(h.n_ids ? h.n_ids : 1, sizeof *d.bytes)))
+        return dec_fail(&d, r, "out of memory for %u ids", h.n_ids);
     uint64_t skipped = 0;
     int rc = (h.flags & HR_TRACEF_TIMESTAMPS) ? dec_loop_ts(&d, r, end, t, h.n_events, &skipped)
                                               : dec_loop_plain(&d, r, end, t, h.n_events, &skipped);
+    free(d.bytes);
     if (rc)
         return -1;
     if (st) {

@@ -120,13 +120,35 @@ HR_INLINE uint8_t *enc_op(uint8_t *p, const hr_event_t *ev, chain_t *c, unsigned
                    (b & HR_BIN_OPT) != 0);                                       \
         break;
 
-/* One record at p (HR_REC_MAX bytes of room); returns its end or NULL (EINVAL). */
+/* 1.2 size delta: when the zig-zag delta from the old block's bytes is shorter
+ * than the size, sets bit 7 and returns a copy of ev whose size is the delta. */
+static const hr_event_t *size_delta(const hr_event_t *ev, const hr_op_info_t *in,
+                                    const uint64_t *bytes, hr_event_t *tmp, uint8_t *b) {
+    if (!HR_SIZE_DELTA_OK(in->fields[0], in->fields[1], in->fields[2], in->nopt))
+        return ev;
+    uint64_t old = bytes[ev->aux];
+    if (ev->size >= old ? ev->size - old > INT64_MAX : old - ev->size > INT64_MAX)
+        return ev; /* the delta must not wrap: the reader rejects that */
+    uint64_t z = hr_zigzag(ev->size >= old ? (int64_t)(ev->size - old) : -(int64_t)(old - ev->size));
+    if (hr_varint_len(z) >= hr_varint_len(ev->size))
+        return ev;
+    *tmp = *ev;
+    tmp->size = z;
+    *b |= HR_BIN_SIZE_DELTA;
+    return tmp;
+}
+
+/* One record at p (HR_REC_MAX bytes of room); returns its end or NULL (EINVAL).
+ * bytes: the requested size of each id's block, kept up to date here. */
 static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16_t *thread,
-                           const uint64_t *ts, uint64_t *prev_ts) {
+                           const uint64_t *ts, uint64_t *prev_ts, uint64_t *bytes) {
     if (ev->op >= HR_OP__COUNT)
         return NULL;
     uint8_t b = ev->op;
     const hr_op_info_t *in = &hr_op_info[ev->op];
+    const hr_event_t *orig = ev;
+    hr_event_t tmp;
+    ev = size_delta(ev, in, bytes, &tmp, &b);
     if (in->nopt && (ev->flags & HR_EVF_HAS_OPT))
         b |= HR_BIN_OPT;
     if (HR_ELIDES_ID(in->fields[0], in->fields[1], in->nopt) && ev->id == ev->aux)
@@ -147,12 +169,15 @@ static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16
     default:
         return NULL;
     }
+    if (p && HR_CREATES_BLOCK(orig->op))
+        bytes[orig->id] = hr_event_bytes(orig);
     return p;
 }
 
-/* Header counts the writer derives from the events (never trusted from t). */
-static void header_counts(const hr_trace_t *t, uint32_t *n_ids, uint32_t *n_threads,
-                          uint64_t *peak) {
+/* Header counts the writer derives from the events (never trusted from t).
+ * Returns -1 when an id is above HR_ID_MAX (the format cannot hold it). */
+static int header_counts(const hr_trace_t *t, uint32_t *n_ids, uint32_t *n_threads,
+                         uint64_t *peak) {
     uint64_t max_id = 0;
     int any = 0;
     uint32_t max_thr = 0;
@@ -172,17 +197,28 @@ static void header_counts(const hr_trace_t *t, uint32_t *n_ids, uint32_t *n_thre
             }
         }
     }
+    if (max_id > HR_ID_MAX)
+        return -1;
     *n_ids = any ? (uint32_t)(max_id + 1) : 0;
     *n_threads = t->n_events ? max_thr + 1 : 0;
     hr_trace_t copy = *t; /* validate writes only scalar fields of the copy */
     *peak = hr_trace_validate(&copy, "", NULL) == 0 ? copy.peak_live : 0;
+    return 0;
 }
 
 int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     int has_ts = (t->flags & HR_TRACEF_TIMESTAMPS) && t->ts;
     uint32_t n_ids, n_threads;
     uint64_t peak;
-    header_counts(t, &n_ids, &n_threads, &peak);
+    if (header_counts(t, &n_ids, &n_threads, &peak) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    uint64_t *bytes = calloc(n_ids ? n_ids : 1, sizeof *bytes);
+    if (!bytes) {
+        errno = ENOMEM;
+        return -1;
+    }
     size_t start = b->len;
     if (hr_buf_reserve(b, HR_BIN_HEADER_SIZE))
         goto oom;
@@ -203,9 +239,10 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         if (b->cap - b->len < HR_REC_MAX && hr_buf_reserve(b, HR_REC_MAX * 1024))
             goto oom;
         uint8_t *e = enc_record(b->data + b->len, &t->events[i], &ch, &thread,
-                                has_ts ? &t->ts[i] : NULL, &prev_ts);
+                                has_ts ? &t->ts[i] : NULL, &prev_ts, bytes);
         if (!e) {
             b->len = start;
+            free(bytes);
             errno = EINVAL;
             return -1;
         }
@@ -224,8 +261,10 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     put_le(h + 40, peak, 8);
     put_le(h + 48, rec_start - start - HR_BIN_HEADER_SIZE, 8);
     put_le(h + 56, b->len - rec_start, 8);
+    free(bytes);
     return 0;
 oom:
+    free(bytes);
     b->len = start;
     errno = ENOMEM;
     return -1;

@@ -14,12 +14,13 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 1
+#define HR_BIN_MINOR 2
 #define HR_BIN_HEADER_SIZE 64
 #define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
 #define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */
 #define HR_BIN_THREAD 0x40u        /* bit 6: thread index follows */
-#define HR_BIN_RESERVED 0x80u      /* bit 7: must be 0 in version 1.0 */
+#define HR_BIN_RESERVED 0x80u      /* bit 7: 0 in 1.0/1.1; HR_BIN_SIZE_DELTA since 1.2 */
+#define HR_BIN_SIZE_DELTA 0x80u    /* bit 7 (1.2, realloc only): SIZE is a delta, below */
 #define HR_BIN_SKIPPABLE_MIN 16u   /* codes 16..31 carry a payload length */
 #define HR_ID_MAX 0x7fffffffu      /* ids are < 2^31 in both formats */
 #define HR_TEXT_MAGIC "heapreplay-trace"
@@ -28,6 +29,14 @@
  * the optional-field bit when ID equals OLD, and the ID field is not written
  * (a realloc that keeps its block's id costs no id byte). */
 #define HR_ELIDES_ID(k1, k2, nopt) ((nopt) == 0 && (k1) == HR_F_OLD && (k2) == HR_F_ID)
+
+/* Format 1.2: on an op whose fields are OLD, ID, SIZE (realloc), bit 7 says
+ * that the SIZE field is the zig-zag varint of `size - bytes(OLD)`, where
+ * bytes(id) is the requested size of the last alloc/calloc/realloc that gave
+ * the id its block. Reader and writer keep bytes() in a table of n_ids. */
+#define HR_SIZE_DELTA_OK(k1, k2, k3, nopt) (HR_ELIDES_ID(k1, k2, nopt) && (k3) == HR_F_SIZE)
+/* Ops that give their ID field a block of hr_event_bytes() bytes. */
+#define HR_CREATES_BLOCK(op) ((op) == HR_OP_ALLOC || (op) == HR_OP_CALLOC || (op) == HR_OP_REALLOC)
 
 /* Longest record: opcode + thread + timestamp + 3 fields (or length + payload). */
 #define HR_REC_MAX (1 + 4 * 10 + 3 * 10)
