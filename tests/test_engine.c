@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "hr_test.h"
 #include "replay/engine.h"
@@ -145,11 +146,29 @@ static void test_touch_parse(void) {
     HR_CHECK_STR(hr_touch_name(HR_TOUCH_FIRST), "first");
 }
 
+/* alloc/chunk.h: the charge never falls below the request; the figures are
+ * those malloc_usable_size gives for fresh blocks under Debian 12's glibc 2.36
+ * (checked by hand; not asserted against the live heap, whose history varies). */
+static void test_chunk_model(void) {
+    int below = 0;
+    for (size_t req = 0; req < 300000; req += req < 4096 ? 1 : 997)
+        below += hr_chunk_usable(req) < req || hr_chunk_bytes(req) < hr_chunk_usable(req);
+    HR_CHECK_EQ_U64(below, 0);
+    HR_CHECK_EQ_U64(hr_chunk_usable(0), 24);                    /* 32-byte minimum chunk */
+    HR_CHECK_EQ_U64(hr_chunk_usable(25), 40);                   /* + 8, 16-byte granules */
+    HR_CHECK_EQ_U64(hr_chunk_usable(4096), 4104);
+    HR_CHECK_EQ_U64(hr_chunk_bytes(131048), 131056);            /* largest heap chunk */
+    HR_CHECK_EQ_U64(hr_chunk_bytes(131056), 128 * 1024 + 4096); /* mmapped: whole pages */
+    HR_CHECK_EQ_U64(hr_chunk_usable(131056), 135152);
+    HR_CHECK_EQ_U64(hr_chunk_usable(5000000), 5001200);
+}
+
 int main(void) {
     HR_RUN(test_exact_memory_metrics);
     HR_RUN(test_realloc_calloc_frames);
     HR_RUN(test_failed_alloc_counted);
     HR_RUN(test_latency_histogram);
     HR_RUN(test_touch_parse);
+    HR_RUN(test_chunk_model);
     return hr_test_done();
 }

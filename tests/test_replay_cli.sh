@@ -43,6 +43,21 @@ else
 fi
 check "csv output has a header and two rows" test "$(wc -l < "$T/r.csv")" -ge 3
 
+# 1b. an in-house allocator's exact footprint does not depend on what the
+# process did before: the same trace replayed alone and after other traces and
+# allocators (another heap history in the server) gives the same peak, fallback
+# blocks included (they are charged by alloc/chunk.h, not malloc_usable_size).
+"$HR" replay "$T/s.hrt" -a stack,routed -r 1 -q -o "$T/h1.json" > /dev/null
+"$HR" replay "$T/peak.hrtt" "$T/s.hrt" -a glibc,routed,stack -r 2 -q -o "$T/h2.json" > /dev/null
+s1=$(jget results.0.memory.peak_footprint "$T/h1.json"); s2=$(jget results.5.memory.peak_footprint "$T/h2.json")
+r1=$(jget results.1.memory.peak_footprint "$T/h1.json"); r2=$(jget results.4.memory.peak_footprint "$T/h2.json")
+if [ -n "$s1" ] && [ "$s1" = "$s2" ] && [ -n "$r1" ] && [ "$r1" = "$r2" ] &&
+   [ "$(jget results.5.allocator "$T/h2.json")" = stack ]; then
+    ok "exact peak footprint independent of the process history (stack $s1, routed $r1)"
+else
+    not_ok "exact peak footprint independent of the process history" "stack $s1 vs $s2" "routed $r1 vs $r2"
+fi
+
 # 2. the glibc worker proves it measured the C library
 lib=$(jget results.0.library "$T/r.json")
 case "$lib" in */libc.so*) ok "glibc worker: malloc from $lib" ;; *) not_ok "glibc worker names libc" "library=$lib" ;; esac

@@ -1,11 +1,11 @@
 /* The heap kinds of the routed manager: static (bump), tracking (malloc +
  * pointer hash) and dlheap (heapreplay/dlheap.h), behind one dispatch. */
 #include <errno.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "alloc/chunk.h"
 #include "alloc/routed_int.h"
 
 /* ---- tracking: the pointer hash ---------------------------------------- */
@@ -78,7 +78,7 @@ static void *tracking_alloc(hr_tracking_heap_t *t, size_t size, size_t align) {
     void *raw = malloc(size + extra ? size + extra : 1);
     if (!raw)
         return NULL;
-    hr_track_slot_t s = {raw, raw, malloc_usable_size(raw), 0};
+    hr_track_slot_t s = {raw, raw, hr_chunk_usable(size + extra), 0};
     s.usable = s.held - extra;
     if (extra) /* round up within the slack; never past raw + align - 16 */
         s.p = (void *)(((uintptr_t)raw + extra - 1) & ~(uintptr_t)(extra - 1));

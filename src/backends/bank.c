@@ -17,9 +17,9 @@
  *               asks for the cell's natural alignment);
  * and "bad_free" counts frees the bank refused (not a cell / already free).
  */
-#include <malloc.h>
 #include <stdlib.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/seed_util.h"
 #include "heapreplay/bank.h"
@@ -99,7 +99,7 @@ static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
 
 static void bank_free(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
-    if (!ptr || hr_seed_fb_free(&b->f, ptr))
+    if (!ptr || hr_seed_fb_free(&b->f, ptr, size))
         return;
     size_t i = size ? (size - 1) >> b->round_shift : 0;
     if (i >= b->nbanks || !b->banks[i] || hr_bank_free(b->banks[i], ptr) != HR_BANK_OK) {
@@ -117,7 +117,7 @@ static uint64_t bank_footprint(void *self) {
 static size_t bank_usable_size(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
     if (hr_seed_fb_owns(&b->f, ptr))
-        return malloc_usable_size(ptr);
+        return hr_chunk_usable(size);
     return size ? ((size - 1) | (b->round - 1)) + 1 : b->round;
 }
 

@@ -7,9 +7,9 @@
  * passed on free, as b2BlockAllocator::Free requires. Counted and served by
  * fallback: "align" (alignment above 16, the blocks' natural alignment).
  */
-#include <malloc.h>
 #include <stdlib.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/seed_util.h"
 #include "heapreplay/block.h"
@@ -56,7 +56,7 @@ static void *block_alloc(void *self, size_t size, size_t align, int32_t heap) {
 
 static void block_free(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
-    if (!ptr || hr_seed_fb_free(&b->f, ptr))
+    if (!ptr || hr_seed_fb_free(&b->f, ptr, size))
         return;
     hr_block_free(b->a, ptr, size ? size : 1);
     hr_fallback_native(&b->f.fb);
@@ -70,7 +70,7 @@ static uint64_t block_footprint(void *self) {
 static size_t block_usable_size(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
     if (hr_seed_fb_owns(&b->f, ptr))
-        return malloc_usable_size(ptr);
+        return hr_chunk_usable(size);
     return hr_block_usable(size ? size : 1);
 }
 

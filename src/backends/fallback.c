@@ -1,7 +1,8 @@
 /* Fallback accounting shared by the in-house backends (see fallback.h). */
 #include "backends/fallback.h"
 
-#include <malloc.h>
+#include "alloc/chunk.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,17 +16,17 @@ void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align) {
     }
     if (p) {
         fb->fallback_ops++;
-        fb->bytes_held += malloc_usable_size(p);
+        fb->bytes_held += hr_chunk_usable(size);
         fb->blocks_held++;
     }
     return p;
 }
 
-void hr_fallback_free(hr_fallback_t *fb, void *ptr) {
+void hr_fallback_free(hr_fallback_t *fb, void *ptr, size_t size) {
     if (!ptr)
         return;
     fb->fallback_ops++;
-    fb->bytes_held -= malloc_usable_size(ptr);
+    fb->bytes_held -= hr_chunk_usable(size);
     fb->blocks_held--;
     free(ptr);
 }

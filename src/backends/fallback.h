@@ -5,8 +5,9 @@
  * hr_fallback_alloc/free, counts native ops with hr_fallback_native(), and
  * names each violation kind it detects with hr_fallback_violation(). Ownership
  * (is this pointer a fallback block?) is the backend's own business: it knows
- * its address ranges. bytes_held (usable bytes of live fallback blocks) is part
- * of the backend's footprint.
+ * its address ranges. bytes_held (usable bytes of live fallback blocks, by glibc's
+ * chunk arithmetic for the request: alloc/chunk.h, so that it never depends on
+ * the heap's history) is part of the backend's footprint.
  */
 #ifndef HR_BACKENDS_FALLBACK_H
 #define HR_BACKENDS_FALLBACK_H
@@ -27,7 +28,8 @@ typedef struct hr_fallback {
 } hr_fallback_t;
 
 void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align);
-void hr_fallback_free(hr_fallback_t *fb, void *ptr);
+/* size: the request the block was allocated with (the engine passes it). */
+void hr_fallback_free(hr_fallback_t *fb, void *ptr, size_t size);
 static inline void hr_fallback_native(hr_fallback_t *fb) { fb->native_ops++; }
 /* Counts one violation of kind `name` (a string literal). */
 void hr_fallback_violation(hr_fallback_t *fb, const char *name);

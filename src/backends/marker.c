@@ -13,9 +13,9 @@
  * "released_live" counts blocks still live (not freed by the trace) when
  * their frame was released: the trace's objects that outlive a frame.
  */
-#include <malloc.h>
 #include <stdlib.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/seed_util.h"
 #include "heapreplay/marker.h"
@@ -72,7 +72,7 @@ static void *marker_alloc(void *self, size_t size, size_t align, int32_t heap) {
 static void marker_free(void *self, void *ptr, size_t size) {
     (void)size;
     hr_marker_be_t *b = self;
-    if (!ptr || hr_seed_fb_free(&b->f, ptr))
+    if (!ptr || hr_seed_fb_free(&b->f, ptr, size))
         return;
     hr_fallback_native(&b->f.fb);
     hr_fallback_violation(&b->f.fb, "free_noop");
@@ -103,7 +103,7 @@ static uint64_t marker_footprint(void *self) {
 
 static size_t marker_usable_size(void *self, void *ptr, size_t size) {
     hr_marker_be_t *b = self;
-    return hr_marker_owns(b->m, ptr) ? size : malloc_usable_size(ptr);
+    return hr_marker_owns(b->m, ptr) ? size : hr_chunk_usable(size);
 }
 
 static void marker_stats(void *self, hr_emit_t *em) {

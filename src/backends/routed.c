@@ -12,10 +12,10 @@
  * footprint() = bytes held from the system: every static/dlheap region in
  * full (reserved for the heap whether or not it is touched, as the game's
  * heaps were), tracking heaps' malloc usable bytes, fallback usable bytes. */
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/fallback.h"
 #include "heapreplay/routed.h"
@@ -113,7 +113,7 @@ static void routed_free(void *self, void *ptr, size_t size) {
     if (rc == 0)
         hr_fallback_native(&b->fb);
     else if (rc == -1)
-        hr_fallback_free(&b->fb, ptr);
+        hr_fallback_free(&b->fb, ptr, size);
     else
         hr_fallback_violation(&b->fb, "bad_free");
 }
@@ -126,7 +126,7 @@ static uint64_t routed_footprint(void *self) {
 static size_t routed_usable(void *self, void *ptr, size_t size) {
     routed_be_t *b = self;
     size_t u = hr_routed_usable(b->m, ptr, size);
-    return u ? u : malloc_usable_size(ptr);
+    return u ? u : hr_chunk_usable(size);
 }
 
 static void emit_heap(hr_emit_t *em, const hr_routed_heap_info_t *h) {

@@ -103,17 +103,18 @@ static inline void *hr_seed_fb_alloc(hr_seed_fb_t *f, size_t size, size_t align,
     hr_fallback_violation(&f->fb, why);
     void *p = hr_fallback_alloc(&f->fb, size, align);
     if (p && hr_ptrset_add(&f->set, p) != 0) {
-        hr_fallback_free(&f->fb, p);
+        hr_fallback_free(&f->fb, p, size);
         p = NULL;
     }
     return p;
 }
 
-/* Frees p if it is a fallback block: 1 if it was, 0 if not ours. */
-static inline int hr_seed_fb_free(hr_seed_fb_t *f, void *p) {
+/* Frees p (requested with `size` bytes) if it is a fallback block: 1 if it
+ * was, 0 if not ours. */
+static inline int hr_seed_fb_free(hr_seed_fb_t *f, void *p, size_t size) {
     if (!f->set.n || !hr_ptrset_remove(&f->set, p))
         return 0;
-    hr_fallback_free(&f->fb, p);
+    hr_fallback_free(&f->fb, p, size);
     return 1;
 }
 

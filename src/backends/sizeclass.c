@@ -7,9 +7,9 @@
  * fallback: "align" (alignment above 16, what malloc gives the class blocks).
  * internal_waste in the stats is the rounding slop of live blocks.
  */
-#include <malloc.h>
 #include <stdlib.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/seed_util.h"
 #include "heapreplay/sizeclass.h"
@@ -55,7 +55,7 @@ static void *sizeclass_alloc(void *self, size_t size, size_t align, int32_t heap
 
 static void sizeclass_free(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
-    if (!ptr || hr_seed_fb_free(&b->f, ptr))
+    if (!ptr || hr_seed_fb_free(&b->f, ptr, size))
         return;
     hr_sizeclass_free(b->a, ptr, size);
     hr_fallback_native(&b->f.fb);
@@ -69,7 +69,7 @@ static uint64_t sizeclass_footprint(void *self) {
 static size_t sizeclass_usable_size(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
     if (hr_seed_fb_owns(&b->f, ptr))
-        return malloc_usable_size(ptr);
+        return hr_chunk_usable(size);
     size_t r = hr_sizeclass_round(b->a, size);
     return r ? r : size;
 }

@@ -10,10 +10,10 @@
  *                   marked dead and popped when it reaches the top (the
  *                   stack cannot release it earlier), counted as a fallback op.
  */
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/seed_util.h"
 #include "heapreplay/stack.h"
@@ -84,13 +84,12 @@ static int dead_take(hr_stack_be_t *b, const void *p) {
 }
 
 static void stack_free(void *self, void *ptr, size_t size) {
-    (void)size;
     hr_stack_be_t *b = self;
     if (!ptr)
         return;
     int i = hr_stack_find(b->s, ptr);
     if (i < 0) {
-        hr_seed_fb_free(&b->f, ptr);
+        hr_seed_fb_free(&b->f, ptr, size);
         return;
     }
     if (i != hr_stack_entry_count(b->s) - 1) {
@@ -117,11 +116,10 @@ static uint64_t stack_footprint(void *self) {
 }
 
 static size_t stack_usable_size(void *self, void *ptr, size_t size) {
-    (void)size;
     hr_stack_be_t *b = self;
     const hr_stack_entry_t *e = hr_stack_entry(b->s, hr_stack_find(b->s, ptr));
     if (!e)
-        return malloc_usable_size(ptr);
+        return hr_chunk_usable(size);
     return e->used_malloc ? e->size : e->span;
 }
 
