@@ -51,3 +51,37 @@ fi
 if [ -n "$ht" ]; then
     h=$(ls "$W"/ht.* | head -n 1); printf -- '- heaptrack file (compressed): %d bytes\n' "$(stat -c %s "$h")"
 fi
+
+# Real programs beside the stress test: a Python JSON round trip over 200 k
+# small objects and a gcc -O2 compile of one of our sources (driver, cc1, as:
+# one log per process). They allocate between other work, as games do; the
+# churn above is the worst case (nothing but malloc/free on glibc's fast path).
+realprog() { # realprog NAME CMD...
+    local name="$1"; shift
+    local b c h="" ev
+    b=$(timeit "$@")
+    rm -f "$W"/p.raw*
+    c=$(timeit env HEAPREPLAY_CAPTURE_FILE="$W/p.raw" LD_PRELOAD="$LIB" "$@")
+    command -v heaptrack >/dev/null 2>&1 && h=$(timeit heaptrack -o "$W/hp" "$@")
+    ev=$(cat "$W"/p.raw* | wc -c)
+    printf '| %s | %.3f | %.3f (%.2fx) | %s | %d |\n' "$name" "$b" "$c" "$(echo "$c / $b" | bc -l)" \
+        "$([ -n "$h" ] && printf '%.3f (%.2fx)' "$h" "$(echo "$h / $b" | bc -l)")" "$ev"
+}
+cat > "$W/p.py" <<'PY'
+import json
+d = [{"id": i, "name": "entity%d" % i, "pos": [i * 0.5, i * 1.5, 2.0],
+      "tags": ["a" * (i % 50), "b" * (i % 700)]} for i in range(200000)]
+print(len(json.loads(json.dumps(d))))
+PY
+echo
+echo "real programs, median of 3 wall times (raw log: bytes of every process's log, ~6.3 bytes/event)"
+echo
+echo "| program | uncaptured s | captured s | heaptrack s | raw log bytes |"
+echo "|---|---:|---:|---:|---:|"
+# the interpreter itself, not a wrapper script (heaptrack follows one process)
+PY3=/usr/bin/python3; [ -x "$PY3" ] || PY3=$(command -v python3 || true)
+[ -n "$PY3" ] && realprog "python3 json round trip, 200 k objects" "$PY3" "$W/p.py"
+command -v gcc >/dev/null 2>&1 && [ -n "${HR_SRCDIR:-}" ] &&
+    realprog "gcc -O2 -c src/replay/engine.c" gcc -O2 -c "$HR_SRCDIR/src/replay/engine.c" \
+        -I"$HR_SRCDIR/src" -I"$HR_SRCDIR/include" -I"$B" -o "$W/e.o"
+exit 0
