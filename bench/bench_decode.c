@@ -168,12 +168,30 @@ static void report_dir(const char *dir) {
     closedir(d);
 }
 
+/* Seconds to decode b (validate: the full reader, hr_trace_read_mem); exits
+ * on an error or a wrong event count. */
+static double time_decode(const hr_buf_t *b, size_t n_events, int validate) {
+    hr_trace_t u;
+    hr_error_t err;
+    hr_trace_init(&u);
+    double t0 = now();
+    int rc = validate ? hr_trace_read_mem(b->data, b->len, "bench", HR_FMT_BINARY, &u, &err)
+                      : hr_trace_decode_binary(b->data, b->len, "bench", &u, NULL, 0, &err);
+    double t1 = now();
+    if (rc || u.n_events != n_events) {
+        fprintf(stderr, "decode failed: %s\n", rc ? err.msg : "wrong event count");
+        exit(1);
+    }
+    hr_trace_free(&u);
+    return t1 - t0;
+}
+
 int main(int argc, char **argv) {
     size_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 6000000;
     hr_trace_t t;
     gen_trace(&t, n);
     hr_buf_t b = {0};
-    double enc = 1e9, dec = 1e9, full = 1e9;
+    double enc = 1e9;
     for (int r = 0; r < 5; r++) {
         b.len = 0;
         double t0 = now();
@@ -184,49 +202,22 @@ int main(int argc, char **argv) {
         double t1 = now();
         enc = t1 - t0 < enc ? t1 - t0 : enc;
     }
-    hr_error_t err;
+    double dec = 1e9, full = 1e9, warm = 1e9;
     for (int r = 0; r < 5; r++) {
-        hr_trace_t u;
-        hr_trace_init(&u);
-        double t0 = now();
-        int rc = hr_trace_decode_binary(b.data, b.len, "bench", &u, NULL, 0, &err);
-        double t1 = now();
-        if (rc || u.n_events != t.n_events) {
-            fprintf(stderr, "decode failed: %s\n", err.msg);
-            return 1;
-        }
-        hr_trace_free(&u);
-        dec = t1 - t0 < dec ? t1 - t0 : dec;
-        t0 = now();
-        rc = hr_trace_read_mem(b.data, b.len, "bench", HR_FMT_BINARY, &u, &err);
-        t1 = now();
-        if (rc) {
-            fprintf(stderr, "read failed: %s\n", err.msg);
-            return 1;
-        }
-        hr_trace_free(&u);
-        full = t1 - t0 < full ? t1 - t0 : full;
+        double d = time_decode(&b, t.n_events, 0), f = time_decode(&b, t.n_events, 1);
+        dec = d < dec ? d : dec;
+        full = f < full ? f : full;
     }
     /* The same decode into memory the process has already faulted in: freed
      * arrays stay in the heap (no mmap, no trim), so the kernel's zeroing of
      * fresh pages (24 bytes per decoded event) is left out and the figure is
-     * the decoder's own speed. */
-    double warm = 1e9;
+     * the decoder's own speed. The first run faults the heap in. */
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
     mallopt(M_TRIM_THRESHOLD, INT_MAX);
-    for (int r = 0; r < 6; r++) {
-        hr_trace_t u;
-        hr_trace_init(&u);
-        double t0 = now();
-        int rc = hr_trace_decode_binary(b.data, b.len, "bench", &u, NULL, 0, &err);
-        double t1 = now();
-        if (rc || u.n_events != t.n_events) {
-            fprintf(stderr, "decode failed: %s\n", err.msg);
-            return 1;
-        }
-        hr_trace_free(&u);
-        if (r > 0) /* the first run faults the heap in */
-            warm = t1 - t0 < warm ? t1 - t0 : warm;
+    time_decode(&b, t.n_events, 0);
+    for (int r = 0; r < 5; r++) {
+        double d = time_decode(&b, t.n_events, 0);
+        warm = d < warm ? d : warm;
     }
     double ev = (double)t.n_events;
     printf("## bench_decode: binary trace format\n\n");
