@@ -6,7 +6,8 @@
  * occasional worker-thread runs), encodes it and times encoding and decoding,
  * best of 5. Decoding is timed twice: into fresh memory (what a reader pays,
  * including the kernel zeroing 24 bytes of new pages per event) and into
- * memory the process has already faulted in (the decoder's own speed). Prints Markdown. With HR_TRACES_DIR set, also reports the size of
+ * memory the process has already faulted in (the decoder's own speed).
+ * Prints Markdown. With HR_TRACES_DIR set, also reports the size of
  * every *.hrt file found there.
  *
  * usage: bench_decode [EVENTS]    (default 6,000,000) */

@@ -23,11 +23,12 @@ void hr_bump_free(void *self, void *ptr, size_t size);
 static uint64_t hand_loop(const hr_trace_t *t) {
     hr_backend_config_t cfg = hr_backend_config_default();
     void *b = hr_backend_bump.create(&cfg, NULL);
-    void **slot = calloc(t->n_ids ? t->n_ids : 1, sizeof *slot);
-    uint64_t *size = calloc(t->n_ids ? t->n_ids : 1, sizeof *size);
+    size_t n = t->n_ids ? t->n_ids : 1;
+    void **slot = calloc(n, sizeof *slot);
+    uint64_t *size = calloc(n, sizeof *size);
     /* Prefault both tables outside the timed loop, as the engine does. */
-    memset(slot, 0, (t->n_ids ? t->n_ids : 1) * sizeof *slot);
-    memset(size, 0, (t->n_ids ? t->n_ids : 1) * sizeof *size);
+    memset(slot, 0, n * sizeof *slot);
+    memset(size, 0, n * sizeof *size);
     uint64_t w0 = hr_now_ns();
     for (size_t i = 0; i < t->n_events; i++) {
         const hr_event_t *ev = &t->events[i];

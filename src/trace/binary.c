@@ -197,7 +197,7 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
         ev->size = old + (uint64_t)dv;
     }
     if (HR_CREATES_BLOCK(code))
-        d->bytes[ev->id] = code == HR_OP_CALLOC ? (uint64_t)ev->aux * ev->size : ev->size;
+        d->bytes[ev->id] = hr_event_bytes(ev);
     return 0;
 }
 
