@@ -13,7 +13,7 @@
 #include "heapreplay/gen.h"
 #include "heapreplay/trace.h"
 #include "replay/engine.h"
-#include "replay/sysinfo.h"
+#include "base/sysinfo.h"
 
 extern const hr_backend_t hr_backend_bump;
 void *hr_bump_alloc(void *self, size_t size, size_t align, int32_t heap);

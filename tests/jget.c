@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "report/json.h"
+#include "base/json.h"
 
 int main(int argc, char **argv) {
     if (argc != 3) {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "report/emit.h"
+#include "base/emit.h"
 
 static inline uint64_t hr_tm_rand(uint64_t *s) { /* splitmix64 */
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);

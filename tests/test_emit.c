@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "hr_test.h"
-#include "report/emit.h"
+#include "base/emit.h"
 #include "report/report.h"
 
 static char *read_all(const char *path) {

@@ -9,7 +9,7 @@
 #include "hr_test.h"
 #include "replay/engine.h"
 #include "replay/latency.h"
-#include "report/json.h"
+#include "base/json.h"
 
 extern const hr_backend_t hr_backend_bump;
 

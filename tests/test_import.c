@@ -11,7 +11,7 @@
 #include <zlib.h>
 #endif
 
-#include "capture/rawlog.h"
+#include "base/rawlog.h"
 #include "hr_test.h"
 #include "trace/import.h"
 

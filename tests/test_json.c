@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "hr_test.h"
-#include "report/json.h"
+#include "base/json.h"
 
 static hr_json_t *parse(const char *s, char *err, size_t n) {
     return hr_json_parse(s, strlen(s), "doc.json", err, n);

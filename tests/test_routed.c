@@ -367,7 +367,8 @@ static void test_backend(void) {
     int64_t s_unknown = hr_trace_intern(&t, "NoSuchHeap");
     hr_backend_config_t cfg = hr_backend_config_default();
     cfg.config_path = data_path("small.conf");
-    cfg.trace = &t;
+    cfg.heap_names = (const char *const *)t.strings;
+    cfg.n_heap_names = t.n_strings;
     hr_error_t err = {{0}};
     void *inst = be->create(&cfg, &err);
     HR_CHECK(inst != NULL);
@@ -414,7 +415,8 @@ static void test_backend(void) {
     hr_trace_t empty;
     hr_trace_init(&empty);
     cfg.config_path = NULL;
-    cfg.trace = &empty;
+    cfg.heap_names = NULL;
+    cfg.n_heap_names = 0;
     inst = be->create(&cfg, &err);
     HR_CHECK(inst != NULL);
     if (inst) {

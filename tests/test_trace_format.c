@@ -3,7 +3,7 @@
  * here by mutating a valid encoding or assembling one byte by byte. */
 #include "hr_test.h"
 #include "trace/format.h"
-#include "trace/varint.h"
+#include "base/varint.h"
 
 #include <stdlib.h>
 #include <unistd.h>

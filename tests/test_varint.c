@@ -1,6 +1,6 @@
-/* Varint and zig-zag coding (src/trace/varint.h). */
+/* Varint and zig-zag coding (src/base/varint.h). */
 #include "hr_test.h"
-#include "trace/varint.h"
+#include "base/varint.h"
 
 /* Round trip through both readers; the unchecked one gets HR_VARINT_MAX of
  * padding as its contract requires. */

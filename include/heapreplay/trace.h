@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "heapreplay/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -78,12 +80,6 @@ extern const hr_op_info_t hr_op_info[HR_OP__COUNT];
 const char *hr_op_name(unsigned op); /* "?" for unknown */
 int hr_op_from_name(const char *name, size_t len); /* -1 if unknown */
 
-/* Errors: one line, "FILE:LINE: what was expected" or "FILE: offset N: ...". */
-typedef struct hr_error {
-    char msg[512];
-} hr_error_t;
-void hr_error_set(hr_error_t *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* Trace-level flags (hr_trace_t.flags and the binary header). */
 enum {
@@ -120,6 +116,9 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name);
  * writes "NAME: event I (op): what" into err and returns -1. `name` labels the
  * trace in messages (usually its file path). */
 int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err);
+
+/* The largest alignment any alloc event requests (0 when none asks for one). */
+uint32_t hr_trace_max_align(const hr_trace_t *t);
 
 /* Requested bytes an event adds when it succeeds (alloc, calloc, realloc new). */
 static inline uint64_t hr_event_bytes(const hr_event_t *ev) {

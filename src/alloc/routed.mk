@@ -1,7 +1,7 @@
 # fragment of Makefile.am: the routed heap manager (SHAR-style HeapManager),
 # its Doug-Lea-style heap, the heap-table config parser and the "routed" backend.
 libhr_a_SOURCES += src/alloc/dlheap.c src/alloc/heapcfg.c src/alloc/routed.c \
-	src/alloc/routed_heaps.c src/backends/routed.c
+	src/alloc/routed_heaps.c src/backends/be_routed.c
 pkginclude_HEADERS += include/heapreplay/routed.h include/heapreplay/dlheap.h
 noinst_HEADERS += src/alloc/routed_int.h
 

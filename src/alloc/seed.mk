@@ -5,8 +5,8 @@ pkginclude_HEADERS += include/heapreplay/stack.h include/heapreplay/marker.h \
 noinst_HEADERS += src/backends/seed_util.h tests/seed_model.h
 libhr_a_SOURCES += src/alloc/stack.c src/alloc/marker.c src/alloc/block.c \
 	src/alloc/bank.c src/alloc/sizeclass.c \
-	src/backends/stack.c src/backends/marker.c src/backends/block.c \
-	src/backends/bank.c src/backends/sizeclass.c
+	src/backends/be_stack.c src/backends/be_marker.c src/backends/be_block.c \
+	src/backends/be_bank.c src/backends/be_sizeclass.c
 
 SEED_TESTS = tests/test_stack tests/test_marker tests/test_block tests/test_bank \
 	tests/test_sizeclass

@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/trace.h"
-#include "report/emit.h"
+#include "base/emit.h"
+#include "heapreplay/error.h"
 
 enum {
     HR_CAP_NEEDS_SIZE_ON_FREE = 1u << 0,
@@ -46,10 +46,17 @@ enum {
 };
 
 /* Options given to create(). Strings are borrowed for the call. */
+/* What a backend needs to know of the trace, not the trace itself: the
+ * largest alignment requested (sized free is only used when no block is
+ * over-aligned) and the string table, so heap names resolve once at create()
+ * and heap ops carry their index. */
+#define HR_ALIGN_UNKNOWN SIZE_MAX /* max_align when no trace is known */
 typedef struct hr_backend_config {
-    const char       *arg;        /* text after "name:" in -a name:arg, or NULL */
-    const char       *config_path;/* --heap-config FILE for routed, or NULL */
-    const hr_trace_t *trace;      /* the trace about to be replayed (heap names) */
+    const char        *arg;          /* text after "name:" in -a name:arg, or NULL */
+    const char        *config_path;  /* --heap-config FILE for routed, or NULL */
+    size_t             max_align;    /* largest alignment of any alloc, or HR_ALIGN_UNKNOWN */
+    const char *const *heap_names;   /* the trace's string table (index = heap op arg) */
+    uint32_t           n_heap_names;
 } hr_backend_config_t;
 
 hr_backend_config_t hr_backend_config_default(void);

@@ -16,7 +16,7 @@ const hr_backend_t *const hr_backends[] = {HR_BACKEND_LIST(HR_BACKEND_ENTRY_) NU
 #undef HR_BACKEND_ENTRY_
 
 hr_backend_config_t hr_backend_config_default(void) {
-    hr_backend_config_t c = {NULL, NULL, NULL};
+    hr_backend_config_t c = {NULL, NULL, HR_ALIGN_UNKNOWN, NULL, 0};
     return c;
 }
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/emit.h"
+#include "base/emit.h"
 
 #define HR_FALLBACK_MAX_KINDS 8
 

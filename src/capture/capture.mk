@@ -7,7 +7,7 @@ libheapreplay_capture_la_SOURCES = src/capture/hooks.c src/capture/log.c src/cap
 libheapreplay_capture_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libheapreplay_capture_la_LDFLAGS = -module -avoid-version -shared
 libheapreplay_capture_la_LIBADD = $(LIBS)
-noinst_HEADERS += src/capture/rawlog.h src/capture/capture_int.h src/trace/import.h
+noinst_HEADERS += src/capture/capture_int.h src/trace/import.h
 pkginclude_HEADERS += include/heapreplay/annotate.h
 
 # Importers and the address map (in libhr.a).

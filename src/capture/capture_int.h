@@ -17,7 +17,7 @@
 #define HR_CAP_HAVE_TSC 0
 #endif
 
-#include "capture/rawlog.h"
+#include "base/rawlog.h"
 
 #define HR_CAP_TLS __thread __attribute__((tls_model("initial-exec")))
 #define HR_CAP_API __attribute__((visibility("default")))

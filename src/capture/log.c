@@ -1,4 +1,4 @@
-/* libheapreplay-capture.so, part 2: the log (src/capture/rawlog.h).
+/* libheapreplay-capture.so, part 2: the log (src/base/rawlog.h).
  *
  * Each thread appends variable-length records to its own mmap'd buffer (no
  * lock and no shared counter on the fast path: the event clock of

@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "heapreplay/trace.h"
-#include "report/emit.h"
+#include "base/emit.h"
 
 /* How many events of kind `op` name each string (heap pushes, marks). One
  * pass; callers free the array. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "backends/system.h"
+#include "backends/be_system.h"
 #include "cli/cli.h"
 
 static void caps_string(unsigned caps, char *out, size_t n) {

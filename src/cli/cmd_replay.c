@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 
 #include "backends/backend.h"
-#include "backends/system.h"
+#include "backends/be_system.h"
 #include "cli/cli.h"
-#include "cli/report_builder.h"
+#include "report/builder.h"
 #include "heapreplay/routed.h"
 #include "replay/child.h"
 #include "report/report.h"

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backends/system.h"
-#include "replay/sysinfo.h"
+#include "backends/be_system.h"
+#include "base/sysinfo.h"
 
 /* Builds a result object for a replay that produced none. */
 static char *synth_result(const hr_child_job_t *job, const char *status, const char *msg,

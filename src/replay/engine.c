@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "replay/latency.h"
-#include "replay/sysinfo.h"
+#include "base/sysinfo.h"
 #include "replay/engine_int.h"
 
 /* Touch policy: "first" writes one byte per 4 KiB page (so the pages count in
@@ -183,7 +183,9 @@ static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const
     const char *colon = strchr(spec, ':');
     cfg.arg = colon ? colon + 1 : NULL;
     cfg.config_path = opt->heap_config;
-    cfg.trace = t;
+    cfg.max_align = hr_trace_max_align(t);
+    cfg.heap_names = (const char *const *)t->strings;
+    cfg.n_heap_names = t->n_strings;
     r->inst = be->create(&cfg, err);
     return r->inst ? 0 : -1;
 }

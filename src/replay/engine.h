@@ -18,8 +18,9 @@
 #include <stdint.h>
 
 #include "backends/backend.h"
+#include "backends/extstats.h"
 #include "heapreplay/trace.h"
-#include "report/emit.h"
+#include "base/emit.h"
 
 #define HR_SAMPLE_EVERY 1024
 
@@ -39,14 +40,6 @@ hr_replay_options_t hr_replay_options_default(void);
 const char *hr_touch_name(hr_touch_t t);
 int hr_touch_parse(const char *s, hr_touch_t *out);
 
-/* Native statistics of an external allocator, read by name via dlsym in the
- * worker (nothing is linked). footprint() returns bytes held from the system,
- * or 0 when the allocator has no figure (RSS is used then). */
-typedef struct hr_extstats {
-    const char *source;       /* "jemalloc", "mimalloc", "tcmalloc", "glibc", "rss" */
-    uint64_t (*footprint)(void);
-    void (*emit)(hr_emit_t *em); /* final native stats into the "native" object */
-} hr_extstats_t;
 
 /* Replays `t` on a fresh instance of `be` and writes the result object (no
  * surrounding document) to `em`. `ext` is NULL for in-house backends.

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "replay/engine_int.h"
-#include "replay/sysinfo.h"
+#include "base/sysinfo.h"
 
 void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const char *spec,
                     const char *status, const hr_replay_options_t *opt) {

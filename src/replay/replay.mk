@@ -1,10 +1,8 @@
 # Replay engine: op loops, metrics, child processes and workers.
 libhr_a_SOURCES += src/replay/engine.c src/replay/engine_emit.c \
-	src/replay/latency.c src/replay/sysinfo.c src/replay/child.c \
-	src/replay/worker.c src/replay/extstats.c
+	src/replay/latency.c src/replay/child.c src/replay/worker.c
 noinst_HEADERS += src/replay/engine.h src/replay/engine_int.h \
-	src/replay/latency.h src/replay/sysinfo.h src/replay/child.h \
-	src/replay/extstats.h
+	src/replay/latency.h src/replay/child.h
 check_PROGRAMS += tests/test_engine
 TESTS += tests/test_engine
 tests_test_engine_SOURCES = tests/test_engine.c

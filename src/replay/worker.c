@@ -14,7 +14,7 @@
 #include "backends/backend.h"
 #include "replay/child.h"
 #include "replay/engine.h"
-#include "replay/extstats.h"
+#include "backends/extstats.h"
 
 typedef struct worker_args {
     int         fd;

@@ -18,8 +18,8 @@
 
 #include <stdio.h>
 
-#include "report/emit.h"
-#include "report/json.h"
+#include "base/emit.h"
+#include "base/json.h"
 
 #define HR_COMPARE_MAX_METRICS 32
 

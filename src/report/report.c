@@ -13,33 +13,11 @@ hr_json_t *hr_report_new(const char *tool_version) {
         return NULL;
     if (hr_json_set(r, "schema", hr_json_new_str(HR_REPORT_SCHEMA)) < 0 ||
         hr_json_set(r, "schema_version", hr_json_new_u64(HR_REPORT_SCHEMA_VERSION)) < 0 ||
-        hr_json_set(r, "tool_version", hr_json_new_str(tool_version ? tool_version : "?")) < 0 ||
-        hr_json_set(r, "results", hr_json_new_array()) < 0) {
+        hr_json_set(r, "tool_version", hr_json_new_str(tool_version ? tool_version : "?")) < 0) {
         hr_json_free(r);
         return NULL;
     }
     return r;
-}
-
-int hr_report_add_result_line(hr_json_t *report, const char *line, size_t len, const char *name,
-                              char *err, size_t errlen) {
-    hr_json_t *res = hr_json_parse(line, len, name, err, errlen);
-    if (!res)
-        return -1;
-    if (res->type != HR_JSON_OBJECT) {
-        snprintf(err, errlen, "%s: offset 0: expected a result object", name ? name : "<input>");
-        hr_json_free(res);
-        return -1;
-    }
-    hr_json_t *results = (hr_json_t *)hr_json_get(report, "results");
-    if (!results) {
-        results = hr_json_new_array();
-        if (hr_json_set(report, "results", results) < 0) {
-            hr_json_free(res);
-            return -1;
-        }
-    }
-    return hr_json_push(results, res);
 }
 
 int hr_report_validate(const hr_json_t *doc, const char *name, char *err, size_t errlen) {

@@ -7,20 +7,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/emit.h"
-#include "report/json.h"
+#include "base/emit.h"
+#include "base/json.h"
 
 #define HR_REPORT_SCHEMA "heapreplay-report"
 #define HR_REPORT_SCHEMA_VERSION 1
 
-/* A new report object holding schema, schema_version, tool_version (and an
- * empty "results" array); the caller adds created/machine/options with
- * hr_json_set. NULL on out-of-memory. */
+/* A new report object holding schema, schema_version and tool_version; the
+ * builder (builder.h) adds created, machine, options and results. NULL on
+ * out-of-memory. */
 hr_json_t *hr_report_new(const char *tool_version);
-/* Parse one result line sent by a replay child and append it to the report's
- * results. `name` names the source in the error. 0 ok, -1 with err set. */
-int hr_report_add_result_line(hr_json_t *report, const char *line, size_t len, const char *name,
-                              char *err, size_t errlen);
 
 /* Check that `doc` is a report this version understands: schema, version,
  * results[] of objects with string trace/allocator/status.

@@ -1,9 +1,9 @@
 # fragment of Makefile.am: the emitter, JSON DOM, report rendering, SVG charts
 # and compare (src/report/), plus the compare and plot subcommands.
-libhr_a_SOURCES += src/report/emit.c src/report/json.c src/report/report.c \
-	src/report/compare.c src/report/svg.c
-noinst_HEADERS += src/report/emit.h src/report/json.h src/report/report.h \
-	src/report/compare.h src/report/svg.h
+libhr_a_SOURCES += src/report/report.c \
+	src/report/compare.c src/report/svg.c src/report/builder.c
+noinst_HEADERS += src/report/report.h \
+	src/report/compare.h src/report/svg.h src/report/builder.h
 heapreplay_SOURCES += src/cli/cmd_compare.c src/cli/cmd_plot.c
 
 check_PROGRAMS += tests/test_emit tests/test_json tests/test_compare

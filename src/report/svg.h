@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/json.h"
+#include "base/json.h"
 
 typedef struct hr_svg_options {
     const char *metric; /* compare alias (throughput, peak...), dotted path, or a

@@ -6,7 +6,7 @@
  * kinds, so the compiler unrolls every op into straight-line code and adding
  * an op to the list needs no change here. */
 #include "trace/format.h"
-#include "trace/varint.h"
+#include "base/varint.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

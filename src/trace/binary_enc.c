@@ -3,7 +3,7 @@
  * Records are generated from HR_OP_LIST: each op is one switch case calling an
  * always-inline field coder with its compile-time field kinds. */
 #include "trace/format.h"
-#include "trace/varint.h"
+#include "base/varint.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/rawlog.h"
+#include "base/rawlog.h"
 #include "trace/import.h"
 
 /* mtrace lines start with "= Start", "@ " or one of "+ - < > !" followed by a

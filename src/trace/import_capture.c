@@ -1,4 +1,4 @@
-/* Importer for our own raw capture log (src/capture/rawlog.h).
+/* Importer for our own raw capture log (src/base/rawlog.h).
  *
  * Reads every whole record of every block (version 2: variable-length,
  * delta-coded records), stops at the first cut or damaged block (reporting
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/rawlog.h"
+#include "base/rawlog.h"
 #include "trace/import.h"
 
 typedef struct cap_item {

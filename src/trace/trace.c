@@ -24,13 +24,12 @@ int hr_op_from_name(const char *name, size_t len) {
     return -1;
 }
 
-void hr_error_set(hr_error_t *err, const char *fmt, ...) {
-    if (!err)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
+uint32_t hr_trace_max_align(const hr_trace_t *t) {
+    uint32_t m = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        if (t->events[i].op == HR_OP_ALLOC && t->events[i].align > m)
+            m = t->events[i].align;
+    return m;
 }
 
 void hr_trace_init(hr_trace_t *t) { memset(t, 0, sizeof *t); }

@@ -1,6 +1,6 @@
 # fragment of Makefile.am — trace file formats (binary + text), tests, decode bench
 libhr_a_SOURCES += src/trace/binary.c src/trace/binary_enc.c src/trace/text.c src/trace/io.c
-noinst_HEADERS += src/trace/varint.h src/trace/format.h
+noinst_HEADERS += src/trace/format.h
 
 check_PROGRAMS += tests/test_varint tests/test_trace_format
 TESTS += tests/test_varint tests/test_trace_format

@@ -1,7 +1,7 @@
 /* JSON DOM (see json.h): a recursive-descent parser over a byte buffer with
  * one-line errors naming the byte offset, path lookup, construction, and
  * output through the emitter. */
-#include "report/json.h"
+#include "base/json.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,12 @@
 /* Report assembly from replay children's result lines (see report_builder.h). */
-#include "cli/report_builder.h"
+#include "report/builder.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "replay/sysinfo.h"
+#include "base/sysinfo.h"
 #include "report/report.h"
 
 struct hr_report_builder {
@@ -38,10 +38,7 @@ static hr_json_t *machine_json(void) {
 
 hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_report_builder_t *rb = calloc(1, sizeof *rb);
-    rb->doc = hr_json_new_object();
-    hr_json_set(rb->doc, "schema", hr_json_new_str("heapreplay-report"));
-    hr_json_set(rb->doc, "schema_version", hr_json_new_u64(1));
-    hr_json_set(rb->doc, "tool_version", hr_json_new_str(PACKAGE_VERSION));
+    rb->doc = hr_report_new(PACKAGE_VERSION);
     char when[32];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

@@ -9,7 +9,7 @@
  * Table cells are buffered (text needs column widths before it can print) as
  * strings whose first byte is a type tag: 'S' string, 'N' number (already
  * formatted for the current format), 'Z' missing/null. */
-#include "report/emit.h"
+#include "base/emit.h"
 
 #include <math.h>
 #include <stdlib.h>

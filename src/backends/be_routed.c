@@ -48,16 +48,15 @@ static void *routed_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     b->m = hr_routed_create(hc, err);
     if (!b->m)
         goto fail;
-    const hr_trace_t *t = cfg->trace;
-    if (t && t->n_strings) {
-        b->map = malloc(t->n_strings * sizeof *b->map);
+    if (cfg->n_heap_names) {
+        b->map = malloc(cfg->n_heap_names * sizeof *b->map);
         if (!b->map) {
             hr_error_set(err, "routed: out of memory");
             goto fail;
         }
-        b->nmap = t->n_strings;
-        for (uint32_t i = 0; i < t->n_strings; i++)
-            b->map[i] = hr_heapcfg_lookup(hc, t->strings[i]);
+        b->nmap = cfg->n_heap_names;
+        for (uint32_t i = 0; i < cfg->n_heap_names; i++)
+            b->map[i] = hr_heapcfg_lookup(hc, cfg->heap_names[i]);
     }
     free(hc);
     return b;

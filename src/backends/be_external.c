@@ -3,7 +3,7 @@
  * functions; what differs is the library the worker is started with. */
 #include <string.h>
 
-#include "backends/system.h"
+#include "backends/be_system.h"
 
 #define HR_EXT_CAPS (HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS)
 

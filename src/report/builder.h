@@ -1,15 +1,15 @@
 /* Assembles a report (docs/REPORT_SCHEMA.md) from the result lines of replay
  * children: repeats of one (trace, allocator) are merged with median timings,
  * min/max wall time, and a determinism check of the exact memory figures. */
-#ifndef HR_CLI_REPORT_BUILDER_H
-#define HR_CLI_REPORT_BUILDER_H
+#ifndef HR_REPORT_BUILDER_H
+#define HR_REPORT_BUILDER_H
 
 #include <stdio.h>
 
 #include "heapreplay/trace.h"
 #include "replay/engine.h"
-#include "report/emit.h"
-#include "report/json.h"
+#include "base/emit.h"
+#include "base/json.h"
 
 typedef struct hr_report_builder hr_report_builder_t;
 

@@ -1,5 +1,5 @@
 /* Clocks, RSS and machine description (see sysinfo.h). */
-#include "replay/sysinfo.h"
+#include "base/sysinfo.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -13,13 +13,13 @@
  *         fields (hr_cap_put_rec below is the one encoder). Records carry a
  *         hybrid logical clock: the importer sorts by (clock, thread) (see
  *         CAPTURE.md "Ordering"). */
-#ifndef HR_CAPTURE_RAWLOG_H
-#define HR_CAPTURE_RAWLOG_H
+#ifndef HR_BASE_RAWLOG_H
+#define HR_BASE_RAWLOG_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "trace/varint.h"
+#include "base/varint.h"
 
 #define HR_CAP_MAGIC "HRCAPLOG"          /* 8 bytes at offset 0 */
 #define HR_CAP_VERSION 2u

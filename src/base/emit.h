@@ -9,8 +9,8 @@
  * Contract: keys are ASCII identifiers; strings are escaped; doubles that are
  * not finite are written as null (JSON has no NaN).
  */
-#ifndef HR_REPORT_EMIT_H
-#define HR_REPORT_EMIT_H
+#ifndef HR_BASE_EMIT_H
+#define HR_BASE_EMIT_H
 
 #include <stdint.h>
 #include <stdio.h>

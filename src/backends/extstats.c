@@ -4,8 +4,7 @@
 #include <malloc.h>
 #include <string.h>
 
-#include "replay/engine.h"
-#include "replay/extstats.h"
+#include "backends/extstats.h"
 
 /* ---- jemalloc: mallctl ---------------------------------------------------- */
 typedef int (*hr_mallctl_fn)(const char *, void *, size_t *, void *, size_t);

@@ -1,6 +1,6 @@
 /* System allocator backend ("glibc") and the shared functions of every
  * external backend (see system.h). */
-#include "backends/system.h"
+#include "backends/be_system.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -19,20 +19,13 @@ static hr_sdallocx_fn hr_sdallocx;
 static hr_sized_fn hr_sized_free;
 static const char *hr_sized_name = "none";
 
-static int has_overaligned(const hr_trace_t *t) {
-    for (size_t i = 0; t && i < t->n_events; i++)
-        if (t->events[i].op == HR_OP_ALLOC && t->events[i].align > 16)
-            return 1;
-    return 0;
-}
-
 void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     (void)err;
     hr_sdallocx = NULL;
     hr_sized_free = NULL;
-    int overaligned = has_overaligned(cfg->trace);
+    int known = cfg->max_align != HR_ALIGN_UNKNOWN, overaligned = known && cfg->max_align > 16;
     hr_sized_name = overaligned ? "none (trace has over-aligned blocks)" : "none";
-    if (cfg->trace && !overaligned) {
+    if (known && !overaligned) {
         static const char *const names[] = {"mi_free_size", "tc_free_sized"};
         if ((hr_sdallocx = (hr_sdallocx_fn)dlsym(RTLD_DEFAULT, "sdallocx")))
             hr_sized_name = "sdallocx";

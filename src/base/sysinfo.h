@@ -1,10 +1,10 @@
-/* Clocks, memory readings and machine description used by the replay engine. */
-#ifndef HR_REPLAY_SYSINFO_H
-#define HR_REPLAY_SYSINFO_H
+/* Clocks, memory readings and the machine description (replay engine, reports). */
+#ifndef HR_BASE_SYSINFO_H
+#define HR_BASE_SYSINFO_H
 
 #include <stdint.h>
 
-#include "report/emit.h"
+#include "base/emit.h"
 
 /* Cycle counter: rdtsc on x86-64, CLOCK_MONOTONIC ns elsewhere. */
 static inline uint64_t hr_cycles(void) {

@@ -9,8 +9,8 @@
  *
  * Signed deltas are zig-zag mapped first (0,-1,1,-2,2 -> 0,1,2,3,4) so small
  * negative steps stay one byte. */
-#ifndef HR_TRACE_VARINT_H
-#define HR_TRACE_VARINT_H
+#ifndef HR_BASE_VARINT_H
+#define HR_BASE_VARINT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -12,13 +12,13 @@
  *  - Construction functions take ownership of the values they are given;
  *    hr_json_free() frees a whole tree.
  */
-#ifndef HR_REPORT_JSON_H
-#define HR_REPORT_JSON_H
+#ifndef HR_BASE_JSON_H
+#define HR_BASE_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/emit.h"
+#include "base/emit.h"
 
 typedef enum hr_json_type {
     HR_JSON_NULL = 0,

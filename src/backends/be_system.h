@@ -3,8 +3,8 @@
  * Every external backend (glibc, jemalloc, mimalloc, tcmalloc, preload:PATH)
  * replays through these in a worker process whose LD_PRELOAD selects the
  * library (DESIGN.md "Isolation"). */
-#ifndef HR_BACKENDS_SYSTEM_H
-#define HR_BACKENDS_SYSTEM_H
+#ifndef HR_BACKENDS_BE_SYSTEM_H
+#define HR_BACKENDS_BE_SYSTEM_H
 
 #include "backends/backend.h"
 
