@@ -37,18 +37,26 @@ extern "C" {
 typedef enum hr_field_kind { HR_FIELD_LIST(HR_FIELD_ENUM_) HR_F__COUNT } hr_field_kind_t;
 #undef HR_FIELD_ENUM_
 
-/*   X(ENUM,       code, "text",  field1,  field2,  field3, nopt) */
-#define HR_OP_LIST(X)                                                    \
-    X(ALLOC,          0, "alloc",   ID,    SIZE,  ALIGN,  1)               \
-    X(CALLOC,         1, "calloc",  ID,    COUNT, SIZE,   0)               \
-    X(REALLOC,        2, "realloc", OLD,   ID,    SIZE,   0)               \
-    X(FREE,           3, "free",    ID,    SIZE,  NONE,   1)               \
-    X(HEAP_PUSH,      4, "push",    STR,   NONE,  NONE,   0)               \
-    X(HEAP_POP,       5, "pop",     STR,   NONE,  NONE,   0)               \
-    X(FRAME,          6, "frame",   NUM,   NONE,  NONE,   0)               \
-    X(MARK,           7, "mark",    STR,   NONE,  NONE,   0)
+/* Op classes: what an op is to the replay and to the reports.
+ *   MEM    a memory op: timed, counted in ops.total and ns/op (alloc, calloc,
+ *          realloc, free)
+ *   HEAP   a heap-stack op (push, pop): routes later allocations
+ *   MARKER a marker in time (frame, mark): no allocator work */
+enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3 };
 
-#define HR_OP_ENUM_(e, c, t, f1, f2, f3, o) HR_OP_##e = c,
+/* X(ENUM,     code, "text",  field1, field2, field3, nopt, class, "report key")
+ * The report key names the op's count in a result's "ops" object. */
+#define HR_OP_LIST(X)                                                                   \
+    X(ALLOC,        0, "alloc",   ID,    SIZE,  ALIGN,  1, MEM,    "alloc")               \
+    X(CALLOC,       1, "calloc",  ID,    COUNT, SIZE,   0, MEM,    "calloc")              \
+    X(REALLOC,      2, "realloc", OLD,   ID,    SIZE,   0, MEM,    "realloc")             \
+    X(FREE,         3, "free",    ID,    SIZE,  NONE,   1, MEM,    "free")                \
+    X(HEAP_PUSH,    4, "push",    STR,   NONE,  NONE,   0, HEAP,   "heap_push")           \
+    X(HEAP_POP,     5, "pop",     STR,   NONE,  NONE,   0, HEAP,   "heap_pop")            \
+    X(FRAME,        6, "frame",   NUM,   NONE,  NONE,   0, MARKER, "frame")               \
+    X(MARK,         7, "mark",    STR,   NONE,  NONE,   0, MARKER, "mark")
+
+#define HR_OP_ENUM_(e, c, t, f1, f2, f3, o, cls, key) HR_OP_##e = c,
 typedef enum hr_op { HR_OP_LIST(HR_OP_ENUM_) HR_OP__COUNT } hr_op_t;
 #undef HR_OP_ENUM_
 
@@ -73,11 +81,18 @@ typedef struct hr_op_info {
     uint8_t     fields[3];    /* hr_field_kind_t */
     uint8_t     nfields;      /* positional fields, including optional ones */
     uint8_t     nopt;         /* how many trailing fields are optional */
+    uint8_t     cls;          /* HR_OPC_* */
+    const char *key;          /* report key (count in a result's "ops") */
 } hr_op_info_t;
 
 /* Table generated from HR_OP_LIST, indexed by hr_op_t. */
 extern const hr_op_info_t hr_op_info[HR_OP__COUNT];
 const char *hr_op_name(unsigned op); /* "?" for unknown */
+/* 1 for the memory ops (HR_OPC_MEM): what ops.total counts and the replay times. */
+static inline int hr_op_is_mem(unsigned op) {
+    return op < HR_OP__COUNT && hr_op_info[op].cls == HR_OPC_MEM;
+}
+
 int hr_op_from_name(const char *name, size_t len); /* -1 if unknown */
 
 
@@ -116,6 +131,9 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name);
  * writes "NAME: event I (op): what" into err and returns -1. `name` labels the
  * trace in messages (usually its file path). */
 int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err);
+
+/* Memory ops of a validated trace (the sum of op_counts over HR_OPC_MEM). */
+uint64_t hr_trace_mem_ops(const hr_trace_t *t);
 
 /* The largest alignment any alloc event requests (0 when none asks for one). */
 uint32_t hr_trace_max_align(const hr_trace_t *t);

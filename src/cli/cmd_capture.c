@@ -163,8 +163,7 @@ static void summary(const hr_capture_opts_t *o, const hr_trace_t *t, const hr_re
            (unsigned long long)t->op_counts[HR_OP_CALLOC],
            (unsigned long long)t->op_counts[HR_OP_REALLOC],
            (unsigned long long)t->op_counts[HR_OP_FREE],
-           (unsigned long long)(t->op_counts[HR_OP_HEAP_PUSH] + t->op_counts[HR_OP_HEAP_POP] +
-                                t->op_counts[HR_OP_FRAME] + t->op_counts[HR_OP_MARK]),
+           (unsigned long long)(t->n_events - hr_trace_mem_ops(t)),
            t->n_threads, t->n_ids, (unsigned long long)t->peak_live);
     hr_repair_print(rep, stdout);
     if (rep->overhead_ns && rep->events_in) {

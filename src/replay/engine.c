@@ -130,7 +130,7 @@ static inline HR_ALWAYS_INLINE void op_MARK(run_t *r, const hr_event_t *ev) { (v
  * without jump tables (fast_loop): measured on the bump backend
  * (bench_overhead), one indirect jump per event, mispredicted around the rare
  * frame and heap ops, cost 0.2-0.8 ns per event, the whole harness budget. */
-#define HR_REPLAY_CASE_(e, c, t, f1, f2, f3, o) \
+#define HR_REPLAY_CASE_(e, c, t, f1, f2, f3, o, cls, key) \
     case HR_OP_##e:                             \
         op_##e(r, ev);                          \
         break;
@@ -150,9 +150,6 @@ static inline HR_ALWAYS_INLINE void dispatch(run_t *r, const hr_event_t *ev) {
     }
 }
 
-static inline int is_mem_op(unsigned op) {
-    return op == HR_OP_ALLOC || op == HR_OP_CALLOC || op == HR_OP_REALLOC || op == HR_OP_FREE;
-}
 
 /* ---- instance lifetime --------------------------------------------------- */
 
@@ -226,7 +223,7 @@ static void slop_update(measure_t *m, const run_t *r, const hr_event_t *ev, int 
         uint32_t id = ev->op == HR_OP_FREE ? ev->id : ev->aux;
         if (r->slots[id].p)
             m->slop -= (int64_t)(usable(r, r->slots[id].p, r->slots[id].size) - r->slots[id].size);
-    } else if (sign > 0 && ev->op != HR_OP_FREE && is_mem_op(ev->op)) {
+    } else if (sign > 0 && ev->op != HR_OP_FREE && hr_op_is_mem(ev->op)) {
         if (r->slots[ev->id].p)
             m->slop += (int64_t)(usable(r, r->slots[ev->id].p, r->slots[ev->id].size) - r->slots[ev->id].size);
     }
@@ -319,7 +316,7 @@ static void measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
         m->cyc[ev->op] += d;
         m->cnt[ev->op]++;
         m->frame_cyc += d;
-        if (is_mem_op(ev->op))
+        if (hr_op_is_mem(ev->op))
             hr_lat_add(&m->lat, d);
         else if (ev->op == HR_OP_FRAME) {
             if (m->frame_cyc > m->worst_frame_cyc) {

@@ -29,18 +29,12 @@ void emit_error(const result_t *res, hr_emit_t *em, const char *status, const ch
     hr_emit_obj_end(em);
 }
 
-static uint64_t mem_ops(const hr_trace_t *t) {
-    return t->op_counts[HR_OP_ALLOC] + t->op_counts[HR_OP_CALLOC] +
-           t->op_counts[HR_OP_REALLOC] + t->op_counts[HR_OP_FREE];
-}
 
 static void emit_ops(const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_obj_begin(em, "ops");
-    hr_emit_u64(em, "total", mem_ops(t));
+    hr_emit_u64(em, "total", hr_trace_mem_ops(t));
     hr_emit_u64(em, "events", t->n_events);
-#define HR_EMIT_OPCOUNT_(e, c, txt, f1, f2, f3, o)                            \
-    hr_emit_u64(em, c == HR_OP_HEAP_PUSH ? "heap_push"                         \
-                    : c == HR_OP_HEAP_POP ? "heap_pop" : txt, t->op_counts[c]);
+#define HR_EMIT_OPCOUNT_(e, c, txt, f1, f2, f3, o, cls, key) hr_emit_u64(em, key, t->op_counts[c]);
     HR_OP_LIST(HR_EMIT_OPCOUNT_)
 #undef HR_EMIT_OPCOUNT_
     hr_emit_obj_end(em);
@@ -50,7 +44,7 @@ static double cyc_ns(uint64_t cyc) { return (double)cyc * 1e9 / hr_cycle_hz(); }
 
 static void emit_time(const result_t *res, hr_emit_t *em) {
     double wall = (double)res->tm.wall_ns / 1e9;
-    uint64_t ops = mem_ops(res->t);
+    uint64_t ops = hr_trace_mem_ops(res->t);
     hr_emit_obj_begin(em, "time");
     hr_emit_f64(em, "wall_s", wall);
     hr_emit_f64(em, "wall_s_min", wall);

@@ -201,7 +201,7 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
     return 0;
 }
 
-#define DEC_CASE_(e, c, t, f1, f2, f3, o)                                        \
+#define DEC_CASE_(e, c, t, f1, f2, f3, o, cls, key)                                        \
     case c:                                                                      \
         if (o == 0 && opt && !HR_ELIDES_ID(HR_F_##f1, HR_F_##f2, o))             \
             return dec_fail(d, at, "'%s' has no optional field but the opcode "  \

@@ -114,7 +114,7 @@ HR_INLINE uint8_t *enc_op(uint8_t *p, const hr_event_t *ev, chain_t *c, unsigned
     return p + (q - tmp);
 }
 
-#define ENC_CASE_(e, c, t, f1, f2, f3, o)                                        \
+#define ENC_CASE_(e, c, t, f1, f2, f3, o, cls, key)                                        \
     case c:                                                                      \
         p = enc_op(p, ev, ch, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o,             \
                    (b & HR_BIN_OPT) != 0);                                       \

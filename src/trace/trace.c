@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HR_OP_INFO_(e, c, t, f1, f2, f3, o)                                   \
+#define HR_OP_INFO_(e, c, t, f1, f2, f3, o, cls, key)                         \
     [c] = {t, {HR_F_##f1, HR_F_##f2, HR_F_##f3},                                 \
            (uint8_t)((HR_F_##f1 != HR_F_NONE) + (HR_F_##f2 != HR_F_NONE) +      \
                      (HR_F_##f3 != HR_F_NONE)),                                 \
-           o},
+           o, HR_OPC_##cls, key},
 const hr_op_info_t hr_op_info[HR_OP__COUNT] = {HR_OP_LIST(HR_OP_INFO_)};
 #undef HR_OP_INFO_
 
@@ -22,6 +22,14 @@ int hr_op_from_name(const char *name, size_t len) {
         if (strlen(hr_op_info[i].name) == len && memcmp(hr_op_info[i].name, name, len) == 0)
             return (int)i;
     return -1;
+}
+
+uint64_t hr_trace_mem_ops(const hr_trace_t *t) {
+    uint64_t n = 0;
+    for (unsigned op = 0; op < HR_OP__COUNT; op++)
+        if (hr_op_is_mem(op))
+            n += t->op_counts[op];
+    return n;
 }
 
 uint32_t hr_trace_max_align(const hr_trace_t *t) {
@@ -194,7 +202,7 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
         case HR_OP__COUNT:
             break;
         }
-        if (ev->op == HR_OP_ALLOC || ev->op == HR_OP_CALLOC || ev->op == HR_OP_REALLOC) {
+        if (hr_op_is_mem(ev->op) && ev->op != HR_OP_FREE) {
             any_id = 1;
             if (ev->id > max_id)
                 max_id = ev->id;
