@@ -1,7 +1,8 @@
 # fragment of Makefile.am — the foundation layer (src/base/): emitter, JSON,
 # error type, machine/clock readings, varints and the raw capture-log format.
 # Every layer above may include it; it includes nothing of theirs.
-libhr_a_SOURCES += src/base/emit.c src/base/json.c src/base/error.c src/base/sysinfo.c
+libhr_a_SOURCES += src/base/emit.c src/base/json.c src/base/error.c src/base/sysinfo.c \
+	src/base/metrics.c
 noinst_HEADERS += src/base/emit.h src/base/json.h src/base/sysinfo.h src/base/varint.h \
-	src/base/rawlog.h
+	src/base/rawlog.h src/base/metrics.h
 pkginclude_HEADERS += include/heapreplay/error.h

@@ -11,10 +11,8 @@
 #include "report/svg.h"
 
 static void usage(FILE *f) {
-    fputs("usage: heapreplay plot REPORT.json [-o OUT.svg] [--metric METRIC] [--width PX]\n"
-          "metrics: ops_per_s (default), ns_per_op, p50, p99, p999, max, peak_live,\n"
-          "         peak_footprint, peak_rss_above_baseline, frag_jw4, frag_jw3,\n"
-          "         internal_slop, a compare alias (throughput, peak...) or a dotted path\n", f);
+    fputs("usage: heapreplay plot REPORT.json [-o OUT.svg] [--metric METRIC] [--width PX]\n", f);
+    hr_svg_metric_names(f);
 }
 
 int cmd_plot(int argc, char **argv) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "replay/engine_int.h"
+#include "base/metrics.h"
 #include "base/sysinfo.h"
 
 void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const char *spec,
@@ -30,60 +31,27 @@ void emit_error(const result_t *res, hr_emit_t *em, const char *status, const ch
 }
 
 
-static void emit_ops(const hr_trace_t *t, hr_emit_t *em) {
-    hr_emit_obj_begin(em, "ops");
-    hr_emit_u64(em, "total", hr_trace_mem_ops(t));
-    hr_emit_u64(em, "events", t->n_events);
-#define HR_EMIT_OPCOUNT_(e, c, txt, f1, f2, f3, o, cls, key) hr_emit_u64(em, key, t->op_counts[c]);
-    HR_OP_LIST(HR_EMIT_OPCOUNT_)
-#undef HR_EMIT_OPCOUNT_
-    hr_emit_obj_end(em);
-}
-
 static double cyc_ns(uint64_t cyc) { return (double)cyc * 1e9 / hr_cycle_hz(); }
 
-static void emit_time(const result_t *res, hr_emit_t *em) {
+/* Timing figures of the throughput pass and the measurement pass. */
+static void time_values(const result_t *res, hr_mval_t *v) {
+    const measure_t *m = res->m;
     double wall = (double)res->tm.wall_ns / 1e9;
     uint64_t ops = hr_trace_mem_ops(res->t);
-    hr_emit_obj_begin(em, "time");
-    hr_emit_f64(em, "wall_s", wall);
-    hr_emit_f64(em, "wall_s_min", wall);
-    hr_emit_f64(em, "wall_s_max", wall);
-    hr_emit_f64(em, "cpu_s", (double)res->tm.cpu_ns / 1e9);
-    hr_emit_f64(em, "ops_per_s", wall > 0 ? (double)ops / wall : NAN);
-    hr_emit_f64(em, "ns_per_op", ops ? (double)res->tm.wall_ns / (double)ops : NAN);
-    hr_emit_obj_end(em);
-}
-
-static void emit_latency(const measure_t *m, hr_emit_t *em) {
-    static const struct { const char *key; int op; } per[] = {
-        {"alloc", HR_OP_ALLOC}, {"calloc", HR_OP_CALLOC},
-        {"realloc", HR_OP_REALLOC}, {"free", HR_OP_FREE}};
-    hr_emit_obj_begin(em, "ns_per_op");
-    for (size_t k = 0; k < sizeof per / sizeof per[0]; k++) {
-        uint64_t n = m->cnt[per[k].op];
-        if (n)
-            hr_emit_f64(em, per[k].key, cyc_ns(m->cyc[per[k].op]) / (double)n);
-        else
-            hr_emit_null(em, per[k].key);
-    }
-    hr_emit_obj_end(em);
-    hr_emit_obj_begin(em, "latency_ns");
-    hr_emit_f64(em, "p50", cyc_ns(hr_lat_quantile(&m->lat, 0.50)));
-    hr_emit_f64(em, "p90", cyc_ns(hr_lat_quantile(&m->lat, 0.90)));
-    hr_emit_f64(em, "p99", cyc_ns(hr_lat_quantile(&m->lat, 0.99)));
-    hr_emit_f64(em, "p999", cyc_ns(hr_lat_quantile(&m->lat, 0.999)));
-    hr_emit_f64(em, "max", cyc_ns(m->lat.max));
-    hr_emit_u64(em, "samples", m->lat.n);
-    hr_emit_obj_end(em);
+    v[HR_M_WALL] = v[HR_M_WALL_MIN] = v[HR_M_WALL_MAX] = hr_mval_f64(wall);
+    v[HR_M_CPU] = hr_mval_f64((double)res->tm.cpu_ns / 1e9);
+    v[HR_M_OPS_PER_S] = hr_mval_f64(wall > 0 ? (double)ops / wall : NAN);
+    v[HR_M_NS_PER_OP] = hr_mval_f64(ops ? (double)res->tm.wall_ns / (double)ops : NAN);
+    v[HR_M_P50] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.50)));
+    v[HR_M_P90] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.90)));
+    v[HR_M_P99] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.99)));
+    v[HR_M_P999] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.999)));
+    v[HR_M_LAT_MAX] = hr_mval_f64(cyc_ns(m->lat.max));
+    v[HR_M_LAT_SAMPLES] = hr_mval_u64(m->lat.n);
     if (m->frames) {
-        hr_emit_obj_begin(em, "worst_frame");
-        hr_emit_u64(em, "index", m->worst_frame_index);
-        hr_emit_f64(em, "ns", cyc_ns(m->worst_frame_cyc));
-        hr_emit_u64(em, "frames", m->frames);
-        hr_emit_obj_end(em);
-    } else {
-        hr_emit_null(em, "worst_frame");
+        v[HR_M_WF_INDEX] = hr_mval_u64(m->worst_frame_index);
+        v[HR_M_WF_NS] = hr_mval_f64(cyc_ns(m->worst_frame_cyc));
+        v[HR_M_WF_FRAMES] = hr_mval_u64(m->frames);
     }
 }
 
@@ -99,51 +67,64 @@ static double ratio_over(uint64_t num, uint64_t den) {
     return den ? ((double)num - (double)den) / (double)den : NAN;
 }
 
-static void emit_memory(const result_t *res, hr_emit_t *em) {
+/* Memory figures of the measurement pass, the budget and failed allocations. */
+static void memory_values(const result_t *res, hr_mval_t *v) {
     const measure_t *m = res->m;
-    hr_emit_obj_begin(em, "memory");
-    hr_emit_u64(em, "peak_live", m->peak_live);
-    hr_emit_u64(em, "peak_footprint", m->peak_fp);
-    hr_emit_str(em, "footprint_source", fp_source(res));
-    hr_emit_u64(em, "footprint_at_peak_live", m->fp_at_peak_live);
-    hr_emit_u64(em, "live_at_peak_footprint", m->live_at_peak_fp);
-    hr_emit_u64(em, "peak_rss_above_baseline",
-                m->peak_rss > m->rss_base ? m->peak_rss - m->rss_base : 0);
-    hr_emit_u64(em, "rss_baseline", m->rss_base);
+    v[HR_M_PEAK_LIVE] = hr_mval_u64(m->peak_live);
+    v[HR_M_PEAK_FP] = hr_mval_u64(m->peak_fp);
+    v[HR_M_FP_SOURCE] = hr_mval_str(fp_source(res));
+    v[HR_M_FP_AT_PEAK_LIVE] = hr_mval_u64(m->fp_at_peak_live);
+    v[HR_M_LIVE_AT_PEAK_FP] = hr_mval_u64(m->live_at_peak_fp);
+    v[HR_M_PEAK_RSS] = hr_mval_u64(m->peak_rss > m->rss_base ? m->peak_rss - m->rss_base : 0);
+    v[HR_M_RSS_BASE] = hr_mval_u64(m->rss_base);
     if (m->ext_ok)
-        hr_emit_u64(em, "harness_bytes", m->ext_base);
-    hr_emit_f64(em, "frag_jw4", ratio_over(m->peak_fp, m->peak_live));
-    hr_emit_f64(em, "frag_jw3", ratio_over(m->peak_fp, m->live_at_peak_fp));
+        v[HR_M_HARNESS_BYTES] = hr_mval_u64(m->ext_base);
+    v[HR_M_FRAG_JW4] = hr_mval_f64(ratio_over(m->peak_fp, m->peak_live));
+    v[HR_M_FRAG_JW3] = hr_mval_f64(ratio_over(m->peak_fp, m->live_at_peak_fp));
     if (res->be->usable_size)
-        hr_emit_i64(em, "internal_slop", m->slop_at_peak_live);
-    else
-        hr_emit_null(em, "internal_slop");
-    hr_emit_obj_end(em);
+        v[HR_M_SLOP] = hr_mval_i64(m->slop_at_peak_live);
+    if (res->opt->budget) {
+        v[HR_M_BUDGET_BYTES] = hr_mval_u64(res->opt->budget);
+        if (m->have_budget_fail)
+            v[HR_M_BUDGET_FAIL] = hr_mval_u64(m->budget_fail_at);
+    }
+    v[HR_M_FAILED_ALLOCS] = hr_mval_u64(m->failed);
+    if (m->failed)
+        v[HR_M_FIRST_FAILED] = hr_mval_u64(m->first_failed);
 }
 
-static void emit_budget(const result_t *res, hr_emit_t *em) {
+/* The op-table families: every op's count, and ns/op of each memory op
+ * (null when the trace has none of it). */
+static void family_values(const result_t *res, hr_mval_t *counts, hr_mval_t *ns,
+                          const char **keys, unsigned char *all, unsigned char *mem) {
     const measure_t *m = res->m;
-    if (!res->opt->budget)
-        return;
-    hr_emit_obj_begin(em, "budget");
-    hr_emit_u64(em, "bytes", res->opt->budget);
-    if (m->have_budget_fail)
-        hr_emit_u64(em, "first_failure_op", m->budget_fail_at);
-    else
-        hr_emit_null(em, "first_failure_op");
-    hr_emit_obj_end(em);
+    for (unsigned op = 0; op < HR_OP__COUNT; op++) {
+        keys[op] = hr_op_info[op].key;
+        all[op] = 1;
+        mem[op] = (unsigned char)hr_op_is_mem(op);
+        counts[op] = hr_mval_u64(res->t->op_counts[op]);
+        ns[op] = hr_mval_f64(m->cnt[op] ? cyc_ns(m->cyc[op]) / (double)m->cnt[op] : 0);
+        ns[op].present = m->cnt[op] != 0;
+    }
 }
 
 void emit_result(const result_t *res, hr_emit_t *em) {
+    hr_mval_t v[HR_M__COUNT], counts[HR_OP__COUNT], ns[HR_OP__COUNT];
+    const char *keys[HR_OP__COUNT];
+    unsigned char all[HR_OP__COUNT], mem[HR_OP__COUNT];
+    memset(v, 0, sizeof v);
+    v[HR_M_OPS_TOTAL] = hr_mval_u64(hr_trace_mem_ops(res->t));
+    v[HR_M_OPS_EVENTS] = hr_mval_u64(res->t->n_events);
+    time_values(res, v);
+    memory_values(res, v);
+    family_values(res, counts, ns, keys, all, mem);
+    hr_mfamily_t fam[] = {
+        [HR_MFAM_NONE] = {0, NULL, NULL, NULL},
+        [HR_MFAM_OPS] = {HR_OP__COUNT, keys, all, counts},
+        [HR_MFAM_MEM_OPS] = {HR_OP__COUNT, keys, mem, ns},
+    };
     emit_head(res, em, "ok");
-    emit_ops(res->t, em);
-    emit_time(res, em);
-    emit_latency(res->m, em);
-    emit_memory(res, em);
-    emit_budget(res, em);
-    hr_emit_u64(em, "failed_allocs", res->m->failed);
-    if (res->m->failed)
-        hr_emit_u64(em, "first_failed_op", res->m->first_failed);
+    hr_metrics_emit(em, v, fam);
     hr_emit_obj_begin(em, "native");
     if (res->be->stats && res->r->inst)
         res->be->stats(res->r->inst, em);

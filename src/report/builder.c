@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/metrics.h"
 #include "base/sysinfo.h"
 #include "report/report.h"
 
@@ -13,17 +14,6 @@ struct hr_report_builder {
     hr_json_t *doc, *results;
     int        failures;
 };
-
-/* Timing figures merged by median over repeats (memory figures are not). */
-static const char *const median_paths[] = {
-    "time.cpu_s", "ns_per_op.alloc", "ns_per_op.calloc", "ns_per_op.realloc",
-    "ns_per_op.free", "latency_ns.p50", "latency_ns.p90", "latency_ns.p99",
-    "latency_ns.p999", "latency_ns.max", "worst_frame.ns"};
-/* Exact figures that must agree between repeats of an in-house allocator. */
-static const char *const exact_paths[] = {
-    "memory.peak_live", "memory.peak_footprint", "memory.live_at_peak_footprint",
-    "memory.footprint_at_peak_live", "memory.internal_slop", "native.native_ops",
-    "native.fallback_ops"};
 
 static hr_json_t *machine_json(void) {
     hr_emit_mem_t m;
@@ -98,14 +88,18 @@ static double median_of(hr_json_t *const *runs, int n, const char *path, double 
     return k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
 }
 
+/* Exact figures (HR_MERGE_EXACT) must agree between repeats of an allocator
+ * whose footprint is exact: else the replay is not deterministic. */
 static int exact_agree(hr_json_t *const *runs, int n) {
-    const char *src = hr_json_path_str(runs[0], "memory.footprint_source");
+    const char *src = hr_json_path_str(runs[0], hr_metrics[HR_M_FP_SOURCE].path);
     if (!src || strcmp(src, "exact") != 0)
         return 1;
-    for (size_t p = 0; p < sizeof exact_paths / sizeof exact_paths[0]; p++) {
-        double a = hr_json_path_num(runs[0], exact_paths[p]);
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        if (hr_metrics[k].merge != HR_MERGE_EXACT)
+            continue;
+        double a = hr_json_path_num(runs[0], hr_metrics[k].path);
         for (int i = 1; i < n; i++) {
-            double b = hr_json_path_num(runs[i], exact_paths[p]);
+            double b = hr_json_path_num(runs[i], hr_metrics[k].path);
             if (!(a == b || (isnan(a) && isnan(b))))
                 return 0;
         }
@@ -113,24 +107,57 @@ static int exact_agree(hr_json_t *const *runs, int n) {
     return 1;
 }
 
+/* Replaces the value at `path` by the median over the repeats, when the
+ * result has a non-null value there. */
+static void merge_median(hr_json_t *out, hr_json_t *const *runs, int n, const char *path) {
+    if (!hr_json_path(out, path) || hr_json_type(hr_json_path(out, path)) == HR_JSON_NULL)
+        return;
+    set_path(out, path, hr_json_new_num(median_of(runs, n, path, 0, 0)));
+}
+
+/* A family's members: every key of its group object in the result. */
+static void merge_family(hr_json_t *out, hr_json_t *const *runs, int n, const hr_metric_t *m) {
+    char group[64], path[192];
+    snprintf(group, sizeof group, "%.*s", (int)hr_metric_group_len(m), m->path);
+    const hr_json_t *o = hr_json_get(out, group);
+    for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
+        snprintf(path, sizeof path, "%s.%s", group, hr_json_key_at(o, i));
+        merge_median(out, runs, n, path);
+    }
+}
+
+/* Median with the range of the samples beside it (PATH_min, PATH_max). */
+static double merge_range(hr_json_t *out, hr_json_t *const *runs, int n, const char *path) {
+    char end[160];
+    double mn = NAN, mx = NAN, med = median_of(runs, n, path, &mn, &mx);
+    set_path(out, path, hr_json_new_num(med));
+    snprintf(end, sizeof end, "%s_min", path);
+    set_path(out, end, hr_json_new_num(mn));
+    snprintf(end, sizeof end, "%s_max", path);
+    set_path(out, end, hr_json_new_num(mx));
+    return med;
+}
+
+/* Merges repeats metric by metric, as the registry says (base/metrics.h). */
 hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
     hr_json_t *out = hr_json_clone(runs[0]);
     hr_json_set(out, "runs", hr_json_new_u64((uint64_t)n));
     if (!hr_json_get(out, "time"))
         return out;
-    double mn = NAN, mx = NAN;
-    double wall = median_of(runs, n, "time.wall_s", &mn, &mx);
-    set_path(out, "time.wall_s", hr_json_new_num(wall));
-    set_path(out, "time.wall_s_min", hr_json_new_num(mn));
-    set_path(out, "time.wall_s_max", hr_json_new_num(mx));
-    double ops = hr_json_path_num(out, "ops.total");
-    set_path(out, "time.ops_per_s", hr_json_new_num(wall > 0 ? ops / wall : NAN));
-    set_path(out, "time.ns_per_op", hr_json_new_num(ops > 0 ? wall * 1e9 / ops : NAN));
-    for (size_t p = 0; p < sizeof median_paths / sizeof median_paths[0]; p++) {
-        if (!hr_json_path(out, median_paths[p]) ||
-            hr_json_type(hr_json_path(out, median_paths[p])) == HR_JSON_NULL)
-            continue;
-        set_path(out, median_paths[p], hr_json_new_num(median_of(runs, n, median_paths[p], 0, 0)));
+    double wall = merge_range(out, runs, n, hr_metrics[HR_M_WALL].path);
+    double ops = hr_json_path_num(out, hr_metrics[HR_M_OPS_TOTAL].path);
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        const hr_metric_t *m = &hr_metrics[k];
+        if (m->merge == HR_MERGE_RANGE && k != HR_M_WALL)
+            merge_range(out, runs, n, m->path);
+        else if (m->merge == HR_MERGE_PER_OP && m->unit == HR_UNIT_OPS_PER_S)
+            set_path(out, m->path, hr_json_new_num(wall > 0 ? ops / wall : NAN));
+        else if (m->merge == HR_MERGE_PER_OP)
+            set_path(out, m->path, hr_json_new_num(ops > 0 ? wall * 1e9 / ops : NAN));
+        else if (m->merge == HR_MERGE_MEDIAN && m->family)
+            merge_family(out, runs, n, m);
+        else if (m->merge == HR_MERGE_MEDIAN)
+            merge_median(out, runs, n, m->path);
     }
     hr_json_set(out, "deterministic", hr_json_new_bool(exact_agree(runs, n)));
     return out;

@@ -6,38 +6,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/metrics.h"
 #include "report/report.h"
 
-static const struct {
-    const char *alias, *path;
-    int         higher_better;
-} aliases[] = {
-    {"throughput", "time.ops_per_s", 1},    {"ns_per_op", "time.ns_per_op", 0},
-    {"wall", "time.wall_s", 0},             {"p99", "latency_ns.p99", 0},
-    {"p999", "latency_ns.p999", 0},         {"max", "latency_ns.max", 0},
-    {"peak", "memory.peak_footprint", 0},   {"live", "memory.peak_live", 0},
-    {"rss", "memory.peak_rss_above_baseline", 0}, {"frag", "memory.frag_jw4", 0},
-    {"slop", "memory.internal_slop", 0},    {"worst_frame", "worst_frame.ns", 0},
-};
-#define N_ALIASES (sizeof aliases / sizeof aliases[0])
-
-static const char default_spec[] = "throughput=5%,ns_per_op=5%,peak=0%,live=0%";
+/* Aliases, directions and default gates come from the metric registry
+ * (base/metrics.h). The default spec is every metric with a default gate, in
+ * registry order. */
+static void default_spec(char *buf, size_t n) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        const hr_metric_t *m = &hr_metrics[k];
+        if (m->gate < 0 || !m->alias)
+            continue;
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s=%g%%", len ? "," : "",
+                                m->alias, m->gate);
+    }
+}
 
 hr_compare_options_t hr_compare_options_default(void) {
     hr_compare_options_t o = {HR_EMIT_TEXT, NULL};
     return o;
 }
 
+static void metric_from(const hr_metric_t *r, hr_compare_metric_t *out) {
+    snprintf(out->name, sizeof out->name, "%s", r->alias ? r->alias : r->path);
+    snprintf(out->path, sizeof out->path, "%s", r->path);
+    out->higher_better = (r->flags & HR_MF_HIGHER) != 0;
+    out->def = r;
+}
+
 int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < N_ALIASES; i++)
-        if (strcmp(name, aliases[i].alias) == 0 || strcmp(name, aliases[i].path) == 0) {
-            snprintf(out->name, sizeof out->name, "%s", aliases[i].alias);
-            snprintf(out->path, sizeof out->path, "%s", aliases[i].path);
-            out->higher_better = aliases[i].higher_better;
-            return 0;
-        }
-    /* Any other dotted path of identifiers is taken as is. */
+    const hr_metric_t *r = hr_metric_by_alias(name);
+    if (r || ((r = hr_metric_by_path(name)) && !r->family && r->alias)) {
+        metric_from(r, out);
+        return 0;
+    }
+    /* Any other dotted path of identifiers is taken as is; a registered one
+     * keeps its direction. */
     size_t n = strlen(name);
     if (!strchr(name, '.') || n >= sizeof out->path || name[0] == '.' || name[n - 1] == '.')
         return -1;
@@ -46,7 +53,9 @@ int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
             return -1;
     snprintf(out->name, sizeof out->name, "%.31s", name);
     snprintf(out->path, sizeof out->path, "%s", name);
-    out->higher_better = n >= 9 && strcmp(name + n - 9, "ops_per_s") == 0;
+    r = hr_metric_by_path(name);
+    out->higher_better = r && (r->flags & HR_MF_HIGHER);
+    out->def = r;
     return 0;
 }
 
@@ -182,6 +191,12 @@ static int num_equal(const hr_json_t *a, const hr_json_t *b) {
     return a->num == b->num;
 }
 
+/* A trace-decided metric compared exactly on its own row: a gated one
+ * (peak live) outside the ops group, which is compared key by key. */
+static int trace_gated(const hr_metric_t *m) {
+    return m->alias && m->gate >= 0 && strncmp(m->path, "ops.", 4) != 0;
+}
+
 /* Deterministic values: op counts and peak live must match exactly. */
 static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     const char *db = hr_json_path_str(rb, "trace_digest"), *dn = hr_json_path_str(rn, "trace_digest");
@@ -212,12 +227,18 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     if (ops_ok)
         row(c, rb, "ops.total", hr_json_path_num(rb, "ops.total"), hr_json_path_num(rn, "ops.total"),
             0, "exact", "ok");
-    const hr_json_t *lb = hr_json_path(rb, "memory.peak_live"), *ln = hr_json_path(rn, "memory.peak_live");
-    double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
-    int eq = num_equal(lb, ln);
-    row(c, rb, "live", b, n, isnan(b) || isnan(n) ? NAN : delta_pct(b, n), "exact",
-        eq ? "ok" : "MISMATCH");
-    c->mismatches += !eq;
+    /* the other figures the trace alone decides (registry: HR_EXACT_TRACE) */
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        const hr_metric_t *m = &hr_metrics[k];
+        if (m->exact != HR_EXACT_TRACE || !trace_gated(m))
+            continue;
+        const hr_json_t *lb = hr_json_path(rb, m->path), *ln = hr_json_path(rn, m->path);
+        double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
+        int eq = num_equal(lb, ln);
+        row(c, rb, m->alias, b, n, isnan(b) || isnan(n) ? NAN : delta_pct(b, n), "exact",
+            eq ? "ok" : "MISMATCH");
+        c->mismatches += !eq;
+    }
 }
 
 static int is_ok(const hr_json_t *r) { return strcmp(hr_json_path_str(r, "status"), "ok") == 0; }
@@ -242,18 +263,28 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
         return;
     }
     exact_checks(c, rb, rn);
-    int exact_fp = fp_exact(rb) && fp_exact(rn), fp_done = 0;
     for (int i = 0; i < nm; i++) {
-        if (strcmp(m[i].path, "memory.peak_live") == 0 || strncmp(m[i].path, "ops.", 4) == 0)
+        if (strncmp(m[i].path, "ops.", 4) == 0 || (m[i].def && m[i].def->exact == HR_EXACT_TRACE &&
+                                                   trace_gated(m[i].def)))
             continue; /* compared exactly above */
-        int is_fp = strcmp(m[i].path, "memory.peak_footprint") == 0;
         gate(c, rb, rn, &m[i], m[i].pct, NULL);
-        fp_done |= is_fp;
     }
-    if (exact_fp && !fp_done) { /* in-house footprint is deterministic: 0% */
-        hr_compare_metric_t fp;
-        hr_compare_metric_lookup("peak", &fp);
-        gate(c, rb, rn, &fp, 0, "exact");
+    if (!(fp_exact(rb) && fp_exact(rn)))
+        return;
+    /* A figure gated by default that is exact for in-house allocators is
+     * deterministic there: gated at 0% when the spec leaves it out. */
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        const hr_metric_t *d = &hr_metrics[k];
+        int given = 0;
+        if (d->exact != HR_EXACT_INHOUSE || d->gate < 0 || !d->alias)
+            continue;
+        for (int i = 0; i < nm; i++)
+            given |= m[i].def == d;
+        if (!given) {
+            hr_compare_metric_t em;
+            metric_from(d, &em);
+            gate(c, rb, rn, &em, 0, "exact");
+        }
     }
 }
 
@@ -280,7 +311,9 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
                        const char *new_name, const hr_compare_options_t *opt, FILE *out) {
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
     char err[256], title[1024];
-    int nm = hr_compare_parse_thresholds(opt->max_regress ? opt->max_regress : default_spec, m,
+    char spec[256];
+    default_spec(spec, sizeof spec);
+    int nm = hr_compare_parse_thresholds(opt->max_regress ? opt->max_regress : spec, m,
                                          HR_COMPARE_MAX_METRICS, err, sizeof err);
     if (nm < 0)
         return 2; /* callers validate the spec first (hr_compare_files does) */

@@ -28,6 +28,7 @@ typedef struct hr_compare_metric {
     char   path[128];   /* dotted path in a result */
     double pct;         /* allowed regression, percent */
     int    higher_better;
+    const struct hr_metric *def; /* its registry entry, or NULL for an unregistered path */
 } hr_compare_metric_t;
 
 typedef struct hr_compare_options {

@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/metrics.h"
+#include "heapreplay/trace.h"
+
 /* ---- building and checking -------------------------------------------- */
 
 hr_json_t *hr_report_new(const char *tool_version) {
@@ -115,8 +118,7 @@ void hr_fmt_ns(char *buf, size_t n, double ns) {
 
 typedef void (*fmt_fn)(char *, size_t, double);
 
-static void cell_fmt(hr_emit_t *em, const hr_json_t *r, const char *path, fmt_fn f) {
-    double v = hr_json_path_num(r, path);
+static void cell_fmt(hr_emit_t *em, double v, fmt_fn f) {
     char buf[48];
     if (!isfinite(v)) {
         hr_emit_cell_str(em, NULL);
@@ -141,23 +143,46 @@ static int status_ok(const hr_json_t *r) {
     return s && strcmp(s, "ok") == 0;
 }
 
-/* Sum of native.violations.* (NAN when the backend reports none). */
-static double violations(const hr_json_t *r) {
-    const hr_json_t *v = hr_json_path(r, "native.violations");
-    if (hr_json_type(v) != HR_JSON_OBJECT)
-        return NAN;
-    double sum = 0;
-    for (size_t i = 0; i < hr_json_len(v); i++)
-        sum += hr_json_num(hr_json_at(v, i), 0);
-    return sum;
+/* The comparison table: allocator and status, then one column per registry
+ * metric with a column label (base/metrics.h), in registry order. */
+#define N_MAIN_COLS_MAX (HR_M__COUNT + 2)
+
+static int main_cols(const char **cols, char names[][48]) {
+    int n = 0;
+    cols[n++] = "allocator";
+    cols[n++] = "status";
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        const hr_metric_t *m = &hr_metrics[k];
+        if (!m->column)
+            continue;
+        /* numbers are right-aligned ('>'), text is not */
+        snprintf(names[n], sizeof names[n], "%s%s", m->unit == HR_UNIT_TEXT ? "" : ">", m->column);
+        cols[n] = names[n];
+        n++;
+    }
+    return n;
 }
 
-static const char *const main_cols[] = {
-    "allocator", "status", ">ops/s", ">ns/op", ">p50 ns", ">p99 ns", ">p99.9 ns", ">max ns",
-    ">worst frame", ">peak live", ">peak footprint", "fp source", ">RSS above base",
-    ">frag #4", ">frag #3", ">slop", ">native", ">violations",
-};
-#define N_MAIN_COLS ((int)(sizeof main_cols / sizeof main_cols[0]))
+/* One cell of metric m in its registry format. */
+static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m) {
+    double v = m->cell == HR_CELL_STR ? NAN : hr_metric_value(m, r);
+    switch (m->cell) {
+    case HR_CELL_RATE: cell_fmt(em, v, hr_fmt_rate); break;
+    case HR_CELL_NS: cell_fmt(em, v, hr_fmt_ns); break;
+    case HR_CELL_BYTES: cell_fmt(em, v, hr_fmt_bytes); break;
+    case HR_CELL_F1: hr_emit_cell_f64(em, v, 1); break;
+    case HR_CELL_F0: hr_emit_cell_f64(em, v, 0); break;
+    case HR_CELL_PCT: cell_pct(em, v); break;
+    case HR_CELL_STR: hr_emit_cell_str(em, hr_json_path_str(r, m->path)); break;
+    case HR_CELL_INT:
+        if (isfinite(v))
+            hr_emit_cell_u64(em, (uint64_t)v);
+        else
+            hr_emit_cell_str(em, NULL);
+        break;
+    case HR_CELL_NONE: break;
+    }
+}
 
 static void main_row(hr_emit_t *em, const hr_json_t *r) {
     hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
@@ -166,28 +191,9 @@ static void main_row(hr_emit_t *em, const hr_json_t *r) {
         hr_emit_row_end(em); /* the rest stays "-"; the error is a note below */
         return;
     }
-    cell_fmt(em, r, "time.ops_per_s", hr_fmt_rate);
-    hr_emit_cell_f64(em, hr_json_path_num(r, "time.ns_per_op"), 1);
-    static const char *const lat[] = {"latency_ns.p50", "latency_ns.p99", "latency_ns.p999",
-                                      "latency_ns.max"};
-    for (int i = 0; i < 4; i++)
-        hr_emit_cell_f64(em, hr_json_path_num(r, lat[i]), 0);
-    cell_fmt(em, r, "worst_frame.ns", hr_fmt_ns);
-    cell_fmt(em, r, "memory.peak_live", hr_fmt_bytes);
-    cell_fmt(em, r, "memory.peak_footprint", hr_fmt_bytes);
-    hr_emit_cell_str(em, hr_json_path_str(r, "memory.footprint_source"));
-    cell_fmt(em, r, "memory.peak_rss_above_baseline", hr_fmt_bytes);
-    cell_pct(em, hr_json_path_num(r, "memory.frag_jw4"));
-    cell_pct(em, hr_json_path_num(r, "memory.frag_jw3"));
-    cell_fmt(em, r, "memory.internal_slop", hr_fmt_bytes);
-    double nat = hr_json_path_num(r, "native.native_ops");
-    double fb = hr_json_path_num(r, "native.fallback_ops");
-    cell_pct(em, isfinite(nat) && isfinite(fb) && nat + fb > 0 ? nat / (nat + fb) : NAN);
-    double v = violations(r);
-    if (isfinite(v))
-        hr_emit_cell_u64(em, (uint64_t)v);
-    else
-        hr_emit_cell_str(em, NULL);
+    for (int k = 0; k < HR_M__COUNT; k++)
+        if (hr_metrics[k].column)
+            metric_cell(em, r, &hr_metrics[k]);
     hr_emit_row_end(em);
 }
 
@@ -374,8 +380,9 @@ static int traces_of(const hr_json_t *results, const char **out, int max) {
 
 static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
     const hr_json_t *results = hr_json_get(rep, "results");
-    const char *traces[256];
-    int nt = traces_of(results, traces, 256);
+    const char *traces[256], *cols[N_MAIN_COLS_MAX];
+    char names[N_MAIN_COLS_MAX][48];
+    int nt = traces_of(results, traces, 256), ncols = main_cols(cols, names);
     print_header(em->out, rep, md);
     for (int t = 0; t < nt; t++) {
         char title[512];
@@ -384,7 +391,7 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
             if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
                 digest = hr_json_path_str(hr_json_at(results, i), "trace_digest");
         snprintf(title, sizeof title, "trace %s (digest %s)", traces[t], digest ? digest : "-");
-        hr_emit_table_begin(em, title, N_MAIN_COLS, main_cols);
+        hr_emit_table_begin(em, title, ncols, cols);
         for (size_t i = 0; i < hr_json_len(results); i++)
             if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
                 main_row(em, hr_json_at(results, i));
@@ -401,20 +408,35 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
 
 /* ---- CSV --------------------------------------------------------------- */
 
-/* Columns every CSV has, in schema order, whether or not a result has them. */
-static const char *const csv_fixed[] = {
-    "trace", "trace_digest", "allocator", "status", "error", "signal", "runs", "touch",
-    "ops.total", "ops.alloc", "ops.calloc", "ops.realloc", "ops.free", "ops.heap_push",
-    "ops.heap_pop", "ops.frame", "ops.mark", "time.wall_s", "time.wall_s_min", "time.wall_s_max",
-    "time.cpu_s", "time.ops_per_s", "time.ns_per_op", "ns_per_op.alloc", "ns_per_op.calloc",
-    "ns_per_op.realloc", "ns_per_op.free", "latency_ns.p50", "latency_ns.p90", "latency_ns.p99",
-    "latency_ns.p999", "latency_ns.max", "latency_ns.samples", "worst_frame.index",
-    "worst_frame.ns", "memory.peak_live", "memory.peak_footprint", "memory.footprint_source",
-    "memory.footprint_at_peak_live", "memory.live_at_peak_footprint",
-    "memory.peak_rss_above_baseline", "memory.frag_jw4", "memory.frag_jw3",
-    "memory.internal_slop", "native.native_ops", "native.fallback_ops",
-};
-#define N_CSV_FIXED ((int)(sizeof csv_fixed / sizeof csv_fixed[0]))
+/* Columns every CSV has, whether or not a result has them: the result head,
+ * then the registry's HR_MF_CSV metrics in registry order (a family expanded
+ * over the op table). Other leaves follow, sorted. */
+static const char *const csv_head[] = {"trace", "trace_digest", "allocator", "status",
+                                       "error", "signal", "runs", "touch"};
+#define N_CSV_HEAD ((int)(sizeof csv_head / sizeof csv_head[0]))
+
+static int csv_fixed(const char **cols, char (*names)[64], int max) {
+    int n = 0, nn = 0;
+    for (int i = 0; i < N_CSV_HEAD; i++)
+        cols[n++] = csv_head[i];
+    for (int k = 0; k < HR_M__COUNT && n < max; k++) {
+        const hr_metric_t *m = &hr_metrics[k];
+        if (!(m->flags & HR_MF_CSV))
+            continue;
+        if (!m->family) {
+            cols[n++] = m->path;
+            continue;
+        }
+        for (unsigned op = 0; op < HR_OP__COUNT && n < max; op++) {
+            if (m->family == HR_MFAM_MEM_OPS && !hr_op_is_mem(op))
+                continue;
+            snprintf(names[nn], sizeof names[nn], "%.*s.%s", (int)hr_metric_group_len(m), m->path,
+                     hr_op_info[op].key);
+            cols[n++] = names[nn++];
+        }
+    }
+    return n;
+}
 
 typedef struct leaf {
     char             path[192];
@@ -460,12 +482,11 @@ static void render_csv(const hr_json_t *rep, hr_emit_t *em) {
     size_t nr = hr_json_len(results);
     leaves_t *lv = calloc(nr ? nr : 1, sizeof *lv);
     const char *cols[HR_EMIT_MAX_COLS];
-    int nc = 0, nfixed;
+    char fam_names[2 * HR_OP__COUNT][64];
+    int nc, nfixed;
     if (!lv)
         return;
-    for (int i = 0; i < N_CSV_FIXED; i++)
-        cols[nc++] = csv_fixed[i];
-    nfixed = nc;
+    nc = nfixed = csv_fixed(cols, fam_names, HR_EMIT_MAX_COLS);
     for (size_t i = 0; i < nr; i++) {
         flatten(&lv[i], "", hr_json_at(results, i));
         for (int j = 0; j < lv[i].n; j++) {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/metrics.h"
 #include "report/compare.h"
 #include "report/report.h"
 
@@ -25,22 +26,34 @@ hr_svg_options_t hr_svg_options_default(void) {
 
 int hr_svg_metric_path(const char *metric, char *path, size_t n) {
     hr_compare_metric_t m;
+    const hr_metric_t *leaf = metric ? hr_metric_by_leaf(metric) : NULL;
     if (metric && hr_compare_metric_lookup(metric, &m) == 0) {
         snprintf(path, n, "%s", m.path);
         return 0;
     }
-    static const char *const leaves[] = {
-        "time.ops_per_s", "time.ns_per_op", "time.wall_s", "time.cpu_s",
-        "latency_ns.p50", "latency_ns.p90", "latency_ns.p99", "latency_ns.p999", "latency_ns.max",
-        "memory.peak_live", "memory.peak_footprint", "memory.peak_rss_above_baseline",
-        "memory.frag_jw4", "memory.frag_jw3", "memory.internal_slop",
-    };
-    for (size_t i = 0; metric && i < sizeof leaves / sizeof leaves[0]; i++)
-        if (strcmp(strchr(leaves[i], '.') + 1, metric) == 0) {
-            snprintf(path, n, "%s", leaves[i]);
-            return 0;
-        }
+    if (leaf) {
+        snprintf(path, n, "%s", leaf->path);
+        return 0;
+    }
     return -1;
+}
+
+void hr_svg_metric_names(FILE *out) {
+    int col = 9;
+    fputs("metrics:", out);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < HR_M__COUNT; k++) {
+            const hr_metric_t *m = &hr_metrics[k];
+            const char *name = pass == 0 ? m->alias : (m->flags & HR_MF_PLOT) ? hr_metric_key(m) : NULL;
+            if (!name || (pass == 1 && m->alias && strcmp(name, m->alias) == 0))
+                continue;
+            if (col + strlen(name) + 2 > 78) {
+                fputs("\n        ", out);
+                col = 8;
+            }
+            col += fprintf(out, " %s%s", name, k == HR_M_OPS_PER_S && pass == 0 ? " (default)," : ",");
+        }
+    fputs("\n         or any dotted path of a number in a result (e.g. native.native_ops)\n", out);
 }
 
 static void put_xml(FILE *f, const char *s) {
@@ -55,20 +68,18 @@ static void put_xml(FILE *f, const char *s) {
     }
 }
 
-/* Value label in human units chosen from the metric's path. */
-static void fmt_value(char *buf, size_t n, const char *path, double v) {
-    if (strstr(path, "ops_per_s"))
-        hr_fmt_rate(buf, n, v);
-    else if (strncmp(path, "memory.frag", 11) == 0)
-        snprintf(buf, n, "%.1f%%", v * 100);
-    else if (strncmp(path, "memory.", 7) == 0)
-        hr_fmt_bytes(buf, n, v);
-    else if (strstr(path, "ns"))
-        hr_fmt_ns(buf, n, v);
-    else if (strstr(path, "_s"))
-        snprintf(buf, n, "%.4g s", v);
-    else
-        snprintf(buf, n, "%.4g", v);
+/* Value label in the metric's unit (registry); an unregistered path is a
+ * plain number. */
+static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
+    switch (m ? m->unit : HR_UNIT_COUNT) {
+    case HR_UNIT_OPS_PER_S: hr_fmt_rate(buf, n, v); break;
+    case HR_UNIT_RATIO: snprintf(buf, n, "%.1f%%", v * 100); break;
+    case HR_UNIT_BYTES: hr_fmt_bytes(buf, n, v); break;
+    case HR_UNIT_NS: hr_fmt_ns(buf, n, v); break;
+    case HR_UNIT_SECONDS: snprintf(buf, n, "%.4g s", v); break;
+    case HR_UNIT_COUNT:
+    case HR_UNIT_TEXT: snprintf(buf, n, "%.4g", v); break;
+    }
 }
 
 /* A "nice" axis maximum: 1, 2, 2.5 or 5 times a power of ten, >= v. */
@@ -132,7 +143,8 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
     int width = opt->width >= 400 ? opt->width : 400, plot_w = width - LABEL_W - 110;
     int height = TOP + ngroups * (GROUP_GAP + 20) + (int)nr * (BAR_H + BAR_GAP) + 50;
     double axis = nice_max(vmax);
-    int higher = strstr(path, "ops_per_s") != NULL;
+    const hr_metric_t *def = hr_metric_by_path(path);
+    int higher = def && (def->flags & HR_MF_HIGHER);
 
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -166,7 +178,7 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
                 double w = v > 0 ? v / axis * plot_w : 0;
                 fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
                         LABEL_W, y, w, BAR_H, palette[color_of(results, alloc)]);
-                fmt_value(buf, sizeof buf, path, v);
+                fmt_value(buf, sizeof buf, def, v);
                 fprintf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", LABEL_W + w + 4, y + 13, buf);
             } else {
                 fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#999\">n/a (", LABEL_W + 4, y + 13);
@@ -184,7 +196,7 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
             TOP, LABEL_W, y);
     for (int t = 0; t <= 4; t++) {
         double x = LABEL_W + plot_w * t / 4.0;
-        fmt_value(buf, sizeof buf, path, axis * t / 4.0);
+        fmt_value(buf, sizeof buf, def, axis * t / 4.0);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\"/>\n"
                      "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
                 x, y, x, y + 5, x, y + 18, buf);

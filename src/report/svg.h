@@ -20,6 +20,9 @@ hr_svg_options_t hr_svg_options_default(void); /* throughput, 800 px */
 /* Resolve a metric name to a dotted result path; 0 ok, -1 unknown. */
 int hr_svg_metric_path(const char *metric, char *path, size_t n);
 
+/* Prints the names --metric accepts (from the metric registry), for help. */
+void hr_svg_metric_names(FILE *out);
+
 /* Draw the chart. Results that are not ok or lack the metric are listed as
  * "n/a". 0 ok; -1 with a one-line err (unknown metric, nothing to plot). */
 int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out, char *err,

@@ -1,0 +1,253 @@
+/* The metric registry: every figure a result carries is defined once, here
+ * (after mimalloc's MI_STAT_FIELDS). docs/METRICS.md says what each means;
+ * this list says how the code treats it. Generated from it:
+ *  - the result keys the replay engine writes, their JSON types and order
+ *    (hr_metrics_emit), including which groups are null or omitted;
+ *  - how repeats merge in the report builder (median, median with range,
+ *    per-op rate, exact-must-agree, first);
+ *  - the text/Markdown comparison table's columns and cell formats, and the
+ *    fixed leading CSV columns;
+ *  - compare's aliases, directions, default gates and exact checks;
+ *  - chart units and the names `plot --metric` accepts (and its help).
+ * Adding a metric is one line below (plus the code that measures it and its
+ * paragraph in docs/METRICS.md); nothing else lists metrics.
+ *
+ * The list lives in the foundation layer because the replay engine writes the
+ * keys and the report layer reads them, and includes only point down.
+ *
+ * Families: an entry whose path ends in ".*" stands for one key per op of the
+ * trace op table (include/heapreplay/trace.h, report key column): every op
+ * (HR_MFAM_OPS) or the memory ops only (HR_MFAM_MEM_OPS). The base layer does
+ * not know the op table; its users expand families with it.
+ */
+#ifndef HR_BASE_METRICS_H
+#define HR_BASE_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/emit.h"
+#include "base/json.h"
+
+/* Unit: how a value reads (text cells, chart labels). */
+typedef enum hr_unit {
+    HR_UNIT_COUNT = 0, /* a plain number */
+    HR_UNIT_BYTES,
+    HR_UNIT_NS,
+    HR_UNIT_SECONDS,
+    HR_UNIT_OPS_PER_S,
+    HR_UNIT_RATIO,     /* shown as a percentage */
+    HR_UNIT_TEXT,      /* a string, not a number */
+} hr_unit_t;
+
+/* JSON type the engine writes. */
+typedef enum hr_mtype { HR_MT_U64 = 0, HR_MT_I64, HR_MT_F64, HR_MT_STR } hr_mtype_t;
+
+/* How repeats of one (trace, allocator) merge into the report's result. */
+typedef enum hr_merge {
+    HR_MERGE_FIRST = 0,   /* the first repeat's value (deterministic or descriptive) */
+    HR_MERGE_MEDIAN,      /* median of the repeats */
+    HR_MERGE_RANGE,       /* median, and PATH_min / PATH_max set from the same samples */
+    HR_MERGE_RANGE_END,   /* written by the HR_MERGE_RANGE metric before it */
+    HR_MERGE_PER_OP,      /* recomputed from the merged wall time and ops.total */
+    HR_MERGE_EXACT,       /* first; repeats must agree when the footprint is exact */
+} hr_merge_t;
+
+/* What decides the value. */
+typedef enum hr_exact {
+    HR_EXACT_MEASURED = 0, /* a measurement: varies between runs */
+    HR_EXACT_TRACE,        /* the trace alone: equal for every allocator and run */
+    HR_EXACT_INHOUSE,      /* exact when footprint_source is "exact" (in-house) */
+} hr_exact_t;
+
+/* Cell format in the text/Markdown comparison table (NONE: not a column). */
+typedef enum hr_cell {
+    HR_CELL_NONE = 0,
+    HR_CELL_RATE,  /* 12.3 k */
+    HR_CELL_F1,    /* one decimal */
+    HR_CELL_F0,    /* no decimals */
+    HR_CELL_NS,    /* 850 ns, 1.2 us */
+    HR_CELL_BYTES, /* 1.50 MiB */
+    HR_CELL_STR,
+    HR_CELL_PCT,   /* 12.5% */
+    HR_CELL_INT,   /* an integer */
+} hr_cell_t;
+
+/* Where the value comes from. */
+typedef enum hr_msource {
+    HR_MSRC_ENGINE = 0, /* the replay engine writes it (hr_metrics_emit) */
+    HR_MSRC_BACKEND,    /* the backend's stats() writes it into "native" */
+    HR_MSRC_RENDER,     /* computed from the result when shown, never stored */
+} hr_msource_t;
+
+enum { HR_MFAM_NONE = 0, HR_MFAM_OPS, HR_MFAM_MEM_OPS };
+
+/* Flags. */
+enum {
+    HR_MF_CSV = 1u << 0,       /* one of the CSV's fixed leading columns */
+    HR_MF_PLOT = 1u << 1,      /* `plot --metric` accepts its last path segment */
+    HR_MF_HIGHER = 1u << 2,    /* higher is better (else lower is better) */
+    HR_MF_NULL_GROUP = 1u << 3,/* the group is written as null when it has no value */
+    HR_MF_NULLABLE = 1u << 4,  /* written as null when it has no value (else omitted) */
+};
+
+/* X(ID, "path", UNIT, TYPE, MERGE, EXACT, SOURCE, FAMILY, FLAGS, "compare alias",
+ *   default gate % (-1: not gated by default), CELL, "column label")
+ * Order is the order of the keys in a result, of the table's columns and of
+ * the CSV's fixed columns. Groups (the part before the dot) are contiguous. */
+#define HR_METRIC_LIST(X)                                                                           \
+    X(OPS_TOTAL, "ops.total", COUNT, U64, FIRST, TRACE, ENGINE, NONE, CSV, NULL, -1, NONE, NULL)    \
+    X(OPS_EVENTS, "ops.events", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)    \
+    X(OPS_BY_OP, "ops.*", COUNT, U64, FIRST, TRACE, ENGINE, OPS, CSV, NULL, -1, NONE, NULL)         \
+    X(WALL, "time.wall_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT, "wall", -1,     \
+      NONE, NULL)                                                                                   \
+    X(WALL_MIN, "time.wall_s_min", SECONDS, F64, RANGE_END, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
+      NONE, NULL)                                                                                   \
+    X(WALL_MAX, "time.wall_s_max", SECONDS, F64, RANGE_END, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
+      NONE, NULL)                                                                                   \
+    X(CPU, "time.cpu_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, NONE,  \
+      NULL)                                                                                         \
+    X(OPS_PER_S, "time.ops_per_s", OPS_PER_S, F64, PER_OP, MEASURED, ENGINE, NONE,                  \
+      CSV | PLOT | HIGHER, "throughput", 5, RATE, "ops/s")                                          \
+    X(NS_PER_OP, "time.ns_per_op", NS, F64, PER_OP, MEASURED, ENGINE, NONE, CSV | PLOT,             \
+      "ns_per_op", 5, F1, "ns/op")                                                                  \
+    X(NS_BY_OP, "ns_per_op.*", NS, F64, MEDIAN, MEASURED, ENGINE, MEM_OPS, CSV | NULLABLE, NULL,    \
+      -1, NONE, NULL)                                                                               \
+    X(P50, "latency_ns.p50", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, F0,     \
+      "p50 ns")                                                                                     \
+    X(P90, "latency_ns.p90", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, NONE,   \
+      NULL)                                                                                         \
+    X(P99, "latency_ns.p99", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, "p99", -1, F0,    \
+      "p99 ns")                                                                                     \
+    X(P999, "latency_ns.p999", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, "p999", -1, F0, \
+      "p99.9 ns")                                                                                   \
+    X(LAT_MAX, "latency_ns.max", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, "max", -1,    \
+      F0, "max ns")                                                                                 \
+    X(LAT_SAMPLES, "latency_ns.samples", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
+      NONE, NULL)                                                                                   \
+    X(WF_INDEX, "worst_frame.index", COUNT, U64, FIRST, MEASURED, ENGINE, NONE,                     \
+      CSV | NULL_GROUP, NULL, -1, NONE, NULL)                                                       \
+    X(WF_NS, "worst_frame.ns", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV, "worst_frame", -1, NS, \
+      "worst frame")                                                                                \
+    X(WF_FRAMES, "worst_frame.frames", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE,   \
+      NULL)                                                                                         \
+    X(PEAK_LIVE, "memory.peak_live", BYTES, U64, EXACT, TRACE, ENGINE, NONE, CSV | PLOT, "live", 0, \
+      BYTES, "peak live")                                                                           \
+    X(PEAK_FP, "memory.peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE, CSV | PLOT,       \
+      "peak", 0, BYTES, "peak footprint")                                                           \
+    X(FP_SOURCE, "memory.footprint_source", TEXT, STR, FIRST, TRACE, ENGINE, NONE, CSV, NULL, -1,   \
+      STR, "fp source")                                                                             \
+    X(FP_AT_PEAK_LIVE, "memory.footprint_at_peak_live", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE,   \
+      CSV, NULL, -1, NONE, NULL)                                                                    \
+    X(LIVE_AT_PEAK_FP, "memory.live_at_peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE,   \
+      CSV, NULL, -1, NONE, NULL)                                                                    \
+    X(PEAK_RSS, "memory.peak_rss_above_baseline", BYTES, U64, FIRST, MEASURED, ENGINE, NONE,        \
+      CSV | PLOT, "rss", -1, BYTES, "RSS above base")                                               \
+    X(RSS_BASE, "memory.rss_baseline", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
+      NONE, NULL)                                                                                   \
+    X(HARNESS_BYTES, "memory.harness_bytes", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,    \
+      -1, NONE, NULL)                                                                               \
+    X(FRAG_JW4, "memory.frag_jw4", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, "frag",    \
+      -1, PCT, "frag #4")                                                                           \
+    X(FRAG_JW3, "memory.frag_jw3", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, NULL, -1,  \
+      PCT, "frag #3")                                                                               \
+    X(SLOP, "memory.internal_slop", BYTES, I64, EXACT, INHOUSE, ENGINE, NONE,                       \
+      CSV | PLOT | NULLABLE, "slop", -1, BYTES, "slop")                                             \
+    X(BUDGET_BYTES, "budget.bytes", BYTES, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE,      \
+      NULL)                                                                                         \
+    X(BUDGET_FAIL, "budget.first_failure_op", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, NULLABLE,   \
+      NULL, -1, NONE, NULL)                                                                         \
+    X(FAILED_ALLOCS, "failed_allocs", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE,  \
+      NULL)                                                                                         \
+    X(FIRST_FAILED, "first_failed_op", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE, \
+      NULL)                                                                                         \
+    X(NATIVE_OPS, "native.native_ops", COUNT, U64, EXACT, INHOUSE, BACKEND, NONE, CSV, NULL, -1,    \
+      NONE, NULL)                                                                                   \
+    X(FALLBACK_OPS, "native.fallback_ops", COUNT, U64, EXACT, INHOUSE, BACKEND, NONE, CSV, NULL,    \
+      -1, NONE, NULL)                                                                               \
+    X(NATIVE_SHARE, "native.share", RATIO, F64, FIRST, INHOUSE, RENDER, NONE, 0, NULL, -1, PCT,     \
+      "native")                                                                                     \
+    X(VIOLATIONS, "native.violations", COUNT, U64, FIRST, INHOUSE, RENDER, NONE, 0, NULL, -1, INT,  \
+      "violations")                                                                                 \
+    HR_METRIC_LIST_EXTRA(X)
+
+/* A build may append entries (tests/unit/test_metric_extra.c adds one to show
+ * that one line is all a new metric needs). */
+#ifndef HR_METRIC_LIST_EXTRA
+#define HR_METRIC_LIST_EXTRA(X)
+#endif
+
+#define HR_METRIC_ENUM_(id, ...) HR_M_##id,
+typedef enum hr_metric_id { HR_METRIC_LIST(HR_METRIC_ENUM_) HR_M__COUNT } hr_metric_id_t;
+#undef HR_METRIC_ENUM_
+
+typedef struct hr_metric {
+    const char  *path;   /* dotted JSON path in a result ("group.key" or "key") */
+    const char  *alias;  /* compare/plot short name, or NULL */
+    const char  *column; /* text table column label, or NULL */
+    hr_unit_t    unit;
+    hr_mtype_t   type;
+    hr_merge_t   merge;
+    hr_exact_t   exact;
+    hr_msource_t source;
+    hr_cell_t    cell;
+    int          family; /* HR_MFAM_* */
+    unsigned     flags;  /* HR_MF_* */
+    double       gate;   /* default compare tolerance in %, or -1 */
+} hr_metric_t;
+
+extern const hr_metric_t hr_metrics[HR_M__COUNT];
+
+/* The metric at `path` (exact match; a family matches "group.anything"), or
+ * NULL. */
+const hr_metric_t *hr_metric_by_path(const char *path);
+/* The metric whose alias, or (for HR_MF_PLOT metrics) last path segment, is
+ * `name`; NULL if none. */
+const hr_metric_t *hr_metric_by_alias(const char *name);
+const hr_metric_t *hr_metric_by_leaf(const char *name);
+/* Length of the group prefix of m->path ("memory" in "memory.peak_live"),
+ * 0 for a top-level key. */
+size_t hr_metric_group_len(const hr_metric_t *m);
+/* The key after the group. */
+const char *hr_metric_key(const hr_metric_t *m);
+
+/* The metric's value in a result: the number at its path, or for an
+ * HR_MSRC_RENDER metric the value computed from the result (native.share =
+ * native_ops / (native_ops + fallback_ops), native.violations = the sum of
+ * its counts). NAN when the result has none. */
+double hr_metric_value(const hr_metric_t *m, const hr_json_t *result);
+
+/* ---- writing a result (the replay engine) -------------------------------- */
+
+/* One value to write: absent values are omitted, or written as null where the
+ * metric is HR_MF_NULLABLE; a group whose first metric is HR_MF_NULL_GROUP and
+ * that has no value at all is written as null. */
+typedef struct hr_mval {
+    int present;
+    union {
+        uint64_t    u;
+        int64_t     i;
+        double      d;
+        const char *s;
+    } v;
+} hr_mval_t;
+
+/* Values of a family: one per op of the op table (index = op code). */
+typedef struct hr_mfamily {
+    unsigned           n;     /* ops in the op table */
+    const char *const *keys;  /* report key of each op */
+    const unsigned char *in;  /* 1 if the op belongs to the family */
+    const hr_mval_t   *vals;
+} hr_mfamily_t;
+
+/* Writes every HR_MSRC_ENGINE metric of `vals` (indexed by hr_metric_id_t)
+ * into the open result object, grouped into sub-objects by path. fam[] is
+ * indexed by HR_MFAM_*. */
+void hr_metrics_emit(hr_emit_t *em, const hr_mval_t *vals, const hr_mfamily_t *fam);
+
+static inline hr_mval_t hr_mval_u64(uint64_t u) { hr_mval_t m = {1, {.u = u}}; return m; }
+static inline hr_mval_t hr_mval_i64(int64_t i) { hr_mval_t m = {1, {.i = i}}; return m; }
+static inline hr_mval_t hr_mval_f64(double d) { hr_mval_t m = {1, {.d = d}}; return m; }
+static inline hr_mval_t hr_mval_str(const char *s) { hr_mval_t m = {1, {.s = s}}; return m; }
+
+#endif
