@@ -10,10 +10,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: jget PATH FILE\n");
         return 2;
     }
-    char err[512];
-    hr_json_t *doc = hr_json_parse_file(argv[2], err, sizeof err);
+    hr_error_t err;
+    hr_json_t *doc = hr_json_parse_file(argv[2], &err);
     if (!doc) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "%s\n", err.msg);
         return 2;
     }
     const hr_json_t *v = hr_json_path(doc, argv[1]);

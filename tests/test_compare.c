@@ -14,11 +14,12 @@ static char tmpdir[] = "/tmp/hr_test_compare_XXXXXX";
 
 static hr_json_t *load_base(void) {
     const char *s = getenv("srcdir");
-    char path[1024], err[512];
+    char path[1024];
+    hr_error_t err;
     snprintf(path, sizeof path, "%s/tests/data/reports/base.json", s && *s ? s : ".");
-    hr_json_t *r = hr_report_load(path, err, sizeof err);
+    hr_json_t *r = hr_report_load(path, &err);
     if (!r)
-        printf("# %s\n", err);
+        printf("# %s\n", err.msg);
     return r;
 }
 
@@ -146,9 +147,8 @@ static void test_match_by_digest(void) {
 
 static void test_thresholds_parse(void) {
     hr_compare_metric_t m[8];
-    char err[256];
-    HR_CHECK(hr_compare_parse_thresholds("throughput=5%,peak=0,time.cpu_s=2.5%", m, 8, err,
-                                         sizeof err) == 3);
+    hr_error_t err;
+    HR_CHECK(hr_compare_parse_thresholds("throughput=5%,peak=0,time.cpu_s=2.5%", m, 8, &err) == 3);
     HR_CHECK_STR(m[0].path, "time.ops_per_s");
     HR_CHECK(m[0].higher_better && m[0].pct == 5);
     HR_CHECK_STR(m[1].path, "memory.peak_footprint");
@@ -158,11 +158,11 @@ static void test_thresholds_parse(void) {
     const char *bad[] = {"throughput", "bogus=5%", "throughput=abc", "throughput=-1%",
                          "throughput=5%%", "throughput=5%,", ",", "", "a.b c=1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int rc = hr_compare_parse_thresholds(bad[i], m, 8, err, sizeof err);
+        int rc = hr_compare_parse_thresholds(bad[i], m, 8, &err);
         if (rc != -1)
             printf("# accepted bad spec \"%s\"\n", bad[i]);
         HR_CHECK(rc == -1);
-        HR_CHECK(strncmp(err, "--max-regress: ", 15) == 0);
+        HR_CHECK(strncmp(err.msg, "--max-regress: ", 15) == 0);
     }
 }
 
@@ -226,14 +226,15 @@ static void test_bad_input(void) {
 static void test_json_output(void) {
     hr_json_t *n = hr_json_clone(base);
     set_num(n, "results.0.time.ops_per_s", 10e6);
-    char *buf = NULL, err[256];
+    char *buf = NULL;
+    hr_error_t err;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     hr_compare_options_t o = hr_compare_options_default();
     o.format = HR_EMIT_JSON;
     HR_CHECK(hr_compare_reports(base, "b", n, "n", &o, f) == 1);
     fclose(f);
-    hr_json_t *doc = hr_json_parse(buf, len, "compare output", err, sizeof err);
+    hr_json_t *doc = hr_json_parse(buf, len, "compare output", &err);
     HR_CHECK(doc != NULL);
     HR_CHECK_STR(hr_json_path_str(doc, "summary.verdict"), "FAIL");
     HR_CHECK(hr_json_path_num(doc, "summary.regressions") == 1);

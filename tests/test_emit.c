@@ -150,12 +150,13 @@ static void test_format_parse(void) {
 }
 
 static void check_report(hr_emit_format_t fmt, const char *expected) {
-    char path[1024], err[512];
+    char path[1024];
+    hr_error_t err;
     snprintf(path, sizeof path, "%s/tests/data/reports/base.json", srcdir());
-    hr_json_t *rep = hr_report_load(path, err, sizeof err);
+    hr_json_t *rep = hr_report_load(path, &err);
     HR_CHECK(rep != NULL);
     if (!rep) {
-        printf("# %s\n", err);
+        printf("# %s\n", err.msg);
         return;
     }
     char *buf = NULL;

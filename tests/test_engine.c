@@ -34,10 +34,11 @@ static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch
     hr_replay_options_t opt = hr_replay_options_default();
     opt.touch = touch;
     hr_replay_one(t, "test", "0000000000000000", be, be->name, NULL, &opt, &m.em);
-    char *buf = hr_emit_mem_close(&m), perr[256];
-    hr_json_t *v = hr_json_parse(buf, strlen(buf), "result", perr, sizeof perr);
+    char *buf = hr_emit_mem_close(&m);
+    hr_error_t perr;
+    hr_json_t *v = hr_json_parse(buf, strlen(buf), "result", &perr);
     if (!v)
-        printf("# parse: %s\n# %s\n", perr, buf);
+        printf("# parse: %s\n# %s\n", perr.msg, buf);
     free(buf);
     return v;
 }

@@ -6,24 +6,24 @@
 #include "hr_test.h"
 #include "base/json.h"
 
-static hr_json_t *parse(const char *s, char *err, size_t n) {
-    return hr_json_parse(s, strlen(s), "doc.json", err, n);
+static hr_json_t *parse(const char *s, hr_error_t *err) {
+    return hr_json_parse(s, strlen(s), "doc.json", err);
 }
 
 static void test_round_trip(void) {
     const char *src = "{\"a\":1,\"b\":[true,false,null,\"x\\\"y\"],\"c\":{\"d\":0.1,\"e\":-7},"
                       "\"f\":18446744073709551615,\"g\":\"\\u00b5\\ud83d\\ude00\",\"h\":{},\"i\":[]}";
-    char err[256];
-    hr_json_t *v = parse(src, err, sizeof err);
+    hr_error_t err;
+    hr_json_t *v = parse(src, &err);
     HR_CHECK(v != NULL);
     char *out = hr_json_to_string(v, 1);
     /* \u escapes come back as UTF-8; everything else byte-identical */
     HR_CHECK_STR(out, "{\"a\":1,\"b\":[true,false,null,\"x\\\"y\"],\"c\":{\"d\":0.1,\"e\":-7},"
                       "\"f\":18446744073709551615,\"g\":\"\xc2\xb5\xf0\x9f\x98\x80\",\"h\":{},\"i\":[]}");
     /* and printing the reparsed output is a fixed point, pretty or not */
-    hr_json_t *w = hr_json_parse(out, strlen(out), "out", err, sizeof err);
+    hr_json_t *w = hr_json_parse(out, strlen(out), "out", &err);
     char *pretty = hr_json_to_string(w, 0);
-    hr_json_t *x = hr_json_parse(pretty, strlen(pretty), "pretty", err, sizeof err);
+    hr_json_t *x = hr_json_parse(pretty, strlen(pretty), "pretty", &err);
     char *again = hr_json_to_string(x, 1);
     HR_CHECK_STR(again, out);
     HR_CHECK(strchr(pretty, '\n') != NULL);
@@ -36,9 +36,9 @@ static void test_round_trip(void) {
 }
 
 static void test_numbers(void) {
-    char err[256];
+    hr_error_t err;
     hr_json_t *v = parse("[18446744073709551615, 18446744073709551616, -9223372036854775808,"
-                         " 1e3, 2.5, 0, -0, 9007199254740993]", err, sizeof err);
+                         " 1e3, 2.5, 0, -0, 9007199254740993]", &err);
     uint64_t u = 0;
     HR_CHECK(v != NULL);
     HR_CHECK(hr_json_get_u64(hr_json_at(v, 0), &u) == 0 && u == UINT64_MAX);
@@ -57,15 +57,16 @@ static void test_numbers(void) {
 
 /* Each bad input gives "doc.json: offset N: expected ..." with the right N. */
 static void check_err(const char *src, size_t offset, const char *expect_sub) {
-    char err[256], want[64];
-    hr_json_t *v = parse(src, err, sizeof err);
+    hr_error_t err;
+    char want[64];
+    hr_json_t *v = parse(src, &err);
     HR_CHECK(v == NULL);
     snprintf(want, sizeof want, "doc.json: offset %zu: expected ", offset);
-    if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, expect_sub))
-        printf("# input %s: got \"%s\", want \"%s...%s\"\n", src, err, want, expect_sub);
-    HR_CHECK(strncmp(err, want, strlen(want)) == 0);
-    HR_CHECK(strstr(err, expect_sub) != NULL);
-    HR_CHECK(strchr(err, '\n') == NULL);
+    if (strncmp(err.msg, want, strlen(want)) != 0 || !strstr(err.msg, expect_sub))
+        printf("# input %s: got \"%s\", want \"%s...%s\"\n", src, err.msg, want, expect_sub);
+    HR_CHECK(strncmp(err.msg, want, strlen(want)) == 0);
+    HR_CHECK(strstr(err.msg, expect_sub) != NULL);
+    HR_CHECK(strchr(err.msg, '\n') == NULL);
     hr_json_free(v);
 }
 
@@ -91,16 +92,16 @@ static void test_errors(void) {
 }
 
 static void test_file_errors(void) {
-    char err[512];
-    HR_CHECK(hr_json_parse_file("/nonexistent/x.json", err, sizeof err) == NULL);
-    HR_CHECK(strncmp(err, "/nonexistent/x.json: cannot open", 32) == 0);
+    hr_error_t err;
+    HR_CHECK(hr_json_parse_file("/nonexistent/x.json", &err) == NULL);
+    HR_CHECK(strncmp(err.msg, "/nonexistent/x.json: cannot open", 32) == 0);
 }
 
 static void test_path(void) {
-    char err[256];
+    hr_error_t err;
     hr_json_t *v = parse("{\"memory\":{\"peak_footprint\":123,\"src\":\"exact\"},"
                          "\"results\":[{\"allocator\":\"glibc\"},{\"allocator\":\"stack\"}],"
-                         "\"n\":null}", err, sizeof err);
+                         "\"n\":null}", &err);
     HR_CHECK(v != NULL);
     HR_CHECK(hr_json_path_num(v, "memory.peak_footprint") == 123);
     HR_CHECK_STR(hr_json_path_str(v, "memory.src"), "exact");

@@ -253,15 +253,14 @@ const char *hr_json_path_str(const hr_json_t *root, const char *path) {
 
 typedef struct parser {
     const char *p, *start, *end, *name;
-    char       *err;
-    size_t      errlen;
+    hr_error_t *err;
     int         failed, depth;
 } parser_t;
 
 static hr_json_t *fail(parser_t *ps, const char *expected) {
-    if (!ps->failed && ps->err && ps->errlen)
-        snprintf(ps->err, ps->errlen, "%s: offset %zu: expected %s", ps->name,
-                 (size_t)(ps->p - ps->start), expected);
+    if (!ps->failed)
+        hr_error_set(ps->err, "%s: offset %zu: expected %s", ps->name,
+                     (size_t)(ps->p - ps->start), expected);
     ps->failed = 1;
     return NULL;
 }
@@ -544,10 +543,9 @@ static hr_json_t *parse_value(parser_t *ps) {
     return v;
 }
 
-hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, char *err, size_t errlen) {
-    parser_t ps = {buf, buf, buf + len, name ? name : "<input>", err, errlen, 0, 0};
-    if (err && errlen)
-        err[0] = 0;
+hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, hr_error_t *err) {
+    parser_t ps = {buf, buf, buf + len, name ? name : "<input>", err, 0, 0};
+    hr_error_set(err, "%s", "");
     hr_json_t *v = parse_value(&ps);
     if (!v)
         return NULL;
@@ -559,10 +557,10 @@ hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, char *er
     return v;
 }
 
-hr_json_t *hr_json_parse_file(const char *path, char *err, size_t errlen) {
+hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        hr_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, len = 0, n;
@@ -583,11 +581,11 @@ hr_json_t *hr_json_parse_file(const char *path, char *err, size_t errlen) {
     int rd_err = ferror(f);
     fclose(f);
     if (!buf || rd_err) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, buf ? "I/O error" : "out of memory");
+        hr_error_set(err, "%s: cannot read: %s", path, buf ? "I/O error" : "out of memory");
         free(buf);
         return NULL;
     }
-    hr_json_t *v = hr_json_parse(buf, len, path, err, errlen);
+    hr_json_t *v = hr_json_parse(buf, len, path, err);
     free(buf);
     return v;
 }

@@ -7,7 +7,7 @@
  *  - A number keeps its double value and, when its literal is an integer that
  *    fits, its exact uint64 (non-negative) or int64 (negative) value, so byte
  *    counts and op counts round-trip exactly.
- *  - Parse errors fill `err` with one line "NAME: offset N: expected ..."
+ *  - Parse errors set `err` (heapreplay/error.h) to one line "NAME: offset N: expected ..."
  *    (N is a 0-based byte offset) and return NULL; never a crash.
  *  - Construction functions take ownership of the values they are given;
  *    hr_json_free() frees a whole tree.
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/emit.h"
+#include "heapreplay/error.h"
 
 typedef enum hr_json_type {
     HR_JSON_NULL = 0,
@@ -44,8 +45,8 @@ struct hr_json {
 };
 
 /* Parsing. `name` names the input in errors (NULL: "<input>"). */
-hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, char *err, size_t errlen);
-hr_json_t *hr_json_parse_file(const char *path, char *err, size_t errlen);
+hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, hr_error_t *err);
+hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err);
 void       hr_json_free(hr_json_t *v);
 
 /* Access. All accept NULL and return NULL / the default on a type mismatch. */

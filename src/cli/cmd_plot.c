@@ -50,20 +50,21 @@ int cmd_plot(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    char err[1024], path[128];
+    hr_error_t err;
+    char path[128];
     if (hr_svg_metric_path(opt.metric, path, sizeof path) < 0)
         return hr_cli_usage_error("plot", "--metric: unknown metric \"%s\"", opt.metric);
-    hr_json_t *rep = hr_report_load(in, err, sizeof err);
+    hr_json_t *rep = hr_report_load(in, &err);
     if (!rep)
-        return hr_cli_usage_error("plot", "%s", err);
+        return hr_cli_usage_error("plot", "%s", err.msg);
     FILE *out = outp ? fopen(outp, "w") : stdout;
     if (!out) {
         hr_json_free(rep);
         return hr_cli_usage_error("plot", "%s: cannot write: %s", outp, strerror(errno));
     }
-    int rc = hr_svg_render(rep, &opt, out, err, sizeof err);
+    int rc = hr_svg_render(rep, &opt, out, &err);
     if (outp && fclose(out) != 0)
-        rc = -1, snprintf(err, sizeof err, "%s: write failed", outp);
+        rc = -1, hr_error_set(&err, "%s: write failed", outp);
     hr_json_free(rep);
-    return rc < 0 ? hr_cli_usage_error("plot", "%s", err) : 0;
+    return rc < 0 ? hr_cli_usage_error("plot", "%s", err.msg) : 0;
 }

@@ -20,8 +20,8 @@ static hr_json_t *machine_json(void) {
     if (hr_emit_mem_open(&m, 1) != 0)
         return hr_json_new_null();
     hr_machine_emit(&m.em, NULL);
-    char *buf = hr_emit_mem_close(&m), err[256];
-    hr_json_t *v = hr_json_parse(buf, strlen(buf), "machine", err, sizeof err);
+    char *buf = hr_emit_mem_close(&m);
+    hr_json_t *v = hr_json_parse(buf, strlen(buf), "machine", NULL);
     free(buf);
     return v ? v : hr_json_new_null();
 }
@@ -166,9 +166,10 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
 int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err) {
     hr_json_t **ok = calloc((size_t)n, sizeof *ok), *first_bad = NULL;
     int nok = 0, nbad = 0;
-    char perr[512] = "no result";
+    hr_error_t perr;
+    hr_error_set(&perr, "no result");
     for (int i = 0; i < n; i++) {
-        hr_json_t *v = lines[i] ? hr_json_parse(lines[i], strlen(lines[i]), "replay result", perr, sizeof perr) : NULL;
+        hr_json_t *v = lines[i] ? hr_json_parse(lines[i], strlen(lines[i]), "replay result", &perr) : NULL;
         const char *status = hr_json_path_str(v, "status");
         if (status && strcmp(status, "ok") == 0) {
             ok[nok++] = v;
@@ -193,7 +194,7 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
         first_bad = NULL;
         rb->failures++;
     } else {
-        hr_error_set(err, "%s", perr);
+        *err = perr;
         rb->failures++;
         rc = -1;
     }

@@ -59,8 +59,8 @@ int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
     return 0;
 }
 
-int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max, char *err,
-                                size_t errlen) {
+int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max,
+                                hr_error_t *err) {
     int n = 0;
     const char *p = spec;
     while (p && *p) {
@@ -68,37 +68,37 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         char item[192], *eq, *end;
         if (len == 0 || len >= sizeof item) {
-            snprintf(err, errlen, "--max-regress: expected METRIC=PCT at \"%.*s\"", (int)len, p);
+            hr_error_set(err, "--max-regress: expected METRIC=PCT at \"%.*s\"", (int)len, p);
             return -1;
         }
         memcpy(item, p, len);
         item[len] = 0;
         eq = strchr(item, '=');
         if (!eq) {
-            snprintf(err, errlen, "--max-regress: expected METRIC=PCT, got \"%s\"", item);
+            hr_error_set(err, "--max-regress: expected METRIC=PCT, got \"%s\"", item);
             return -1;
         }
         *eq = 0;
         if (n >= max || hr_compare_metric_lookup(item, &m[n]) < 0) {
-            snprintf(err, errlen, "--max-regress: unknown metric \"%s\" (expected an alias "
+            hr_error_set(err, "--max-regress: unknown metric \"%s\" (expected an alias "
                      "such as throughput, peak, p99, or a dotted path)", item);
             return -1;
         }
         double pct = strtod(eq + 1, &end);
         if (end == eq + 1 || (*end && strcmp(end, "%") != 0) || !isfinite(pct) || pct < 0) {
-            snprintf(err, errlen, "--max-regress: %s: expected a non-negative percentage, "
+            hr_error_set(err, "--max-regress: %s: expected a non-negative percentage, "
                      "got \"%s\"", item, eq + 1);
             return -1;
         }
         m[n++].pct = pct;
         p = comma ? comma + 1 : NULL;
         if (p && !*p) {
-            snprintf(err, errlen, "--max-regress: expected METRIC=PCT after the last ','");
+            hr_error_set(err, "--max-regress: expected METRIC=PCT after the last ','");
             return -1;
         }
     }
     if (n == 0) {
-        snprintf(err, errlen, "--max-regress: expected METRIC=PCT[,...], got \"%s\"",
+        hr_error_set(err, "--max-regress: expected METRIC=PCT[,...], got \"%s\"",
                  spec ? spec : "");
         return -1;
     }
@@ -310,11 +310,12 @@ static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb
 int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_json_t *cur,
                        const char *new_name, const hr_compare_options_t *opt, FILE *out) {
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
-    char err[256], title[1024];
+    hr_error_t err;
+    char title[1024];
     char spec[256];
     default_spec(spec, sizeof spec);
     int nm = hr_compare_parse_thresholds(opt->max_regress ? opt->max_regress : spec, m,
-                                         HR_COMPARE_MAX_METRICS, err, sizeof err);
+                                         HR_COMPARE_MAX_METRICS, &err);
     if (nm < 0)
         return 2; /* callers validate the spec first (hr_compare_files does) */
     const hr_json_t *rb = hr_json_get(base, "results"), *rn = hr_json_get(cur, "results");
@@ -372,20 +373,20 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
 int hr_compare_files(const char *base_path, const char *new_path, const hr_compare_options_t *opt,
                      FILE *out, FILE *errf) {
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
-    char err[1024];
+    hr_error_t err;
     if (opt->max_regress &&
-        hr_compare_parse_thresholds(opt->max_regress, m, HR_COMPARE_MAX_METRICS, err, sizeof err) < 0) {
-        fprintf(errf, "heapreplay compare: %s\n", err);
+        hr_compare_parse_thresholds(opt->max_regress, m, HR_COMPARE_MAX_METRICS, &err) < 0) {
+        fprintf(errf, "heapreplay compare: %s\n", err.msg);
         return 2;
     }
-    hr_json_t *b = hr_report_load(base_path, err, sizeof err);
+    hr_json_t *b = hr_report_load(base_path, &err);
     if (!b) {
-        fprintf(errf, "heapreplay compare: %s\n", err);
+        fprintf(errf, "heapreplay compare: %s\n", err.msg);
         return 2;
     }
-    hr_json_t *n = hr_report_load(new_path, err, sizeof err);
+    hr_json_t *n = hr_report_load(new_path, &err);
     if (!n) {
-        fprintf(errf, "heapreplay compare: %s\n", err);
+        fprintf(errf, "heapreplay compare: %s\n", err.msg);
         hr_json_free(b);
         return 2;
     }

@@ -20,6 +20,7 @@
 
 #include "base/emit.h"
 #include "base/json.h"
+#include "heapreplay/error.h"
 
 #define HR_COMPARE_MAX_METRICS 32
 
@@ -44,7 +45,7 @@ int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out);
 /* Parse "METRIC=PCT[%],..." into m[]; returns the count, or -1 with a one-line
  * message in err. */
 int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max,
-                                char *err, size_t errlen);
+                                hr_error_t *err);
 
 /* Compare two loaded, validated reports; writes the delta table and a summary
  * line to out. Returns 0 or 1. */

@@ -23,29 +23,29 @@ hr_json_t *hr_report_new(const char *tool_version) {
     return r;
 }
 
-int hr_report_validate(const hr_json_t *doc, const char *name, char *err, size_t errlen) {
+int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err) {
     const char *schema = hr_json_path_str(doc, "schema");
     uint64_t ver = 0;
     if (hr_json_type(doc) != HR_JSON_OBJECT || !schema || strcmp(schema, HR_REPORT_SCHEMA) != 0) {
-        snprintf(err, errlen, "%s: expected a report with \"schema\": \"%s\"", name, HR_REPORT_SCHEMA);
+        hr_error_set(err, "%s: expected a report with \"schema\": \"%s\"", name, HR_REPORT_SCHEMA);
         return -1;
     }
     if (hr_json_get_u64(hr_json_get(doc, "schema_version"), &ver) < 0 ||
         ver != HR_REPORT_SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s: expected \"schema_version\": %d (this heapreplay's version)",
+        hr_error_set(err, "%s: expected \"schema_version\": %d (this heapreplay's version)",
                  name, HR_REPORT_SCHEMA_VERSION);
         return -1;
     }
     const hr_json_t *results = hr_json_get(doc, "results");
     if (hr_json_type(results) != HR_JSON_ARRAY) {
-        snprintf(err, errlen, "%s: expected \"results\" to be an array", name);
+        hr_error_set(err, "%s: expected \"results\" to be an array", name);
         return -1;
     }
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_json_path_str(r, "trace") || !hr_json_path_str(r, "allocator") ||
             !hr_json_path_str(r, "status")) {
-            snprintf(err, errlen, "%s: results[%zu]: expected an object with string "
+            hr_error_set(err, "%s: results[%zu]: expected an object with string "
                      "\"trace\", \"allocator\" and \"status\"", name, i);
             return -1;
         }
@@ -53,9 +53,9 @@ int hr_report_validate(const hr_json_t *doc, const char *name, char *err, size_t
     return 0;
 }
 
-hr_json_t *hr_report_load(const char *path, char *err, size_t errlen) {
-    hr_json_t *doc = hr_json_parse_file(path, err, errlen);
-    if (doc && hr_report_validate(doc, path, err, errlen) < 0) {
+hr_json_t *hr_report_load(const char *path, hr_error_t *err) {
+    hr_json_t *doc = hr_json_parse_file(path, err);
+    if (doc && hr_report_validate(doc, path, err) < 0) {
         hr_json_free(doc);
         return NULL;
     }

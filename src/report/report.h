@@ -21,9 +21,9 @@ hr_json_t *hr_report_new(const char *tool_version);
 /* Check that `doc` is a report this version understands: schema, version,
  * results[] of objects with string trace/allocator/status.
  * 0 ok, -1 with one line "NAME: expected ..." in err. */
-int hr_report_validate(const hr_json_t *doc, const char *name, char *err, size_t errlen);
+int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err);
 /* Parse + validate a report file. NULL with err set on failure. */
-hr_json_t *hr_report_load(const char *path, char *err, size_t errlen);
+hr_json_t *hr_report_load(const char *path, hr_error_t *err);
 
 /* Render the report. JSON: the document pretty-printed. TEXT/MARKDOWN: a
  * header (tool, machine, options incl. touch), then per trace the comparison

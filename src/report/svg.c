@@ -118,11 +118,11 @@ static int first_of_trace(const hr_json_t *results, size_t i) {
     return 1;
 }
 
-int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out, char *err,
-                  size_t errlen) {
+int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
+                  hr_error_t *err) {
     char path[128], buf[64];
     if (hr_svg_metric_path(opt->metric, path, sizeof path) < 0) {
-        snprintf(err, errlen, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
+        hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
                  "peak_footprint, p99, or a dotted path)", opt->metric ? opt->metric : "");
         return -1;
     }
@@ -137,7 +137,7 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
         ngroups += first_of_trace(results, i);
     }
     if (nr == 0) {
-        snprintf(err, errlen, "report has no results to plot");
+        hr_error_set(err, "report has no results to plot");
         return -1;
     }
     int width = opt->width >= 400 ? opt->width : 400, plot_w = width - LABEL_W - 110;

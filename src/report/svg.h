@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "base/json.h"
+#include "heapreplay/error.h"
 
 typedef struct hr_svg_options {
     const char *metric; /* compare alias (throughput, peak...), dotted path, or a
@@ -25,7 +26,7 @@ void hr_svg_metric_names(FILE *out);
 
 /* Draw the chart. Results that are not ok or lack the metric are listed as
  * "n/a". 0 ok; -1 with a one-line err (unknown metric, nothing to plot). */
-int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out, char *err,
-                  size_t errlen);
+int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
+                  hr_error_t *err);
 
 #endif
