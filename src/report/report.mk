@@ -15,3 +15,13 @@ tests_test_json_LDADD = $(TEST_LIBS)
 tests_test_compare_SOURCES = tests/test_compare.c
 tests_test_compare_LDADD = $(TEST_LIBS)
 EXTRA_DIST += tests/test_compare_cli.sh
+
+# One registry line is all a new metric needs: this test compiles its own copy
+# of the registry and of every part that reads it with one extra entry.
+check_PROGRAMS += tests/test_metric_extra
+TESTS += tests/test_metric_extra
+tests_test_metric_extra_SOURCES = tests/test_metric_extra.c src/base/metrics.c \
+	src/report/report.c src/report/compare.c src/report/svg.c src/report/builder.c
+tests_test_metric_extra_CPPFLAGS = $(AM_CPPFLAGS) -include $(top_srcdir)/tests/metric_extra.h
+tests_test_metric_extra_LDADD = $(TEST_LIBS)
+noinst_HEADERS += tests/metric_extra.h
