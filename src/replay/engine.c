@@ -408,7 +408,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
     if (!m || run_open(&r, t, be, spec, opt, &err) != 0) {
         if (!err.msg[0])
             hr_error_set(&err, "out of memory");
-        emit_error(&res, em, "error", err.msg);
+        hr_result_emit_error(&res, em, "error", err.msg);
         run_close(&r, 1);
         run_free(&r);
         free(m);
@@ -433,9 +433,9 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
     res.m = m;
     res.r = &keep;
     if (rc != 0)
-        emit_error(&res, em, "error", err.msg);
+        hr_result_emit_error(&res, em, "error", err.msg);
     else
-        emit_result(&res, em);
+        hr_result_emit(&res, em);
     run_close(&keep, 1);
     run_free(&keep);
     free(m);

@@ -24,7 +24,7 @@ static void emit_head(const result_t *res, hr_emit_t *em, const char *status) {
     hr_result_head(em, res->trace_name, res->digest, res->spec, status, res->opt);
 }
 
-void emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg) {
+void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg) {
     emit_head(res, em, status);
     hr_emit_str(em, "error", msg);
     hr_emit_obj_end(em);
@@ -108,7 +108,7 @@ static void family_values(const result_t *res, hr_mval_t *counts, hr_mval_t *ns,
     }
 }
 
-void emit_result(const result_t *res, hr_emit_t *em) {
+void hr_result_emit(const result_t *res, hr_emit_t *em) {
     hr_mval_t v[HR_M__COUNT], counts[HR_OP__COUNT], ns[HR_OP__COUNT];
     const char *keys[HR_OP__COUNT];
     unsigned char all[HR_OP__COUNT], mem[HR_OP__COUNT];

@@ -74,8 +74,8 @@ typedef struct result {
 } result_t;
 
 /* Writes the whole result object (status ok). */
-void emit_result(const result_t *res, hr_emit_t *em);
+void hr_result_emit(const result_t *res, hr_emit_t *em);
 /* Writes a result object whose status is not ok, with a one-line message. */
-void emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg);
+void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg);
 
 #endif
