@@ -17,7 +17,7 @@ static void usage(FILE *f) {
           "         internal_slop, a compare alias (throughput, peak...) or a dotted path\n", f);
 }
 
-int cmd_plot(int argc, char **argv) {
+int hr_cmd_plot(int argc, char **argv) {
     hr_svg_options_t opt = hr_svg_options_default();
     const char *in = NULL, *outp = NULL;
     for (int i = 1; i < argc; i++) {
