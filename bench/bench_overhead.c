@@ -16,8 +16,6 @@
 #include "base/sysinfo.h"
 
 extern const hr_backend_t hr_backend_bump;
-void *hr_bump_alloc(void *self, size_t size, size_t align, int32_t heap);
-void hr_bump_free(void *self, void *ptr, size_t size);
 
 /* The hand-written loop: what a replay minimally has to do. */
 static uint64_t hand_loop(const hr_trace_t *t) {

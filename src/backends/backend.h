@@ -83,6 +83,11 @@ typedef struct hr_backend {
  * tools). NULL on OOM or when the backend has no stats. */
 char *hr_backend_stats_json(const hr_backend_t *be, void *inst);
 
+/* be_bump.c: the bump backend's alloc and free, also called directly by
+ * bench/bench_overhead.c's hand-written loop. */
+void *hr_bump_alloc(void *self, size_t size, size_t align, int32_t heap);
+void hr_bump_free(void *self, void *ptr, size_t size);
+
 /* The table of every built backend, NULL-terminated. */
 extern const hr_backend_t *const hr_backends[];
 /* Looks up "name" or "name:arg" (the part before ':'). NULL if unknown. */

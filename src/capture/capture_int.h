@@ -109,6 +109,12 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
  * except for exec (which only flushes: the exec may fail). */
 void hr_cap_finish(unsigned how);
 
+/* process.c: the annotation entry points (looked up by annotate.h with dlsym). */
+HR_CAP_API void hr_capture_heap_push(const char *name);
+HR_CAP_API void hr_capture_heap_pop(const char *name);
+HR_CAP_API void hr_capture_mark(const char *name);
+HR_CAP_API void hr_capture_frame(void);
+
 /* Records one allocation-family event (no name). The common case is encoded
  * right here into the thread's buffer; everything else (no buffer yet, buffer
  * full, the 1-in-64 timed sample, not recording) goes through hr_cap_emit,

@@ -13,6 +13,7 @@
  *  - malloc_usable_size passes through (pool pointers answer their size). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <malloc.h> /* memalign, pvalloc, malloc_usable_size */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

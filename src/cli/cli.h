@@ -1,5 +1,5 @@
 /* The command table (after git's builtin/): one cmd_<name>.c per subcommand,
- * each `int cmd_<name>(int argc, char **argv)` with argv[0] = the subcommand.
+ * each `int hr_cmd_<name>(int argc, char **argv)` with argv[0] = the subcommand.
  * Exit status: 0 success, 1 a regression (compare) or a failed replay, 2 bad
  * input or usage (one line on stderr naming the file and what was expected). */
 #ifndef HR_CLI_CLI_H
@@ -15,7 +15,7 @@
     X(plot,    "draw an SVG chart of a report")                               \
     X(list,    "list the built allocators")
 
-#define HR_CMD_DECL_(n, d) int cmd_##n(int argc, char **argv);
+#define HR_CMD_DECL_(n, d) int hr_cmd_##n(int argc, char **argv);
 HR_CMD_LIST(HR_CMD_DECL_)
 #undef HR_CMD_DECL_
 

@@ -175,7 +175,7 @@ static void summary(const hr_capture_opts_t *o, const hr_trace_t *t, const hr_re
     }
 }
 
-int cmd_capture(int argc, char **argv) {
+int hr_cmd_capture(int argc, char **argv) {
     hr_capture_opts_t o = hr_capture_opts_default();
     int prc = parse(argc, argv, &o);
     if (prc != 0)

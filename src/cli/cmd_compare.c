@@ -33,7 +33,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt, int
     return argv[++*i];
 }
 
-int cmd_compare(int argc, char **argv) {
+int hr_cmd_compare(int argc, char **argv) {
     hr_compare_options_t opt = hr_compare_options_default();
     const char *files[2] = {NULL, NULL};
     int nfiles = 0;

@@ -27,7 +27,7 @@ static int load_any(const char *in, hr_trace_t *t, int *imported, hr_repair_t *r
     return hr_trace_read_file(in, HR_FMT_AUTO, t, err);
 }
 
-int cmd_convert(int argc, char **argv) {
+int hr_cmd_convert(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *to = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)

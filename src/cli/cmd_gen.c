@@ -14,7 +14,7 @@ static int list_scenarios(void) {
     return 0;
 }
 
-int cmd_gen(int argc, char **argv) {
+int hr_cmd_gen(int argc, char **argv) {
     hr_gen_options_t opt = hr_gen_default();
     const char *out = NULL;
     int text = 0;

@@ -89,7 +89,7 @@ static void info_text(const char *path, const hr_trace_t *t) {
     free(pushes);
 }
 
-int cmd_info(int argc, char **argv) {
+int hr_cmd_info(int argc, char **argv) {
     int json = 0, nfiles = 0, rc = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)

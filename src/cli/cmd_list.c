@@ -20,7 +20,7 @@ static void caps_string(unsigned caps, char *out, size_t n) {
         }
 }
 
-int cmd_list(int argc, char **argv) {
+int hr_cmd_list(int argc, char **argv) {
     (void)argc, (void)argv;
     for (size_t i = 0; hr_backends[i]; i++) {
         const hr_backend_t *b = hr_backends[i];

@@ -15,7 +15,7 @@ static void usage(FILE *f) {
     hr_svg_metric_names(f);
 }
 
-int cmd_plot(int argc, char **argv) {
+int hr_cmd_plot(int argc, char **argv) {
     hr_svg_options_t opt = hr_svg_options_default();
     const char *in = NULL, *outp = NULL;
     for (int i = 1; i < argc; i++) {

@@ -225,7 +225,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     return failed;
 }
 
-int cmd_replay(int argc, char **argv) {
+int hr_cmd_replay(int argc, char **argv) {
     replay_args_t a;
     int rc = parse_args(argc, argv, &a);
     if (rc != 0)

@@ -14,7 +14,7 @@ typedef struct hr_cmd {
     int (*fn)(int, char **);
 } hr_cmd_t;
 
-#define HR_CMD_ENTRY_(n, d) {#n, d, cmd_##n},
+#define HR_CMD_ENTRY_(n, d) {#n, d, hr_cmd_##n},
 static const hr_cmd_t commands[] = {HR_CMD_LIST(HR_CMD_ENTRY_)};
 #undef HR_CMD_ENTRY_
 

@@ -49,7 +49,7 @@ typedef struct dec {
     uint64_t      *bytes; /* n_ids: requested size of each id's block (1.2 size deltas) */
 } dec_t;
 
-HR_COLD static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
+HR_COLD __attribute__((format(printf, 3, 4))) static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
     char what[400];
     va_list ap;
     va_start(ap, fmt);

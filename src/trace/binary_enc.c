@@ -20,7 +20,8 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
-int hr_buf_reserve(hr_buf_t *b, size_t extra) {
+/* Room for `extra` more bytes: 0 or -1 (OOM). */
+static int hr_buf_reserve(hr_buf_t *b, size_t extra) {
     if (b->cap - b->len >= extra)
         return 0;
     size_t cap = b->cap ? b->cap : 4096;

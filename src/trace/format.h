@@ -52,7 +52,6 @@ typedef struct hr_buf {
     uint8_t *data;
     size_t   len, cap;
 } hr_buf_t;
-int hr_buf_reserve(hr_buf_t *b, size_t extra); /* 0 or -1 (OOM) */
 void hr_buf_free(hr_buf_t *b);
 
 /* What a reader saw besides the events. */

@@ -16,14 +16,14 @@ static uint64_t splitmix64(uint64_t *x) {
     return z ^ (z >> 31);
 }
 
-void gen_rng_seed(gen_rng_t *r, uint64_t seed) {
+static void gen_rng_seed(gen_rng_t *r, uint64_t seed) {
     for (int i = 0; i < 4; i++)
         r->s[i] = splitmix64(&seed);
 }
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t gen_rng_next(gen_rng_t *r) {
+uint64_t hr_gen_rng_next(gen_rng_t *r) {
     uint64_t *s = r->s;
     uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
     s[2] ^= s[0];
@@ -35,14 +35,14 @@ uint64_t gen_rng_next(gen_rng_t *r) {
     return out;
 }
 
-uint64_t gen_logsize(gen_rng_t *r, uint64_t lo, uint64_t hi) {
+uint64_t hr_gen_logsize(gen_rng_t *r, uint64_t lo, uint64_t hi) {
     int a = 63 - __builtin_clzll(lo), b = 63 - __builtin_clzll(hi);
     int k = a + (int)gen_below(r, (uint32_t)(b - a + 1));
-    uint64_t base = 1ull << k, v = base + (gen_rng_next(r) & (base - 1));
+    uint64_t base = 1ull << k, v = base + (hr_gen_rng_next(r) & (base - 1));
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-void gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom) {
+void hr_gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom) {
     if (vec->n == vec->cap) {
         size_t cap = vec->cap ? vec->cap * 2 : 64;
         uint32_t *v = realloc(vec->v, cap * sizeof *v);
@@ -56,14 +56,14 @@ void gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom) {
     vec->v[vec->n++] = x;
 }
 
-void gen_vec_free(gen_vec_t *vec) {
+void hr_gen_vec_free(gen_vec_t *vec) {
     free(vec->v);
     memset(vec, 0, sizeof *vec);
 }
 
 /* ---- emitters ----------------------------------------------------------- */
 
-uint16_t g_thread(gen_t *g) {
+uint16_t hr_gen_thread(gen_t *g) {
     if (g->threads <= 1)
         return 0;
     if (g->rr < g->threads)
@@ -71,7 +71,7 @@ uint16_t g_thread(gen_t *g) {
     return (uint16_t)gen_below(&g->trng, g->threads);
 }
 
-void g_wait(gen_t *g, uint64_t ns) {
+void hr_gen_wait(gen_t *g, uint64_t ns) {
     if (g->timestamps)
         g->now += ns;
 }
@@ -120,32 +120,32 @@ static uint32_t take_id(gen_t *g, uint64_t bytes, uint16_t thread) {
     return id;
 }
 
-uint32_t g_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread) {
+uint32_t hr_gen_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread) {
     uint32_t id = take_id(g, size, thread);
     emit(g, HR_OP_ALLOC, align ? HR_EVF_HAS_OPT : 0, thread, id, 0, align, size);
     return id;
 }
 
-uint32_t g_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread) {
+uint32_t hr_gen_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread) {
     uint32_t id = take_id(g, (uint64_t)n * esize, thread);
     emit(g, HR_OP_CALLOC, 0, thread, id, n, 0, esize);
     return id;
 }
 
-void g_realloc(gen_t *g, uint32_t id, uint64_t size) {
+void hr_gen_realloc(gen_t *g, uint32_t id, uint64_t size) {
     if (g->oom)
         return;
     g->size[id] = size;
     emit(g, HR_OP_REALLOC, 0, g->thr[id], id, id, 0, size);
 }
 
-void g_free(gen_t *g, uint32_t id, int with_size) {
+void hr_gen_free(gen_t *g, uint32_t id, int with_size) {
     if (g->oom)
         return;
     emit(g, HR_OP_FREE, with_size ? HR_EVF_HAS_OPT : 0, g->thr[id], id, 0, 0,
          with_size ? g->size[id] : 0);
     g->n_live--;
-    gen_vec_push(&g->free_ids, id, &g->oom);
+    hr_gen_vec_push(&g->free_ids, id, &g->oom);
 }
 
 static uint32_t str_index(gen_t *g, const char *name) {
@@ -155,7 +155,7 @@ static uint32_t str_index(gen_t *g, const char *name) {
     return i < 0 ? 0 : (uint32_t)i;
 }
 
-void g_push(gen_t *g, const char *heap) {
+void hr_gen_push(gen_t *g, const char *heap) {
     uint32_t s = str_index(g, heap);
     if (g->depth < GEN_HEAP_DEPTH)
         g->heap[g->depth] = s;
@@ -163,18 +163,18 @@ void g_push(gen_t *g, const char *heap) {
     emit(g, HR_OP_HEAP_PUSH, 0, 0, 0, s, 0, 0);
 }
 
-void g_pop(gen_t *g) {
+void hr_gen_pop(gen_t *g) {
     if (g->depth <= 0)
         return;
     g->depth--;
     emit(g, HR_OP_HEAP_POP, 0, 0, 0, g->heap[g->depth < GEN_HEAP_DEPTH ? g->depth : 0], 0, 0);
 }
 
-void g_mark(gen_t *g, const char *name) {
+void hr_gen_mark(gen_t *g, const char *name) {
     emit(g, HR_OP_MARK, 0, 0, 0, str_index(g, name), 0, 0);
 }
 
-void g_frame(gen_t *g) {
+void hr_gen_frame(gen_t *g) {
     const uint64_t period = 16666667; /* 60 Hz */
     if (g->timestamps) {
         /* a frame lasts at least one period after the previous frame mark:
@@ -187,7 +187,7 @@ void g_frame(gen_t *g) {
     g->last_frame = g->now;
 }
 
-uint64_t g_small(gen_t *g) {
+uint64_t hr_gen_small(gen_t *g) {
     uint32_t n = (uint32_t)(sizeof g->small_type / sizeof g->small_type[0]);
     return g->small_type[gen_below(&g->rng, gen_below(&g->rng, n) + 1)];
 }
@@ -204,23 +204,23 @@ static const scenario_t scenarios[] = {
     {"level_load",
      "boot objects in engine heaps, then level loads (push/pop of Level* heaps, Temp "
      "decompression buffers, 16 B-4 MiB assets) and reverse-order unloads; boot objects stay live",
-     gen_scn_level_load, 0},
+     hr_gen_scn_level_load, 0},
     {"frame_loop",
      "60 Hz frames of strictly LIFO solver temporaries (64 B-24 KiB, some frames > 100 KiB) "
      "plus a few long-lived objects; frame N marks",
-     gen_scn_frame_loop, 1},
+     hr_gen_scn_frame_loop, 1},
     {"particles",
      "fixed-size 32/48/64/96/128 B particle/entity churn: bursts of spawns, random-order "
      "deaths, a steady population of thousands; frame marks",
-     gen_scn_particles, 1},
+     hr_gen_scn_particles, 1},
     {"strings",
      "strings and arrays growing by realloc (x1.5/x2 and +small), calloc'd arrays, aligned "
      "(16-4096) allocations, frees in random order",
-     gen_scn_strings, 1},
+     hr_gen_scn_strings, 1},
     {"session",
      "a game session: boot, level 1 load, frames (Temp solver stacks, particles, strings, "
      "LevelZone streaming), unload, level 2, frames, shutdown",
-     gen_scn_session, 1},
+     hr_gen_scn_session, 1},
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -304,7 +304,7 @@ static void gen_init(gen_t *g, const hr_gen_options_t *opt, hr_trace_t *out) {
 }
 
 static void gen_done(gen_t *g) {
-    gen_vec_free(&g->free_ids);
+    hr_gen_vec_free(&g->free_ids);
     free(g->size);
     free(g->thr);
 }

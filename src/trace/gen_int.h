@@ -1,8 +1,9 @@
 /* Internals of the synthetic trace generator (src/trace/gen*.c).
  *
  * gen_t owns the output trace, the random streams, the dense id allocator and
- * the per-id bookkeeping. Scenario code only calls the g_* emitters below, so
- * every trace is valid by construction (hr_gen still validates at the end).
+ * the per-id bookkeeping. Scenario code only calls the hr_gen_* emitters
+ * below, so every trace is valid by construction (hr_gen still validates at
+ * the end).
  *
  * Three independent xoshiro256** streams keep options orthogonal: `rng` drives
  * the events, `trng` the thread choice and `tsrng` the timestamps, so turning
@@ -20,16 +21,15 @@ typedef struct gen_rng {
     uint64_t s[4];
 } gen_rng_t;
 
-void     gen_rng_seed(gen_rng_t *r, uint64_t seed);
-uint64_t gen_rng_next(gen_rng_t *r);
+uint64_t hr_gen_rng_next(gen_rng_t *r);
 
 /* Uniform in [0, n) (n < 2^32; multiply-shift, bias below 2^-32). */
 static inline uint32_t gen_below(gen_rng_t *r, uint32_t n) {
-    return (uint32_t)(((gen_rng_next(r) >> 32) * (uint64_t)n) >> 32);
+    return (uint32_t)(((hr_gen_rng_next(r) >> 32) * (uint64_t)n) >> 32);
 }
 /* Uniform in [lo, hi]. */
 static inline uint64_t gen_range(gen_rng_t *r, uint64_t lo, uint64_t hi) {
-    return lo + gen_rng_next(r) % (hi - lo + 1);
+    return lo + hr_gen_rng_next(r) % (hi - lo + 1);
 }
 /* 1 with probability num/den. */
 static inline int gen_chance(gen_rng_t *r, uint32_t num, uint32_t den) {
@@ -37,20 +37,20 @@ static inline int gen_chance(gen_rng_t *r, uint32_t num, uint32_t den) {
 }
 /* Log-uniform integer in [lo, hi] (integer-only: power-of-two octave, then
  * uniform inside it), so small sizes are as common as large ones per octave. */
-uint64_t gen_logsize(gen_rng_t *r, uint64_t lo, uint64_t hi);
+uint64_t hr_gen_logsize(gen_rng_t *r, uint64_t lo, uint64_t hi);
 
 /* A growable array of ids (or any uint32). Failures set *oom. */
 typedef struct gen_vec {
     uint32_t *v;
     size_t    n, cap;
 } gen_vec_t;
-void gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom);
+void hr_gen_vec_push(gen_vec_t *vec, uint32_t x, int *oom);
 static inline uint32_t gen_vec_take(gen_vec_t *vec, size_t i) { /* swap-remove */
     uint32_t x = vec->v[i];
     vec->v[i] = vec->v[--vec->n];
     return x;
 }
-void gen_vec_free(gen_vec_t *vec);
+void hr_gen_vec_free(gen_vec_t *vec);
 
 #define GEN_HEAP_DEPTH 16
 
@@ -78,70 +78,52 @@ typedef struct gen {
 
 /* A thread for a new object or job: 0..threads-1 round robin for the first
  * `threads` calls (every thread id appears), then random. */
-uint16_t g_thread(gen_t *g);
+uint16_t hr_gen_thread(gen_t *g);
 
-uint32_t g_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread);
-uint32_t g_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread);
-void     g_realloc(gen_t *g, uint32_t id, uint64_t size); /* keeps the id */
-void     g_free(gen_t *g, uint32_t id, int with_size);
-void     g_push(gen_t *g, const char *heap);
-void     g_pop(gen_t *g); /* pops the top heap */
-void     g_mark(gen_t *g, const char *name);
-void     g_frame(gen_t *g); /* frame(frame_no++); time idles to >= 1/60 s after the last */
-void     g_wait(gen_t *g, uint64_t ns); /* extra time before the next event (I/O) */
+uint32_t hr_gen_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread);
+uint32_t hr_gen_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread);
+void     hr_gen_realloc(gen_t *g, uint32_t id, uint64_t size); /* keeps the id */
+void     hr_gen_free(gen_t *g, uint32_t id, int with_size);
+void     hr_gen_push(gen_t *g, const char *heap);
+void     hr_gen_pop(gen_t *g); /* pops the top heap */
+void     hr_gen_mark(gen_t *g, const char *name);
+void     hr_gen_frame(gen_t *g); /* frame(frame_no++); time idles to >= 1/60 s after the last */
+void     hr_gen_wait(gen_t *g, uint64_t ns); /* extra time before the next event (I/O) */
 
 /* Budget: 1 while events so far + one free per live object + reserve stay
  * below the target, i.e. while there is room to keep going and still end clean. */
-static inline int g_more(const gen_t *g, uint64_t reserve) {
+static inline int hr_gen_more(const gen_t *g, uint64_t reserve) {
     return g->t->n_events + g->n_live + reserve < g->target;
 }
 /* A small-object size (16..256 B) from the per-seed struct table (skewed). */
-uint64_t g_small(gen_t *g);
+uint64_t hr_gen_small(gen_t *g);
 
-/* ---- reusable building blocks (gen_level.c, gen_play.c) ----------------- */
-
-/* Objects of one level (or streamed zone), in allocation order. */
-typedef struct gen_level {
-    gen_vec_t objs;
-    uint64_t  large_left, medium_left; /* byte caps for big assets */
-} gen_level_t;
-
-void gen_level_init(gen_level_t *lv, uint64_t large_cap, uint64_t medium_cap);
-/* Loads assets into the level's heap sections (each push/pop'd, temporaries
- * under "Temp") until events + lv's objects reach `goal`. */
-void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal);
-/* One streamed chunk of `assets` assets under the current top heap. */
-void gen_level_assets(gen_t *g, gen_level_t *lv, uint32_t assets);
-/* Frees the level's objects in roughly reverse order. */
-void gen_level_unload(gen_t *g, gen_level_t *lv);
-void gen_level_free(gen_level_t *lv);
-/* Boot-time persistent objects under engine heaps; returns them in *out. */
-void gen_boot(gen_t *g, gen_vec_t *out, uint32_t n_objects);
+/* ---- reusable building blocks (gen_play.c) ------------------------------ */
 
 /* One physics solver job: strictly LIFO temporaries on one thread; `big`
  * makes the live stack exceed 100 KiB (Box2D's stack allocator size). */
-void gen_frame_job(gen_t *g, int big);
+void hr_gen_frame_job(gen_t *g, int big);
 
 typedef struct gen_particles {
     gen_vec_t live;
     uint32_t  target_pop;
 } gen_particles_t;
-void gen_particles_step(gen_t *g, gen_particles_t *p); /* one frame's spawns/deaths */
-void gen_particles_clear(gen_t *g, gen_particles_t *p); /* frees all, random order */
+void hr_gen_particles_step(gen_t *g, gen_particles_t *p); /* one frame's spawns/deaths */
+void hr_gen_particles_clear(gen_t *g, gen_particles_t *p); /* frees all, random order */
 
 typedef struct gen_strings {
     gen_vec_t live;    /* finished objects, freed in random order */
     gen_vec_t growing; /* pairs (id, steps left | mode << 31) */
     uint32_t  target_pop;
 } gen_strings_t;
-void gen_strings_step(gen_t *g, gen_strings_t *s); /* one operation */
-void gen_strings_clear(gen_t *g, gen_strings_t *s);
+void hr_gen_strings_step(gen_t *g, gen_strings_t *s); /* one operation */
+void hr_gen_strings_clear(gen_t *g, gen_strings_t *s);
 
 /* Scenarios. */
-void gen_scn_level_load(gen_t *g);
-void gen_scn_frame_loop(gen_t *g);
-void gen_scn_particles(gen_t *g);
-void gen_scn_strings(gen_t *g);
-void gen_scn_session(gen_t *g);
+void hr_gen_scn_level_load(gen_t *g);
+void hr_gen_scn_frame_loop(gen_t *g);
+void hr_gen_scn_particles(gen_t *g);
+void hr_gen_scn_strings(gen_t *g);
+void hr_gen_scn_session(gen_t *g);
 
 #endif

@@ -27,28 +27,34 @@ static const struct {
 };
 #define N_SECTIONS (sizeof sections / sizeof sections[0])
 
-void gen_level_init(gen_level_t *lv, uint64_t large_cap, uint64_t medium_cap) {
+/* Objects of one level (or streamed zone), in allocation order. */
+typedef struct gen_level {
+    gen_vec_t objs;
+    uint64_t  large_left, medium_left; /* byte caps for big assets */
+} gen_level_t;
+
+static void gen_level_init(gen_level_t *lv, uint64_t large_cap, uint64_t medium_cap) {
     memset(lv, 0, sizeof *lv);
     lv->large_left = large_cap;
     lv->medium_left = medium_cap;
 }
 
-void gen_level_free(gen_level_t *lv) { gen_vec_free(&lv->objs); }
+static void gen_level_free(gen_level_t *lv) { hr_gen_vec_free(&lv->objs); }
 
 /* Medium (1..64 KiB class) and large (256 KiB..4 MiB) sizes, drawn from the
  * level's byte caps; when a cap runs out the asset degrades to a smaller one,
  * which keeps peak live in the tens of MB whatever the level's length. */
 static uint64_t medium(gen_t *g, gen_level_t *lv, uint64_t lo, uint64_t hi) {
-    uint64_t sz = gen_logsize(&g->rng, lo, hi) & ~(uint64_t)15;
+    uint64_t sz = hr_gen_logsize(&g->rng, lo, hi) & ~(uint64_t)15;
     if (sz <= lv->medium_left) {
         lv->medium_left -= sz;
         return sz;
     }
-    return g_small(g);
+    return hr_gen_small(g);
 }
 
 static uint64_t large(gen_t *g, gen_level_t *lv, uint64_t lo, uint64_t hi) {
-    uint64_t sz = gen_logsize(&g->rng, lo, hi) & ~(uint64_t)4095;
+    uint64_t sz = hr_gen_logsize(&g->rng, lo, hi) & ~(uint64_t)4095;
     if (sz <= lv->large_left) {
         lv->large_left -= sz;
         return sz;
@@ -58,9 +64,9 @@ static uint64_t large(gen_t *g, gen_level_t *lv, uint64_t lo, uint64_t hi) {
 
 /* A Temp-heap scratch buffer (decompression, parsing): push/alloc/pop. */
 static uint32_t temp_buffer(gen_t *g, uint64_t size, uint16_t th) {
-    g_push(g, "Temp");
-    uint32_t id = g_alloc(g, size, 0, th);
-    g_pop(g);
+    hr_gen_push(g, "Temp");
+    uint32_t id = hr_gen_alloc(g, size, 0, th);
+    hr_gen_pop(g);
     return id;
 }
 
@@ -70,23 +76,23 @@ static uint32_t temp_buffer(gen_t *g, uint64_t size, uint16_t th) {
  * allocation order (frees during the load happen inside the asset). */
 static void load_asset(gen_t *g, gen_level_t *lv, int kind) {
     uint32_t keep[MAX_ASSET_OBJS], nk = 0, tmp = UINT32_MAX;
-    uint16_t th = g_thread(g);
-    g_wait(g, gen_logsize(&g->tsrng, 5000, 2000000)); /* file I/O */
+    uint16_t th = hr_gen_thread(g);
+    hr_gen_wait(g, hr_gen_logsize(&g->tsrng, 5000, 2000000)); /* file I/O */
     switch (kind) {
     case A_ENTITY: {
-        keep[nk++] = g_alloc(g, 64 + 8 * gen_below(&g->rng, 57), 0, th);
+        keep[nk++] = hr_gen_alloc(g, 64 + 8 * gen_below(&g->rng, 57), 0, th);
         uint32_t n = 3 + gen_below(&g->rng, 22);
         while (n--)
-            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+            keep[nk++] = hr_gen_alloc(g, hr_gen_small(g), 0, th);
         break;
     }
     case A_MESH: {
-        tmp = temp_buffer(g, gen_logsize(&g->rng, 8192, 262144), th);
-        keep[nk++] = g_alloc(g, medium(g, lv, 1024, 65536), 0, th);
-        keep[nk++] = g_alloc(g, medium(g, lv, 1024, 32768), 0, th);
+        tmp = temp_buffer(g, hr_gen_logsize(&g->rng, 8192, 262144), th);
+        keep[nk++] = hr_gen_alloc(g, medium(g, lv, 1024, 65536), 0, th);
+        keep[nk++] = hr_gen_alloc(g, medium(g, lv, 1024, 32768), 0, th);
         uint32_t n = 2 + gen_below(&g->rng, 5);
         while (n--)
-            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+            keep[nk++] = hr_gen_alloc(g, hr_gen_small(g), 0, th);
         break;
     }
     case A_TEXTURE: {
@@ -94,21 +100,21 @@ static void load_asset(gen_t *g, gen_level_t *lv, int kind) {
                                                 : medium(g, lv, 4096, 65536);
         uint64_t tsz = sz / 2 + gen_below(&g->rng, (uint32_t)(sz / 4 + 1));
         tmp = temp_buffer(g, tsz > 1048576 ? 1048576 : tsz < 256 ? 256 : tsz, th);
-        keep[nk++] = g_alloc(g, sz, 0, th);
+        keep[nk++] = hr_gen_alloc(g, sz, 0, th);
         uint32_t n = 1 + gen_below(&g->rng, 2);
         while (n--)
-            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+            keep[nk++] = hr_gen_alloc(g, hr_gen_small(g), 0, th);
         break;
     }
     case A_CONFIG: {
-        tmp = temp_buffer(g, gen_logsize(&g->rng, 4096, 65536), th);
+        tmp = temp_buffer(g, hr_gen_logsize(&g->rng, 4096, 65536), th);
         uint32_t n = 5 + gen_below(&g->rng, 36), freed = 0;
         while (n--)
-            keep[nk++] = g_alloc(g, 16 + gen_below(&g->rng, 113), 0, th);
+            keep[nk++] = hr_gen_alloc(g, 16 + gen_below(&g->rng, 113), 0, th);
         /* ~20% of the parsed strings were parser temporaries */
         for (uint32_t i = 0; i < nk; i++)
             if (gen_chance(&g->rng, 1, 5)) {
-                g_free(g, keep[i], 0);
+                hr_gen_free(g, keep[i], 0);
                 freed++;
             } else {
                 keep[i - freed] = keep[i];
@@ -117,19 +123,19 @@ static void load_asset(gen_t *g, gen_level_t *lv, int kind) {
         break;
     }
     default: { /* A_STREAM: sound banks, movie/music stream buffers */
-        keep[nk++] = g_alloc(g, gen_chance(&g->rng, 1, 4) ? large(g, lv, 262144, 1048576)
+        keep[nk++] = hr_gen_alloc(g, gen_chance(&g->rng, 1, 4) ? large(g, lv, 262144, 1048576)
                                                             : medium(g, lv, 16384, 65536),
                              0, th);
         uint32_t n = 1 + gen_below(&g->rng, 3);
         while (n--)
-            keep[nk++] = g_alloc(g, g_small(g), 0, th);
+            keep[nk++] = hr_gen_alloc(g, hr_gen_small(g), 0, th);
         break;
     }
     }
     if (tmp != UINT32_MAX)
-        g_free(g, tmp, 0);
+        hr_gen_free(g, tmp, 0);
     for (uint32_t i = 0; i < nk; i++)
-        gen_vec_push(&lv->objs, keep[i], &g->oom);
+        hr_gen_vec_push(&lv->objs, keep[i], &g->oom);
 }
 
 static int pick_kind(gen_t *g, const uint8_t *w) {
@@ -145,12 +151,15 @@ static int pick_kind(gen_t *g, const uint8_t *w) {
     return A_ENTITY;
 }
 
-void gen_level_assets(gen_t *g, gen_level_t *lv, uint32_t assets) {
+/* One streamed chunk of `assets` assets under the current top heap. */
+static void gen_level_assets(gen_t *g, gen_level_t *lv, uint32_t assets) {
     while (assets-- && !g->oom)
         load_asset(g, lv, pick_kind(g, sections[1].w)); /* zone mix */
 }
 
-void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal) {
+/* Loads assets into the level's heap sections (each push/pop'd, temporaries
+ * under "Temp") until events + lv's objects reach `goal`. */
+static void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal) {
     uint64_t start = g->t->n_events + lv->objs.n, cum = 0;
     if (goal <= start + 2)
         return;
@@ -159,14 +168,15 @@ void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal) {
         uint64_t sec_goal = start + (goal - start - 2) * cum / 100;
         if (g->t->n_events + lv->objs.n + 2 >= sec_goal)
             continue; /* no room for this section in a tiny level */
-        g_push(g, sections[s].heap);
+        hr_gen_push(g, sections[s].heap);
         while (g->t->n_events + lv->objs.n + 1 < sec_goal && !g->oom)
             load_asset(g, lv, pick_kind(g, sections[s].w));
-        g_pop(g);
+        hr_gen_pop(g);
     }
 }
 
-void gen_level_unload(gen_t *g, gen_level_t *lv) {
+/* Frees the level's objects in roughly reverse order. */
+static void gen_level_unload(gen_t *g, gen_level_t *lv) {
     uint32_t *v = lv->objs.v;
     for (size_t i = lv->objs.n; i-- > 0 && !g->oom;) {
         if (i && gen_chance(&g->rng, 1, 4)) { /* roughly, not exactly, reverse */
@@ -175,7 +185,7 @@ void gen_level_unload(gen_t *g, gen_level_t *lv) {
             v[i] = v[j];
             v[j] = x;
         }
-        g_free(g, v[i], 0);
+        hr_gen_free(g, v[i], 0);
     }
     lv->objs.n = 0;
 }
@@ -187,48 +197,50 @@ static const struct {
 } boot_heaps[] = {{"Persistent", 45}, {"AudioPersistent", 15}, {"Music", 5},
                   {"Default", 20},    {"Debug", 10},           {"Special", 5}};
 
-void gen_boot(gen_t *g, gen_vec_t *out, uint32_t n_objects) {
+/* Boot-time persistent objects under engine heaps; returns them in *out. */
+static void gen_boot(gen_t *g, gen_vec_t *out, uint32_t n_objects) {
     gen_level_t caps;
     gen_level_init(&caps, 1u << 20, 4u << 20);
     for (size_t h = 0; h < sizeof boot_heaps / sizeof boot_heaps[0] && !g->oom; h++) {
         uint32_t n = n_objects * boot_heaps[h].share / 100 + 1;
-        g_push(g, boot_heaps[h].heap);
+        hr_gen_push(g, boot_heaps[h].heap);
         if (h == 2) { /* Music: two streaming buffers first */
-            gen_vec_push(out, g_alloc(g, large(g, &caps, 262144, 524288), 0, 0), &g->oom);
-            gen_vec_push(out, g_alloc(g, large(g, &caps, 262144, 524288), 0, 0), &g->oom);
+            hr_gen_vec_push(out, hr_gen_alloc(g, large(g, &caps, 262144, 524288), 0, 0), &g->oom);
+            hr_gen_vec_push(out, hr_gen_alloc(g, large(g, &caps, 262144, 524288), 0, 0), &g->oom);
         }
         while (n-- && !g->oom) {
-            uint64_t sz = gen_chance(&g->rng, 1, 12) ? medium(g, &caps, 1024, 65536) : g_small(g);
-            gen_vec_push(out, g_alloc(g, sz, 0, 0), &g->oom);
+            uint64_t sz =
+                gen_chance(&g->rng, 1, 12) ? medium(g, &caps, 1024, 65536) : hr_gen_small(g);
+            hr_gen_vec_push(out, hr_gen_alloc(g, sz, 0, 0), &g->oom);
         }
-        g_pop(g);
+        hr_gen_pop(g);
     }
 }
 
 /* level_load: boot (left alive), then one level per ~200k events, each loaded
  * section by section and unloaded in roughly reverse order. */
-void gen_scn_level_load(gen_t *g) {
+void hr_gen_scn_level_load(gen_t *g) {
     gen_vec_t boot = {0};
     uint64_t e = g->target;
     uint32_t boot_n = (uint32_t)(e / 40 < 20 ? 20 : e / 40 > 3000 ? 3000 : e / 40);
-    g_mark(g, "boot");
+    hr_gen_mark(g, "boot");
     gen_boot(g, &boot, boot_n);
-    g_mark(g, "boot_done");
+    hr_gen_mark(g, "boot_done");
     uint64_t levels = 1 + e / 200000;
     for (uint64_t l = 0; l < levels && !g->oom; l++) {
         uint64_t left = e > g->t->n_events ? e - g->t->n_events : 0;
         uint64_t goal = g->t->n_events + left / (levels - l);
         gen_level_t lv;
         gen_level_init(&lv, 16u << 20, 12u << 20);
-        g_mark(g, "level_load_begin");
+        hr_gen_mark(g, "level_load_begin");
         gen_level_load(g, &lv, goal > 3 ? goal - 3 : 0);
-        g_mark(g, "level_loaded");
-        g_mark(g, "level_unload_begin");
+        hr_gen_mark(g, "level_loaded");
+        hr_gen_mark(g, "level_unload_begin");
         gen_level_unload(g, &lv);
-        g_mark(g, "level_unloaded");
+        hr_gen_mark(g, "level_unloaded");
         gen_level_free(&lv);
     }
-    gen_vec_free(&boot); /* boot objects intentionally stay live */
+    hr_gen_vec_free(&boot); /* boot objects intentionally stay live */
 }
 
 /* ---- session -------------------------------------------------------------
@@ -267,35 +279,35 @@ static uint64_t frame_reserve(const play_t *p) {
 }
 
 static void play_frame(gen_t *g, play_t *p) {
-    g_push(g, "Temp");
+    hr_gen_push(g, "Temp");
     uint32_t jobs = 1 + gen_below(&g->rng, 2);
     int big = gen_chance(&g->rng, 1, 60);
     for (uint32_t j = 0; j < jobs; j++)
-        gen_frame_job(g, big && j == 0);
-    g_pop(g);
+        hr_gen_frame_job(g, big && j == 0);
+    hr_gen_pop(g);
 
-    g_push(g, "LevelOther");
-    gen_particles_step(g, &p->ptc);
-    g_pop(g);
+    hr_gen_push(g, "LevelOther");
+    hr_gen_particles_step(g, &p->ptc);
+    hr_gen_pop(g);
 
     for (uint32_t n = 1 + gen_below(&g->rng, 6); n--;)
-        gen_strings_step(g, &p->str);
+        hr_gen_strings_step(g, &p->str);
 
     if (gen_chance(&g->rng, 1, 200) && /* streaming: replace the oldest zone */
-        g_more(g, frame_reserve(p) + 70ull * p->zone_assets)) {
+        hr_gen_more(g, frame_reserve(p) + 70ull * p->zone_assets)) {
         gen_level_t *z = &p->zone[p->next_zone++ % N_ZONES];
         gen_level_unload(g, z);
         zone_reset(z);
-        g_push(g, "LevelZone");
+        hr_gen_push(g, "LevelZone");
         gen_level_assets(g, z, 2 + gen_below(&g->rng, p->zone_assets - 1));
-        g_pop(g);
+        hr_gen_pop(g);
     }
-    g_frame(g);
+    hr_gen_frame(g);
 }
 
 static void play_end(gen_t *g, play_t *p) {
-    gen_particles_clear(g, &p->ptc);
-    gen_strings_clear(g, &p->str);
+    hr_gen_particles_clear(g, &p->ptc);
+    hr_gen_strings_clear(g, &p->str);
     for (uint32_t i = N_ZONES; i-- > 0;) /* most recently streamed first */
         gen_level_unload(g, &p->zone[(p->next_zone + i) % N_ZONES]);
 }
@@ -305,20 +317,20 @@ static void play_end(gen_t *g, play_t *p) {
 static void level(gen_t *g, play_t *p, uint64_t load_events, uint64_t play_until) {
     gen_level_t lv;
     gen_level_init(&lv, 16u << 20, 12u << 20);
-    g_mark(g, "level_load_begin");
+    hr_gen_mark(g, "level_load_begin");
     gen_level_load(g, &lv, g->t->n_events + load_events);
-    g_mark(g, "level_loaded");
-    while (!g->oom && g_more(g, frame_reserve(p)) &&
+    hr_gen_mark(g, "level_loaded");
+    while (!g->oom && hr_gen_more(g, frame_reserve(p)) &&
            g->t->n_events + g->n_live < play_until)
         play_frame(g, p);
-    g_mark(g, "level_unload_begin");
+    hr_gen_mark(g, "level_unload_begin");
     play_end(g, p);
     gen_level_unload(g, &lv);
-    g_mark(g, "level_unloaded");
+    hr_gen_mark(g, "level_unloaded");
     gen_level_free(&lv);
 }
 
-void gen_scn_session(gen_t *g) {
+void hr_gen_scn_session(gen_t *g) {
     uint64_t e = g->target;
     play_t p = {0};
     p.ptc.target_pop = (uint32_t)clampu(e / 100, 50, 1500);
@@ -328,21 +340,21 @@ void gen_scn_session(gen_t *g) {
         gen_level_init(&p.zone[i], 4u << 20, 4u << 20);
 
     gen_vec_t boot = {0};
-    g_mark(g, "boot");
+    hr_gen_mark(g, "boot");
     gen_boot(g, &boot, (uint32_t)clampu(e / 100, 20, 1500));
-    g_mark(g, "boot_done");
+    hr_gen_mark(g, "boot_done");
 
     uint64_t load = clampu(e * 15 / 100, 100, 150000);
     level(g, &p, load, e / 2);
     level(g, &p, load, UINT64_MAX);
 
-    g_mark(g, "shutdown");
+    hr_gen_mark(g, "shutdown");
     while (boot.n && !g->oom)
-        g_free(g, boot.v[--boot.n], 0);
-    gen_vec_free(&boot);
+        hr_gen_free(g, boot.v[--boot.n], 0);
+    hr_gen_vec_free(&boot);
     for (int i = 0; i < N_ZONES; i++)
         gen_level_free(&p.zone[i]);
-    gen_vec_free(&p.ptc.live);
-    gen_vec_free(&p.str.live);
-    gen_vec_free(&p.str.growing);
+    hr_gen_vec_free(&p.ptc.live);
+    hr_gen_vec_free(&p.str.live);
+    hr_gen_vec_free(&p.str.growing);
 }

@@ -10,58 +10,61 @@
 /* One solver job on one thread. Normal jobs interleave pushes and pops (a
  * random walk that always pops the top); a `big` job keeps 9-14 buffers of
  * 12-24 KiB live at once, overflowing the 100 KiB stack like a huge island. */
-void gen_frame_job(gen_t *g, int big) {
+void hr_gen_frame_job(gen_t *g, int big) {
     uint32_t stack[STACK_ENTRIES];
     int sp = 0;
-    uint16_t th = g_thread(g);
+    uint16_t th = hr_gen_thread(g);
     if (big) {
         uint32_t n = 9 + gen_below(&g->rng, 6);
         for (uint32_t i = 0; i < n; i++)
-            stack[sp++] = g_alloc(g, gen_logsize(&g->rng, 12288, 24576) & ~(uint64_t)7, 0, th);
+            stack[sp++] =
+                hr_gen_alloc(g, hr_gen_logsize(&g->rng, 12288, 24576) & ~(uint64_t)7, 0, th);
         while (sp)
-            g_free(g, stack[--sp], 0);
+            hr_gen_free(g, stack[--sp], 0);
         return;
     }
     uint32_t left = 2 + gen_below(&g->rng, 10);
     while ((left || sp) && !g->oom) {
         if (left && (sp == 0 || gen_below(&g->rng, 100) < 65)) {
-            stack[sp++] = g_alloc(g, gen_logsize(&g->rng, 64, 24576) & ~(uint64_t)7, 0, th);
+            stack[sp++] = hr_gen_alloc(g, hr_gen_logsize(&g->rng, 64, 24576) & ~(uint64_t)7, 0, th);
             left--;
         } else {
-            g_free(g, stack[--sp], 0);
+            hr_gen_free(g, stack[--sp], 0);
         }
     }
 }
 
 /* frame_loop: a physics world (long-lived bodies, broadphase) stepped at
  * 60 Hz; a long-lived object is never freed in the frame that allocated it. */
-void gen_scn_frame_loop(gen_t *g) {
+void hr_gen_scn_frame_loop(gen_t *g) {
     gen_vec_t ll = {0};
-    g_mark(g, "world_create");
+    hr_gen_mark(g, "world_create");
     uint32_t n0 = 16 + gen_below(&g->rng, 32);
-    gen_vec_push(&ll, g_alloc(g, 16384, 0, 0), &g->oom); /* contact manager */
-    gen_vec_push(&ll, g_alloc(g, 8192, 0, 0), &g->oom);  /* broadphase tree */
+    hr_gen_vec_push(&ll, hr_gen_alloc(g, 16384, 0, 0), &g->oom); /* contact manager */
+    hr_gen_vec_push(&ll, hr_gen_alloc(g, 8192, 0, 0), &g->oom);  /* broadphase tree */
     while (n0--)
-        gen_vec_push(&ll, g_alloc(g, gen_logsize(&g->rng, 64, 4096) & ~(uint64_t)7, 0, 0),
-                     &g->oom);
-    while (g_more(g, 20) && !g->oom) { /* a frame adds <= ~75 events */
+        hr_gen_vec_push(&ll,
+                        hr_gen_alloc(g, hr_gen_logsize(&g->rng, 64, 4096) & ~(uint64_t)7, 0, 0),
+                        &g->oom);
+    while (hr_gen_more(g, 20) && !g->oom) { /* a frame adds <= ~75 events */
         uint32_t jobs = 1 + gen_below(&g->rng, 3);
         int big = gen_chance(&g->rng, 1, 40);
         if (ll.n > 8 && gen_chance(&g->rng, 1, 25))
-            g_free(g, gen_vec_take(&ll, gen_below(&g->rng, (uint32_t)ll.n)), 0);
+            hr_gen_free(g, gen_vec_take(&ll, gen_below(&g->rng, (uint32_t)ll.n)), 0);
         for (uint32_t j = 0; j < jobs; j++) {
-            gen_frame_job(g, big && j == 0);
+            hr_gen_frame_job(g, big && j == 0);
             if (gen_chance(&g->rng, 1, 40))
-                gen_vec_push(&ll, g_alloc(g, gen_logsize(&g->rng, 64, 4096) & ~(uint64_t)7, 0,
-                                          g_thread(g)),
-                             &g->oom);
+                hr_gen_vec_push(&ll,
+                                hr_gen_alloc(g, hr_gen_logsize(&g->rng, 64, 4096) & ~(uint64_t)7,
+                                             0, hr_gen_thread(g)),
+                                &g->oom);
         }
-        g_frame(g);
+        hr_gen_frame(g);
     }
-    g_mark(g, "world_destroy");
+    hr_gen_mark(g, "world_destroy");
     while (ll.n && !g->oom)
-        g_free(g, ll.v[--ll.n], 0);
-    gen_vec_free(&ll);
+        hr_gen_free(g, ll.v[--ll.n], 0);
+    hr_gen_vec_free(&ll);
 }
 
 /* ---- particles ------------------------------------------------------------ */
@@ -81,12 +84,13 @@ static uint64_t ptc_pick(gen_t *g) {
 
 static void ptc_spawn(gen_t *g, gen_particles_t *p, uint32_t n, uint64_t size) {
     while (n-- && !g->oom)
-        gen_vec_push(&p->live, g_alloc(g, size ? size : ptc_pick(g), 0, g_thread(g)), &g->oom);
+        hr_gen_vec_push(&p->live, hr_gen_alloc(g, size ? size : ptc_pick(g), 0, hr_gen_thread(g)),
+                        &g->oom);
 }
 
 static void ptc_kill(gen_t *g, gen_particles_t *p, uint64_t n) {
     while (n-- && p->live.n && !g->oom) /* sized, like b2BlockAllocator::Free(p, size) */
-        g_free(g, gen_vec_take(&p->live, gen_below(&g->rng, (uint32_t)p->live.n)), 1);
+        hr_gen_free(g, gen_vec_take(&p->live, gen_below(&g->rng, (uint32_t)p->live.n)), 1);
 }
 
 /* Rate of births per frame so that, with a mean lifetime of 83 frames, the
@@ -95,7 +99,7 @@ static uint32_t ptc_rate(const gen_particles_t *p) {
     return p->target_pop / 166 ? p->target_pop / 166 : 1;
 }
 
-void gen_particles_step(gen_t *g, gen_particles_t *p) {
+void hr_gen_particles_step(gen_t *g, gen_particles_t *p) {
     uint32_t s = ptc_rate(p), pop = (uint32_t)p->live.n;
     uint64_t kills = pop / 83 + (gen_below(&g->rng, 83) < pop % 83);
     if (pop > p->target_pop)
@@ -107,7 +111,7 @@ void gen_particles_step(gen_t *g, gen_particles_t *p) {
     ptc_kill(g, p, kills - kills / 2);
 }
 
-void gen_particles_clear(gen_t *g, gen_particles_t *p) {
+void hr_gen_particles_clear(gen_t *g, gen_particles_t *p) {
     ptc_kill(g, p, p->live.n);
 }
 
@@ -115,19 +119,19 @@ void gen_particles_clear(gen_t *g, gen_particles_t *p) {
  * total lands within +-20 rate units of the target. */
 static uint64_t ptc_reserve(const gen_particles_t *p) { return 20ull * ptc_rate(p) + 8; }
 
-void gen_scn_particles(gen_t *g) {
+void hr_gen_scn_particles(gen_t *g) {
     gen_particles_t p = {{0}, 0};
     uint64_t pop = g->target / 40;
     p.target_pop = (uint32_t)(pop < 50 ? 50 : pop > 4000 ? 4000 : pop);
-    g_mark(g, "level_start");
+    hr_gen_mark(g, "level_start");
     ptc_spawn(g, &p, p.target_pop / 2, 0);
-    while (g_more(g, ptc_reserve(&p)) && !g->oom) {
-        gen_particles_step(g, &p);
-        g_frame(g);
+    while (hr_gen_more(g, ptc_reserve(&p)) && !g->oom) {
+        hr_gen_particles_step(g, &p);
+        hr_gen_frame(g);
     }
-    g_mark(g, "level_end");
-    gen_particles_clear(g, &p);
-    gen_vec_free(&p.live);
+    hr_gen_mark(g, "level_end");
+    hr_gen_particles_clear(g, &p);
+    hr_gen_vec_free(&p.live);
 }
 
 /* ---- strings -------------------------------------------------------------
@@ -148,10 +152,10 @@ static uint32_t pick_elem(gen_t *g) {
 /* Registers a new object: growing (id, steps | mode) or finished. */
 static void track(gen_t *g, gen_strings_t *s, uint32_t id, uint32_t steps, int geom) {
     if (steps) {
-        gen_vec_push(&s->growing, id, &g->oom);
-        gen_vec_push(&s->growing, steps | (geom ? MODE_GEOM : 0), &g->oom);
+        hr_gen_vec_push(&s->growing, id, &g->oom);
+        hr_gen_vec_push(&s->growing, steps | (geom ? MODE_GEOM : 0), &g->oom);
     } else {
-        gen_vec_push(&s->live, id, &g->oom);
+        hr_gen_vec_push(&s->live, id, &g->oom);
     }
 }
 
@@ -165,23 +169,23 @@ static void grow_one(gen_t *g, gen_strings_t *s) {
         nsz = sz + 1 + gen_below(&g->rng, 32);
     if (nsz <= sz)
         nsz = sz + 16;
-    g_realloc(g, id, nsz > GROW_MAX ? GROW_MAX : nsz);
+    hr_gen_realloc(g, id, nsz > GROW_MAX ? GROW_MAX : nsz);
     info--;
     if ((info & ~MODE_GEOM) == 0 || nsz >= GROW_MAX) { /* finished: move to live */
         s->growing.v[i] = s->growing.v[s->growing.n - 2];
         s->growing.v[i + 1] = s->growing.v[s->growing.n - 1];
         s->growing.n -= 2;
-        gen_vec_push(&s->live, id, &g->oom);
+        hr_gen_vec_push(&s->live, id, &g->oom);
     } else {
         s->growing.v[i + 1] = info;
     }
 }
 
 static void free_one(gen_t *g, gen_strings_t *s) {
-    g_free(g, gen_vec_take(&s->live, gen_below(&g->rng, (uint32_t)s->live.n)), 0);
+    hr_gen_free(g, gen_vec_take(&s->live, gen_below(&g->rng, (uint32_t)s->live.n)), 0);
 }
 
-void gen_strings_step(gen_t *g, gen_strings_t *s) {
+void hr_gen_strings_step(gen_t *g, gen_strings_t *s) {
     size_t pop = s->live.n + s->growing.n / 2;
     uint32_t free_w = pop > s->target_pop ? 45 : pop > s->target_pop / 2 ? 30 : 8;
     uint32_t r = gen_below(&g->rng, 100);
@@ -194,40 +198,40 @@ void gen_strings_step(gen_t *g, gen_strings_t *s) {
     if (r < (s->growing.n >= 32 ? 90u : 45u) && s->growing.n) {
         grow_one(g, s);
     } else if (r < 70) { /* a string: + small appends or geometric buffer */
-        uint32_t id = g_alloc(g, 8 + gen_below(&g->rng, 57), 0, g_thread(g));
+        uint32_t id = hr_gen_alloc(g, 8 + gen_below(&g->rng, 57), 0, hr_gen_thread(g));
         track(g, s, id, gen_below(&g->rng, 13), gen_chance(&g->rng, 2, 5));
     } else if (r < 78) { /* a dynamic array: calloc'd, then doubled */
-        uint32_t id = g_calloc(g, 4 + gen_below(&g->rng, 61), pick_elem(g), g_thread(g));
+        uint32_t id = hr_gen_calloc(g, 4 + gen_below(&g->rng, 61), pick_elem(g), hr_gen_thread(g));
         track(g, s, id, 1 + gen_below(&g->rng, 8), 1);
     } else if (r < 88) { /* a fixed zeroed table */
-        uint32_t n = (uint32_t)gen_logsize(&g->rng, 1, 4096);
-        track(g, s, g_calloc(g, n, pick_elem(g), g_thread(g)), 0, 0);
+        uint32_t n = (uint32_t)hr_gen_logsize(&g->rng, 1, 4096);
+        track(g, s, hr_gen_calloc(g, n, pick_elem(g), hr_gen_thread(g)), 0, 0);
     } else if (r < 94) { /* aligned: SIMD (16-64), cache lines, GPU/page (4096) */
         uint32_t align = 16u << gen_below(&g->rng, 9);
-        uint64_t sz = gen_logsize(&g->rng, 64, 65536);
-        track(g, s, g_alloc(g, sz, align, g_thread(g)), 0, 0);
+        uint64_t sz = hr_gen_logsize(&g->rng, 64, 65536);
+        track(g, s, hr_gen_alloc(g, sz, align, hr_gen_thread(g)), 0, 0);
     } else { /* a plain buffer */
-        track(g, s, g_alloc(g, gen_logsize(&g->rng, 16, 16384), 0, g_thread(g)), 0, 0);
+        track(g, s, hr_gen_alloc(g, hr_gen_logsize(&g->rng, 16, 16384), 0, hr_gen_thread(g)), 0, 0);
     }
 }
 
-void gen_strings_clear(gen_t *g, gen_strings_t *s) {
+void hr_gen_strings_clear(gen_t *g, gen_strings_t *s) {
     for (size_t i = 0; i + 1 < s->growing.n; i += 2)
-        gen_vec_push(&s->live, s->growing.v[i], &g->oom);
+        hr_gen_vec_push(&s->live, s->growing.v[i], &g->oom);
     s->growing.n = 0;
     while (s->live.n && !g->oom)
         free_one(g, s);
 }
 
-void gen_scn_strings(gen_t *g) {
+void hr_gen_scn_strings(gen_t *g) {
     gen_strings_t s = {{0}, {0}, 0};
     uint64_t pop = g->target / 30;
     s.target_pop = (uint32_t)(pop < 50 ? 50 : pop > 3000 ? 3000 : pop);
-    g_mark(g, "begin");
-    while (g_more(g, 4) && !g->oom)
-        gen_strings_step(g, &s);
-    g_mark(g, "end");
-    gen_strings_clear(g, &s);
-    gen_vec_free(&s.live);
-    gen_vec_free(&s.growing);
+    hr_gen_mark(g, "begin");
+    while (hr_gen_more(g, 4) && !g->oom)
+        hr_gen_strings_step(g, &s);
+    hr_gen_mark(g, "end");
+    hr_gen_strings_clear(g, &s);
+    hr_gen_vec_free(&s.live);
+    hr_gen_vec_free(&s.growing);
 }

@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
     if (strcmp(m, "abort") == 0)
         abort();
     if (strcmp(m, "exec") == 0) {
-        char *args[] = {argv[0], "exit", NULL};
+        char *args[] = {argv[0], (char *)"exit", NULL};
         execv("/proc/self/exe", args);
         return 9;
     }

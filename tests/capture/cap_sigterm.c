@@ -16,8 +16,8 @@ int main(int argc, char **argv) {
         char tmp[4096], pid[32];
         snprintf(tmp, sizeof tmp, "%s.tmp", argv[2]);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-        if (fd < 0 || write(fd, pid, (size_t)n) != n || close(fd) != 0 || rename(tmp, argv[2]) != 0)
+        int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+        if (fd < 0 || write(fd, pid, (size_t)len) != len || close(fd) != 0 || rename(tmp, argv[2]) != 0)
             return 4;
     }
     for (int i = 0; i < 600; i++)
