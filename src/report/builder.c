@@ -70,22 +70,28 @@ static void set_path(hr_json_t *root, const char *path, hr_json_t *v) {
     hr_json_set(sub, dot + 1, v);
 }
 
+/* Median of the repeats' values at `path` (NAN when none has one), and
+ * optionally their min and max. */
 static double median_of(hr_json_t *const *runs, int n, const char *path, double *mn, double *mx) {
-    double vals[n > 0 ? n : 1];
+    double *vals = malloc((size_t)(n > 0 ? n : 1) * sizeof *vals), med;
     int k = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; vals && i < n; i++) {
         double v = hr_json_path_num(runs[i], path);
         if (!isnan(v))
             vals[k++] = v;
     }
-    if (!k)
+    if (!k) {
+        free(vals);
         return NAN;
+    }
     qsort(vals, (size_t)k, sizeof vals[0], cmp_double);
     if (mn)
         *mn = vals[0];
     if (mx)
         *mx = vals[k - 1];
-    return k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+    med = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+    free(vals);
+    return med;
 }
 
 /* Exact figures (HR_MERGE_EXACT) must agree between repeats of an allocator
