@@ -3,5 +3,10 @@
 # Every layer above may include it; it includes nothing of theirs.
 libhr_a_SOURCES += src/base/emit.c src/base/json.c src/base/error.c src/base/sysinfo.c
 noinst_HEADERS += src/base/emit.h src/base/json.h src/base/sysinfo.h src/base/varint.h \
-	src/base/rawlog.h
+	src/base/rawlog.h src/base/ptrmap.h
 pkginclude_HEADERS += include/heapreplay/error.h
+
+check_PROGRAMS += tests/test_ptrmap
+TESTS += tests/test_ptrmap
+tests_test_ptrmap_SOURCES = tests/test_ptrmap.c
+tests_test_ptrmap_LDADD = $(TEST_LIBS)
