@@ -105,12 +105,7 @@ static void block_destroy(void *self) {
 }
 
 static const hr_inhouse_field_t block_fields[] = {
-    HR_IH_HEAD("live_bytes", live_bytes),
-    HR_IH_HEAD("footprint", footprint),
-    HR_IH_HEAD("high_water", high_water),
-    HR_IH_HEAD("peak_footprint", peak_footprint),
-    HR_IH_HEAD("objects", objects),
-    HR_IH_HEAD("largest_free", largest_free),
+    HR_IH_HEAD_ALL,
     HR_IH_STAT("chunks", hr_block_stats_t, chunk_count),
     HR_IH_STAT("chunk_space", hr_block_stats_t, chunk_space),
     HR_IH_STAT("large_live", hr_block_stats_t, large_live),

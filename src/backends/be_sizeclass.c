@@ -92,12 +92,7 @@ static void sizeclass_destroy(void *self) {
 }
 
 static const hr_inhouse_field_t sizeclass_fields[] = {
-    HR_IH_HEAD("live_bytes", live_bytes),
-    HR_IH_HEAD("footprint", footprint),
-    HR_IH_HEAD("high_water", high_water),
-    HR_IH_HEAD("peak_footprint", peak_footprint),
-    HR_IH_HEAD("objects", objects),
-    HR_IH_HEAD("largest_free", largest_free),
+    HR_IH_HEAD_ALL,
     HR_IH_STAT("internal_waste", hr_sizeclass_stats_t, internal_waste),
     HR_IH_STAT("cached_bytes", hr_sizeclass_stats_t, cached_bytes),
     HR_IH_STAT("large_live", hr_sizeclass_stats_t, large_live),

@@ -43,6 +43,12 @@ typedef struct hr_inhouse_field {
 #define HR_IH_HEAD(key, field) {key, offsetof(hr_alloc_stats_t, field), 0}
 #define HR_IH_STAT(key, type, field) {key, offsetof(type, field), 0}
 #define HR_IH_SELF(key, type, field) {key, offsetof(type, field), 1}
+/* The whole head in order under the field names (block, sizeclass). */
+#define HR_IH_HEAD_ALL                                                        \
+    HR_IH_HEAD("live_bytes", live_bytes), HR_IH_HEAD("footprint", footprint), \
+    HR_IH_HEAD("high_water", high_water),                                     \
+    HR_IH_HEAD("peak_footprint", peak_footprint),                             \
+    HR_IH_HEAD("objects", objects), HR_IH_HEAD("largest_free", largest_free)
 
 typedef struct hr_inhouse_class {
     const char *name;
