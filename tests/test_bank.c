@@ -27,7 +27,7 @@ static void test_defaults(void) {
     hr_bank_stats(b, &st);
     HR_CHECK_EQ_U64(st.segments, 1); /* the first segment comes with the bank */
     HR_CHECK_EQ_U64(st.free_cells, 256);
-    HR_CHECK_EQ_U64(st.footprint, hr_bank_footprint(b));
+    HR_CHECK_EQ_U64(st.head.footprint, hr_bank_footprint(b));
     hr_bank_destroy(b);
 }
 
@@ -62,7 +62,7 @@ static void test_segment_growth(void) {
         p[i] = hr_bank_alloc(b);
     hr_bank_stats(b, &st);
     HR_CHECK_EQ_U64(st.segments, 1);
-    HR_CHECK_EQ_U64(st.largest_free, 0);
+    HR_CHECK_EQ_U64(st.head.largest_free, 0);
     p[4] = hr_bank_alloc(b);
     hr_bank_stats(b, &st);
     HR_CHECK_EQ_U64(st.segments, 2);
@@ -72,9 +72,9 @@ static void test_segment_growth(void) {
         p[i] = hr_bank_alloc(b);
     hr_bank_stats(b, &st);
     HR_CHECK_EQ_U64(st.segments, 3);
-    HR_CHECK_EQ_U64(st.footprint, fp1 + 2 * seg);
-    HR_CHECK_EQ_U64(st.objects, 12);
-    HR_CHECK_EQ_U64(st.live_bytes, 12 * 24);
+    HR_CHECK_EQ_U64(st.head.footprint, fp1 + 2 * seg);
+    HR_CHECK_EQ_U64(st.head.objects, 12);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 12 * 24);
     /* iteration: every used cell once, in allocation order */
     int k = 0;
     for (void *c = hr_bank_next(b, NULL); c; c = hr_bank_next(b, c))
@@ -92,7 +92,7 @@ static void test_segment_growth(void) {
     hr_bank_stats(b, &st);
     HR_CHECK_EQ_U64(st.segments, 1);
     HR_CHECK_EQ_U64(st.peak_segments, 3);
-    HR_CHECK_EQ_U64(st.footprint, fp1);
+    HR_CHECK_EQ_U64(st.head.footprint, fp1);
     HR_CHECK(hr_bank_alloc(b) == p[3]);
     HR_CHECK_EQ_U64(hr_bank_check(b), 0);
     for (int i = 0; i < 4; i++)
@@ -163,7 +163,7 @@ static void test_property(void) {
             hr_bank_stats_t st;
             hr_bank_stats(b, &st);
             nseg = (int)st.segments; /* forget the freed tail */
-            bad += st.objects != (uint64_t)nlist || hr_bank_check(b) != 0;
+            bad += st.head.objects != (uint64_t)nlist || hr_bank_check(b) != 0;
         }
     }
     HR_CHECK_EQ_U64(bad, 0);

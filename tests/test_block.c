@@ -46,7 +46,7 @@ static void test_class_rounding(void) {
     hr_block_stats_t st;
     hr_block_stats(b, &st);
     HR_CHECK_EQ_U64(st.chunk_count, 14); /* one chunk per class touched */
-    HR_CHECK_EQ_U64(st.live_bytes, 0);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 0);
     HR_CHECK_EQ_U64(hr_block_check(b), 0);
     hr_block_destroy(b);
 }
@@ -74,19 +74,19 @@ static void test_chunk_growth(void) {
     HR_CHECK_EQ_U64(st.chunk_count, 2 + 128);
     HR_CHECK_EQ_U64(st.chunk_space, 256);
     HR_CHECK_EQ_U64(st.internal_waste, 25 * 128 * 40);
-    HR_CHECK_EQ_U64(st.footprint, 130 * 16384 + 256 * 2 * sizeof(void *));
+    HR_CHECK_EQ_U64(st.head.footprint, 130 * 16384 + 256 * 2 * sizeof(void *));
     HR_CHECK_EQ_U64(hr_block_check(b), 0);
     for (int i = 0; i < 25 * 128; i++)
         hr_block_free(b, p[i], 600);
     hr_block_stats(b, &st);
     HR_CHECK_EQ_U64(st.chunk_count, 130); /* nothing returned on free */
-    HR_CHECK_EQ_U64(st.live_bytes, 0);
-    HR_CHECK_EQ_U64(st.largest_free, 640);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 0);
+    HR_CHECK_EQ_U64(st.head.largest_free, 640);
     hr_block_clear(b);
     hr_block_stats(b, &st);
     HR_CHECK_EQ_U64(st.chunk_count, 0);
-    HR_CHECK_EQ_U64(st.footprint, 256 * 2 * sizeof(void *));
-    HR_CHECK_EQ_U64(st.high_water, 25 * 128 * 600);
+    HR_CHECK_EQ_U64(st.head.footprint, 256 * 2 * sizeof(void *));
+    HR_CHECK_EQ_U64(st.head.high_water, 25 * 128 * 600);
     HR_CHECK_EQ_U64(hr_block_check(b), 0);
     /* LIFO reuse of a freed block; large requests to malloc */
     void *x = hr_block_alloc(b, 100);
@@ -123,7 +123,7 @@ static void test_property(void) {
         if (op % 499 == 0) {
             hr_block_stats_t st;
             hr_block_stats(b, &st);
-            bad += st.live_bytes != m.live || st.objects != m.n || st.high_water != m.peak;
+            bad += st.head.live_bytes != m.live || st.head.objects != m.n || st.head.high_water != m.peak;
             bad += hr_block_check(b) != 0 || !hr_tm_no_overlap(&m);
         }
     }

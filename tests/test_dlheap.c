@@ -13,10 +13,10 @@
 static _Alignas(64) unsigned char region[1 << 20];
 
 static void check_ok(const hr_dlheap_t *h) {
-    char msg[200] = "";
-    int rc = hr_dlheap_check(h, msg, sizeof msg);
+    hr_error_t err = {""};
+    int rc = hr_dlheap_check(h, &err);
     if (rc != 0)
-        printf("# invariant: %s\n", msg);
+        printf("# invariant: %s\n", err.msg);
     HR_CHECK(rc == 0);
 }
 

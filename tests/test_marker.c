@@ -39,9 +39,9 @@ static void test_alloc_alignment(void) {
     HR_CHECK_EQ_U64(hr_marker_check(m), 0);
     hr_marker_stats_t st;
     hr_marker_stats(m, &st);
-    HR_CHECK_EQ_U64(st.objects, 14);
-    HR_CHECK_EQ_U64(st.live_bytes, 13 * 3 + 1);
-    HR_CHECK_EQ_U64(st.live_bytes + st.padding, st.used);
+    HR_CHECK_EQ_U64(st.head.objects, 14);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 13 * 3 + 1);
+    HR_CHECK_EQ_U64(st.head.live_bytes + st.padding, st.used);
     hr_marker_destroy(m);
 }
 
@@ -60,9 +60,9 @@ static void test_release(void) {
     HR_CHECK(hr_marker_alloc(m, 50, 0) == b); /* head went back to the marker */
     hr_marker_stats_t st;
     hr_marker_stats(m, &st);
-    HR_CHECK_EQ_U64(st.objects, 2);
-    HR_CHECK_EQ_U64(st.live_bytes, 150);
-    HR_CHECK_EQ_U64(st.high_water, 320 + 300); /* c aligned to 320 */
+    HR_CHECK_EQ_U64(st.head.objects, 2);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 150);
+    HR_CHECK_EQ_U64(st.head.high_water, 320 + 300); /* c aligned to 320 */
     HR_CHECK(hr_marker_alloc(m, 5000, 0) == NULL); /* does not fit */
     hr_marker_release_all(m);
     HR_CHECK(hr_marker_alloc(m, 1, 0) == base);
@@ -137,7 +137,7 @@ static void test_property(void) {
         if (op % 101 == 0) {
             hr_marker_stats_t st;
             hr_marker_stats(m, &st);
-            bad += st.live_bytes != model.live || st.objects != model.n;
+            bad += st.head.live_bytes != model.live || st.head.objects != model.n;
             bad += hr_marker_check(m) != 0 || !hr_tm_no_overlap(&model);
         }
     }

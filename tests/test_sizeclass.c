@@ -39,23 +39,23 @@ static void test_reuse_and_waste(void) {
     hr_sizeclass_stats_t st;
     hr_sizeclass_stats(sc, &st);
     HR_CHECK_EQ_U64(st.internal_waste, 7 + 28);
-    HR_CHECK_EQ_U64(st.footprint, 16 + 128 + 40000);
-    HR_CHECK_EQ_U64(st.live_bytes, 9 + 100 + 40000);
+    HR_CHECK_EQ_U64(st.head.footprint, 16 + 128 + 40000);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 9 + 100 + 40000);
     HR_CHECK_EQ_U64(st.large_live, 1);
     hr_sizeclass_free(sc, a, 9);
     hr_sizeclass_free(sc, big, 40000);
     HR_CHECK(hr_sizeclass_alloc(sc, 16) == a); /* same class: reused */
     hr_sizeclass_free(sc, a, 16);
     hr_sizeclass_stats(sc, &st);
-    HR_CHECK_EQ_U64(st.footprint, 16 + 128);
+    HR_CHECK_EQ_U64(st.head.footprint, 16 + 128);
     HR_CHECK_EQ_U64(st.cached_bytes, 16);
-    HR_CHECK_EQ_U64(st.largest_free, 16);
+    HR_CHECK_EQ_U64(st.head.largest_free, 16);
     HR_CHECK_EQ_U64(st.hits, 1);
     HR_CHECK_EQ_U64(st.misses, 2);
     HR_CHECK_EQ_U64(hr_sizeclass_check(sc), 0);
     HR_CHECK_EQ_U64(hr_sizeclass_trim(sc), 16);
     hr_sizeclass_stats(sc, &st);
-    HR_CHECK_EQ_U64(st.footprint, 128);
+    HR_CHECK_EQ_U64(st.head.footprint, 128);
     hr_sizeclass_free(sc, b, 100);
     HR_CHECK_EQ_U64(hr_sizeclass_check(sc), 0);
     void *saved = *(void **)b;
@@ -91,8 +91,8 @@ static void test_property(void) {
         if (op % 503 == 0) {
             hr_sizeclass_stats_t st;
             hr_sizeclass_stats(sc, &st);
-            bad += st.live_bytes != m.live || st.objects != m.n || st.internal_waste != waste;
-            bad += st.high_water != m.peak;
+            bad += st.head.live_bytes != m.live || st.head.objects != m.n || st.internal_waste != waste;
+            bad += st.head.high_water != m.peak;
             bad += hr_sizeclass_check(sc) != 0 || !hr_tm_no_overlap(&m);
         }
     }
@@ -104,7 +104,7 @@ static void test_property(void) {
     HR_CHECK_EQ_U64(bad, 0);
     hr_sizeclass_stats_t st;
     hr_sizeclass_stats(sc, &st);
-    HR_CHECK_EQ_U64(st.footprint, st.cached_bytes); /* everything cached, nothing live */
+    HR_CHECK_EQ_U64(st.head.footprint, st.cached_bytes); /* everything cached, nothing live */
     hr_tm_free(&m);
     hr_sizeclass_destroy(sc);
 }

@@ -22,9 +22,9 @@ static void test_constants(void) {
     hr_stack_t *s = hr_stack_create(NULL);
     hr_stack_stats_t st;
     hr_stack_stats(s, &st);
-    HR_CHECK_EQ_U64(st.largest_free, 102400);
-    HR_CHECK_EQ_U64(st.live_bytes, 0);
-    HR_CHECK_EQ_U64(st.footprint, 102400 + 32 * sizeof(hr_stack_entry_t));
+    HR_CHECK_EQ_U64(st.head.largest_free, 102400);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 0);
+    HR_CHECK_EQ_U64(st.head.footprint, 102400 + 32 * sizeof(hr_stack_entry_t));
     HR_CHECK_EQ_U64(hr_stack_check(s), 0);
     hr_stack_destroy(s);
     o.granule = 3;
@@ -81,9 +81,9 @@ static void test_malloc_fallback_interleave(void) {
     hr_stack_stats_t st;
     hr_stack_stats(s, &st);
     HR_CHECK_EQ_U64(st.index, 102400);
-    HR_CHECK_EQ_U64(st.live_bytes, 103401);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 103401);
     HR_CHECK_EQ_U64(st.malloc_entries, 2);
-    HR_CHECK_EQ_U64(st.footprint, 102400 + 32 * sizeof(hr_stack_entry_t) + 1001);
+    HR_CHECK_EQ_U64(st.head.footprint, 102400 + 32 * sizeof(hr_stack_entry_t) + 1001);
     memset(b, 0xAB, 1000); /* the malloc entry is usable memory */
     HR_CHECK_EQ_U64(hr_stack_check(s), 0);
     HR_CHECK_EQ_U64(hr_stack_free(s, d), 0);
@@ -147,7 +147,7 @@ static void test_property(void) {
         if (op % 97 == 0) {
             hr_stack_stats_t st;
             hr_stack_stats(s, &st);
-            bad += st.live_bytes != m.live || st.objects != m.n;
+            bad += st.head.live_bytes != m.live || st.head.objects != m.n;
             bad += hr_stack_check(s) != 0 || !hr_tm_no_overlap(&m);
         }
     }

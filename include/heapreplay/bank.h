@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapreplay/alloc_stats.h"
+
 enum {
     HR_BANK_OK = 0,
     HR_BANK_ENOTOWNED = -1, /* free of a pointer that is no cell of the bank */
@@ -35,12 +37,13 @@ typedef struct hr_bank_options {
 hr_bank_options_t hr_bank_default(void);
 
 typedef struct hr_bank_stats {
-    uint64_t live_bytes;     /* used cells * cell size */
-    uint64_t footprint;      /* bank header + every segment allocation */
-    uint64_t high_water;     /* peak live_bytes */
-    uint64_t peak_footprint;
-    uint64_t objects;        /* used cells */
-    uint64_t largest_free;   /* cell size if a cell is free, else 0 */
+    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+     *   live_bytes      used cells * cell size
+     *   footprint       bank header + every segment allocation
+     *   high_water      peak live_bytes
+     *   objects         used cells
+     *   largest_free    cell size if a cell is free, else 0 */
+    hr_alloc_stats_t head;
     uint64_t segments;
     uint64_t peak_segments;
     uint64_t free_cells;

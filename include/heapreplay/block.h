@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapreplay/alloc_stats.h"
+
 #define HR_BLOCK_NUM_CLASSES 14      /* b2_blockSizes */
 #define HR_BLOCK_MAX_SIZE 640        /* b2_maxBlockSize */
 #define HR_BLOCK_CHUNK_SIZE (16 * 1024) /* b2_chunkSize */
@@ -34,12 +36,13 @@ typedef struct hr_block_options {
 hr_block_options_t hr_block_default(void);
 
 typedef struct hr_block_stats {
-    uint64_t live_bytes;     /* requested bytes live (small and large) */
-    uint64_t footprint;      /* chunks + chunk array + live large blocks */
-    uint64_t high_water;     /* peak live_bytes */
-    uint64_t peak_footprint;
-    uint64_t objects;        /* live blocks, small and large */
-    uint64_t largest_free;   /* largest class with a free block, 0 if none */
+    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+     *   live_bytes      requested bytes live (small and large)
+     *   footprint       chunks + chunk array + live large blocks
+     *   high_water      peak live_bytes
+     *   objects         live blocks, small and large
+     *   largest_free    largest class with a free block, 0 if none */
+    hr_alloc_stats_t head;
     uint64_t chunk_count, chunk_space;
     uint64_t large_live, large_bytes; /* blocks > 640 B currently from malloc */
     uint64_t internal_waste; /* class size - requested, over live small blocks */

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapreplay/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,8 +85,8 @@ size_t hr_dlheap_usable(const hr_dlheap_t *h, const void *p);
 void hr_dlheap_status(const hr_dlheap_t *h, hr_heap_status_t *st);
 /* Walks every chunk and bin and checks the invariants (sizes chain, no
  * adjacent free chunks, bins hold exactly the free chunks, counters agree).
- * Returns 0, or -1 with a description in msg (for tests). */
-int hr_dlheap_check(const hr_dlheap_t *h, char *msg, size_t msglen);
+ * Returns 0, or -1 with the first violation found in err (for tests). */
+int hr_dlheap_check(const hr_dlheap_t *h, hr_error_t *err);
 
 #ifdef __cplusplus
 }

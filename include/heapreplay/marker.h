@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapreplay/alloc_stats.h"
+
 enum {
     HR_MARKER_OK = 0,
     HR_MARKER_EINVAL = -1,   /* marker above the head, or from the future */
@@ -43,12 +45,13 @@ typedef struct hr_marker_mark {
 typedef void (*hr_marker_dtor_fn)(void *obj, void *ctx);
 
 typedef struct hr_marker_stats {
-    uint64_t live_bytes;     /* requested bytes of blocks below the head */
-    uint64_t footprint;      /* buffer + destructor table capacity */
-    uint64_t high_water;     /* peak head offset (bytes used, padding included) */
-    uint64_t peak_footprint;
-    uint64_t objects;        /* blocks below the head */
-    uint64_t largest_free;   /* bytes above the head */
+    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+     *   live_bytes      requested bytes of blocks below the head
+     *   footprint       buffer + destructor table capacity
+     *   high_water      peak head offset (bytes used, padding included)
+     *   objects         blocks below the head
+     *   largest_free    bytes above the head */
+    hr_alloc_stats_t head;
     uint64_t used;           /* head offset */
     uint64_t padding;        /* alignment bytes below the head */
     uint64_t releases;       /* release/release_all calls */

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapreplay/alloc_stats.h"
+
 #define HR_SIZECLASS_MAX_CLASSES 40
 
 enum {
@@ -31,12 +33,13 @@ typedef struct hr_sizeclass_options {
 hr_sizeclass_options_t hr_sizeclass_default(void);
 
 typedef struct hr_sizeclass_stats {
-    uint64_t live_bytes;      /* requested bytes live */
-    uint64_t footprint;       /* class blocks taken from malloc (live + cached) + large */
-    uint64_t high_water;      /* peak live_bytes */
-    uint64_t peak_footprint;
-    uint64_t objects;         /* live blocks, small and large */
-    uint64_t largest_free;    /* largest class with a cached block, 0 if none */
+    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+     *   live_bytes      requested bytes live
+     *   footprint       class blocks taken from malloc (live + cached) + large
+     *   high_water      peak live_bytes
+     *   objects         live blocks, small and large
+     *   largest_free    largest class with a cached block, 0 if none */
+    hr_alloc_stats_t head;
     uint64_t internal_waste;  /* sum of (class - requested) over live small blocks */
     uint64_t cached_bytes;    /* bytes on the free lists */
     uint64_t large_live, large_bytes;

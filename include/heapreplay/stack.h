@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "heapreplay/alloc_stats.h"
+
 #define HR_STACK_BOX2D_SIZE (100 * 1024) /* b2_stackSize */
 #define HR_STACK_BOX2D_ENTRIES 32        /* b2_maxStackEntries */
 
@@ -50,12 +52,13 @@ typedef struct hr_stack_entry {
 } hr_stack_entry_t;
 
 typedef struct hr_stack_stats {
-    uint64_t live_bytes;      /* = allocation: requested bytes of live entries */
-    uint64_t footprint;       /* buffer + entry table + bytes of live malloc entries */
-    uint64_t high_water;      /* = max_allocation */
-    uint64_t peak_footprint;
-    uint64_t objects;         /* live entries */
-    uint64_t largest_free;    /* buffer bytes left above index */
+    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+     *   live_bytes      = allocation: requested bytes of live entries
+     *   footprint       buffer + entry table + bytes of live malloc entries
+     *   high_water      = max_allocation
+     *   objects         live entries
+     *   largest_free    buffer bytes left above index */
+    hr_alloc_stats_t head;
     uint64_t index;           /* buffer bytes in use (Box2D m_index) */
     uint64_t malloc_entries;  /* live entries served by malloc */
     uint64_t malloc_total;    /* requests ever served by malloc */

@@ -188,15 +188,15 @@ size_t hr_bank_cell_size(const hr_bank_t *b) { return b->opt.cell_size; }
 
 void hr_bank_stats(const hr_bank_t *b, hr_bank_stats_t *st) {
     memset(st, 0, sizeof *st);
-    st->live_bytes = b->used * b->opt.cell_size;
-    st->footprint = footprint_of(b);
-    st->high_water = b->high_water_cells * b->opt.cell_size;
-    st->peak_footprint = sizeof(hr_bank_t) + b->peak_segments * b->seg_bytes;
-    st->objects = b->used;
+    st->head.live_bytes = b->used * b->opt.cell_size;
+    st->head.footprint = footprint_of(b);
+    st->head.high_water = b->high_water_cells * b->opt.cell_size;
+    st->head.peak_footprint = sizeof(hr_bank_t) + b->peak_segments * b->seg_bytes;
+    st->head.objects = b->used;
     st->segments = b->segments;
     st->peak_segments = b->peak_segments;
     st->free_cells = b->segments * b->opt.cells_per_segment - b->used;
-    st->largest_free = st->free_cells ? b->opt.cell_size : 0;
+    st->head.largest_free = st->free_cells ? b->opt.cell_size : 0;
 }
 
 int hr_bank_check(const hr_bank_t *b) {

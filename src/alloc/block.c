@@ -201,22 +201,22 @@ int hr_block_owns(const hr_block_t *b, const void *p) {
 
 void hr_block_stats(const hr_block_t *b, hr_block_stats_t *st) {
     memset(st, 0, sizeof *st);
-    st->live_bytes = b->live_bytes;
-    st->footprint = footprint_of(b);
-    st->high_water = b->high_water;
-    st->peak_footprint = b->peak_footprint;
+    st->head.live_bytes = b->live_bytes;
+    st->head.footprint = footprint_of(b);
+    st->head.high_water = b->high_water;
+    st->head.peak_footprint = b->peak_footprint;
     st->chunk_count = (uint64_t)b->chunk_count;
     st->chunk_space = (uint64_t)b->chunk_space;
     st->large_live = b->large_live;
     st->large_bytes = b->large_bytes;
     st->internal_waste = b->waste;
-    st->objects = b->large_live;
+    st->head.objects = b->large_live;
     for (int c = 0; c < HR_BLOCK_NUM_CLASSES; c++) {
         st->class_live[c] = b->class_live[c];
         st->class_free[c] = b->class_blocks[c] - b->class_live[c];
-        st->objects += b->class_live[c];
+        st->head.objects += b->class_live[c];
         if (b->free_lists[c])
-            st->largest_free = hr_block_class_sizes[c];
+            st->head.largest_free = hr_block_class_sizes[c];
     }
 }
 

@@ -2,7 +2,6 @@
  * the layout and the exact meaning of every status figure). */
 #include "heapreplay/dlheap.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define HDR       ((size_t)HR_DLHEAP_HEADER)
@@ -249,7 +248,7 @@ void hr_dlheap_status(const hr_dlheap_t *h, hr_heap_status_t *st) {
                 st->largest_free = csize(c) - HDR;
 }
 
-int hr_dlheap_check(const hr_dlheap_t *h, char *msg, size_t msglen) {
+int hr_dlheap_check(const hr_dlheap_t *h, hr_error_t *err) {
     uint64_t nfree = 0, fbytes = 0, ubytes = 0, nused = 0;
     size_t prev = 0;
     int prev_free = 0;
@@ -257,17 +256,17 @@ int hr_dlheap_check(const hr_dlheap_t *h, char *msg, size_t msglen) {
     while ((const unsigned char *)c < h->end) {
         size_t s = csize(c);
         if (s < MINC || (s & 15) || (const unsigned char *)c + s > h->end) {
-            snprintf(msg, msglen, "chunk at +%zu: bad size %zu",
+            hr_error_set(err, "chunk at +%zu: bad size %zu",
                      (size_t)((const unsigned char *)c - h->base), s);
             return -1;
         }
         if (c->prev_size != prev) {
-            snprintf(msg, msglen, "chunk at +%zu: prev_size %zu, expected %zu",
+            hr_error_set(err, "chunk at +%zu: prev_size %zu, expected %zu",
                      (size_t)((const unsigned char *)c - h->base), c->prev_size, prev);
             return -1;
         }
         if (!inuse(c) && prev_free) {
-            snprintf(msg, msglen, "adjacent free chunks at +%zu",
+            hr_error_set(err, "adjacent free chunks at +%zu",
                      (size_t)((const unsigned char *)c - h->base));
             return -1;
         }
@@ -280,25 +279,25 @@ int hr_dlheap_check(const hr_dlheap_t *h, char *msg, size_t msglen) {
         c = next_chunk(c);
     }
     if ((const unsigned char *)c != h->end || c->prev_size != prev || !inuse(c)) {
-        snprintf(msg, msglen, "chunk walk does not end at the sentinel");
+        hr_error_set(err, "chunk walk does not end at the sentinel");
         return -1;
     }
     uint64_t binned = 0;
     for (unsigned i = 0; i < HR_DLHEAP_NBINS; i++) {
         int bit = (int)((h->bitmap[i >> 6] >> (i & 63)) & 1);
         if (bit != (h->bins[i] != NULL)) {
-            snprintf(msg, msglen, "bitmap bit %u disagrees with its bin", i);
+            hr_error_set(err, "bitmap bit %u disagrees with its bin", i);
             return -1;
         }
         for (const chunk_t *f = h->bins[i]; f; f = f->next, binned++)
             if (inuse(f) || bin_index(csize(f)) != i) {
-                snprintf(msg, msglen, "bin %u holds a wrong chunk", i);
+                hr_error_set(err, "bin %u holds a wrong chunk", i);
                 return -1;
             }
     }
     if (binned != nfree || nfree != h->free_chunks || fbytes != h->free_bytes ||
         ubytes != h->in_use || nused != h->objects) {
-        snprintf(msg, msglen, "counters disagree (free %llu/%llu/%llu, used %llu/%llu)",
+        hr_error_set(err, "counters disagree (free %llu/%llu/%llu, used %llu/%llu)",
                  (unsigned long long)nfree, (unsigned long long)binned,
                  (unsigned long long)h->free_chunks, (unsigned long long)nused,
                  (unsigned long long)h->objects);

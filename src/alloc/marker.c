@@ -151,12 +151,12 @@ int hr_marker_owns(const hr_marker_t *m, const void *p) {
 
 void hr_marker_stats(const hr_marker_t *m, hr_marker_stats_t *st) {
     memset(st, 0, sizeof *st);
-    st->live_bytes = m->cur.live;
-    st->footprint = footprint_of(m);
-    st->high_water = m->high_water;
-    st->peak_footprint = m->peak_footprint;
-    st->objects = m->cur.objects;
-    st->largest_free = m->opt.size - m->cur.head;
+    st->head.live_bytes = m->cur.live;
+    st->head.footprint = footprint_of(m);
+    st->head.high_water = m->high_water;
+    st->head.peak_footprint = m->peak_footprint;
+    st->head.objects = m->cur.objects;
+    st->head.largest_free = m->opt.size - m->cur.head;
     st->used = m->cur.head;
     st->padding = m->padding;
     st->releases = m->releases;

@@ -1,5 +1,5 @@
 /* The heap kinds of the routed manager: static (bump), tracking (malloc +
- * pointer hash) and dlheap (heapreplay/dlheap.h), behind one dispatch. */
+ * pointer map) and dlheap (heapreplay/dlheap.h), behind one dispatch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,98 +8,43 @@
 #include "alloc/chunk.h"
 #include "alloc/routed_int.h"
 
-/* ---- tracking: the pointer hash ---------------------------------------- */
-
-static inline size_t track_hash(const void *p, size_t cap) {
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 29;
-    return (size_t)x & (cap - 1);
-}
-
-static size_t track_find(const hr_tracking_heap_t *t, const void *p) {
-    if (!t->cap)
-        return SIZE_MAX;
-    for (size_t i = track_hash(p, t->cap);; i = (i + 1) & (t->cap - 1)) {
-        if (t->slots[i].p == p)
-            return i;
-        if (!t->slots[i].p)
-            return SIZE_MAX;
-    }
-}
-
-static void track_put(hr_track_slot_t *slots, size_t cap, const hr_track_slot_t *s) {
-    size_t i = track_hash(s->p, cap);
-    while (slots[i].p)
-        i = (i + 1) & (cap - 1);
-    slots[i] = *s;
-}
-
-static int track_grow(hr_tracking_heap_t *t) {
-    size_t ncap = t->cap ? t->cap * 2 : 1024;
-    hr_track_slot_t *ns = calloc(ncap, sizeof *ns);
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].p)
-            track_put(ns, ncap, &t->slots[i]);
-    free(t->slots);
-    t->slots = ns;
-    t->cap = ncap;
-    return 0;
-}
-
-/* Removes slot i and shifts the following run back so probes stay intact. */
-static void track_erase(hr_tracking_heap_t *t, size_t i) {
-    size_t mask = t->cap - 1;
-    size_t j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!t->slots[j].p)
-            break;
-        size_t home = track_hash(t->slots[j].p, t->cap);
-        /* move j into the hole at i unless its home lies cyclically in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            t->slots[i] = t->slots[j];
-            i = j;
-        }
-    }
-    memset(&t->slots[i], 0, sizeof t->slots[i]);
-    t->count--;
-}
+/* ---- tracking: malloc'ed blocks in a pointer map ------------------------- */
 
 static void *tracking_alloc(hr_tracking_heap_t *t, size_t size, size_t align) {
-    if ((t->count + 1) * 2 > t->cap && track_grow(t) != 0)
-        return NULL;
     size_t extra = align > 16 ? align : 0;
     if (size > SIZE_MAX - extra - 1)
         return NULL;
     void *raw = malloc(size + extra ? size + extra : 1);
     if (!raw)
         return NULL;
-    hr_track_slot_t s = {raw, raw, hr_chunk_usable(size + extra), 0};
-    s.usable = s.held - extra;
+    void *p = raw;
     if (extra) /* round up within the slack; never past raw + align - 16 */
-        s.p = (void *)(((uintptr_t)raw + extra - 1) & ~(uintptr_t)(extra - 1));
-    void *p = s.p;
-    track_put(t->slots, t->cap, &s);
-    t->count++;
-    t->bytes += s.held;
+        p = (void *)(((uintptr_t)raw + extra - 1) & ~(uintptr_t)(extra - 1));
+    hr_track_block_t *blk = hr_ptrmap_put(&t->blocks, (uintptr_t)p, NULL);
+    if (!blk) {
+        free(raw);
+        return NULL;
+    }
+    blk->raw = raw;
+    blk->held = hr_chunk_usable(size + extra);
+    blk->usable = blk->held - extra;
+    t->bytes += blk->held;
     if (t->bytes > t->high_water)
         t->high_water = t->bytes;
     return p;
 }
 
 static int tracking_free(hr_tracking_heap_t *t, void *p) {
-    size_t i = track_find(t, p);
-    if (i == SIZE_MAX)
+    hr_track_block_t blk;
+    if (!hr_ptrmap_remove(&t->blocks, (uintptr_t)p, &blk))
         return -1;
-    void *raw = t->slots[i].raw;
-    t->bytes -= t->slots[i].held;
-    track_erase(t, i);
-    free(raw);
+    t->bytes -= blk.held;
+    free(blk.raw);
     return 0;
+}
+
+static const hr_track_block_t *tracking_find(const hr_tracking_heap_t *t, const void *p) {
+    return hr_ptrmap_get(&t->blocks, (uintptr_t)p);
 }
 
 /* ---- static: bump in a fixed region -------------------------------------- */
@@ -126,6 +71,7 @@ int hr_heap_open(hr_heap_t *h, const char *name, hr_heap_kind_t kind, uint64_t s
     h->kind = kind;
     h->size = size;
     if (kind == HR_HEAP_TRACKING) {
+        hr_ptrmap_init(&h->u.tr.blocks, sizeof(hr_track_block_t));
         h->u.tr.budget = size;
         return 0;
     }
@@ -154,10 +100,11 @@ int hr_heap_open(hr_heap_t *h, const char *name, hr_heap_kind_t kind, uint64_t s
 
 void hr_heap_close(hr_heap_t *h) {
     if (h->kind == HR_HEAP_TRACKING) {
-        hr_tracking_heap_t *t = &h->u.tr;
-        for (size_t i = 0; i < t->cap; i++)
-            free(t->slots[i].raw);
-        free(t->slots);
+        uint64_t p;
+        void *blk;
+        for (size_t it = 0; (it = hr_ptrmap_next(&h->u.tr.blocks, it, &p, &blk));)
+            free(((hr_track_block_t *)blk)->raw);
+        hr_ptrmap_free(&h->u.tr.blocks);
     }
     if (h->region)
         munmap(h->region, h->region_len);
@@ -186,7 +133,7 @@ int hr_heap_can_free(const hr_heap_t *h, const void *p) {
     switch (h->kind) {
     case HR_HEAP_STATIC:
         return (const unsigned char *)p >= h->u.st.base && (const unsigned char *)p < h->u.st.cur;
-    case HR_HEAP_TRACKING: return track_find(&h->u.tr, p) != SIZE_MAX;
+    case HR_HEAP_TRACKING: return tracking_find(&h->u.tr, p) != NULL;
     case HR_HEAP_DLHEAP:   return hr_dlheap_owns(&h->u.dl, p);
     default:               return 0;
     }
@@ -196,8 +143,8 @@ size_t hr_heap_usable(const hr_heap_t *h, const void *p) {
     switch (h->kind) {
     case HR_HEAP_STATIC: return 0; /* no headers: block sizes are not recorded */
     case HR_HEAP_TRACKING: {
-        size_t i = track_find(&h->u.tr, p);
-        return i == SIZE_MAX ? 0 : h->u.tr.slots[i].usable;
+        const hr_track_block_t *blk = tracking_find(&h->u.tr, p);
+        return blk ? blk->usable : 0;
     }
     case HR_HEAP_DLHEAP: return hr_dlheap_usable(&h->u.dl, p);
     default:             return 0;
@@ -216,7 +163,7 @@ void hr_heap_status(const hr_heap_t *h, hr_heap_status_t *st) {
         const hr_tracking_heap_t *t = &h->u.tr;
         uint64_t left = t->budget > t->bytes ? t->budget - t->bytes : 0;
         st->total_free = st->largest_free = left;
-        st->objects = t->count;
+        st->objects = t->blocks.n;
         st->high_water = t->high_water;
         break;
     }

@@ -3,6 +3,7 @@
 #ifndef HR_ALLOC_ROUTED_INT_H
 #define HR_ALLOC_ROUTED_INT_H
 
+#include "base/ptrmap.h"
 #include "heapreplay/routed.h"
 
 /* static: bump in [base, end). */
@@ -11,22 +12,19 @@ typedef struct hr_static_heap {
     uint64_t allocations;  /* every block ever handed out (none is reclaimed) */
 } hr_static_heap_t;
 
-/* tracking: every malloc'ed block in an open-addressing hash (linear
- * probing, backward-shift deletion) keyed by the pointer handed out. A block
- * aligned beyond 16 is carved out of a plain malloc of size + align (raw)
- * rather than posix_memalign, whose usable size depends on the address it
- * lands at: held bytes must be a function of the request sequence alone so
- * that the exact footprint repeats across runs. */
-typedef struct hr_track_slot {
-    void  *p;       /* pointer handed out (the key) */
-    void  *raw;     /* what malloc returned (== p unless aligned) */
+/* tracking: every malloc'ed block in a pointer map (base/ptrmap.h) keyed by
+ * the pointer handed out. A block aligned beyond 16 is carved out of a plain
+ * malloc of size + align (raw) rather than posix_memalign, whose usable size
+ * depends on the address it lands at: held bytes must be a function of the
+ * request sequence alone so that the exact footprint repeats across runs. */
+typedef struct hr_track_block {
+    void  *raw;     /* what malloc returned (== the key unless aligned) */
     size_t held;    /* malloc_usable_size(raw) */
-    size_t usable;  /* bytes usable at p: held, or held - align when aligned */
-} hr_track_slot_t;
+    size_t usable;  /* bytes usable at the key: held, or held - align when aligned */
+} hr_track_block_t;
 
 typedef struct hr_tracking_heap {
-    hr_track_slot_t *slots;
-    size_t   cap, count;   /* cap is a power of two; count <= cap / 2 */
+    hr_ptrmap_t blocks;    /* pointer handed out -> hr_track_block_t */
     uint64_t bytes;        /* held bytes of live blocks */
     uint64_t high_water;   /* peak of bytes */
     uint64_t budget;       /* reported, never enforced; 0 = none */

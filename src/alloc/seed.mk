@@ -1,12 +1,13 @@
 # fragment of Makefile.am: the seed allocators (issue 3) — plain libraries in
 # src/alloc, their backends in src/backends, tests and the bench.
 pkginclude_HEADERS += include/heapreplay/stack.h include/heapreplay/marker.h \
-	include/heapreplay/block.h include/heapreplay/bank.h include/heapreplay/sizeclass.h
-noinst_HEADERS += src/backends/seed_util.h tests/seed_model.h
+	include/heapreplay/block.h include/heapreplay/bank.h include/heapreplay/sizeclass.h \
+	include/heapreplay/alloc_stats.h
+noinst_HEADERS += src/backends/inhouse.h tests/seed_model.h
 libhr_a_SOURCES += src/alloc/stack.c src/alloc/marker.c src/alloc/block.c \
 	src/alloc/bank.c src/alloc/sizeclass.c \
 	src/backends/be_stack.c src/backends/be_marker.c src/backends/be_block.c \
-	src/backends/be_bank.c src/backends/be_sizeclass.c
+	src/backends/be_bank.c src/backends/be_sizeclass.c src/backends/inhouse.c
 
 SEED_TESTS = tests/test_stack tests/test_marker tests/test_block tests/test_bank \
 	tests/test_sizeclass

@@ -138,23 +138,23 @@ uint64_t hr_sizeclass_footprint(const hr_sizeclass_t *sc) { return sc->footprint
 
 void hr_sizeclass_stats(const hr_sizeclass_t *sc, hr_sizeclass_stats_t *st) {
     memset(st, 0, sizeof *st);
-    st->live_bytes = sc->live_bytes;
-    st->footprint = sc->footprint;
-    st->high_water = sc->high_water;
-    st->peak_footprint = sc->peak_footprint;
+    st->head.live_bytes = sc->live_bytes;
+    st->head.footprint = sc->footprint;
+    st->head.high_water = sc->high_water;
+    st->head.peak_footprint = sc->peak_footprint;
     st->internal_waste = sc->waste;
     st->large_live = sc->large_live;
     st->large_bytes = sc->large_bytes;
     st->hits = sc->hits;
     st->misses = sc->misses;
     st->nclasses = sc->nclasses;
-    st->objects = sc->large_live;
+    st->head.objects = sc->large_live;
     for (int c = 0; c < sc->nclasses; c++) {
         size_t cs = (size_t)1 << (c + (int)sc->min_shift);
-        st->objects += sc->taken[c] - sc->cached[c];
+        st->head.objects += sc->taken[c] - sc->cached[c];
         st->cached_bytes += sc->cached[c] * cs;
         if (sc->cached[c])
-            st->largest_free = cs;
+            st->head.largest_free = cs;
     }
 }
 

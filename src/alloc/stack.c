@@ -141,12 +141,12 @@ size_t hr_stack_max_allocation(const hr_stack_t *s) { return s->max_allocation; 
 
 void hr_stack_stats(const hr_stack_t *s, hr_stack_stats_t *st) {
     memset(st, 0, sizeof *st);
-    st->live_bytes = s->allocation;
-    st->footprint = footprint_of(s);
-    st->high_water = s->max_allocation;
-    st->peak_footprint = s->peak_footprint;
-    st->objects = (uint64_t)s->entry_count;
-    st->largest_free = s->opt.buffer_size - s->index;
+    st->head.live_bytes = s->allocation;
+    st->head.footprint = footprint_of(s);
+    st->head.high_water = s->max_allocation;
+    st->head.peak_footprint = s->peak_footprint;
+    st->head.objects = (uint64_t)s->entry_count;
+    st->head.largest_free = s->opt.buffer_size - s->index;
     st->index = s->index;
     st->malloc_entries = s->malloc_entries;
     st->malloc_total = s->malloc_total;

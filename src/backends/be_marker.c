@@ -16,13 +16,12 @@
 #include <stdlib.h>
 
 #include "alloc/chunk.h"
-#include "backends/backend.h"
-#include "backends/seed_util.h"
+#include "backends/inhouse.h"
 #include "heapreplay/marker.h"
 
 typedef struct hr_marker_be {
+    hr_inhouse_t     ih;            /* first: the shared adapter's part */
     hr_marker_t     *m;
-    hr_seed_fb_t     f;
     hr_marker_mark_t frame_mark;
     int              have_mark;
     char            *base;          /* buffer start: frame blocks are >= base + mark */
@@ -30,55 +29,66 @@ typedef struct hr_marker_be {
     uint64_t         frames, released_live, free_noop;
 } hr_marker_be_t;
 
+_Static_assert(sizeof(hr_marker_stats_t) <= HR_INHOUSE_STATS_MAX, "stats buffer");
+
+static const hr_inhouse_class_t marker_class;
+
 static void *marker_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     static const char *const keys[] = {"size", "align", NULL};
     hr_marker_options_t o = hr_marker_default();
     uint64_t v[2] = {o.size, o.default_align};
-    const char *bad = NULL;
-    if (cfg && cfg->arg && hr_seed_parse_kv(cfg->arg, keys, v, &bad) != 0) {
-        hr_error_set(err, "marker: bad option at '%s' (expected SIZE or size=BYTES,align=POW2)",
-                     bad);
+    if (hr_inhouse_parse("marker", cfg, keys, v, "SIZE or size=BYTES,align=POW2", err) != 0)
         return NULL;
-    }
     o.size = (size_t)v[0];
     o.default_align = (size_t)v[1];
-    hr_marker_be_t *b = calloc(1, sizeof *b);
+    hr_marker_be_t *b = hr_inhouse_new(&marker_class, sizeof *b, err);
     if (!b)
         return NULL;
     if (!(b->m = hr_marker_create(&o))) {
         hr_error_set(err, "marker: cannot create a %zu-byte stack (align %zu must be a power of two)",
                      o.size, o.default_align);
-        free(b);
+        hr_inhouse_destroy(b);
         return NULL;
     }
     b->base = hr_marker_base(b->m);
     return b;
 }
 
-static void *marker_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
+static void *marker_native_alloc(void *self, size_t size, size_t align, const char **why) {
     hr_marker_be_t *b = self;
-    if (align & (align - 1))
-        return hr_seed_fb_alloc(&b->f, size, align, "align");
+    if (align & (align - 1)) {
+        *why = "align";
+        return NULL;
+    }
     void *p = hr_marker_alloc(b->m, size, align);
-    if (!p)
-        return hr_seed_fb_alloc(&b->f, size, align, "overflow");
-    hr_fallback_native(&b->f.fb);
+    if (!p) {
+        *why = "overflow";
+        return NULL;
+    }
     if (b->have_mark)
         b->frame_live++;
     return p;
 }
 
-static void marker_free(void *self, void *ptr, size_t size) {
+static void *marker_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return hr_inhouse_alloc(self, size, align, marker_native_alloc);
+}
+
+/* A block in the buffer: nothing to do (the frame release reclaims it), a
+ * native op that is also violation "free_noop". */
+static int marker_native_free(void *self, void *ptr, size_t size) {
     (void)size;
     hr_marker_be_t *b = self;
-    if (!ptr || hr_seed_fb_free(&b->f, ptr, size))
-        return;
-    hr_fallback_native(&b->f.fb);
-    hr_fallback_violation(&b->f.fb, "free_noop");
+    hr_fallback_violation(&b->ih.fb, "free_noop");
     b->free_noop++;
     if (b->have_mark && (char *)ptr >= b->base + b->frame_mark.head && b->frame_live > 0)
         b->frame_live--;
+    return 1;
+}
+
+static void marker_free(void *self, void *ptr, size_t size) {
+    hr_inhouse_free(self, ptr, size, marker_native_free);
 }
 
 static void marker_frame(void *self, uint64_t n) {
@@ -94,11 +104,15 @@ static void marker_frame(void *self, uint64_t n) {
     b->frames++;
 }
 
-static uint64_t marker_footprint(void *self) {
+static void marker_stats_of(void *self, void *st) {
     hr_marker_be_t *b = self;
+    hr_marker_stats(b->m, st);
+}
+
+static uint64_t marker_footprint(void *self) {
     hr_marker_stats_t st;
-    hr_marker_stats(b->m, &st);
-    return st.footprint + b->f.fb.bytes_held;
+    marker_stats_of(self, &st);
+    return st.head.footprint;
 }
 
 static size_t marker_usable_size(void *self, void *ptr, size_t size) {
@@ -106,32 +120,39 @@ static size_t marker_usable_size(void *self, void *ptr, size_t size) {
     return hr_marker_owns(b->m, ptr) ? size : hr_chunk_usable(size);
 }
 
-static void marker_stats(void *self, hr_emit_t *em) {
+static int64_t marker_check(void *self) {
     hr_marker_be_t *b = self;
-    hr_marker_stats_t st;
-    hr_marker_stats(b->m, &st);
-    hr_fallback_emit(&b->f.fb, em);
-    hr_emit_u64(em, "live_bytes", st.live_bytes);
-    hr_emit_u64(em, "footprint", st.footprint + b->f.fb.bytes_held);
-    hr_emit_u64(em, "high_water", st.high_water);
-    hr_emit_u64(em, "objects", st.objects);
-    hr_emit_u64(em, "largest_free", st.largest_free);
-    hr_emit_u64(em, "padding", st.padding);
-    hr_emit_u64(em, "frames", b->frames);
-    hr_emit_u64(em, "releases", st.releases);
-    hr_emit_u64(em, "released_live", b->released_live);
-    hr_emit_u64(em, "free_noop", b->free_noop);
-    hr_emit_i64(em, "check", hr_marker_check(b->m));
+    return hr_marker_check(b->m);
 }
 
 static void marker_destroy(void *self) {
     hr_marker_be_t *b = self;
-    if (!b)
-        return;
     hr_marker_destroy(b->m);
-    hr_seed_fb_release(&b->f);
-    free(b);
 }
+
+static const hr_inhouse_field_t marker_fields[] = {
+    HR_IH_HEAD("live_bytes", live_bytes),
+    HR_IH_HEAD("footprint", footprint),
+    HR_IH_HEAD("high_water", high_water),
+    HR_IH_HEAD("objects", objects),
+    HR_IH_HEAD("largest_free", largest_free),
+    HR_IH_STAT("padding", hr_marker_stats_t, padding),
+    HR_IH_SELF("frames", hr_marker_be_t, frames),
+    HR_IH_STAT("releases", hr_marker_stats_t, releases),
+    HR_IH_SELF("released_live", hr_marker_be_t, released_live),
+    HR_IH_SELF("free_noop", hr_marker_be_t, free_noop),
+    {NULL, 0, 0},
+};
+
+static const hr_inhouse_class_t marker_class = {
+    .name = "marker",
+    .stats = marker_stats_of,
+    .fields = marker_fields,
+    .check = marker_check,
+    .footprint = marker_footprint,
+    .usable = marker_usable_size,
+    .destroy = marker_destroy,
+};
 
 const hr_backend_t hr_backend_marker = {
     .name = "marker",
@@ -141,8 +162,8 @@ const hr_backend_t hr_backend_marker = {
     .alloc = marker_alloc,
     .free = marker_free,
     .frame = marker_frame,
-    .footprint = marker_footprint,
-    .usable_size = marker_usable_size,
-    .stats = marker_stats,
-    .destroy = marker_destroy,
+    .footprint = hr_inhouse_footprint,
+    .usable_size = hr_inhouse_usable,
+    .stats = hr_inhouse_stats,
+    .destroy = hr_inhouse_destroy,
 };

@@ -9,99 +9,108 @@
  */
 #include <stdlib.h>
 
-#include "alloc/chunk.h"
-#include "backends/backend.h"
-#include "backends/seed_util.h"
+#include "backends/inhouse.h"
 #include "heapreplay/sizeclass.h"
 
 typedef struct hr_sizeclass_be {
+    hr_inhouse_t    ih; /* first: the shared adapter's part */
     hr_sizeclass_t *a;
-    hr_seed_fb_t    f;
 } hr_sizeclass_be_t;
+
+_Static_assert(sizeof(hr_sizeclass_stats_t) <= HR_INHOUSE_STATS_MAX, "stats buffer");
+
+static const hr_inhouse_class_t sizeclass_class;
 
 static void *sizeclass_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     static const char *const keys[] = {"max", NULL};
     hr_sizeclass_options_t o = hr_sizeclass_default();
     uint64_t v[1] = {o.max_class};
-    const char *bad = NULL;
-    if (cfg && cfg->arg && hr_seed_parse_kv(cfg->arg, keys, v, &bad) != 0) {
-        hr_error_set(err, "sizeclass: bad option at '%s' (expected max=POW2)", bad);
+    if (hr_inhouse_parse("sizeclass", cfg, keys, v, "max=POW2", err) != 0)
         return NULL;
-    }
     o.max_class = (size_t)v[0];
-    hr_sizeclass_be_t *b = calloc(1, sizeof *b);
+    hr_sizeclass_be_t *b = hr_inhouse_new(&sizeclass_class, sizeof *b, err);
     if (!b)
         return NULL;
     if (!(b->a = hr_sizeclass_create(&o))) {
         hr_error_set(err, "sizeclass: bad max=%zu (expected a power of two >= %zu)", o.max_class,
                      sizeof(void *));
-        free(b);
+        hr_inhouse_destroy(b);
         return NULL;
     }
     return b;
 }
 
+static void *sizeclass_native_alloc(void *self, size_t size, size_t align, const char **why) {
+    hr_sizeclass_be_t *b = self;
+    if (align > 16) {
+        *why = "align";
+        return NULL;
+    }
+    return hr_sizeclass_alloc(b->a, size);
+}
+
 static void *sizeclass_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)heap;
+    return hr_inhouse_alloc(self, size, align, sizeclass_native_alloc);
+}
+
+static int sizeclass_native_free(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
-    if (align > 16)
-        return hr_seed_fb_alloc(&b->f, size, align, "align");
-    void *p = hr_sizeclass_alloc(b->a, size);
-    if (!p)
-        return hr_seed_fb_alloc(&b->f, size, align, "out_of_memory");
-    hr_fallback_native(&b->f.fb);
-    return p;
+    hr_sizeclass_free(b->a, ptr, size);
+    return 1;
 }
 
 static void sizeclass_free(void *self, void *ptr, size_t size) {
-    hr_sizeclass_be_t *b = self;
-    if (!ptr || hr_seed_fb_free(&b->f, ptr, size))
-        return;
-    hr_sizeclass_free(b->a, ptr, size);
-    hr_fallback_native(&b->f.fb);
+    hr_inhouse_free(self, ptr, size, sizeclass_native_free);
 }
 
 static uint64_t sizeclass_footprint(void *self) {
     hr_sizeclass_be_t *b = self;
-    return hr_sizeclass_footprint(b->a) + b->f.fb.bytes_held;
+    return hr_sizeclass_footprint(b->a);
 }
 
 static size_t sizeclass_usable_size(void *self, void *ptr, size_t size) {
+    (void)ptr;
     hr_sizeclass_be_t *b = self;
-    if (hr_seed_fb_owns(&b->f, ptr))
-        return hr_chunk_usable(size);
     size_t r = hr_sizeclass_round(b->a, size);
     return r ? r : size;
 }
 
-static void sizeclass_stats(void *self, hr_emit_t *em) {
+static void sizeclass_stats_of(void *self, void *st) {
     hr_sizeclass_be_t *b = self;
-    hr_sizeclass_stats_t st;
-    hr_sizeclass_stats(b->a, &st);
-    hr_fallback_emit(&b->f.fb, em);
-    hr_emit_u64(em, "live_bytes", st.live_bytes);
-    hr_emit_u64(em, "footprint", st.footprint + b->f.fb.bytes_held);
-    hr_emit_u64(em, "high_water", st.high_water);
-    hr_emit_u64(em, "peak_footprint", st.peak_footprint);
-    hr_emit_u64(em, "objects", st.objects);
-    hr_emit_u64(em, "largest_free", st.largest_free);
-    hr_emit_u64(em, "internal_waste", st.internal_waste);
-    hr_emit_u64(em, "cached_bytes", st.cached_bytes);
-    hr_emit_u64(em, "large_live", st.large_live);
-    hr_emit_u64(em, "large_bytes", st.large_bytes);
-    hr_emit_u64(em, "list_hits", st.hits);
-    hr_emit_u64(em, "list_misses", st.misses);
-    hr_emit_i64(em, "check", hr_sizeclass_check(b->a));
+    hr_sizeclass_stats(b->a, st);
+}
+
+static int64_t sizeclass_check(void *self) {
+    hr_sizeclass_be_t *b = self;
+    return hr_sizeclass_check(b->a);
 }
 
 static void sizeclass_destroy(void *self) {
     hr_sizeclass_be_t *b = self;
-    if (!b)
-        return;
     hr_sizeclass_destroy(b->a);
-    hr_seed_fb_release(&b->f);
-    free(b);
 }
+
+static const hr_inhouse_field_t sizeclass_fields[] = {
+    HR_IH_HEAD_ALL,
+    HR_IH_STAT("internal_waste", hr_sizeclass_stats_t, internal_waste),
+    HR_IH_STAT("cached_bytes", hr_sizeclass_stats_t, cached_bytes),
+    HR_IH_STAT("large_live", hr_sizeclass_stats_t, large_live),
+    HR_IH_STAT("large_bytes", hr_sizeclass_stats_t, large_bytes),
+    HR_IH_STAT("list_hits", hr_sizeclass_stats_t, hits),
+    HR_IH_STAT("list_misses", hr_sizeclass_stats_t, misses),
+    {NULL, 0, 0},
+};
+
+static const hr_inhouse_class_t sizeclass_class = {
+    .name = "sizeclass",
+    .stats = sizeclass_stats_of,
+    .fields = sizeclass_fields,
+    .check = sizeclass_check,
+    .footprint = sizeclass_footprint,
+    .usable = sizeclass_usable_size,
+    .destroy = sizeclass_destroy,
+};
 
 const hr_backend_t hr_backend_sizeclass = {
     .name = "sizeclass",
@@ -110,8 +119,8 @@ const hr_backend_t hr_backend_sizeclass = {
     .create = sizeclass_create,
     .alloc = sizeclass_alloc,
     .free = sizeclass_free,
-    .footprint = sizeclass_footprint,
-    .usable_size = sizeclass_usable_size,
-    .stats = sizeclass_stats,
-    .destroy = sizeclass_destroy,
+    .footprint = hr_inhouse_footprint,
+    .usable_size = hr_inhouse_usable,
+    .stats = hr_inhouse_stats,
+    .destroy = hr_inhouse_destroy,
 };

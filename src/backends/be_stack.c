@@ -14,35 +14,32 @@
 #include <string.h>
 
 #include "alloc/chunk.h"
-#include "backends/backend.h"
-#include "backends/seed_util.h"
+#include "backends/inhouse.h"
 #include "heapreplay/stack.h"
 
 typedef struct hr_stack_be {
+    hr_inhouse_t  ih;       /* first: the shared adapter's part */
     hr_stack_t   *s;
-    hr_seed_fb_t  f;
     size_t        granule;
     int           ndead;
     void        **dead;     /* live entries freed out of order (< max_entries) */
     uint64_t      peak_dead;
 } hr_stack_be_t;
 
-static void stack_destroy(void *self);
+_Static_assert(sizeof(hr_stack_stats_t) <= HR_INHOUSE_STATS_MAX, "stats buffer");
+
+static const hr_inhouse_class_t stack_class;
 
 static void *stack_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     static const char *const keys[] = {"size", "entries", "granule", NULL};
     hr_stack_options_t o = hr_stack_default();
     uint64_t v[3] = {o.buffer_size, (uint64_t)o.max_entries, o.granule};
-    const char *bad = NULL;
-    if (cfg && cfg->arg && hr_seed_parse_kv(cfg->arg, keys, v, &bad) != 0) {
-        hr_error_set(err, "stack: bad option at '%s' (expected size=BYTES,entries=N,granule=POW2)",
-                     bad);
+    if (hr_inhouse_parse("stack", cfg, keys, v, "size=BYTES,entries=N,granule=POW2", err) != 0)
         return NULL;
-    }
     o.buffer_size = (size_t)v[0];
     o.max_entries = v[1] > 1u << 20 ? 0 : (int)v[1];
     o.granule = (size_t)v[2];
-    hr_stack_be_t *b = calloc(1, sizeof *b);
+    hr_stack_be_t *b = hr_inhouse_new(&stack_class, sizeof *b, err);
     if (!b)
         return NULL;
     b->s = hr_stack_create(&o);
@@ -52,26 +49,30 @@ static void *stack_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         hr_error_set(err, "stack: cannot create (size=%zu entries=%d granule=%zu: granule must be"
                      " a power of two dividing size, entries > 0)",
                      o.buffer_size, o.max_entries, o.granule);
-        stack_destroy(b);
+        hr_inhouse_destroy(b);
         return NULL;
     }
     return b;
 }
 
-static void *stack_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
+static void *stack_native_alloc(void *self, size_t size, size_t align, const char **why) {
     hr_stack_be_t *b = self;
     if (align > (b->granule > 16 ? b->granule : 16)) {
-        return hr_seed_fb_alloc(&b->f, size, align, "align");
+        *why = "align";
+        return NULL;
     }
     void *p;
     int rc = hr_stack_alloc(b->s, size, &p);
-    if (rc == HR_STACK_OK) {
-        hr_fallback_native(&b->f.fb);
+    if (rc == HR_STACK_OK)
         return p;
-    }
-    return hr_seed_fb_alloc(&b->f, size, align,
-                            rc == HR_STACK_EFULL ? "entry_limit" : "out_of_memory");
+    if (rc == HR_STACK_EFULL)
+        *why = "entry_limit";
+    return NULL;
+}
+
+static void *stack_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return hr_inhouse_alloc(self, size, align, stack_native_alloc);
 }
 
 static int dead_take(hr_stack_be_t *b, const void *p) {
@@ -83,36 +84,41 @@ static int dead_take(hr_stack_be_t *b, const void *p) {
     return 0;
 }
 
-static void stack_free(void *self, void *ptr, size_t size) {
+static int stack_native_free(void *self, void *ptr, size_t size) {
+    (void)size;
     hr_stack_be_t *b = self;
-    if (!ptr)
-        return;
     int i = hr_stack_find(b->s, ptr);
-    if (i < 0) {
-        hr_seed_fb_free(&b->f, ptr, size);
-        return;
-    }
+    if (i < 0)
+        return 0; /* not ours: nothing to count */
     if (i != hr_stack_entry_count(b->s) - 1) {
-        hr_fallback_violation(&b->f.fb, "non_lifo_free");
-        b->f.fb.fallback_ops++;
+        hr_fallback_violation(&b->ih.fb, "non_lifo_free");
+        b->ih.fb.fallback_ops++;
         b->dead[b->ndead++] = ptr;
         if ((uint64_t)b->ndead > b->peak_dead)
             b->peak_dead = (uint64_t)b->ndead;
-        return;
+        return 0;
     }
     hr_stack_free(b->s, ptr);
-    hr_fallback_native(&b->f.fb);
     /* Pop the entries that were freed out of order and are now on top. */
     void *top;
     while (b->ndead && (top = hr_stack_top(b->s)) && dead_take(b, top))
         hr_stack_free(b->s, top);
+    return 1;
+}
+
+static void stack_free(void *self, void *ptr, size_t size) {
+    hr_inhouse_free(self, ptr, size, stack_native_free);
+}
+
+static void stack_stats_of(void *self, void *st) {
+    hr_stack_be_t *b = self;
+    hr_stack_stats(b->s, st);
 }
 
 static uint64_t stack_footprint(void *self) {
-    hr_stack_be_t *b = self;
     hr_stack_stats_t st;
-    hr_stack_stats(b->s, &st);
-    return st.footprint + b->f.fb.bytes_held;
+    stack_stats_of(self, &st);
+    return st.head.footprint;
 }
 
 static size_t stack_usable_size(void *self, void *ptr, size_t size) {
@@ -123,34 +129,47 @@ static size_t stack_usable_size(void *self, void *ptr, size_t size) {
     return e->used_malloc ? e->size : e->span;
 }
 
-static void stack_stats(void *self, hr_emit_t *em) {
+static void stack_emit_post(void *self, const void *st, hr_emit_t *em) {
+    (void)st;
     hr_stack_be_t *b = self;
-    hr_stack_stats_t st;
-    hr_stack_stats(b->s, &st);
-    hr_fallback_emit(&b->f.fb, em);
-    hr_emit_u64(em, "live_bytes", st.live_bytes);
-    hr_emit_u64(em, "footprint", st.footprint + b->f.fb.bytes_held);
-    hr_emit_u64(em, "max_allocation", st.high_water);
-    hr_emit_u64(em, "peak_footprint", st.peak_footprint);
-    hr_emit_u64(em, "entries", st.objects);
-    hr_emit_u64(em, "index", st.index);
-    hr_emit_u64(em, "largest_free", st.largest_free);
-    hr_emit_u64(em, "malloc_entries", st.malloc_entries);
-    hr_emit_u64(em, "malloc_requests", st.malloc_total);
     hr_emit_u64(em, "dead_entries", (uint64_t)b->ndead);
     hr_emit_u64(em, "peak_dead_entries", b->peak_dead);
-    hr_emit_i64(em, "check", hr_stack_check(b->s));
+}
+
+static int64_t stack_check(void *self) {
+    hr_stack_be_t *b = self;
+    return hr_stack_check(b->s);
 }
 
 static void stack_destroy(void *self) {
     hr_stack_be_t *b = self;
-    if (!b)
-        return;
     hr_stack_destroy(b->s);
-    hr_seed_fb_release(&b->f);
     free(b->dead);
-    free(b);
 }
+
+static const hr_inhouse_field_t stack_fields[] = {
+    HR_IH_HEAD("live_bytes", live_bytes),
+    HR_IH_HEAD("footprint", footprint),
+    HR_IH_HEAD("max_allocation", high_water),
+    HR_IH_HEAD("peak_footprint", peak_footprint),
+    HR_IH_HEAD("entries", objects),
+    HR_IH_STAT("index", hr_stack_stats_t, index),
+    HR_IH_HEAD("largest_free", largest_free),
+    HR_IH_STAT("malloc_entries", hr_stack_stats_t, malloc_entries),
+    HR_IH_STAT("malloc_requests", hr_stack_stats_t, malloc_total),
+    {NULL, 0, 0},
+};
+
+static const hr_inhouse_class_t stack_class = {
+    .name = "stack",
+    .stats = stack_stats_of,
+    .fields = stack_fields,
+    .emit_post = stack_emit_post,
+    .check = stack_check,
+    .footprint = stack_footprint,
+    .usable = stack_usable_size,
+    .destroy = stack_destroy,
+};
 
 const hr_backend_t hr_backend_stack = {
     .name = "stack",
@@ -159,8 +178,8 @@ const hr_backend_t hr_backend_stack = {
     .create = stack_create,
     .alloc = stack_alloc,
     .free = stack_free,
-    .footprint = stack_footprint,
-    .usable_size = stack_usable_size,
-    .stats = stack_stats,
-    .destroy = stack_destroy,
+    .footprint = hr_inhouse_footprint,
+    .usable_size = hr_inhouse_usable,
+    .stats = hr_inhouse_stats,
+    .destroy = hr_inhouse_destroy,
 };

@@ -1,6 +1,6 @@
 /* Address -> id mapping for the importers (see import.h).
  *
- * An open-addressing hash map keyed by address remembers, for every address
+ * A pointer map (base/ptrmap.h) keyed by address remembers, for every address
  * ever returned, whether it is live, its id, size and allocating thread.
  * Entries are never deleted (a freed entry tells a double free from an
  * unknown free). Ids are dense: freed ids go on a LIFO stack and are handed
@@ -18,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ptrmap.h"
 #include "trace/import.h"
 
-enum { E_EMPTY = 0, E_LIVE, E_FREED };
+enum { E_FREED = 0, E_LIVE };
 
+/* The value slot of an address in the map (16 bytes: with the key, a 24-byte
+ * slot, one probe per event). */
 typedef struct hr_aentry {
-    uint64_t addr;
     uint64_t size;
     uint32_t id;
     uint16_t thread;
@@ -35,63 +37,21 @@ struct hr_addrmap {
     hr_trace_t  *out;
     hr_repair_t *rep;
     int          ts;
-    hr_aentry_t *tab;
-    size_t       cap, used; /* cap is a power of two */
+    hr_ptrmap_t  tab;       /* address -> hr_aentry_t; address 0 never enters */
     uint32_t    *free_ids;
     size_t       n_free, cap_free;
     uint32_t     next_id;
 };
 
-static uint64_t hash_addr(uint64_t a) {
-    a ^= a >> 33;
-    a *= 0xff51afd7ed558ccdull;
-    a ^= a >> 33;
-    return a;
-}
-
-static int grow(hr_addrmap_t *m) {
-    size_t cap = m->cap ? m->cap * 2 : 4096;
-    hr_aentry_t *tab = calloc(cap, sizeof *tab);
-    if (!tab)
-        return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->tab[i].state == E_EMPTY)
-            continue;
-        size_t j = hash_addr(m->tab[i].addr) & (cap - 1);
-        while (tab[j].state != E_EMPTY)
-            j = (j + 1) & (cap - 1);
-        tab[j] = m->tab[i];
-    }
-    free(m->tab);
-    m->tab = tab;
-    m->cap = cap;
-    return 0;
-}
-
 /* The entry for addr, or NULL when the address was never returned. */
 static hr_aentry_t *find(const hr_addrmap_t *m, uint64_t addr) {
-    size_t j = hash_addr(addr) & (m->cap - 1);
-    while (m->tab[j].state != E_EMPTY) {
-        if (m->tab[j].addr == addr)
-            return &m->tab[j];
-        j = (j + 1) & (m->cap - 1);
-    }
-    return NULL;
+    return hr_ptrmap_get(&m->tab, addr);
 }
 
-/* The entry for addr, created (not live) if absent; NULL on OOM. */
+/* The entry for addr, created (not live: a zero-filled entry is E_FREED with
+ * stale 0) if absent; NULL on OOM. */
 static hr_aentry_t *insert(hr_addrmap_t *m, uint64_t addr) {
-    hr_aentry_t *e = find(m, addr);
-    if (e)
-        return e;
-    if ((m->used + 1) * 2 > m->cap && grow(m) != 0)
-        return NULL;
-    size_t j = hash_addr(addr) & (m->cap - 1);
-    while (m->tab[j].state != E_EMPTY)
-        j = (j + 1) & (m->cap - 1);
-    m->tab[j] = (hr_aentry_t){.addr = addr, .state = E_FREED};
-    m->used++;
-    return &m->tab[j];
+    return hr_ptrmap_put(&m->tab, addr, NULL);
 }
 
 hr_addrmap_t *hr_addrmap_new(hr_trace_t *out, hr_repair_t *rep, int ts_enabled) {
@@ -101,10 +61,7 @@ hr_addrmap_t *hr_addrmap_new(hr_trace_t *out, hr_repair_t *rep, int ts_enabled) 
     m->out = out;
     m->rep = rep;
     m->ts = ts_enabled;
-    if (grow(m) != 0) {
-        free(m);
-        return NULL;
-    }
+    hr_ptrmap_init(&m->tab, sizeof(hr_aentry_t));
     return m;
 }
 
@@ -264,11 +221,13 @@ int hr_addrmap_annot(hr_addrmap_t *m, uint16_t thread, hr_op_t op, const char *n
 void hr_addrmap_finish(hr_addrmap_t *m) {
     if (!m)
         return;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->tab[i].state == E_LIVE)
+    uint64_t addr;
+    void *v;
+    for (size_t it = 0; (it = hr_ptrmap_next(&m->tab, it, &addr, &v));)
+        if (((const hr_aentry_t *)v)->state == E_LIVE)
             m->rep->leaked_at_end++;
     m->rep->events_out = m->out->n_events;
-    free(m->tab);
+    hr_ptrmap_free(&m->tab);
     free(m->free_ids);
     free(m);
 }

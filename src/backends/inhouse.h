@@ -1,0 +1,126 @@
+/* One adapter for the in-house allocators' backends (be_stack.c,
+ * be_marker.c, be_block.c, be_bank.c, be_sizeclass.c).
+ *
+ * Each of those backends keeps an hr_inhouse_t as the FIRST member of its
+ * state and describes itself with one const hr_inhouse_class_t. The adapter
+ * then supplies the shape they share:
+ *  - alloc: the allocator's hook tries the request natively; a refusal (NULL
+ *    with the violation kind) is served by system malloc, counted, and the
+ *    block remembered in a pointer set so that free, usable_size and destroy
+ *    know it is a fallback block;
+ *  - free: a fallback block goes back to malloc; anything else is the hook's;
+ *  - footprint, usable_size, destroy: fallback bytes added, fallback blocks
+ *    answered and released here, the rest asked of the class;
+ *  - stats: fallback figures, then the class's fields by table (the head of
+ *    its stats struct, heapreplay/alloc_stats.h, under the key names that
+ *    allocator has always used, in its order), then "check".
+ * alloc and free are static inline so that the hooks, passed as constants,
+ * are called directly: the adapter adds no indirect call to a replayed op.
+ * Also here: the "key=value,key=value" option parser of their create(). */
+#ifndef HR_BACKENDS_INHOUSE_H
+#define HR_BACKENDS_INHOUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "backends/fallback.h"
+#include "base/emit.h"
+#include "base/ptrmap.h"
+#include "heapreplay/alloc_stats.h"
+
+/* The largest in-house stats struct (checked in each be_*.c). */
+#define HR_INHOUSE_STATS_MAX 512
+
+/* One uint64_t figure of the stats output: read at `offset` in the class's
+ * stats struct, or in the backend's own state when `in_self` is set. */
+typedef struct hr_inhouse_field {
+    const char *key;
+    uint16_t    offset;
+    uint8_t     in_self;
+} hr_inhouse_field_t;
+
+#define HR_IH_HEAD(key, field) {key, offsetof(hr_alloc_stats_t, field), 0}
+#define HR_IH_STAT(key, type, field) {key, offsetof(type, field), 0}
+#define HR_IH_SELF(key, type, field) {key, offsetof(type, field), 1}
+/* The whole head in order under the field names (block, sizeclass). */
+#define HR_IH_HEAD_ALL                                                        \
+    HR_IH_HEAD("live_bytes", live_bytes), HR_IH_HEAD("footprint", footprint), \
+    HR_IH_HEAD("high_water", high_water),                                     \
+    HR_IH_HEAD("peak_footprint", peak_footprint),                             \
+    HR_IH_HEAD("objects", objects), HR_IH_HEAD("largest_free", largest_free)
+
+typedef struct hr_inhouse_class {
+    const char *name;
+    /* Fills the allocator's stats struct (hr_alloc_stats_t head first). */
+    void (*stats)(void *self, void *st);
+    /* Emitted in order; "footprint" (the head's) includes fallback bytes. */
+    const hr_inhouse_field_t *fields; /* ends with a NULL key */
+    /* Optional: emitted after the fallback figures, before the fields. */
+    void (*emit_pre)(void *self, hr_emit_t *em);
+    /* Optional: emitted after the fields, before "check". */
+    void (*emit_post)(void *self, const void *st, hr_emit_t *em);
+    int64_t (*check)(void *self);
+    uint64_t (*footprint)(void *self);          /* without fallback bytes */
+    size_t (*usable)(void *self, void *ptr, size_t size); /* non-fallback blocks */
+    void (*destroy)(void *self);                /* the allocator only */
+} hr_inhouse_class_t;
+
+typedef struct hr_inhouse {
+    const hr_inhouse_class_t *cls;
+    hr_fallback_t             fb;
+    hr_ptrmap_t               fb_set; /* live fallback blocks (a set) */
+} hr_inhouse_t;
+
+/* A zeroed backend state of `size` bytes whose first member is the
+ * hr_inhouse_t, bound to cls; NULL (err set) when out of memory. */
+void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err);
+
+/* Parses cfg->arg ("k1=v1,k2=v2"; a bare value sets keys[0]) into vals
+ * (sizes: "123", "16K", "1M", "2G"). 0, or -1 with err "NAME: bad option at
+ * 'ITEM' (expected USAGE)". No arg: 0, vals untouched. */
+int hr_inhouse_parse(const char *name, const hr_backend_config_t *cfg,
+                     const char *const *keys, uint64_t *vals, const char *usage,
+                     hr_error_t *err);
+
+/* A fallback block: violation `why` (a string literal) counted, the block
+ * remembered; NULL when malloc fails. */
+void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why);
+
+/* Native attempt of an allocator: the block, or NULL with *why set to the
+ * violation kind (preset to "out_of_memory"). */
+typedef void *(*hr_inhouse_alloc_fn)(void *self, size_t size, size_t align, const char **why);
+/* Native free of a block that is not a fallback one: 1 when it counts as a
+ * native op, 0 when the hook counted it otherwise (a violation). */
+typedef int (*hr_inhouse_free_fn)(void *self, void *ptr, size_t size);
+
+static inline void *hr_inhouse_alloc(void *self, size_t size, size_t align,
+                                     hr_inhouse_alloc_fn native) {
+    hr_inhouse_t *ih = self;
+    const char *why = "out_of_memory";
+    void *p = native(self, size, align, &why);
+    if (!p)
+        return hr_inhouse_fb_alloc(ih, size, align, why);
+    hr_fallback_native(&ih->fb);
+    return p;
+}
+
+static inline void hr_inhouse_free(void *self, void *ptr, size_t size, hr_inhouse_free_fn native) {
+    hr_inhouse_t *ih = self;
+    if (!ptr)
+        return;
+    if (ih->fb_set.n && hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL)) {
+        hr_fallback_free(&ih->fb, ptr, size);
+        return;
+    }
+    if (native(self, ptr, size))
+        hr_fallback_native(&ih->fb);
+}
+
+/* hr_backend_t entries shared by the in-house backends. */
+uint64_t hr_inhouse_footprint(void *self);
+size_t   hr_inhouse_usable(void *self, void *ptr, size_t size);
+void     hr_inhouse_stats(void *self, hr_emit_t *em);
+void     hr_inhouse_destroy(void *self);
+
+#endif
