@@ -1,4 +1,6 @@
-/* The result object of one replay (docs/REPORT_SCHEMA.md, docs/METRICS.md). */
+/* The result object of one replay (docs/REPORT_SCHEMA.md, docs/METRICS.md).
+ * The engine fills one value per registry metric (base/metrics.h) and the
+ * registry writes the keys, their types and grouping. */
 #include <math.h>
 #include <string.h>
 
@@ -29,7 +31,6 @@ void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status
     hr_emit_str(em, "error", msg);
     hr_emit_obj_end(em);
 }
-
 
 static double cyc_ns(uint64_t cyc) { return (double)cyc * 1e9 / hr_cycle_hz(); }
 
