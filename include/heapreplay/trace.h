@@ -88,9 +88,13 @@ typedef struct hr_op_info {
 /* Table generated from HR_OP_LIST, indexed by hr_op_t. */
 extern const hr_op_info_t hr_op_info[HR_OP__COUNT];
 const char *hr_op_name(unsigned op); /* "?" for unknown */
+/* Bit `code` set for each memory op: a compile-time constant, so the test
+ * below costs what a chain of compares would in the decoder and op loops. */
+#define HR_OP_MEMBIT_(e, c, t, f1, f2, f3, o, cls, key) | (HR_OPC_##cls == HR_OPC_MEM ? 1u << (c) : 0u)
+#define HR_OP_MEM_MASK (0u HR_OP_LIST(HR_OP_MEMBIT_))
 /* 1 for the memory ops (HR_OPC_MEM): what ops.total counts and the replay times. */
 static inline int hr_op_is_mem(unsigned op) {
-    return op < HR_OP__COUNT && hr_op_info[op].cls == HR_OPC_MEM;
+    return op < 32 && ((HR_OP_MEM_MASK >> op) & 1u);
 }
 
 int hr_op_from_name(const char *name, size_t len); /* -1 if unknown */
@@ -131,6 +135,12 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name);
  * writes "NAME: event I (op): what" into err and returns -1. `name` labels the
  * trace in messages (usually its file path). */
 int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err);
+
+/* 1 for the memory ops that give their ID field a block of hr_event_bytes()
+ * bytes (alloc, calloc, realloc): every memory op but free. */
+static inline int hr_op_creates_block(unsigned op) {
+    return hr_op_is_mem(op) && op != HR_OP_FREE;
+}
 
 /* Memory ops of a validated trace (the sum of op_counts over HR_OPC_MEM). */
 uint64_t hr_trace_mem_ops(const hr_trace_t *t);

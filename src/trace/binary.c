@@ -196,7 +196,7 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
                             "bytes", (long long)dv, ev->aux, (unsigned long long)old);
         ev->size = old + (uint64_t)dv;
     }
-    if (HR_CREATES_BLOCK(code))
+    if (hr_op_creates_block(code))
         d->bytes[ev->id] = hr_event_bytes(ev);
     return 0;
 }

@@ -170,7 +170,7 @@ static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16
     default:
         return NULL;
     }
-    if (p && HR_CREATES_BLOCK(orig->op))
+    if (p && hr_op_creates_block(orig->op))
         bytes[orig->id] = hr_event_bytes(orig);
     return p;
 }

@@ -35,8 +35,6 @@
  * bytes(id) is the requested size of the last alloc/calloc/realloc that gave
  * the id its block. Reader and writer keep bytes() in a table of n_ids. */
 #define HR_SIZE_DELTA_OK(k1, k2, k3, nopt) (HR_ELIDES_ID(k1, k2, nopt) && (k3) == HR_F_SIZE)
-/* Ops that give their ID field a block of hr_event_bytes() bytes. */
-#define HR_CREATES_BLOCK(op) ((op) == HR_OP_ALLOC || (op) == HR_OP_CALLOC || (op) == HR_OP_REALLOC)
 
 /* Longest record: opcode + thread + timestamp + 3 fields (or length + payload). */
 #define HR_REC_MAX (1 + 4 * 10 + 3 * 10)

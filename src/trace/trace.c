@@ -202,7 +202,7 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
         case HR_OP__COUNT:
             break;
         }
-        if (hr_op_is_mem(ev->op) && ev->op != HR_OP_FREE) {
+        if (hr_op_creates_block(ev->op)) {
             any_id = 1;
             if (ev->id > max_id)
                 max_id = ev->id;
