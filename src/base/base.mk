@@ -1,4 +1,4 @@
-# fragment of Makefile.am — the foundation layer (src/base/): emitter, JSON,
+# fragment of Makefile.am: the foundation layer (src/base/): emitter, JSON,
 # error type, machine/clock readings, varints and the raw capture-log format.
 # Every layer above may include it; it includes nothing of theirs.
 libhr_a_SOURCES += src/base/emit.c src/base/json.c src/base/error.c src/base/sysinfo.c

@@ -5,6 +5,7 @@
 
 #include "backends/backend.h"
 #include "heapreplay/routed.h"
+#include "heapreplay/trace.h"
 #include "hr_test.h"
 
 extern const hr_backend_t hr_backend_routed;
