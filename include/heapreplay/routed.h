@@ -27,7 +27,7 @@
 #include <stdio.h>
 
 #include "heapreplay/dlheap.h"
-#include "heapreplay/trace.h" /* hr_error_t */
+#include "heapreplay/error.h" /* hr_error_t */
 
 #ifdef __cplusplus
 extern "C" {
