@@ -4,7 +4,7 @@
 # layer (so a failure names the layer), each violation as a diagnostic line
 # "FILE:LINE: LAYER -> LAYER (#include "X")".
 #
-# Layers, lowest first (docs: the architecture issue):
+# Layers, lowest first:
 #   base                      the foundation (src/base, heapreplay/error.h)
 #   alloc, trace, capture     siblings over base; they never include each other
 #                             (heapreplay/trace.h and gen.h are trace,
@@ -14,8 +14,10 @@
 #   replay                    backends and everything below, trace included
 #   report                    replay and below
 #   cli                       everything
-# Same-folder includes are always fine, and so are "config.h" and <system>
-# headers (the latter are not looked at). tests/ and bench/ are not checked.
+# Includes within a src/ folder are always fine (one folder, one layer); in
+# include/heapreplay/ each header has its own layer, so there the folder
+# proves nothing. "config.h" and <system> headers are always allowed (the
+# latter are not looked at). tests/ and bench/ are not checked.
 #
 # Usage: check_includes.sh [ROOT]   (ROOT defaults to $srcdir, then to the
 # top of the source tree this script lives in). Exit 0 when clean.
