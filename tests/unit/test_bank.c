@@ -100,9 +100,9 @@ static void test_segment_growth(void) {
     HR_CHECK_EQ_U64(hr_bank_compact(b), 0); /* the first segment is kept */
     /* refused frees leave the bank unchanged */
     int x;
-    HR_CHECK_EQ_U64(hr_bank_free(b, &x), (uint64_t)(int64_t)HR_BANK_ENOTOWNED);
-    HR_CHECK_EQ_U64(hr_bank_free(b, p[0]), (uint64_t)(int64_t)HR_BANK_EFREE);
-    HR_CHECK_EQ_U64(hr_bank_free(b, (char *)p[0] + 1), (uint64_t)(int64_t)HR_BANK_ENOTOWNED);
+    HR_CHECK_EQ_I64(hr_bank_free(b, &x), HR_BANK_ENOTOWNED);
+    HR_CHECK_EQ_I64(hr_bank_free(b, p[0]), HR_BANK_EFREE);
+    HR_CHECK_EQ_I64(hr_bank_free(b, (char *)p[0] + 1), HR_BANK_ENOTOWNED);
     HR_CHECK_EQ_U64(hr_bank_check(b), 0);
     hr_bank_destroy(b);
 }

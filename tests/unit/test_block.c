@@ -38,8 +38,8 @@ static void test_class_rounding(void) {
         hr_block_free(b, p, s);
     }
     HR_CHECK_EQ_U64(bad, 0);
-    HR_CHECK_EQ_U64(hr_block_class_of(0), (uint64_t)(int64_t)-1);
-    HR_CHECK_EQ_U64(hr_block_class_of(641), (uint64_t)(int64_t)-1);
+    HR_CHECK_EQ_I64(hr_block_class_of(0), -1);
+    HR_CHECK_EQ_I64(hr_block_class_of(641), -1);
     HR_CHECK_EQ_U64(hr_block_class_of(17), 1);
     HR_CHECK_EQ_U64(hr_block_class_of(321), 10);
     HR_CHECK(hr_block_alloc(b, 0) == NULL); /* Box2D: 0 bytes -> NULL */

@@ -67,7 +67,7 @@ static void test_release(void) {
     hr_marker_release_all(m);
     HR_CHECK(hr_marker_alloc(m, 1, 0) == base);
     hr_marker_release(m, m0);
-    HR_CHECK_EQ_U64(hr_marker_release(m, m1), (uint64_t)(int64_t)HR_MARKER_EINVAL); /* above head */
+    HR_CHECK_EQ_I64(hr_marker_release(m, m1), HR_MARKER_EINVAL); /* above head */
     HR_CHECK_EQ_U64(hr_marker_check(m), 0);
     hr_marker_destroy(m);
 }

@@ -37,14 +37,14 @@ static void test_lifo_violation(void) {
     HR_CHECK_EQ_U64(hr_stack_alloc(s, 100, &a), HR_STACK_OK);
     HR_CHECK_EQ_U64(hr_stack_alloc(s, 200, &b), HR_STACK_OK);
     HR_CHECK(hr_stack_top(s) == b);
-    HR_CHECK_EQ_U64(hr_stack_free(s, a), (uint64_t)(int64_t)HR_STACK_ENOTTOP);
+    HR_CHECK_EQ_I64(hr_stack_free(s, a), HR_STACK_ENOTTOP);
     HR_CHECK_EQ_U64(hr_stack_entry_count(s), 2); /* refused: nothing changed */
     HR_CHECK_EQ_U64(hr_stack_check(s), 0);
     HR_CHECK_EQ_U64(hr_stack_find(s, a), 0);
     HR_CHECK_EQ_U64(hr_stack_find(s, b), 1);
     HR_CHECK_EQ_U64(hr_stack_free(s, b), 0);
     HR_CHECK_EQ_U64(hr_stack_free(s, a), 0);
-    HR_CHECK_EQ_U64(hr_stack_free(s, a), (uint64_t)(int64_t)HR_STACK_EEMPTY);
+    HR_CHECK_EQ_I64(hr_stack_free(s, a), HR_STACK_EEMPTY);
     HR_CHECK_EQ_U64(hr_stack_max_allocation(s), 300);
     hr_stack_destroy(s);
 }
@@ -54,7 +54,7 @@ static void test_entry_limit(void) {
     void *p[33];
     for (int i = 0; i < 32; i++)
         HR_CHECK_EQ_U64(hr_stack_alloc(s, 16, &p[i]), 0);
-    HR_CHECK_EQ_U64(hr_stack_alloc(s, 16, &p[32]), (uint64_t)(int64_t)HR_STACK_EFULL);
+    HR_CHECK_EQ_I64(hr_stack_alloc(s, 16, &p[32]), HR_STACK_EFULL);
     HR_CHECK(p[32] == NULL);
     HR_CHECK_EQ_U64(hr_stack_entry_count(s), 32);
     HR_CHECK_EQ_U64(hr_stack_free(s, p[31]), 0);
