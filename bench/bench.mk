@@ -1,9 +1,12 @@
-# Benchmarks: built and run by `make bench`, never by `make check`.
-EXTRA_PROGRAMS += bench/bench_overhead
-HR_BENCH += bench/bench_overhead$(EXEEXT)
-bench_bench_overhead_SOURCES = bench/bench_overhead.c
-bench_bench_overhead_LDADD = $(TEST_LIBS)
-EXTRA_DIST += bench/run.sh bench/bench_allocators.sh
+# fragment of Makefile.am: benchmarks (bench/), built and run by `make bench`,
+# never by `make check`. Each bench_NAME is built from bench_NAME.c with the
+# global LDADD; cap_churn is the program the capture bench runs under the
+# capture library and heaptrack.
+EXTRA_PROGRAMS += bench/bench_decode bench/bench_gen bench/bench_seed bench/bench_overhead \
+	bench/cap_churn
+HR_BENCH += bench/bench_decode$(EXEEXT) bench/bench_gen$(EXEEXT) bench/bench_seed$(EXEEXT) \
+	bench/bench_overhead$(EXEEXT) bench/cap_churn$(EXEEXT)
+EXTRA_DIST += bench/run.sh bench/bench_allocators.sh bench/bench_capture.sh
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 # Large generated traces (>= 10 M events) for benchmarks; not shipped.

@@ -351,7 +351,7 @@ int hr_heapcfg_load(hr_heapcfg_t *c, const char *path, hr_error_t *err) {
 void hr_heapcfg_default(hr_heapcfg_t *c) {
     hr_error_t err;
     if (hr_heapcfg_parse(c, default_text, sizeof default_text - 1, "(default)", &err) != 0) {
-        /* The default is a constant checked by tests/test_routed; reaching
+        /* The default is a constant checked by tests/unit/test_routed; reaching
          * this is a build defect, not bad input. */
         fprintf(stderr, "heapreplay: internal error in the default heap table: %s\n", err.msg);
         abort();

@@ -1,4 +1,4 @@
-# fragment of Makefile.am — the foundation layer (src/base/): emitter, JSON,
+# fragment of Makefile.am: the foundation layer (src/base/): emitter, JSON,
 # error type, machine/clock readings, varints, the raw capture-log format,
 # the pointer map and the metric registry.
 # Every layer above may include it; it includes nothing of theirs.
@@ -7,8 +7,3 @@ libhr_a_SOURCES += src/base/emit.c src/base/json.c src/base/error.c src/base/sys
 noinst_HEADERS += src/base/emit.h src/base/json.h src/base/sysinfo.h src/base/varint.h \
 	src/base/rawlog.h src/base/metrics.h src/base/ptrmap.h
 pkginclude_HEADERS += include/heapreplay/error.h
-
-check_PROGRAMS += tests/test_ptrmap
-TESTS += tests/test_ptrmap
-tests_test_ptrmap_SOURCES = tests/test_ptrmap.c
-tests_test_ptrmap_LDADD = $(TEST_LIBS)

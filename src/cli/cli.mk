@@ -1,9 +1,10 @@
-# The command-line tool: a command table and one cmd_<name>.c per subcommand.
-# (cmd_compare.c/cmd_plot.c are listed in src/report/report.mk and
-# cmd_capture.c in src/capture/capture.mk, next to what they drive.)
+# fragment of Makefile.am: the command-line tool (src/cli/): a command table
+# (main.c) and one cmd_<name>.c per subcommand. Linked with the global LDADD.
 bin_PROGRAMS += heapreplay
 heapreplay_SOURCES += src/cli/main.c src/cli/cmd_replay.c src/cli/cmd_info.c \
-	src/cli/cmd_convert.c src/cli/cmd_gen.c src/cli/cmd_list.c
-
-heapreplay_LDADD = libhr.a $(ZSTD_LIBS) $(ZLIB_LIBS) $(LIBS)
+	src/cli/cmd_convert.c src/cli/cmd_gen.c src/cli/cmd_list.c \
+	src/cli/cmd_compare.c src/cli/cmd_plot.c src/cli/cmd_capture.c
 noinst_HEADERS += src/cli/cli.h
+# cmd_capture.c looks the capture library up next to the binary (.libs/ in
+# the build tree), then at its installed path.
+heapreplay_CPPFLAGS = $(AM_CPPFLAGS) -DHR_CAPTURE_LIB_INSTALLED=\"$(libdir)/libheapreplay-capture.so\"

@@ -1,4 +1,4 @@
-/* Report assembly from replay children's result lines (see report_builder.h). */
+/* Report assembly from replay children's result lines (see builder.h). */
 #include "report/builder.h"
 
 #include <math.h>

@@ -1,15 +1,11 @@
-# fragment of Makefile.am — trace file formats (binary + text), tests, decode bench
-libhr_a_SOURCES += src/trace/binary.c src/trace/binary_enc.c src/trace/text.c src/trace/io.c
-noinst_HEADERS += src/trace/format.h
-
-check_PROGRAMS += tests/test_varint tests/test_trace_format
-TESTS += tests/test_varint tests/test_trace_format
-tests_test_varint_SOURCES = tests/test_varint.c
-tests_test_varint_LDADD = $(TEST_LIBS)
-tests_test_trace_format_SOURCES = tests/test_trace_format.c
-tests_test_trace_format_LDADD = $(TEST_LIBS)
-
-EXTRA_PROGRAMS += bench/bench_decode
-HR_BENCH += bench/bench_decode$(EXEEXT)
-bench_bench_decode_SOURCES = bench/bench_decode.c
-bench_bench_decode_LDADD = $(TEST_LIBS)
+# fragment of Makefile.am: traces (src/trace/): the in-memory trace, its file
+# formats (binary + text), the synthetic game-like generator (heapreplay gen),
+# and the importers of captured logs (capture, heaptrack, mtrace) with their
+# address -> id map.
+libhr_a_SOURCES += src/trace/trace.c \
+	src/trace/binary.c src/trace/binary_enc.c src/trace/text.c src/trace/io.c \
+	src/trace/gen.c src/trace/gen_level.c src/trace/gen_play.c \
+	src/trace/addrmap.c src/trace/import.c src/trace/import_capture.c \
+	src/trace/import_heaptrack.c src/trace/import_mtrace.c
+noinst_HEADERS += src/trace/format.h src/trace/gen_int.h src/trace/import.h
+pkginclude_HEADERS += include/heapreplay/trace.h include/heapreplay/gen.h

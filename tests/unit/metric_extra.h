@@ -1,4 +1,4 @@
-/* Forced in front of every source of tests/test_metric_extra (-include): one
+/* Forced in front of every source of tests/unit/test_metric_extra (-include): one
  * more registry entry, and nothing else. */
 #define HR_TEST_METRIC_EXTRA 1
 #define HR_METRIC_LIST_EXTRA(X)                                                                  \

@@ -1,8 +1,8 @@
 /* Test helpers for the seed allocators: a seeded PRNG, content patterns
  * written into blocks and verified at free, a reference model of live blocks
  * with an overlap check, and a driver that runs a backend's stats() into a
- * string. Header-only, included by tests/test_{stack,marker,block,bank,
- * sizeclass}.c. */
+ * string. Header-only, included by tests/unit/test_{stack,marker,block,bank,
+ * sizeclass,backends}.c. */
 #ifndef HR_TESTS_SEED_MODEL_H
 #define HR_TESTS_SEED_MODEL_H
 

@@ -1,6 +1,6 @@
 /* One line in the metric registry is all a new metric needs.
  *
- * This program is built with tests/metric_extra.h forced in front of every
+ * This program is built with tests/unit/metric_extra.h forced in front of every
  * source (Makefile: -include), which appends one entry, "extra.dummy_bytes"
  * (alias "dummy", bytes, median over repeats, a CSV column, plottable, gated
  * at 10 % by default, a table column "dummy"), to HR_METRIC_LIST. Its own
@@ -20,7 +20,7 @@
 #include "report/svg.h"
 
 #ifndef HR_TEST_METRIC_EXTRA
-#error "build with -include tests/metric_extra.h"
+#error "build with -include tests/unit/metric_extra.h"
 #endif
 
 /* A result line as a replay child sends it, with the dummy metric. */

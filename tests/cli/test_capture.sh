@@ -1,29 +1,25 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Captures the small programs of tests/capture/ with libheapreplay-capture.so
 # and checks exact counts, sizes and peak live bytes of their distinctive
 # sizes (libc/loader noise is filtered out by size range); compares with
 # heaptrack when it is installed; drives `heapreplay capture`. Prints TAP.
+set -u
+. "$(dirname "$0")/tap.sh"
 B=${top_builddir:-.}
 LIB="$B/.libs/libheapreplay-capture.so"
 T="$B/tests/capture"
 DUMP="$T/hr_import_dump"
 W=$(mktemp -d "${TMPDIR:-/tmp}/hrcap.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-n=0
-fails=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# check NAME DUMPFILE "key value" ...: every "key value" line must be in the dump.
-check() {
+# check_dump NAME DUMPFILE "key value" ...: every "key value" line must be in the dump.
+check_dump() {
     name=$1; out=$2; shift 2
     bad=""
     for kv in "$@"; do
         grep -qx -- "$kv" "$out" || bad="$bad [$kv]"
     done
     if [ -z "$bad" ]; then ok "$name"; else
-        notok "$name"; echo "# missing:$bad"; sed 's/^/#   /' "$out"; fi
+        not_ok "$name"; echo "# missing:$bad"; sed 's/^/#   /' "$out"; fi
 }
 key() { sed -n "s/^$1 //p" "$2"; }
 # cap RAW PROG ARGS...: run PROG under the library writing RAW.
@@ -36,42 +32,41 @@ dump() { f=$1; shift; "$DUMP" "$f" "$@" > "$f.out" 2>&1; echo "$f.out"; }
 wait_file() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; }
 
 if [ ! -f "$LIB" ] || [ ! -x "$DUMP" ]; then
-    echo "1..0 # SKIP capture library or driver not built ($LIB)"
-    exit 0
+    skip_all "capture library or driver not built ($LIB)"
 fi
 
 cap "$W/s.raw" "$T/cap_single"
-check "single thread: 100 malloc + 1 calloc, 101 free, peak" "$(dump "$W/s.raw" --min 10000 --max 40000)" \
+check_dump "single thread: 100 malloc + 1 calloc, 101 free, peak" "$(dump "$W/s.raw" --min 10000 --max 40000)" \
     "f_alloc 100" "f_calloc 1" "f_free 101" "f_peak 1038283" "f_threads 1" "ended exit" "truncated 0"
 
 cap "$W/t.raw" "$T/cap_threads"
-check "4 threads, 2000 cross-thread frees, reuse ordered" "$(dump "$W/t.raw" --min 20000 --max 24000)" \
+check_dump "4 threads, 2000 cross-thread frees, reuse ordered" "$(dump "$W/t.raw" --min 20000 --max 24000)" \
     "f_alloc 4000" "f_free 4000" "f_cross 2000" "f_threads 4" "f_peak 43499000" \
     "reuse_inversions 0" "double_frees 0" "duplicates 0"
 
 cap "$W/f.raw" "$T/cap_fork"
-check "fork: parent file has only the parent's blocks" "$(dump "$W/f.raw" --min 30000 --max 32000)" \
+check_dump "fork: parent file has only the parent's blocks" "$(dump "$W/f.raw" --min 30000 --max 32000)" \
     "f_alloc 3" "f_free 3" "f_peak 90006"
 child=$(ls "$W"/f.raw.* 2>/dev/null | grep -v '\.out$' | head -n 1)
 if [ -n "$child" ]; then
-    check "fork: child writes FILE.<pid>; inherited block freed = unknown free" \
+    check_dump "fork: child writes FILE.<pid>; inherited block freed = unknown free" \
         "$(dump "$child" --min 30000 --max 32000)" "f_alloc 5" "f_free 2" "f_peak 155010" "unknown_frees 1"
-else notok "fork: child writes FILE.<pid>"; fi
+else not_ok "fork: child writes FILE.<pid>"; fi
 HEAPREPLAY_CAPTURE_CHILDREN=0 cap "$W/g.raw" "$T/cap_fork"
-if ls "$W"/g.raw.* >/dev/null 2>&1; then notok "fork: HEAPREPLAY_CAPTURE_CHILDREN=0 writes no child file"
+if ls "$W"/g.raw.* >/dev/null 2>&1; then not_ok "fork: HEAPREPLAY_CAPTURE_CHILDREN=0 writes no child file"
 else ok "fork: HEAPREPLAY_CAPTURE_CHILDREN=0 writes no child file"; fi
 
 cap "$W/r.raw" "$T/cap_realloc"
-check "realloc chain, realloc(NULL), realloc(p,0), reallocarray" "$(dump "$W/r.raw" --min 40000 --max 42000)" \
+check_dump "realloc chain, realloc(NULL), realloc(p,0), reallocarray" "$(dump "$W/r.raw" --min 40000 --max 42000)" \
     "f_alloc 2" "f_realloc 9" "f_free 2" "f_peak 41000"
 o="$W/r.raw.out"
 # (gcc folds realloc(NULL, n) into malloc(n); reallocarray(NULL, ...) stays a realloc)
 if [ "$(key realloc_zero "$o")" -ge 1 ] && [ "$(key realloc_null "$o")" -ge 1 ]; then
     ok "realloc repairs counted (NULL -> alloc, size 0 -> free)"
-else notok "realloc repairs counted"; fi
+else not_ok "realloc repairs counted"; fi
 
 cap "$W/a.raw" "$T/cap_aligned"
-check "aligned: posix_memalign, aligned_alloc, memalign, valloc, pvalloc" \
+check_dump "aligned: posix_memalign, aligned_alloc, memalign, valloc, pvalloc" \
     "$(dump "$W/a.raw" --min 50000 --max 54000)" \
     "annots align:64 align:128 align:256 align:4096 align:4096" "f_alloc 5" "f_free 5" "f_peak 253302"
 
@@ -80,7 +75,7 @@ cap "$W/k.raw" "$T/cap_sigterm" 200 "$W/ready" &
 wait_file "$W/ready"
 kill -TERM "$(cat "$W/ready")" 2>/dev/null
 wait
-check "SIGTERM: buffers flushed, file whole" "$(dump "$W/k.raw" --min 60000 --max 70000)" \
+check_dump "SIGTERM: buffers flushed, file whole" "$(dump "$W/k.raw" --min 60000 --max 70000)" \
     "f_alloc 200" "f_free 0" "f_peak 12019900" "truncated 0" "ended signal 15 (buffers flushed)"
 
 rm -f "$W/ready"
@@ -93,13 +88,13 @@ o=$(dump "$W/x.raw" --min 60000 --max 70000)
 fa=$(key f_alloc "$o")
 if grep -qx "truncated 1" "$o" && [ "${fa:-0}" -gt 0 ] && [ "${fa:-0}" -lt 5000 ]; then
     ok "SIGKILL: whole blocks read, reported as cut ($fa of 5000)"
-else notok "SIGKILL: whole blocks read, reported as cut"; sed 's/^/#   /' "$o"; fi
+else not_ok "SIGKILL: whole blocks read, reported as cut"; sed 's/^/#   /' "$o"; fi
 
 head -c 200 "$W/x.raw" > "$W/cut.raw" # inside the first block's payload
 o=$(dump "$W/cut.raw" --min 60000 --max 70000)
 if grep -q "^truncation block at offset .* cut after [0-9]* of [0-9]* records" "$o"; then
     ok "file cut mid-block: read up to the last whole record"
-else notok "file cut mid-block"; sed 's/^/#   /' "$o"; fi
+else not_ok "file cut mid-block"; sed 's/^/#   /' "$o"; fi
 
 for m in exit _exit return abort exec; do
     cap "$W/e.raw" "$T/cap_exits" $m 2>/dev/null
@@ -108,13 +103,13 @@ for m in exit _exit return abort exec; do
     o2=$("$DUMP" "$W/e.raw" --min 80002 --max 80003 | sed -n 's/^f_alloc //p')
     if grep -qx "f_alloc 1" "$o" && grep -qx "ended $want" "$o" && [ "$o2" = 0 ]; then
         ok "ends by $m: recorded, END record says '$want'"
-    else notok "ends by $m"; sed 's/^/#   /' "$o"; fi
+    else not_ok "ends by $m"; sed 's/^/#   /' "$o"; fi
 done
 
 cap "$W/n.raw" "$T/cap_annotate"
-check "annotations recorded in order" "$(dump "$W/n.raw" --min 70001 --max 70002)" \
+check_dump "annotations recorded in order" "$(dump "$W/n.raw" --min 70001 --max 70002)" \
     "annots push:level mark:loaded frame:1 frame:2 frame:3 pop:level" "f_alloc 1" "f_peak 70001"
-if "$T/cap_annotate"; then ok "annotations are no-ops without the library"; else notok "annotations without the library"; fi
+if "$T/cap_annotate"; then ok "annotations are no-ops without the library"; else not_ok "annotations without the library"; fi
 
 # heaptrack: same programs, imported; allocation count and peak of the distinctive sizes agree.
 if command -v heaptrack >/dev/null 2>&1; then
@@ -128,7 +123,7 @@ if command -v heaptrack >/dev/null 2>&1; then
             hc=$(( $(key f_alloc "$o") + $(key f_calloc "$o") )); oc=$(( $(key f_alloc "$ours") + $(key f_calloc "$ours") ))
             if [ "$hc" = "$oc" ] && [ "$(key f_peak "$o")" = "$(key f_peak "$ours")" ] && [ "$hc" -gt 0 ]; then
                 ok "heaptrack agrees on cap_$1: $hc allocations, peak $(key f_peak "$o")"
-            else notok "heaptrack agrees on cap_$1 (heaptrack $hc/$(key f_peak "$o"), ours $oc/$(key f_peak "$ours"))"; fi
+            else not_ok "heaptrack agrees on cap_$1 (heaptrack $hc/$(key f_peak "$o"), ours $oc/$(key f_peak "$ours"))"; fi
         else skip "heaptrack agrees on cap_$1" "heaptrack failed to run"; fi
     done
 else
@@ -141,10 +136,10 @@ HR="$B/heapreplay"
 if [ -x "$HR" ] && "$HR" capture --help >/dev/null 2>&1; then
     if "$HR" capture -o "$W/c.hrt" -- "$T/cap_single" > "$W/c.log" 2>&1 &&
         grep -q "^trace: .*peak live" "$W/c.log" && grep -q "exited with status 0" "$W/c.log"; then
-        check "heapreplay capture: trace written, counts exact" "$(dump "$W/c.hrt" --trace --min 10000 --max 40000)" \
+        check_dump "heapreplay capture: trace written, counts exact" "$(dump "$W/c.hrt" --trace --min 10000 --max 40000)" \
             "f_alloc 100" "f_calloc 1" "f_free 101" "f_peak 1038283"
-    else notok "heapreplay capture: trace written"; sed 's/^/#   /' "$W/c.log"; fi
-    [ -e "$W/c.hrt.raw" ] && notok "heapreplay capture: raw log removed" || ok "heapreplay capture: raw log removed"
+    else not_ok "heapreplay capture: trace written"; sed 's/^/#   /' "$W/c.log"; fi
+    [ -e "$W/c.hrt.raw" ] && not_ok "heapreplay capture: raw log removed" || ok "heapreplay capture: raw log removed"
     rm -f "$W/ready"
     "$HR" capture --no-timestamps --keep-raw -o "$W/k.hrt" -- "$T/cap_sigterm" 200 "$W/ready" > "$W/k.log" 2>&1 &
     wait_file "$W/ready"
@@ -152,11 +147,11 @@ if [ -x "$HR" ] && "$HR" capture --help >/dev/null 2>&1; then
     wait $!
     rc=$?
     if [ $rc = 0 ] && grep -q "killed by signal 15" "$W/k.log" && [ -f "$W/k.hrt.raw" ]; then
-        check "heapreplay capture: program killed by SIGTERM, trace kept" \
+        check_dump "heapreplay capture: program killed by SIGTERM, trace kept" \
             "$(dump "$W/k.hrt" --trace --min 60000 --max 70000)" "f_alloc 200" "f_peak 12019900"
-    else notok "heapreplay capture: program killed by SIGTERM (rc $rc)"; sed 's/^/#   /' "$W/k.log"; fi
+    else not_ok "heapreplay capture: program killed by SIGTERM (rc $rc)"; sed 's/^/#   /' "$W/k.log"; fi
     "$HR" capture -o "$W/z.hrt" > /dev/null 2>&1
-    [ $? = 2 ] && ok "heapreplay capture: usage error exits 2" || notok "heapreplay capture: usage error exits 2"
+    [ $? = 2 ] && ok "heapreplay capture: usage error exits 2" || not_ok "heapreplay capture: usage error exits 2"
 else
     skip "heapreplay capture: trace written" "heapreplay not built"
     skip "heapreplay capture: raw log removed" "heapreplay not built"
@@ -164,5 +159,4 @@ else
     skip "heapreplay capture: usage error exits 2" "heapreplay not built"
 fi
 
-echo "1..$n"
-[ $fails = 0 ]
+tap_done

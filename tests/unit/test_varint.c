@@ -79,13 +79,13 @@ static void test_rejects(void) {
     const uint8_t nonmin2[] = {0xff, 0x80, 0x00};
     const uint8_t eleven[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x01};
     const uint8_t over64[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
-    HR_CHECK_EQ_U64(get_rc(trunc1, 1), (uint64_t)(int64_t)HR_VARINT_TRUNC);
-    HR_CHECK_EQ_U64(get_rc(trunc2, 3), (uint64_t)(int64_t)HR_VARINT_TRUNC);
-    HR_CHECK_EQ_U64(get_rc(empty, 0), (uint64_t)(int64_t)HR_VARINT_TRUNC);
-    HR_CHECK_EQ_U64(get_rc(nonmin, 2), (uint64_t)(int64_t)HR_VARINT_OVERLONG);
-    HR_CHECK_EQ_U64(get_rc(nonmin2, 3), (uint64_t)(int64_t)HR_VARINT_OVERLONG);
-    HR_CHECK_EQ_U64(get_rc(eleven, 11), (uint64_t)(int64_t)HR_VARINT_OVERLONG);
-    HR_CHECK_EQ_U64(get_rc(over64, 10), (uint64_t)(int64_t)HR_VARINT_OVERLONG);
+    HR_CHECK_EQ_I64(get_rc(trunc1, 1), HR_VARINT_TRUNC);
+    HR_CHECK_EQ_I64(get_rc(trunc2, 3), HR_VARINT_TRUNC);
+    HR_CHECK_EQ_I64(get_rc(empty, 0), HR_VARINT_TRUNC);
+    HR_CHECK_EQ_I64(get_rc(nonmin, 2), HR_VARINT_OVERLONG);
+    HR_CHECK_EQ_I64(get_rc(nonmin2, 3), HR_VARINT_OVERLONG);
+    HR_CHECK_EQ_I64(get_rc(eleven, 11), HR_VARINT_OVERLONG);
+    HR_CHECK_EQ_I64(get_rc(over64, 10), HR_VARINT_OVERLONG);
 }
 
 int main(void) {

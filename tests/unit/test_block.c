@@ -38,8 +38,8 @@ static void test_class_rounding(void) {
         hr_block_free(b, p, s);
     }
     HR_CHECK_EQ_U64(bad, 0);
-    HR_CHECK_EQ_U64(hr_block_class_of(0), (uint64_t)(int64_t)-1);
-    HR_CHECK_EQ_U64(hr_block_class_of(641), (uint64_t)(int64_t)-1);
+    HR_CHECK_EQ_I64(hr_block_class_of(0), -1);
+    HR_CHECK_EQ_I64(hr_block_class_of(641), -1);
     HR_CHECK_EQ_U64(hr_block_class_of(17), 1);
     HR_CHECK_EQ_U64(hr_block_class_of(321), 10);
     HR_CHECK(hr_block_alloc(b, 0) == NULL); /* Box2D: 0 bytes -> NULL */
@@ -150,7 +150,6 @@ static void test_check_detects(void) {
 static void test_backend(void) {
     const hr_backend_t *be = &hr_backend_block;
     hr_error_t err = {{0}};
-    HR_CHECK_STR(be->name, "block");
     HR_CHECK(be->caps & HR_CAP_NEEDS_SIZE_ON_FREE);
     HR_CHECK(hr_tm_create(be, "chunk=100", &err) == NULL);
     void *inst = hr_tm_create(be, NULL, &err);
@@ -160,7 +159,6 @@ static void test_backend(void) {
     void *z = be->alloc(inst, 0, 0, -1);
     void *big = be->alloc(inst, 5000, 0, -1);
     void *al = be->alloc(inst, 20, 256, -1);
-    HR_CHECK_EQ_U64((uintptr_t)al % 256, 0);
     HR_CHECK_EQ_U64(be->usable_size(inst, a, 20), 32);
     HR_CHECK_EQ_U64(be->usable_size(inst, z, 0), 16);
     HR_CHECK(be->footprint(inst) >= base + 2 * 16384 + 5000 + 20);

@@ -2,22 +2,15 @@
 # Integration tests of `heapreplay replay`, child isolation and the external
 # allocator workers (issues 2 and 5). Prints TAP.
 set -u
+. "$(dirname "$0")/tap.sh"
 HR="${HR:-./heapreplay}"
-[ -x "$HR" ] || HR="$(dirname "$0")/../heapreplay"
+[ -x "$HR" ] || HR="$(dirname "$0")/../../heapreplay"
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { # check NAME CONDITION-COMMAND...
-    local name="$1"; shift
-    if "$@" >/dev/null 2>&1; then ok "$name"; else not_ok "$name" "command: $*"; fi
-}
-JGET="${JGET:-$(dirname "$HR")/tests/jget}"
+JGET="${JGET:-$(dirname "$HR")/tests/cli/jget}"
 jget() { "$JGET" "$1" "$2"; }
 
-"$HR" gen session -o "$T/s.hrt" --events 20000 --seed 7 >/dev/null || { echo "1..0 # SKIP cannot generate"; exit 0; }
+"$HR" gen session -o "$T/s.hrt" --events 20000 --seed 7 >/dev/null || skip_all "cannot generate"
 
 # A trace whose peak is at a frame mark: the external sample there sees it.
 cat > "$T/peak.hrtt" <<'EOF'
@@ -146,7 +139,7 @@ check "bump repeats agree exactly (deterministic)" test "$(jget results.0.determ
 check "text report prints the touch policy" grep -qi "touch.*none" "$T/out.txt"
 
 # 12. every in-house backend replays the shipped session deterministically
-S="${srcdir:-$(dirname "$0")/..}"
+S="${srcdir:-$(dirname "$0")/../..}"
 "$HR" replay "$S/traces/game_session.hrt" -a stack,marker,block,bank,sizeclass,routed -r 2 -q \
     -o "$T/inhouse.json" -f csv > "$T/inhouse.csv"
 for i in 0 1 2 3 4 5; do
@@ -196,5 +189,4 @@ check "gen: unknown scenario is exit 2" test $? = 2
 "$HR" gen session -o "$T/v.hrt" --events lots > /dev/null 2>&1
 check "gen: bad --events is exit 2" test $? = 2
 
-echo "1..$n"
-[ $failed = 0 ]
+tap_done

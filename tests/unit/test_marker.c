@@ -67,7 +67,7 @@ static void test_release(void) {
     hr_marker_release_all(m);
     HR_CHECK(hr_marker_alloc(m, 1, 0) == base);
     hr_marker_release(m, m0);
-    HR_CHECK_EQ_U64(hr_marker_release(m, m1), (uint64_t)(int64_t)HR_MARKER_EINVAL); /* above head */
+    HR_CHECK_EQ_I64(hr_marker_release(m, m1), HR_MARKER_EINVAL); /* above head */
     HR_CHECK_EQ_U64(hr_marker_check(m), 0);
     hr_marker_destroy(m);
 }
@@ -151,8 +151,6 @@ static void test_property(void) {
 static void test_backend(void) {
     const hr_backend_t *be = &hr_backend_marker;
     hr_error_t err = {{0}};
-    HR_CHECK_STR(be->name, "marker");
-    HR_CHECK(be->frame != NULL);
     HR_CHECK(hr_tm_create(be, "12Q", &err) == NULL);
     void *inst = hr_tm_create(be, "64K", &err);
     HR_CHECK(inst != NULL);
@@ -171,7 +169,6 @@ static void test_backend(void) {
     HR_CHECK(u1 >= level + 1000);
     be->frame(inst, 2);
     char *big = be->alloc(inst, 100000, 0, -1); /* larger than 64K: fallback */
-    HR_CHECK(big != NULL);
     HR_CHECK(be->footprint(inst) > 65536 + 100000 - 1);
     HR_CHECK_EQ_U64(be->usable_size(inst, t1, 500), 500);
     be->free(inst, big, 100000);

@@ -1,0 +1,12 @@
+# fragment of Makefile.am: the allocators (src/alloc/), plain libraries with
+# no replay knowledge: the seed allocators (stack, marker, block, bank,
+# sizeclass), the routed heap manager with its Doug-Lea-style heap and
+# heap-table config parser, and the fallback-block accounting (chunk.h).
+# Their backends live in src/backends/backends.mk.
+libhr_a_SOURCES += src/alloc/stack.c src/alloc/marker.c src/alloc/block.c \
+	src/alloc/bank.c src/alloc/sizeclass.c \
+	src/alloc/dlheap.c src/alloc/heapcfg.c src/alloc/routed.c src/alloc/routed_heaps.c
+noinst_HEADERS += src/alloc/chunk.h src/alloc/routed_int.h
+pkginclude_HEADERS += include/heapreplay/stack.h include/heapreplay/marker.h \
+	include/heapreplay/block.h include/heapreplay/bank.h include/heapreplay/sizeclass.h \
+	include/heapreplay/routed.h include/heapreplay/dlheap.h include/heapreplay/alloc_stats.h

@@ -1,0 +1,9 @@
+# fragment of Makefile.am: the shell tests (tests/cli/), which drive the
+# built heapreplay binary and the capture library, plus the layer check of
+# every #include in src/ and include/. They print TAP through tap.sh; jget
+# reads JSON values for them.
+CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
+	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/test_check_includes.sh
+TESTS += $(CLI_TESTS)
+check_PROGRAMS += tests/cli/jget
+EXTRA_DIST += $(CLI_TESTS) tests/cli/tap.sh

@@ -1,0 +1,61 @@
+# TAP helpers for the shell tests, sourced (bash): `. "$(dirname "$0")/tap.sh"`.
+# Every helper prints one test line and counts it; the plan goes last.
+#
+#   ok NAME                    a passing case
+#   not_ok NAME [DIAG...]      a failing case, each DIAG as a "# " line
+#   skip NAME REASON           a case not run: "ok N - NAME # SKIP REASON"
+#   check NAME CMD [ARG...]    runs CMD quietly: ok when it exits 0, else not_ok
+#                              with the command as diagnostic
+#   skip_all REASON            nothing can run: prints "1..0 # SKIP REASON", exits 0
+#   plan                       prints the plan "1..N" for the cases so far
+#   tap_done                   prints the plan and exits 1 if any case failed
+#                              (`done` itself is a shell keyword)
+#
+# State: tap_n (cases so far) and tap_failed (failed cases); scripts may read
+# both. Works under `set -u`.
+
+tap_n=0
+tap_failed=0
+
+ok() {
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n - $1"
+}
+
+not_ok() {
+    tap_n=$((tap_n + 1))
+    tap_failed=$((tap_failed + 1))
+    echo "not ok $tap_n - $1"
+    shift
+    local line
+    for line in "$@"; do
+        [ -n "$line" ] || continue
+        printf '%s\n' "$line" | sed 's/^/# /'
+    done
+}
+
+skip() {
+    tap_n=$((tap_n + 1))
+    echo "ok $tap_n - $1 # SKIP ${2:-}"
+}
+
+check() {
+    local name=$1
+    shift
+    if "$@" >/dev/null 2>&1; then ok "$name"; else not_ok "$name" "command: $*"; fi
+}
+
+skip_all() {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
+
+plan() {
+    echo "1..$tap_n"
+}
+
+tap_done() {
+    plan
+    [ "$tap_failed" = 0 ] && exit 0
+    exit 1
+}

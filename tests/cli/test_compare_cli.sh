@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# compare exit codes through the heapreplay binary (TAP). Skips when the
+# binary has not been built yet.
+set -u
+. "$(dirname "$0")/tap.sh"
+top_builddir=${top_builddir:-.}
+srcdir=${srcdir:-.}
+hr="$top_builddir/heapreplay"
+[ -x "$hr" ] || skip_all "$hr not built"
+data="$srcdir/tests/data/reports"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hr_cmp_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+# check_rc NAME WANT_RC CMD...: run CMD, compare its exit status.
+check_rc() {
+    local name=$1 want=$2 rc
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        ok "$name"
+    else
+        not_ok "$name (exit $rc, want $want)" "$(cat "$tmp/err")"
+    fi
+}
+sed 's/"ops_per_s": 20000000/"ops_per_s": 18000000/' "$data/base.json" >"$tmp/slow.json"
+sed 's/"ops_per_s": 20000000/"ops_per_s": 19500000/' "$data/base.json" >"$tmp/slower_a_bit.json"
+sed 's/"peak_footprint": 10485760/"peak_footprint": 10485761/' "$data/base.json" >"$tmp/peak1.json"
+sed 's/"ops_per_s": 20000000/"ops_per_s": 30000000/' "$data/base.json" >"$tmp/fast.json"
+
+check_rc "identical reports" 0 "$hr" compare "$data/base.json" "$data/base.json"
+check_rc "throughput -10% beyond 5%" 1 "$hr" compare "$data/base.json" "$tmp/slow.json"
+check_rc "throughput -2.5% within 5%" 0 "$hr" compare "$data/base.json" "$tmp/slower_a_bit.json"
+check_rc "peak +1 byte with peak=0%" 1 "$hr" compare "$data/base.json" "$tmp/peak1.json" --max-regress peak=0%
+check_rc "improvement" 0 "$hr" compare "$data/base.json" "$tmp/fast.json"
+check_rc "missing allocator in new" 1 "$hr" compare "$data/base.json" "$data/missing_stack.json"
+check_rc "bad JSON" 2 "$hr" compare "$data/base.json" "$data/bad_syntax.json"
+check_rc "wrong schema" 2 "$hr" compare "$data/wrong_schema.json" "$data/base.json"
+check_rc "bad --max-regress" 2 "$hr" compare "$data/base.json" "$data/base.json" --max-regress throughput
+check_rc "unknown metric" 2 "$hr" compare "$data/base.json" "$data/base.json" --max-regress=bogus=5%
+check_rc "json output" 1 "$hr" compare --format json "$data/base.json" "$tmp/slow.json"
+check_rc "plot svg" 0 "$hr" plot "$data/base.json" -o "$tmp/p.svg" --metric peak_footprint
+if grep -q '</svg>' "$tmp/p.svg" 2>/dev/null && ! grep -q 'href\|<script' "$tmp/p.svg"; then
+    ok "plot is a self-contained svg"
+else
+    not_ok "plot is a self-contained svg"
+fi
+check_rc "plot unknown metric" 2 "$hr" plot "$data/base.json" --metric nope
+tap_done
