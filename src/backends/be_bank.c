@@ -212,8 +212,5 @@ const hr_backend_t hr_backend_bank = {
     .create = bank_create,
     .alloc = bank_alloc,
     .free = bank_free,
-    .footprint = hr_inhouse_footprint,
-    .usable_size = hr_inhouse_usable,
-    .stats = hr_inhouse_stats,
-    .destroy = hr_inhouse_destroy,
+    HR_INHOUSE_BACKEND_FNS,
 };

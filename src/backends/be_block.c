@@ -132,8 +132,5 @@ const hr_backend_t hr_backend_block = {
     .create = block_create,
     .alloc = block_alloc,
     .free = block_free,
-    .footprint = hr_inhouse_footprint,
-    .usable_size = hr_inhouse_usable,
-    .stats = hr_inhouse_stats,
-    .destroy = hr_inhouse_destroy,
+    HR_INHOUSE_BACKEND_FNS,
 };

@@ -162,8 +162,5 @@ const hr_backend_t hr_backend_marker = {
     .alloc = marker_alloc,
     .free = marker_free,
     .frame = marker_frame,
-    .footprint = hr_inhouse_footprint,
-    .usable_size = hr_inhouse_usable,
-    .stats = hr_inhouse_stats,
-    .destroy = hr_inhouse_destroy,
+    HR_INHOUSE_BACKEND_FNS,
 };

@@ -119,8 +119,5 @@ const hr_backend_t hr_backend_sizeclass = {
     .create = sizeclass_create,
     .alloc = sizeclass_alloc,
     .free = sizeclass_free,
-    .footprint = hr_inhouse_footprint,
-    .usable_size = hr_inhouse_usable,
-    .stats = hr_inhouse_stats,
-    .destroy = hr_inhouse_destroy,
+    HR_INHOUSE_BACKEND_FNS,
 };

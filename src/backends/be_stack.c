@@ -178,8 +178,5 @@ const hr_backend_t hr_backend_stack = {
     .create = stack_create,
     .alloc = stack_alloc,
     .free = stack_free,
-    .footprint = hr_inhouse_footprint,
-    .usable_size = hr_inhouse_usable,
-    .stats = hr_inhouse_stats,
-    .destroy = hr_inhouse_destroy,
+    HR_INHOUSE_BACKEND_FNS,
 };

@@ -66,6 +66,12 @@ typedef struct hr_inhouse_class {
     void (*destroy)(void *self);                /* the allocator only */
 } hr_inhouse_class_t;
 
+/* The hr_backend_t functions every in-house backend takes from the adapter
+ * (designated initialisers inside its const struct). */
+#define HR_INHOUSE_BACKEND_FNS                                                  \
+    .footprint = hr_inhouse_footprint, .usable_size = hr_inhouse_usable,        \
+    .stats = hr_inhouse_stats, .destroy = hr_inhouse_destroy
+
 typedef struct hr_inhouse {
     const hr_inhouse_class_t *cls;
     hr_fallback_t             fb;
