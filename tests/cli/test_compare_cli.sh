@@ -45,4 +45,26 @@ else
     not_ok "plot is a self-contained svg"
 fi
 check_rc "plot unknown metric" 2 "$hr" plot "$data/base.json" --metric nope
+
+# Golden figures: the shipped traces replayed on every in-house allocator give
+# the deterministic figures of the committed report (op counts, peak live, the
+# exact footprints, slop): a change that moves any of them fails here.
+golden="$srcdir/results/shipped-traces.json"
+jget="$top_builddir/tests/cli/jget"
+if [ -f "$golden" ] && [ -x "$jget" ]; then
+    "$hr" replay "$srcdir/traces" -a stack,marker,block,bank,sizeclass,routed -r 1 -q \
+        -o "$tmp/inh.json" -f csv >/dev/null 2>"$tmp/err"
+    "$hr" compare "$golden" "$tmp/inh.json" --max-regress live=0%,slop=0% -f json >"$tmp/g.json"
+    m=$("$jget" summary.matched "$tmp/g.json") r=$("$jget" summary.regressions "$tmp/g.json")
+    x=$("$jget" summary.mismatches "$tmp/g.json")
+    if [ "$m" = 30 ] && [ "$r" = 0 ] && [ "$x" = 0 ]; then
+        ok "shipped traces: in-house figures equal the committed report"
+    else
+        not_ok "shipped traces: in-house figures equal the committed report" \
+            "matched $m (want 30), regressions $r, mismatches $x" \
+            "$(grep -E 'REGRESSION|MISMATCH' "$tmp/g.json" | head -5)"
+    fi
+else
+    skip "shipped traces: in-house figures equal the committed report" "no $golden or jget"
+fi
 tap_done
