@@ -191,10 +191,18 @@ static int num_equal(const hr_json_t *a, const hr_json_t *b) {
     return a->num == b->num;
 }
 
+/* 1 when `path` lies in the op-count group ("ops.*" and ops.total), which
+ * exact_checks compares key by key. */
+static int in_ops_group(const char *path) {
+    const hr_metric_t *ops = &hr_metrics[HR_M_OPS_TOTAL];
+    size_t g = hr_metric_group_len(ops);
+    return strncmp(path, ops->path, g + 1) == 0;
+}
+
 /* A trace-decided metric compared exactly on its own row: a gated one
- * (peak live) outside the ops group, which is compared key by key. */
+ * (peak live) outside the ops group. */
 static int trace_gated(const hr_metric_t *m) {
-    return m->alias && m->gate >= 0 && strncmp(m->path, "ops.", 4) != 0;
+    return m->alias && m->gate >= 0 && !in_ops_group(m->path);
 }
 
 /* Deterministic values: op counts and peak live must match exactly. */
@@ -204,7 +212,10 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
         row(c, rb, "trace_digest", NAN, NAN, NAN, "exact", "MISMATCH");
         c->mismatches++;
     }
-    const hr_json_t *ob = hr_json_get(rb, "ops"), *on = hr_json_get(rn, "ops");
+    const char *total = hr_metrics[HR_M_OPS_TOTAL].path;
+    char group[32];
+    snprintf(group, sizeof group, "%.*s", (int)hr_metric_group_len(&hr_metrics[HR_M_OPS_TOTAL]), total);
+    const hr_json_t *ob = hr_json_get(rb, group), *on = hr_json_get(rn, group);
     int ops_ok = 1;
     for (int side = 0; side < 2; side++) {
         const hr_json_t *o = side ? on : ob;
@@ -214,7 +225,7 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
                 continue; /* already compared from the base side */
             if (!num_equal(hr_json_get(ob, k), hr_json_get(on, k))) {
                 char name[64];
-                snprintf(name, sizeof name, "ops.%s", k);
+                snprintf(name, sizeof name, "%s.%s", group, k);
                 row(c, rb, name, hr_json_num(hr_json_get(ob, k), NAN),
                     hr_json_num(hr_json_get(on, k), NAN),
                     delta_pct(hr_json_num(hr_json_get(ob, k), NAN), hr_json_num(hr_json_get(on, k), NAN)),
@@ -225,8 +236,7 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
         }
     }
     if (ops_ok)
-        row(c, rb, "ops.total", hr_json_path_num(rb, "ops.total"), hr_json_path_num(rn, "ops.total"),
-            0, "exact", "ok");
+        row(c, rb, total, hr_json_path_num(rb, total), hr_json_path_num(rn, total), 0, "exact", "ok");
     /* the other figures the trace alone decides (registry: HR_EXACT_TRACE) */
     for (int k = 0; k < HR_M__COUNT; k++) {
         const hr_metric_t *m = &hr_metrics[k];
@@ -244,7 +254,7 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
 static int is_ok(const hr_json_t *r) { return strcmp(hr_json_path_str(r, "status"), "ok") == 0; }
 
 static int fp_exact(const hr_json_t *r) {
-    const char *s = hr_json_path_str(r, "memory.footprint_source");
+    const char *s = hr_json_path_str(r, hr_metrics[HR_M_FP_SOURCE].path);
     return s && strcmp(s, "exact") == 0;
 }
 
@@ -264,8 +274,8 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
     }
     exact_checks(c, rb, rn);
     for (int i = 0; i < nm; i++) {
-        if (strncmp(m[i].path, "ops.", 4) == 0 || (m[i].def && m[i].def->exact == HR_EXACT_TRACE &&
-                                                   trace_gated(m[i].def)))
+        if (in_ops_group(m[i].path) ||
+            (m[i].def && m[i].def->exact == HR_EXACT_TRACE && trace_gated(m[i].def)))
             continue; /* compared exactly above */
         gate(c, rb, rn, &m[i], m[i].pct, NULL);
     }
