@@ -121,10 +121,21 @@ static inline int hr_tm_json_has(const char *json, const char *key, unsigned lon
 
 /* A backend instance from "name" or "name:arg". */
 static inline void *hr_tm_create(const hr_backend_t *be, const char *arg, hr_error_t *err) {
-    hr_backend_config_t cfg;
-    memset(&cfg, 0, sizeof cfg);
+    hr_backend_config_t cfg = hr_backend_config_default();
     cfg.arg = arg;
     return be->create(&cfg, err);
 }
+
+/* The end of a backend test: its stats say the allocator's own check found
+ * nothing ("check":0); the JSON is printed when a check of the case failed;
+ * then the stats text and the instance are released. Needs hr_test.h. */
+#define HR_TM_STATS_END(be, inst, js)                                         \
+    do {                                                                      \
+        HR_CHECK(strstr((js), "\"check\":0") != NULL);                        \
+        if (hr_t_cur_failed)                                                  \
+            printf("# %s\n", (js));                                           \
+        free(js);                                                             \
+        (be)->destroy(inst);                                                  \
+    } while (0)
 
 #endif

@@ -181,10 +181,7 @@ static void test_backend(void) {
     HR_CHECK(hr_tm_json_has(js, "native_ops", 6));
     HR_CHECK(hr_tm_json_has(js, "fallback_ops", 2));
     HR_CHECK(hr_tm_json_has(js, "live_bytes", 1000));
-    if (hr_t_cur_failed)
-        printf("# %s\n", js);
-    free(js);
-    be->destroy(inst);
+    HR_TM_STATS_END(be, inst, js);
 }
 
 int main(void) {
