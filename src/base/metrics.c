@@ -33,6 +33,16 @@ const char *hr_metric_key(const hr_metric_t *m) {
     return m->path + (g ? g + 1 : 0);
 }
 
+const char *hr_metric_group(const hr_metric_t *m, char *buf, size_t n) {
+    snprintf(buf, n, "%.*s", (int)hr_metric_group_len(m), m->path);
+    return buf;
+}
+
+int hr_metric_exact_source(const hr_json_t *result) {
+    const char *s = hr_json_path_str(result, hr_metrics[HR_M_FP_SOURCE].path);
+    return s && strcmp(s, HR_FP_SOURCE_EXACT) == 0;
+}
+
 const hr_metric_t *hr_metric_by_path(const char *path) {
     for (int i = 0; i < HR_M__COUNT; i++) {
         const hr_metric_t *m = &hr_metrics[i];
@@ -148,7 +158,7 @@ void hr_metrics_emit(hr_emit_t *em, const hr_mval_t *vals, const hr_mfamily_t *f
             continue;
         }
         char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)g, m->path);
+        hr_metric_group(m, name, sizeof name);
         if (!group_has_value(i, end, vals)) {
             if (m->flags & HR_MF_NULL_GROUP)
                 hr_emit_null(em, name);

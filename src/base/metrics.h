@@ -210,6 +210,15 @@ const hr_metric_t *hr_metric_by_leaf(const char *name);
 size_t hr_metric_group_len(const hr_metric_t *m);
 /* The key after the group. */
 const char *hr_metric_key(const hr_metric_t *m);
+/* The group of m ("memory" in "memory.peak_live") into buf; "" for a
+ * top-level key. Returns buf. */
+const char *hr_metric_group(const hr_metric_t *m, char *buf, size_t n);
+
+/* The footprint source of allocators that account their memory exactly (the
+ * in-house ones): HR_EXACT_INHOUSE figures are deterministic there. */
+#define HR_FP_SOURCE_EXACT "exact"
+/* 1 when the result's memory.footprint_source is HR_FP_SOURCE_EXACT. */
+int hr_metric_exact_source(const hr_json_t *result);
 
 /* The metric's value in a result: the number at its path, or for an
  * HR_MSRC_RENDER metric the value computed from the result (native.share =

@@ -58,7 +58,7 @@ static void time_values(const result_t *res, hr_mval_t *v) {
 
 static const char *fp_source(const result_t *res) {
     if (res->be->footprint)
-        return "exact";
+        return HR_FP_SOURCE_EXACT;
     if (res->m && res->m->ext_ok)
         return res->ext->source;
     return "rss";
@@ -104,8 +104,7 @@ static void family_values(const result_t *res, hr_mval_t *counts, hr_mval_t *ns,
         all[op] = 1;
         mem[op] = (unsigned char)hr_op_is_mem(op);
         counts[op] = hr_mval_u64(res->t->op_counts[op]);
-        ns[op] = hr_mval_f64(m->cnt[op] ? cyc_ns(m->cyc[op]) / (double)m->cnt[op] : 0);
-        ns[op].present = m->cnt[op] != 0;
+        ns[op] = m->cnt[op] ? hr_mval_f64(cyc_ns(m->cyc[op]) / (double)m->cnt[op]) : (hr_mval_t){0};
     }
 }
 

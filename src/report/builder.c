@@ -97,8 +97,7 @@ static double median_of(hr_json_t *const *runs, int n, const char *path, double 
 /* Exact figures (HR_MERGE_EXACT) must agree between repeats of an allocator
  * whose footprint is exact: else the replay is not deterministic. */
 static int exact_agree(hr_json_t *const *runs, int n) {
-    const char *src = hr_json_path_str(runs[0], hr_metrics[HR_M_FP_SOURCE].path);
-    if (!src || strcmp(src, "exact") != 0)
+    if (!hr_metric_exact_source(runs[0]))
         return 1;
     for (int k = 0; k < HR_M__COUNT; k++) {
         if (hr_metrics[k].merge != HR_MERGE_EXACT)
@@ -124,8 +123,7 @@ static void merge_median(hr_json_t *out, hr_json_t *const *runs, int n, const ch
 /* A family's members: every key of its group object in the result. */
 static void merge_family(hr_json_t *out, hr_json_t *const *runs, int n, const hr_metric_t *m) {
     char group[64], path[192];
-    snprintf(group, sizeof group, "%.*s", (int)hr_metric_group_len(m), m->path);
-    const hr_json_t *o = hr_json_get(out, group);
+    const hr_json_t *o = hr_json_get(out, hr_metric_group(m, group, sizeof group));
     for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
         snprintf(path, sizeof path, "%s.%s", group, hr_json_key_at(o, i));
         merge_median(out, runs, n, path);

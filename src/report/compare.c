@@ -10,19 +10,7 @@
 #include "report/report.h"
 
 /* Aliases, directions and default gates come from the metric registry
- * (base/metrics.h). The default spec is every metric with a default gate, in
- * registry order. */
-static void default_spec(char *buf, size_t n) {
-    size_t len = 0;
-    buf[0] = 0;
-    for (int k = 0; k < HR_M__COUNT; k++) {
-        const hr_metric_t *m = &hr_metrics[k];
-        if (m->gate < 0 || !m->alias)
-            continue;
-        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s=%g%%", len ? "," : "",
-                                m->alias, m->gate);
-    }
-}
+ * (base/metrics.h). */
 
 hr_compare_options_t hr_compare_options_default(void) {
     hr_compare_options_t o = {HR_EMIT_TEXT, NULL};
@@ -30,10 +18,22 @@ hr_compare_options_t hr_compare_options_default(void) {
 }
 
 static void metric_from(const hr_metric_t *r, hr_compare_metric_t *out) {
+    memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", r->alias ? r->alias : r->path);
     snprintf(out->path, sizeof out->path, "%s", r->path);
     out->higher_better = (r->flags & HR_MF_HIGHER) != 0;
     out->def = r;
+}
+
+/* The default gates: every registry metric with one, in registry order. */
+static int default_metrics(hr_compare_metric_t *m, int max) {
+    int n = 0;
+    for (int k = 0; k < HR_M__COUNT && n < max; k++)
+        if (hr_metrics[k].gate >= 0 && hr_metrics[k].alias) {
+            metric_from(&hr_metrics[k], &m[n]);
+            m[n++].pct = hr_metrics[k].gate;
+        }
+    return n;
 }
 
 int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
@@ -199,10 +199,10 @@ static int in_ops_group(const char *path) {
     return strncmp(path, ops->path, g + 1) == 0;
 }
 
-/* A trace-decided metric compared exactly on its own row: a gated one
- * (peak live) outside the ops group. */
-static int trace_gated(const hr_metric_t *m) {
-    return m->alias && m->gate >= 0 && !in_ops_group(m->path);
+/* A metric the trace alone decides that is compared exactly on its own row
+ * whatever the spec says: a gated one (peak live) outside the ops group. */
+static int compared_exactly(const hr_metric_t *m) {
+    return m && m->exact == HR_EXACT_TRACE && m->alias && m->gate >= 0 && !in_ops_group(m->path);
 }
 
 /* Deterministic values: op counts and peak live must match exactly. */
@@ -214,7 +214,7 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     }
     const char *total = hr_metrics[HR_M_OPS_TOTAL].path;
     char group[32];
-    snprintf(group, sizeof group, "%.*s", (int)hr_metric_group_len(&hr_metrics[HR_M_OPS_TOTAL]), total);
+    hr_metric_group(&hr_metrics[HR_M_OPS_TOTAL], group, sizeof group);
     const hr_json_t *ob = hr_json_get(rb, group), *on = hr_json_get(rn, group);
     int ops_ok = 1;
     for (int side = 0; side < 2; side++) {
@@ -240,7 +240,7 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     /* the other figures the trace alone decides (registry: HR_EXACT_TRACE) */
     for (int k = 0; k < HR_M__COUNT; k++) {
         const hr_metric_t *m = &hr_metrics[k];
-        if (m->exact != HR_EXACT_TRACE || !trace_gated(m))
+        if (!compared_exactly(m))
             continue;
         const hr_json_t *lb = hr_json_path(rb, m->path), *ln = hr_json_path(rn, m->path);
         double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
@@ -252,11 +252,6 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
 }
 
 static int is_ok(const hr_json_t *r) { return strcmp(hr_json_path_str(r, "status"), "ok") == 0; }
-
-static int fp_exact(const hr_json_t *r) {
-    const char *s = hr_json_path_str(r, hr_metrics[HR_M_FP_SOURCE].path);
-    return s && strcmp(s, "exact") == 0;
-}
 
 static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
                          const hr_compare_metric_t *m, int nm) {
@@ -274,12 +269,11 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
     }
     exact_checks(c, rb, rn);
     for (int i = 0; i < nm; i++) {
-        if (in_ops_group(m[i].path) ||
-            (m[i].def && m[i].def->exact == HR_EXACT_TRACE && trace_gated(m[i].def)))
+        if (in_ops_group(m[i].path) || compared_exactly(m[i].def))
             continue; /* compared exactly above */
         gate(c, rb, rn, &m[i], m[i].pct, NULL);
     }
-    if (!(fp_exact(rb) && fp_exact(rn)))
+    if (!(hr_metric_exact_source(rb) && hr_metric_exact_source(rn)))
         return;
     /* A figure gated by default that is exact for in-house allocators is
      * deterministic there: gated at 0% when the spec leaves it out. */
@@ -322,10 +316,9 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
     hr_error_t err;
     char title[1024];
-    char spec[256];
-    default_spec(spec, sizeof spec);
-    int nm = hr_compare_parse_thresholds(opt->max_regress ? opt->max_regress : spec, m,
-                                         HR_COMPARE_MAX_METRICS, &err);
+    int nm = opt->max_regress ? hr_compare_parse_thresholds(opt->max_regress, m,
+                                                            HR_COMPARE_MAX_METRICS, &err)
+                              : default_metrics(m, HR_COMPARE_MAX_METRICS);
     if (nm < 0)
         return 2; /* callers validate the spec first (hr_compare_files does) */
     const hr_json_t *rb = hr_json_get(base, "results"), *rn = hr_json_get(cur, "results");

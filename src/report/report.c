@@ -430,7 +430,8 @@ static int csv_fixed(const char **cols, char (*names)[64], int max) {
         for (unsigned op = 0; op < HR_OP__COUNT && n < max; op++) {
             if (m->family == HR_MFAM_MEM_OPS && !hr_op_is_mem(op))
                 continue;
-            snprintf(names[nn], sizeof names[nn], "%.*s.%s", (int)hr_metric_group_len(m), m->path,
+            char group[32];
+            snprintf(names[nn], sizeof names[nn], "%s.%s", hr_metric_group(m, group, sizeof group),
                      hr_op_info[op].key);
             cols[n++] = names[nn++];
         }

@@ -26,12 +26,14 @@ hr_svg_options_t hr_svg_options_default(void) {
 
 int hr_svg_metric_path(const char *metric, char *path, size_t n) {
     hr_compare_metric_t m;
-    const hr_metric_t *leaf = metric ? hr_metric_by_leaf(metric) : NULL;
-    if (metric && hr_compare_metric_lookup(metric, &m) == 0) {
+    const hr_metric_t *leaf;
+    if (!metric)
+        return -1;
+    if (hr_compare_metric_lookup(metric, &m) == 0) {
         snprintf(path, n, "%s", m.path);
         return 0;
     }
-    if (leaf) {
+    if ((leaf = hr_metric_by_leaf(metric))) {
         snprintf(path, n, "%s", leaf->path);
         return 0;
     }
@@ -39,6 +41,7 @@ int hr_svg_metric_path(const char *metric, char *path, size_t n) {
 }
 
 void hr_svg_metric_names(FILE *out) {
+    const char *dflt = hr_svg_options_default().metric;
     int col = 9;
     fputs("metrics:", out);
     for (int pass = 0; pass < 2; pass++)
@@ -51,7 +54,7 @@ void hr_svg_metric_names(FILE *out) {
                 fputs("\n        ", out);
                 col = 8;
             }
-            col += fprintf(out, " %s%s", name, k == HR_M_OPS_PER_S && pass == 0 ? " (default)," : ",");
+            col += fprintf(out, " %s%s", name, strcmp(name, dflt) == 0 ? " (default)," : ",");
         }
     fputs("\n         or any dotted path of a number in a result (e.g. native.native_ops)\n", out);
 }
