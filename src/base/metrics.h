@@ -49,7 +49,6 @@ typedef enum hr_merge {
     HR_MERGE_MEDIAN,      /* median of the repeats */
     HR_MERGE_RANGE,       /* median, and PATH_min / PATH_max set from the same samples */
     HR_MERGE_RANGE_END,   /* written by the HR_MERGE_RANGE metric before it */
-    HR_MERGE_PER_OP,      /* recomputed from the merged wall time and ops.total */
     HR_MERGE_EXACT,       /* first; repeats must agree when the footprint is exact */
 } hr_merge_t;
 
@@ -105,12 +104,23 @@ enum {
       NONE, NULL)                                                                                   \
     X(WALL_MAX, "time.wall_s_max", SECONDS, F64, RANGE_END, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
       NONE, NULL)                                                                                   \
-    X(CPU, "time.cpu_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, NONE,  \
+    X(CPU, "time.cpu_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT, "cpu", -1, NONE, \
       NULL)                                                                                         \
-    X(OPS_PER_S, "time.ops_per_s", OPS_PER_S, F64, PER_OP, MEASURED, ENGINE, NONE,                  \
+    X(OPS_PER_S, "time.ops_per_s", OPS_PER_S, F64, MEDIAN, MEASURED, ENGINE, NONE,                  \
       CSV | PLOT | HIGHER, "throughput", 5, RATE, "ops/s")                                          \
-    X(NS_PER_OP, "time.ns_per_op", NS, F64, PER_OP, MEASURED, ENGINE, NONE, CSV | PLOT,             \
-      "ns_per_op", 5, F1, "ns/op")                                                                  \
+    X(NS_PER_OP, "time.ns_per_op", NS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT, "ns_per_op", \
+      5, F1, "ns/op")                                                                               \
+    X(COLD_WALL, "time.cold_wall_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV, "cold_wall", \
+      -1, NONE, NULL)                                                                               \
+    X(COLD_CPU, "time.cold_cpu_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV, "cold_cpu", -1,\
+      NONE, NULL)                                                                                   \
+    X(COLD_NS_PER_OP, "time.cold_ns_per_op", NS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT,    \
+      "cold", 5, F1, "cold ns/op")                                                                  \
+    X(WARM_LAPS, "time.warm_laps", COUNT, U64, MEDIAN, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE, \
+      NULL)                                                                                         \
+    X(CLOCK, "time.clock", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)          \
+    X(MEASURE_S, "time.measure_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, \
+      NULL)                                                                                         \
     X(NS_BY_OP, "ns_per_op.*", NS, F64, MEDIAN, MEASURED, ENGINE, MEM_OPS, CSV | NULLABLE, NULL,    \
       -1, NONE, NULL)                                                                               \
     X(P50, "latency_ns.p50", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, F0,     \
@@ -123,6 +133,8 @@ enum {
       "p99.9 ns")                                                                                   \
     X(LAT_MAX, "latency_ns.max", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, "max", -1,    \
       F0, "max ns")                                                                                 \
+    X(LAT_RAW_MAX, "latency_ns.raw_max", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
+      NONE, NULL)                                                                                   \
     X(LAT_SAMPLES, "latency_ns.samples", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
       NONE, NULL)                                                                                   \
     X(WF_INDEX, "worst_frame.index", COUNT, U64, FIRST, MEASURED, ENGINE, NONE,                     \
@@ -131,6 +143,13 @@ enum {
       "worst frame")                                                                                \
     X(WF_FRAMES, "worst_frame.frames", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE,   \
       NULL)                                                                                         \
+    X(WF_RAW_NS, "worst_frame.raw_ns", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,  \
+      NULL)                                                                                         \
+    X(STALL_OPS, "stalls.ops", COUNT, U64, MEDIAN, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE,     \
+      NULL)                                                                                         \
+    X(STALL_FRAMES, "stalls.frames", COUNT, U64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, \
+      NULL)                                                                                         \
+    X(STALL_NS, "stalls.ns", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL)      \
     X(PEAK_LIVE, "memory.peak_live", BYTES, U64, EXACT, TRACE, ENGINE, NONE, CSV | PLOT, "live", 0, \
       BYTES, "peak live")                                                                           \
     X(PEAK_FP, "memory.peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE, CSV | PLOT,       \
@@ -145,8 +164,6 @@ enum {
       CSV | PLOT, "rss", -1, BYTES, "RSS above base")                                               \
     X(RSS_BASE, "memory.rss_baseline", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
       NONE, NULL)                                                                                   \
-    X(HARNESS_BYTES, "memory.harness_bytes", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,    \
-      -1, NONE, NULL)                                                                               \
     X(FRAG_JW4, "memory.frag_jw4", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, "frag",    \
       -1, PCT, "frag #4")                                                                           \
     X(FRAG_JW3, "memory.frag_jw3", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, NULL, -1,  \
@@ -160,6 +177,19 @@ enum {
     X(FAILED_ALLOCS, "failed_allocs", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE,  \
       NULL)                                                                                         \
     X(FIRST_FAILED, "first_failed_op", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE, \
+      NULL)                                                                                         \
+    X(COUNT_INSNS, "count.instructions", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,    \
+      NONE, NULL)                                                                                   \
+    X(COUNT_PER_OP, "count.per_op", COUNT, F64, FIRST, MEASURED, ENGINE, NONE, CSV | PLOT, "insns", \
+      1, F1, "insn/op")                                                                             \
+    X(COUNT_SOURCE, "count.source", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,    \
+      NULL)                                                                                         \
+    X(VERIFY_STATUS, "verify.status", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE,\
+      NULL)                                                                                         \
+    X(VERIFY_CHECKED, "verify.checked", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,     \
+      NONE, NULL)                                                                                   \
+    X(VERIFY_KIND, "verify.kind", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(VERIFY_EVENT, "verify.event", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,   \
       NULL)                                                                                         \
     X(NATIVE_OPS, "native.native_ops", COUNT, U64, EXACT, INHOUSE, BACKEND, NONE, CSV, NULL, -1,    \
       NONE, NULL)                                                                                   \

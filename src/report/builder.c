@@ -148,16 +148,10 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
     hr_json_set(out, "runs", hr_json_new_u64((uint64_t)n));
     if (!hr_json_get(out, "time"))
         return out;
-    double wall = merge_range(out, runs, n, hr_metrics[HR_M_WALL].path);
-    double ops = hr_json_path_num(out, hr_metrics[HR_M_OPS_TOTAL].path);
     for (int k = 0; k < HR_M__COUNT; k++) {
         const hr_metric_t *m = &hr_metrics[k];
-        if (m->merge == HR_MERGE_RANGE && k != HR_M_WALL)
+        if (m->merge == HR_MERGE_RANGE && hr_json_path(out, m->path))
             merge_range(out, runs, n, m->path);
-        else if (m->merge == HR_MERGE_PER_OP && m->unit == HR_UNIT_OPS_PER_S)
-            set_path(out, m->path, hr_json_new_num(wall > 0 ? ops / wall : NAN));
-        else if (m->merge == HR_MERGE_PER_OP)
-            set_path(out, m->path, hr_json_new_num(ops > 0 ? wall * 1e9 / ops : NAN));
         else if (m->merge == HR_MERGE_MEDIAN && m->family)
             merge_family(out, runs, n, m);
         else if (m->merge == HR_MERGE_MEDIAN)
