@@ -19,20 +19,35 @@ static hr_sdallocx_fn hr_sdallocx;
 static hr_sized_fn hr_sized_free;
 static const char *hr_sized_name = "none";
 
+/* Looked up once per process: a failed dlsym keeps an error string from
+ * malloc, and the time mode creates an instance per lap. */
+static void find_sized_free(void) {
+    static int done;
+    static const char *const names[] = {"mi_free_size", "tc_free_sized"};
+    static hr_sdallocx_fn sdx;
+    static hr_sized_fn sized;
+    static const char *name = "none";
+    if (!done) {
+        done = 1;
+        if ((sdx = (hr_sdallocx_fn)dlsym(RTLD_DEFAULT, "sdallocx")))
+            name = "sdallocx";
+        for (size_t i = 0; !sdx && !sized && i < 2; i++)
+            if ((sized = (hr_sized_fn)dlsym(RTLD_DEFAULT, names[i])))
+                name = names[i];
+    }
+    hr_sdallocx = sdx;
+    hr_sized_free = sized;
+    hr_sized_name = name;
+}
+
 void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     (void)err;
     hr_sdallocx = NULL;
     hr_sized_free = NULL;
     int known = cfg->max_align != HR_ALIGN_UNKNOWN, overaligned = known && cfg->max_align > 16;
     hr_sized_name = overaligned ? "none (trace has over-aligned blocks)" : "none";
-    if (known && !overaligned) {
-        static const char *const names[] = {"mi_free_size", "tc_free_sized"};
-        if ((hr_sdallocx = (hr_sdallocx_fn)dlsym(RTLD_DEFAULT, "sdallocx")))
-            hr_sized_name = "sdallocx";
-        for (size_t i = 0; !hr_sdallocx && !hr_sized_free && i < 2; i++)
-            if ((hr_sized_free = (hr_sized_fn)dlsym(RTLD_DEFAULT, names[i])))
-                hr_sized_name = names[i];
-    }
+    if (known && !overaligned)
+        find_sized_free();
     return &hr_sys_instance;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,19 @@ uint64_t hr_cpu_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t hr_thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t hr_ctx_switches(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
 double hr_cycle_hz(void) {
@@ -72,20 +86,24 @@ uint64_t hr_rss_now(void) {
     return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* A "Field:  N kB" line of /proc/self/status, read with read(2) into a stack
+ * buffer: stdio would malloc, and in a replay process malloc is the
+ * allocator under test. */
 static uint64_t status_kib(const char *field) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return 0;
-    char line[256];
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
     size_t len = strlen(field);
-    uint64_t v = 0;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, field, len) == 0) {
-            v = strtoull(line + len, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v * 1024;
+    for (const char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        if (strncmp(line, field, len) == 0)
+            return strtoull(line + len, NULL, 10) * 1024;
+    return 0;
 }
 
 uint64_t hr_rss_peak(void) { return status_kib("VmHWM:"); }

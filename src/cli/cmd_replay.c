@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/be_system.h"
@@ -14,6 +15,7 @@
 #include "heapreplay/routed.h"
 #include "replay/child.h"
 #include "report/report.h"
+#include "trace/shared.h"
 
 typedef struct replay_args {
     hr_replay_options_t opt;
@@ -29,15 +31,22 @@ static void usage(FILE *f) {
             "usage: heapreplay replay [options] TRACE|DIR...\n"
             "  -a, --allocators LIST  comma-separated specs, or 'all' (default: all built)\n"
             "                         e.g. glibc,jemalloc,bank:round=16,preload:/path/lib.so\n"
-            "  -r, --repeat N         child processes per trace x allocator (default 3);\n"
-            "                         timings are medians, with min/max\n"
+            "  -r, --repeat N         samples per trace x allocator (default 3), each made\n"
+            "                         of fresh processes, interleaved across allocators;\n"
+            "                         figures are medians, with min/max and spread\n"
             "  -o, --output FILE      write the report as JSON\n"
             "  -f, --format FMT       stdout: text (default), json, csv, md\n"
             "      --touch POLICY     none | first (default) | all\n"
             "      --timeout SECONDS  per replay child (default 600)\n"
             "      --budget BYTES     report the first op whose footprint exceeds it\n"
             "      --heap-config FILE heap table for the routed allocator\n"
-            "      --passes N         throughput passes per child, fastest kept (default 1)\n"
+            "      --warm-time SECONDS  warm laps per sample run this long (default 0.5;\n"
+            "                         0: one warm lap); the cold lap is always the first\n"
+            "      --stall-us US      ops slower than this are checked for a context\n"
+            "                         switch and kept out of latency and frames (default 20)\n"
+            "      --verify           also check every pointer each allocator returns\n"
+            "                         (alignment, overlap, contents); a violation makes\n"
+            "                         the row invalid\n"
             "  -q, --quiet            no progress lines on stderr\n"
             "A DIR stands for every *.hrt and *.hrtt file in it.\n");
 }
@@ -119,8 +128,18 @@ static int parse_args(int argc, char **argv, replay_args_t *a) {
             a->opt.budget = n, i++;
         } else if (!strcmp(k, "--heap-config") && v)
             a->opt.heap_config = v, i++;
-        else if (!strcmp(k, "--passes") && v)
-            a->opt.passes = atoi(v) > 0 ? atoi(v) : 1, i++;
+        else if (!strcmp(k, "--warm-time") && v) {
+            char *end;
+            a->opt.warm_time_s = strtod(v, &end), i++;
+            if (*end || !(a->opt.warm_time_s >= 0 && a->opt.warm_time_s <= 3600))
+                return hr_cli_usage_error("replay", "--warm-time expects seconds 0..3600, got '%s'", v);
+        } else if (!strcmp(k, "--stall-us") && v) {
+            char *end;
+            a->opt.stall_us = strtod(v, &end), i++;
+            if (*end || !(a->opt.stall_us > 0))
+                return hr_cli_usage_error("replay", "--stall-us expects microseconds > 0, got '%s'", v);
+        } else if (!strcmp(k, "--verify"))
+            a->opt.verify = 1;
         else if (!strcmp(k, "-q") || !strcmp(k, "--quiet"))
             a->quiet = 1;
         else if (!strcmp(k, "-h") || !strcmp(k, "--help")) {
@@ -179,15 +198,76 @@ static int expand_allocators(const char *list, char ***specs, int *n, int quiet)
     return 0;
 }
 
-/* Progress line per replay process; ctx is the repeat count. */
+/* Progress line per replay process. */
 static void progress(const hr_child_job_t *job, int index, void *ctx) {
-    int repeat = *(const int *)ctx;
-    fprintf(stderr, "replay %s on %s (%d/%d)\n", job->trace_name, job->spec,
-            index % repeat + 1, repeat);
+    (void)index, (void)ctx;
+    fprintf(stderr, "replay %s on %s (%s)\n", job->trace_name, job->spec,
+            hr_replay_mode_name(job->mode));
 }
 
-/* Replays one trace on every allocator (repeat processes each, all forked
- * from one pristine server); appends the merged results. */
+/* The processes of one trace: for each sample, a measure and a time process
+ * per allocator, allocators interleaved (A B A B ...) so that phases of a
+ * shared host hit them alike; then one verify process per allocator when
+ * asked. job_index() finds a (spec, sample, mode) job. */
+typedef struct plan {
+    int nspecs, rep, verify;
+} plan_t;
+
+static int plan_jobs(const plan_t *p) {
+    return p->nspecs * p->rep * 2 + (p->verify ? p->nspecs : 0);
+}
+
+static int job_index(const plan_t *p, int spec, int sample, hr_replay_mode_t mode) {
+    if (mode == HR_MODE_VERIFY)
+        return p->nspecs * p->rep * 2 + spec;
+    return (sample * p->nspecs + spec) * 2 + (mode == HR_MODE_TIME);
+}
+
+static void fill_jobs(const plan_t *p, hr_child_job_t *jobs, const hr_child_job_t *proto,
+                      char **specs) {
+    for (int s = 0; s < p->nspecs; s++)
+        for (int r = 0; r < p->rep; r++)
+            for (int k = 0; k < 2; k++) {
+                hr_replay_mode_t m = k ? HR_MODE_TIME : HR_MODE_MEASURE;
+                hr_child_job_t *j = &jobs[job_index(p, s, r, m)];
+                *j = *proto;
+                j->spec = specs[s];
+                j->be = hr_backend_find(specs[s]);
+                j->mode = m;
+            }
+    for (int s = 0; p->verify && s < p->nspecs; s++) {
+        hr_child_job_t *j = &jobs[job_index(p, s, 0, HR_MODE_VERIFY)];
+        *j = *proto;
+        j->spec = specs[s];
+        j->be = hr_backend_find(specs[s]);
+        j->mode = HR_MODE_VERIFY;
+    }
+}
+
+/* Joins each sample's process lines and adds one result per allocator. */
+static int add_results(const plan_t *p, char **lines, char **specs, const char *path,
+                       hr_report_builder_t *rb) {
+    char **samples = calloc((size_t)p->rep, sizeof *samples);
+    int failed = 0;
+    for (int s = 0; s < p->nspecs && !failed; s++) {
+        const char *verify = p->verify ? lines[job_index(p, s, 0, HR_MODE_VERIFY)] : NULL;
+        for (int r = 0; r < p->rep; r++)
+            samples[r] = hr_result_join(lines[job_index(p, s, r, HR_MODE_MEASURE)],
+                                        lines[job_index(p, s, r, HR_MODE_TIME)], verify, NULL);
+        hr_error_t err = {{0}};
+        if (hr_report_builder_add(rb, samples, p->rep, &err) != 0) {
+            fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
+            failed = 1;
+        }
+        for (int r = 0; r < p->rep; r++)
+            free(samples[r]);
+    }
+    free(samples);
+    return failed;
+}
+
+/* Replays one trace on every allocator (all processes forked from one
+ * pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
                         hr_report_builder_t *rb) {
     hr_trace_t t;
@@ -200,27 +280,30 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     }
     char digest[17];
     hr_trace_digest(&t, digest);
-    int rep = a->opt.repeat, n = nspecs * rep, failed = 0;
+    int tfd = hr_trace_share(&t, digest, &err);
+    if (tfd < 0) {
+        fprintf(stderr, "heapreplay replay: %s: %s\n", path, err.msg);
+        hr_trace_free(&t);
+        return 2;
+    }
+    plan_t p = {nspecs, a->opt.repeat, a->opt.verify};
+    int n = plan_jobs(&p), failed = 0;
     hr_child_job_t *jobs = calloc((size_t)n, sizeof *jobs);
     char **lines = calloc((size_t)n, sizeof *lines);
-    for (int i = 0; i < n; i++) {
-        hr_child_job_t job = {&t, path, path, digest, specs[i / rep], hr_backend_find(specs[i / rep]),
-                              &a->opt, hr_cli_self_exe()};
-        jobs[i] = job;
-    }
-    if (hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, &rep) != 0) {
+    hr_child_job_t proto = {&t, tfd, path, digest, NULL, NULL, &a->opt, hr_cli_self_exe(),
+                            HR_MODE_MEASURE};
+    fill_jobs(&p, jobs, &proto, specs);
+    if (hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, NULL) != 0) {
         fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
         failed = 1;
     }
-    for (int s = 0; s < nspecs && !failed; s++)
-        if (hr_report_builder_add(rb, lines + s * rep, rep, &err) != 0) {
-            fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
-            failed = 1;
-        }
+    if (!failed)
+        failed = add_results(&p, lines, specs, path, rb);
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
     free(jobs);
+    close(tfd);
     hr_trace_free(&t);
     return failed;
 }

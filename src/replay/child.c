@@ -43,7 +43,9 @@ static void child_inhouse(const hr_child_job_t *job, int fd) {
     hr_emit_t em;
     hr_emit_init(&em, out, HR_EMIT_JSON);
     em.compact = 1;
-    hr_replay_one(job->trace, job->trace_name, job->digest, job->be, job->spec, NULL, job->opt, &em);
+    hr_replay_options_t opt = *job->opt;
+    opt.mode = job->mode;
+    hr_replay_one(job->trace, job->trace_name, job->digest, job->be, job->spec, NULL, &opt, &em);
     fputc('\n', out);
     fflush(out);
     _exit(0);
@@ -51,19 +53,22 @@ static void child_inhouse(const hr_child_job_t *job, int fd) {
 
 /* In the forked child: exec the worker with the allocator preloaded. */
 static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib) {
-    char fdbuf[16], budget[32], passes[16];
+    char fdbuf[16], tfd[16], budget[32], warm[32], stall[32];
     snprintf(fdbuf, sizeof fdbuf, "%d", fd);
+    snprintf(tfd, sizeof tfd, "%d", job->trace_fd);
     snprintf(budget, sizeof budget, "%llu", (unsigned long long)job->opt->budget);
-    snprintf(passes, sizeof passes, "%d", job->opt->passes);
+    snprintf(warm, sizeof warm, "%.17g", job->opt->warm_time_s);
+    snprintf(stall, sizeof stall, "%.17g", job->opt->stall_us);
     if (lib[0])
         setenv("LD_PRELOAD", lib, 1);
     else
         unsetenv("LD_PRELOAD");
     setenv("HEAPREPLAY_EXPECT_LIB", lib, 1);
-    const char *argv[] = {"heapreplay", "__worker", "--fd", fdbuf, "--spec", job->spec,
+    const char *argv[] = {"heapreplay", "__worker", "--fd", fdbuf, "--trace-fd", tfd,
+                          "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
                           "--touch", hr_touch_name(job->opt->touch), "--budget", budget,
-                          "--passes", passes, "--name", job->trace_name,
-                          job->trace_path, NULL};
+                          "--warm-time", warm, "--stall-us", stall, "--name", job->trace_name,
+                          NULL};
     execv(job->self_exe, (char *const *)argv);
     char msg[600];
     snprintf(msg, sizeof msg, "cannot run worker %s: %s", job->self_exe, strerror(errno));

@@ -8,13 +8,14 @@
 
 typedef struct hr_child_job {
     const hr_trace_t          *trace;      /* decoded (in-house children use it directly) */
-    const char                *trace_path; /* file (the worker reads it again) */
+    int                        trace_fd;   /* the same, shared (trace/shared.h): workers map it */
     const char                *trace_name; /* as shown in reports */
     const char                *digest;
     const char                *spec;       /* "glibc", "bank:round=16", "preload:/x.so" */
     const hr_backend_t        *be;
     const hr_replay_options_t *opt;
     const char                *self_exe;   /* this program, for re-exec */
+    hr_replay_mode_t           mode;       /* what the process does (opt->mode is ignored) */
 } hr_child_job_t;
 
 typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void *ctx);
@@ -29,10 +30,13 @@ typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void 
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx);
 
-/* `heapreplay __worker --fd N --spec S [--touch T] [--budget B] [--passes P]
- * [--name NAME] TRACE`: the re-executed replay process of an external
- * allocator. Verifies with dladdr that `malloc` comes from the library named
- * in $HEAPREPLAY_EXPECT_LIB (libc when empty) and refuses to report otherwise. */
+/* `heapreplay __worker --fd N --trace-fd F --spec S --mode M --name NAME
+ * [--touch T] [--budget B] [--warm-time S] [--stall-us U]`: the re-executed
+ * replay process of an external allocator. Verifies with dladdr that
+ * `malloc` comes from the library named in $HEAPREPLAY_EXPECT_LIB (libc when
+ * empty) and refuses to report otherwise; maps the shared trace and writes
+ * its result through a stdout buffer in harness memory, so that nothing of
+ * the harness is allocated through the allocator under test. */
 int hr_worker_main(int argc, char **argv);
 
 #endif

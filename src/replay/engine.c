@@ -1,11 +1,11 @@
-/* The replay engine (see engine.h for the two-pass contract). */
+/* The replay engine's op loops and instance lifetime (engine.h: the modes).
+ * engine_measure.c keeps the measurement bookkeeping, engine_modes.c the
+ * modes themselves. */
 #include "replay/engine.h"
 
-#include <malloc.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "replay/latency.h"
+#include "base/hmem.h"
 #include "base/sysinfo.h"
 #include "replay/engine_int.h"
 
@@ -153,8 +153,12 @@ static inline HR_ALWAYS_INLINE void dispatch(run_t *r, const hr_event_t *ev) {
 
 /* ---- instance lifetime --------------------------------------------------- */
 
-static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
-                    const hr_replay_options_t *opt, hr_error_t *err) {
+static size_t slot_bytes(const hr_trace_t *t) {
+    return (size_t)(t->n_ids ? t->n_ids : 1) * sizeof(hr_slot_t);
+}
+
+int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                const hr_replay_options_t *opt, hr_error_t *err) {
     memset(r, 0, sizeof *r);
     r->t = t;
     r->be = be;
@@ -165,17 +169,14 @@ static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const
     r->heap_pop = be->heap_pop;
     r->top = -1;
     r->touch = opt->touch;
-    size_t n = t->n_ids ? t->n_ids : 1;
-    r->slots = calloc(n, sizeof *r->slots);
-    r->hs = calloc(1, sizeof *r->hs);
+    /* Harness memory, faulted in now: its page faults are the harness's, not
+     * the allocator's, and must not land in a timed loop. */
+    r->slots = hr_hmem_alloc(slot_bytes(t), HR_HMEM_POPULATE);
+    r->hs = hr_hmem_alloc(sizeof *r->hs, HR_HMEM_POPULATE);
     if (!r->slots || !r->hs) {
-        hr_error_set(err, "out of memory for %zu slots", n);
+        hr_error_set(err, "out of memory for %u slots", t->n_ids);
         return -1;
     }
-    /* Fault the table in now: its page faults are the harness's, not the
-     * allocator's, and must not land in the timed loop (calloc of a fresh
-     * mapping leaves the pages untouched). */
-    memset(r->slots, 0, n * sizeof *r->slots);
     hr_backend_config_t cfg = hr_backend_config_default();
     const char *colon = strchr(spec, ':');
     cfg.arg = colon ? colon + 1 : NULL;
@@ -187,8 +188,7 @@ static int run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const
     return r->inst ? 0 : -1;
 }
 
-/* Frees what the trace left live (not timed), then destroys the instance. */
-static void run_close(run_t *r, int destroy) {
+void hr_run_close(run_t *r, int destroy) {
     if (r->inst) {
         for (uint32_t id = 0; id < r->t->n_ids; id++)
             if (r->slots[id].p) {
@@ -199,143 +199,15 @@ static void run_close(run_t *r, int destroy) {
             r->be->destroy(r->inst);
     }
     r->inst = NULL;
-}
-
-static void run_free(run_t *r) {
-    free(r->slots);
-    free(r->hs);
+    if (r->slots)
+        hr_hmem_free(r->slots, slot_bytes(r->t));
+    if (r->hs)
+        hr_hmem_free(r->hs, sizeof *r->hs);
     r->slots = NULL;
     r->hs = NULL;
 }
 
-/* ---- measurement pass ------------------------------------------------------ */
-
-static uint64_t usable(const run_t *r, void *p, uint64_t size) {
-    return p ? r->be->usable_size(r->inst, p, size) : size;
-}
-
-/* Slop bookkeeping around one op: `sign` -1 before the op (blocks it removes),
- * +1 after it (blocks it creates). */
-static void slop_update(measure_t *m, const run_t *r, const hr_event_t *ev, int sign) {
-    if (!r->be->usable_size)
-        return;
-    if (sign < 0 && (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC)) {
-        uint32_t id = ev->op == HR_OP_FREE ? ev->id : ev->aux;
-        if (r->slots[id].p)
-            m->slop -= (int64_t)(usable(r, r->slots[id].p, r->slots[id].size) - r->slots[id].size);
-    } else if (sign > 0 && ev->op != HR_OP_FREE && hr_op_is_mem(ev->op)) {
-        if (r->slots[ev->id].p)
-            m->slop += (int64_t)(usable(r, r->slots[ev->id].p, r->slots[ev->id].size) - r->slots[ev->id].size);
-    }
-}
-
-/* Bytes of the harness's own live blocks in this process (decoded trace, string
- * table, slot arrays): in a worker they come from the measured allocator and
- * stay live for the whole replay, so they are subtracted from its footprint. */
-static uint64_t harness_bytes(const run_t *r) {
-    const hr_trace_t *t = r->t;
-    uint64_t n = malloc_usable_size(t->events) + malloc_usable_size(t->ts) +
-                 malloc_usable_size(t->strings) + malloc_usable_size(r->slots);
-    for (uint32_t i = 0; i < t->n_strings; i++)
-        n += malloc_usable_size(t->strings[i]);
-    return n;
-}
-
-static uint64_t sample_fp(const run_t *r, const hr_extstats_t *ext, const measure_t *m) {
-    if (r->be->footprint)
-        return r->be->footprint(r->inst);
-    if (m->ext_ok) {
-        /* The allocator's held bytes minus the harness's own live blocks. */
-        uint64_t v = ext->footprint();
-        return v > m->ext_base ? v - m->ext_base : 0;
-    }
-    uint64_t rss = hr_rss_now();
-    return rss > m->rss_base ? rss - m->rss_base : 0;
-}
-
-static void track_memory(measure_t *m, const run_t *r, const hr_extstats_t *ext,
-                         const hr_replay_options_t *opt, int force) {
-    int exact = r->be->footprint != NULL;
-    if (!exact && m->live > m->next_live_sample) {
-        /* New live high: sample too, at most once per 1/16 growth, so the
-         * sampled peak footprint is not missed between periodic samples. */
-        force = 1;
-        m->next_live_sample = m->live + m->live / 16;
-    }
-    if (exact || force) {
-        m->fp = sample_fp(r, ext, m);
-        if (!exact) {
-            uint64_t rss = hr_rss_now();
-            if (rss > m->peak_rss)
-                m->peak_rss = rss;
-        }
-    }
-    if (m->live > m->peak_live) {
-        m->peak_live = m->live;
-        m->fp_at_peak_live = m->fp;
-        m->slop_at_peak_live = m->slop;
-    }
-    if (m->fp > m->peak_fp) {
-        m->peak_fp = m->fp;
-        m->live_at_peak_fp = m->live;
-    }
-    if (opt->budget && !m->have_budget_fail && m->fp > opt->budget) {
-        m->have_budget_fail = 1;
-        m->budget_fail_at = r->i;
-    }
-}
-
-static int64_t live_delta(const run_t *r, const hr_event_t *ev) {
-    switch (ev->op) {
-    case HR_OP_ALLOC:
-    case HR_OP_CALLOC:
-        return (int64_t)hr_event_bytes(ev);
-    case HR_OP_REALLOC:
-        return (int64_t)ev->size - (int64_t)r->slots[ev->aux].size;
-    case HR_OP_FREE:
-        return -(int64_t)r->slots[ev->id].size;
-    default:
-        return 0;
-    }
-}
-
-static void measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
-                         const hr_replay_options_t *opt) {
-    const uint64_t ovh = hr_timer_overhead();
-    const hr_trace_t *t = r->t;
-    track_memory(m, r, ext, opt, 1);
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        r->i = i;
-        int64_t dl = live_delta(r, ev);
-        slop_update(m, r, ev, -1);
-        uint64_t c0 = hr_cycles();
-        dispatch(r, ev);
-        uint64_t c1 = hr_cycles();
-        uint64_t d = c1 - c0 > ovh ? c1 - c0 - ovh : 0;
-        m->cyc[ev->op] += d;
-        m->cnt[ev->op]++;
-        m->frame_cyc += d;
-        if (hr_op_is_mem(ev->op))
-            hr_lat_add(&m->lat, d);
-        else if (ev->op == HR_OP_FRAME) {
-            if (m->frame_cyc > m->worst_frame_cyc) {
-                m->worst_frame_cyc = m->frame_cyc;
-                m->worst_frame_index = ev->size;
-            }
-            m->frame_cyc = 0;
-            m->frames++;
-        }
-        slop_update(m, r, ev, +1);
-        m->live += dl;
-        track_memory(m, r, ext, opt, (i % HR_SAMPLE_EVERY) == 0 || ev->op == HR_OP_FRAME);
-    }
-    track_memory(m, r, ext, opt, 1);
-    m->failed = r->failed;
-    m->first_failed = r->first_failed;
-}
-
-/* ---- throughput pass ------------------------------------------------------ */
+/* ---- the uninstrumented lap ------------------------------------------------ */
 
 /* A local copy whose address does not escape lets the compiler keep the hot
  * fields (slot arrays, function pointers, instance) in registers; the touch
@@ -353,7 +225,7 @@ static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, hr_touch
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-jump-tables")))
 #endif
-static void fast_loop(run_t *r) {
+void hr_run_lap(run_t *r) {
     switch (r->touch) {
     case HR_TOUCH_NONE: fast_loop_t(r, HR_TOUCH_NONE); break;
     case HR_TOUCH_FIRST: fast_loop_t(r, HR_TOUCH_FIRST); break;
@@ -361,115 +233,26 @@ static void fast_loop(run_t *r) {
     }
 }
 
-/* Runs `passes` timed replays on fresh instances and keeps the fastest. The
- * last instance is handed back open in `keep` (blocks still live) so that the
- * caller can read the backend's stats at the end of the trace. */
-static int throughput_pass(const run_t *proto, const char *spec, const hr_replay_options_t *opt,
-                           timing_t *best, run_t *keep, hr_error_t *err) {
-    int passes = opt->passes > 0 ? opt->passes : 1;
-    best->wall_ns = UINT64_MAX;
-    for (int k = 0; k < passes; k++) {
-        if (run_open(keep, proto->t, proto->be, spec, opt, err) != 0)
-            return -1;
-        uint64_t w0 = hr_now_ns(), c0 = hr_cpu_ns();
-        fast_loop(keep);
-        uint64_t w1 = hr_now_ns(), c1 = hr_cpu_ns();
-        if (w1 - w0 < best->wall_ns) {
-            best->wall_ns = w1 - w0;
-            best->cpu_ns = c1 - c0;
-        }
-        if (k + 1 < passes) {
-            run_close(keep, 1);
-            run_free(keep);
-        }
+/* ---- the instrumented lap --------------------------------------------------- */
+
+void hr_measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
+                     const hr_replay_options_t *opt) {
+    const uint64_t ovh = hr_timer_overhead();
+    const hr_trace_t *t = r->t;
+    hr_measure_begin(m, r, ext, opt);
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        r->i = i;
+        int64_t dl = hr_measure_live_delta(r, ev);
+        hr_measure_slop(m, r, ev, -1);
+        uint64_t c0 = hr_cycles();
+        dispatch(r, ev);
+        uint64_t c1 = hr_cycles();
+        uint64_t d = c1 - c0 > ovh ? c1 - c0 - ovh : 0;
+        hr_measure_op(m, ev, d);
+        hr_measure_slop(m, r, ev, +1);
+        m->live += (uint64_t)dl;
+        hr_measure_track(m, r, ext, opt, c1);
     }
-    return 0;
-}
-
-hr_replay_options_t hr_replay_options_default(void) {
-    hr_replay_options_t o;
-    memset(&o, 0, sizeof o);
-    o.touch = HR_TOUCH_FIRST;
-    o.timeout_s = 600;
-    o.repeat = 1;
-    o.passes = 1;
-    return o;
-}
-
-int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
-                  const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
-                  const hr_replay_options_t *opt, hr_emit_t *em) {
-    hr_error_t err = {{0}};
-    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, {0, 0}};
-    run_t r, keep;
-    memset(&r, 0, sizeof r); /* run_close/run_free below are safe on a failed open */
-    memset(&keep, 0, sizeof keep);
-    measure_t *m = calloc(1, sizeof *m);
-    if (!m || run_open(&r, t, be, spec, opt, &err) != 0) {
-        if (!err.msg[0])
-            hr_error_set(&err, "out of memory");
-        hr_result_emit_error(&res, em, "error", err.msg);
-        run_close(&r, 1);
-        run_free(&r);
-        free(m);
-        return -1;
-    }
-    /* Baseline: the trace and the slot arrays (faulted in by run_open) are
-     * loaded and resident. */
-    hr_rss_peak_reset();
-    m->rss_base = hr_rss_now();
-    m->peak_rss = m->rss_base;
-    if (ext && ext->footprint) {
-        m->ext_ok = ext->footprint() > 0;
-        m->ext_base = harness_bytes(&r);
-    }
-    measure_pass(&r, m, ext, opt);
-    uint64_t hwm = hr_rss_peak();
-    if (hwm > m->peak_rss)
-        m->peak_rss = hwm;
-    run_close(&r, 1);
-    int rc = throughput_pass(&r, spec, opt, &res.tm, &keep, &err);
-    run_free(&r);
-    res.m = m;
-    res.r = &keep;
-    if (rc != 0)
-        hr_result_emit_error(&res, em, "error", err.msg);
-    else
-        hr_result_emit(&res, em);
-    run_close(&keep, 1);
-    run_free(&keep);
-    free(m);
-    return rc;
-}
-
-static const char *const touch_names[] = {"none", "first", "all"};
-
-const char *hr_touch_name(hr_touch_t t) {
-    return (unsigned)t < 3 ? touch_names[t] : "?";
-}
-
-int hr_touch_parse(const char *s, hr_touch_t *out) {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, touch_names[i]) == 0) {
-            *out = (hr_touch_t)i;
-            return 0;
-        }
-    return -1;
-}
-
-int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
-                   const hr_replay_options_t *opt, uint64_t *wall_ns) {
-    hr_error_t err = {{0}};
-    run_t proto, keep;
-    memset(&proto, 0, sizeof proto);
-    proto.t = t;
-    proto.be = be;
-    timing_t tm;
-    int rc = throughput_pass(&proto, spec, opt, &tm, &keep, &err);
-    if (rc == 0) {
-        run_close(&keep, 1);
-        *wall_ns = tm.wall_ns;
-    }
-    run_free(&keep);
-    return rc;
+    hr_measure_end(m, r, ext, opt);
 }

@@ -1,16 +1,27 @@
 /* The replay engine: runs one trace against one backend instance, in the
  * current process, and emits one result object (docs/REPORT_SCHEMA.md).
  *
- * A replay is two passes over the same decoded events:
- *  1. the measurement pass times every op with the cycle counter (latency
- *     histogram, ns/op per op type, worst frame) and tracks memory after every
- *     op: live requested bytes, the backend's exact footprint (in-house) or a
- *     sample of allocator stats and RSS every HR_SAMPLE_EVERY ops and at each
- *     frame mark (external allocators), internal slop;
- *  2. the throughput pass replays the trace with no per-op instrumentation
- *     and gives wall/CPU time and ops/s.
- * Neither loop hashes or allocates: ids index a flat slot array. The trace is
- * validated before (hr_trace_validate), so the loops need no lifetime checks.
+ * Every sample of a (trace, allocator) pair is made of fresh processes, one
+ * per mode (child.c starts them; the report builder joins their objects):
+ *  - HR_MODE_TIME: the cold lap (the first replay of the trace in a fresh
+ *    process: what a level load or a short tool run sees), then warm laps
+ *    (the trace again, on a fresh instance each time, until opt->warm_time_s
+ *    has passed: a game's steady state). No per-op instrumentation: wall and
+ *    thread-CPU time per lap; CPU time is the ranking figure.
+ *  - HR_MODE_MEASURE: one instrumented lap in a fresh process: every op timed
+ *    with the cycle counter (latency histogram, ns/op per op type, worst
+ *    frame), ops during which the thread was switched out counted as stalls
+ *    and kept out of those figures, memory tracked after every op: live
+ *    requested bytes, the backend's exact footprint (in-house) or allocator
+ *    statistics and RSS sampled at bounded intervals of time (external).
+ *  - HR_MODE_VERIFY: one untimed lap that checks every pointer returned
+ *    (alignment, overlap with live blocks, content): replay/verify.h.
+ *  - HR_MODE_COUNT: one lap whose allocator calls go through the counted
+ *    wrappers (replay/counter.h): a deterministic instruction count.
+ * Nothing the harness needs (slot table, measurement state, verify
+ * structures) comes from malloc: base/hmem.h says why.
+ * The loops neither hash nor allocate: ids index a flat slot array. The trace
+ * is validated before (hr_trace_validate), so they need no lifetime checks.
  */
 #ifndef HR_REPLAY_ENGINE_H
 #define HR_REPLAY_ENGINE_H
@@ -22,29 +33,46 @@
 #include "heapreplay/trace.h"
 #include "base/emit.h"
 
-#define HR_SAMPLE_EVERY 1024
+/* External allocators: allocator statistics (which may walk the heap) are
+ * read at most this often, and never more often than keeps their cost under
+ * 1/HR_SAMPLE_COST_SHARE of the lap. */
+#define HR_SAMPLE_INTERVAL_US 1000
+#define HR_SAMPLE_COST_SHARE  8
 
 typedef enum hr_touch { HR_TOUCH_NONE = 0, HR_TOUCH_FIRST, HR_TOUCH_ALL } hr_touch_t;
+
+typedef enum hr_replay_mode {
+    HR_MODE_MEASURE = 0,
+    HR_MODE_TIME,
+    HR_MODE_VERIFY,
+    HR_MODE_COUNT,
+    HR_MODE__COUNT
+} hr_replay_mode_t;
 
 typedef struct hr_replay_options {
     hr_touch_t  touch;        /* what the replay writes into each new block */
     uint64_t    budget;       /* 0 = none; else first op whose footprint exceeds it */
     double      timeout_s;    /* per child process */
-    int         repeat;       /* child processes per (trace, allocator) */
-    int         passes;       /* throughput passes per child (best is kept) */
+    int         repeat;       /* samples per (trace, allocator) */
+    double      warm_time_s;  /* warm laps run until this much wall time (>= 1 lap) */
+    double      stall_us;     /* ops slower than this are checked for a context switch */
+    int         verify;       /* add a verify process per (trace, allocator) */
+    int         count;        /* hr_count_mode_t: add a counting process (0: none) */
     const char *heap_config;  /* routed heap config file, or NULL */
     const char *library;      /* worker: file that provides malloc (dladdr) */
+    hr_replay_mode_t mode;    /* what this process does */
 } hr_replay_options_t;
 
 hr_replay_options_t hr_replay_options_default(void);
 const char *hr_touch_name(hr_touch_t t);
 int hr_touch_parse(const char *s, hr_touch_t *out);
+const char *hr_replay_mode_name(hr_replay_mode_t m);
+int hr_replay_mode_parse(const char *s, hr_replay_mode_t *out);
 
-
-/* Replays `t` on a fresh instance of `be` and writes the result object (no
- * surrounding document) to `em`. `ext` is NULL for in-house backends.
- * Returns 0, or -1 if the backend could not be created (an "error" result is
- * still written). */
+/* Replays `t` on fresh instances of `be` as opt->mode says and writes the
+ * result object (no surrounding document) to `em`. `ext` is NULL for
+ * in-house backends. Returns 0, or -1 if the backend could not be created
+ * (an "error" result is still written). */
 int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em);
@@ -54,10 +82,5 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
  * Also used for results made without a replay (crash, timeout, refusal). */
 void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const char *spec,
                     const char *status, const hr_replay_options_t *opt);
-
-/* Only the throughput pass, in this process (benchmarks): wall ns of the
- * fastest of opt->passes replays. */
-int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
-                   const hr_replay_options_t *opt, uint64_t *wall_ns);
 
 #endif

@@ -34,26 +34,43 @@ void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status
 
 static double cyc_ns(uint64_t cyc) { return (double)cyc * 1e9 / hr_cycle_hz(); }
 
-/* Timing figures of the throughput pass and the measurement pass. */
-static void time_values(const result_t *res, hr_mval_t *v) {
+/* The time mode's laps: warm (median lap) and cold, by wall and by thread
+ * CPU; ns_per_op and ops_per_s are CPU figures (the ranking figure: on a
+ * shared machine CPU time is the one a neighbour's load disturbs least). */
+static void lap_values(const result_t *res, hr_mval_t *v) {
+    const laps_t *l = res->laps;
+    double ops = (double)hr_trace_mem_ops(res->t);
+    v[HR_M_WALL] = hr_mval_f64((double)l->warm_wall / 1e9);
+    v[HR_M_CPU] = hr_mval_f64((double)l->warm_cpu / 1e9);
+    v[HR_M_OPS_PER_S] = hr_mval_f64(l->warm_cpu ? ops * 1e9 / (double)l->warm_cpu : NAN);
+    v[HR_M_NS_PER_OP] = hr_mval_f64(ops > 0 ? (double)l->warm_cpu / ops : NAN);
+    v[HR_M_COLD_WALL] = hr_mval_f64((double)l->cold_wall / 1e9);
+    v[HR_M_COLD_CPU] = hr_mval_f64((double)l->cold_cpu / 1e9);
+    v[HR_M_COLD_NS_PER_OP] = hr_mval_f64(ops > 0 ? (double)l->cold_cpu / ops : NAN);
+    v[HR_M_WARM_LAPS] = hr_mval_u64(l->n_warm);
+    v[HR_M_CLOCK] = hr_mval_str("thread_cpu");
+}
+
+/* The measure mode's timings: latency, frames, stalls (kept out of both). */
+static void measure_values(const result_t *res, hr_mval_t *v) {
     const measure_t *m = res->m;
-    double wall = (double)res->tm.wall_ns / 1e9;
-    uint64_t ops = hr_trace_mem_ops(res->t);
-    v[HR_M_WALL] = v[HR_M_WALL_MIN] = v[HR_M_WALL_MAX] = hr_mval_f64(wall);
-    v[HR_M_CPU] = hr_mval_f64((double)res->tm.cpu_ns / 1e9);
-    v[HR_M_OPS_PER_S] = hr_mval_f64(wall > 0 ? (double)ops / wall : NAN);
-    v[HR_M_NS_PER_OP] = hr_mval_f64(ops ? (double)res->tm.wall_ns / (double)ops : NAN);
+    v[HR_M_MEASURE_S] = hr_mval_f64(cyc_ns(m->op_cyc) / 1e9);
     v[HR_M_P50] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.50)));
     v[HR_M_P90] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.90)));
     v[HR_M_P99] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.99)));
     v[HR_M_P999] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.999)));
     v[HR_M_LAT_MAX] = hr_mval_f64(cyc_ns(m->lat.max));
+    v[HR_M_LAT_RAW_MAX] = hr_mval_f64(cyc_ns(m->raw_max_cyc));
     v[HR_M_LAT_SAMPLES] = hr_mval_u64(m->lat.n);
     if (m->frames) {
         v[HR_M_WF_INDEX] = hr_mval_u64(m->worst_frame_index);
         v[HR_M_WF_NS] = hr_mval_f64(cyc_ns(m->worst_frame_cyc));
         v[HR_M_WF_FRAMES] = hr_mval_u64(m->frames);
+        v[HR_M_WF_RAW_NS] = hr_mval_f64(cyc_ns(m->raw_worst_frame_cyc));
     }
+    v[HR_M_STALL_OPS] = hr_mval_u64(m->stall_ops);
+    v[HR_M_STALL_FRAMES] = hr_mval_u64(m->stall_frames);
+    v[HR_M_STALL_NS] = hr_mval_f64(cyc_ns(m->stall_cyc));
 }
 
 static const char *fp_source(const result_t *res) {
@@ -102,7 +119,7 @@ static void family_values(const result_t *res, hr_mval_t *counts, hr_mval_t *ns,
         all[op] = 1;
         mem[op] = (unsigned char)hr_op_is_mem(op);
         counts[op] = hr_mval_u64(res->t->op_counts[op]);
-        ns[op] = m->cnt[op] ? hr_mval_f64(cyc_ns(m->cyc[op]) / (double)m->cnt[op]) : (hr_mval_t){0};
+        ns[op] = m && m->cnt[op] ? hr_mval_f64(cyc_ns(m->cyc[op]) / (double)m->cnt[op]) : (hr_mval_t){0};
     }
 }
 
@@ -113,8 +130,12 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     memset(v, 0, sizeof v);
     v[HR_M_OPS_TOTAL] = hr_mval_u64(hr_trace_mem_ops(res->t));
     v[HR_M_OPS_EVENTS] = hr_mval_u64(res->t->n_events);
-    time_values(res, v);
-    memory_values(res, v);
+    if (res->laps)
+        lap_values(res, v);
+    if (res->m) {
+        measure_values(res, v);
+        memory_values(res, v);
+    }
     family_values(res, counts, ns, keys, all, mem);
     hr_mfamily_t fam[] = {
         [HR_MFAM_NONE] = {0, NULL, NULL, NULL},
@@ -124,9 +145,9 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     emit_head(res, em, "ok");
     hr_metrics_emit(em, v, fam);
     hr_emit_obj_begin(em, "native");
-    if (res->be->stats && res->r->inst)
+    if (res->be->stats && res->r && res->r->inst)
         res->be->stats(res->r->inst, em);
-    if (res->ext && res->ext->emit)
+    if (res->m && res->ext && res->ext->emit)
         res->ext->emit(em);
     hr_emit_obj_end(em);
     hr_emit_obj_end(em);

@@ -47,20 +47,32 @@ typedef struct measure {
     hr_latency_t lat;
     uint64_t     cyc[HR_OP__COUNT], cnt[HR_OP__COUNT];
     uint64_t     frame_cyc, worst_frame_cyc, worst_frame_index, frames;
+    uint64_t     raw_frame_cyc, raw_worst_frame_cyc, raw_max_cyc; /* stalls included */
+    uint64_t     op_cyc;       /* every op but the stalled ones */
+    uint64_t     stall_ops, stall_frames, stall_cyc;
+    uint64_t     stall_thr_cyc;    /* ops longer than this are checked */
+    uint64_t     switches;         /* context switches at the last check */
+    int          frame_stalled;    /* the current frame holds a stalled op */
     uint64_t     live, peak_live, fp, peak_fp, fp_at_peak_live, live_at_peak_fp;
     int64_t      slop, slop_at_peak_live;
     uint64_t     rss_base, peak_rss;
-    uint64_t     ext_base;     /* allocator's own footprint at the baseline */
     int          ext_ok;       /* the allocator reports a footprint */
+    uint64_t     next_sample_cyc;  /* external: next time-driven sample */
+    uint64_t     min_gap_cyc;      /* external: least cycles between samples (cost bound) */
+    uint64_t     last_sample_cyc;
     uint64_t     next_live_sample; /* external: also sample when live passes it */
+    uint64_t     samples;
     uint64_t     budget_fail_at;
     int          have_budget_fail;
     uint64_t     failed, first_failed; /* allocations that returned NULL */
 } measure_t;
 
-typedef struct timing {
-    uint64_t wall_ns, cpu_ns;
-} timing_t;
+/* The time mode's laps (thread CPU and wall ns). */
+typedef struct laps {
+    uint64_t cold_wall, cold_cpu;
+    uint64_t warm_wall, warm_cpu; /* the median warm lap */
+    uint64_t n_warm;
+} laps_t;
 
 typedef struct result {
     const hr_trace_t           *t;
@@ -68,14 +80,43 @@ typedef struct result {
     const hr_backend_t         *be;
     const hr_extstats_t        *ext;
     const hr_replay_options_t  *opt;
-    const measure_t            *m;     /* NULL when the replay failed early */
-    run_t                      *r;     /* open instance at the end of the trace */
-    timing_t                    tm;
+    const measure_t            *m;     /* measure mode; NULL otherwise */
+    const laps_t               *laps;  /* time mode; NULL otherwise */
+    run_t                      *r;     /* open instance at the end of the trace, or NULL */
 } result_t;
 
 /* Writes the whole result object (status ok). */
 void hr_result_emit(const result_t *res, hr_emit_t *em);
 /* Writes a result object whose status is not ok, with a one-line message. */
 void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg);
+
+/* engine.c: instance lifetime and the op switch, shared with the measure
+ * pass (engine_measure.c). */
+int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                const hr_replay_options_t *opt, hr_error_t *err);
+/* Frees what the trace left live (not timed); destroys the instance when
+ * `destroy`; releases the slot table. */
+void hr_run_close(run_t *r, int destroy);
+void hr_run_dispatch(run_t *r, const hr_event_t *ev);
+
+/* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
+void hr_run_lap(run_t *r);
+void hr_measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
+                     const hr_replay_options_t *opt);
+
+/* engine_measure.c: the instrumented lap's bookkeeping, all outside the
+ * timed region of each op. */
+void hr_measure_begin(measure_t *m, run_t *r, const hr_extstats_t *ext,
+                      const hr_replay_options_t *opt);
+int64_t hr_measure_live_delta(const run_t *r, const hr_event_t *ev);
+/* Slop around one op: sign -1 before it (blocks it removes), +1 after. */
+void hr_measure_slop(measure_t *m, const run_t *r, const hr_event_t *ev, int sign);
+/* One op took d cycles: latency, per-op time, frames, stalls. */
+void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d);
+/* Memory after an op; `now` is the cycle counter after it. */
+void hr_measure_track(measure_t *m, const run_t *r, const hr_extstats_t *ext,
+                      const hr_replay_options_t *opt, uint64_t now);
+void hr_measure_end(measure_t *m, run_t *r, const hr_extstats_t *ext,
+                    const hr_replay_options_t *opt);
 
 #endif

@@ -1,8 +1,13 @@
 /* The worker: the re-executed process in which an external allocator replays
- * (see child.h). It reads the trace itself (after the preloaded library is in
- * place, so the trace's own memory comes from that allocator too, before the
- * RSS baseline), proves which library provides malloc, and replays through
- * plain malloc/calloc/realloc/free/posix_memalign. */
+ * (see child.h). It proves which library provides malloc, maps the trace the
+ * parent shared (trace/shared.h) and replays through plain
+ * malloc/calloc/realloc/free/posix_memalign. The process the allocator sees
+ * is a fresh program that starts replaying: the worker's own data (trace,
+ * slot table, measurement state, output buffer) lives in mmap'd harness
+ * memory (base/hmem.h), never in the allocator's heap. What remains is what
+ * any program has: the C library's start-up and the dynamic linker's
+ * lookups (dlsym keeps a few hundred bytes for an error string when a
+ * symbol another allocator would export is absent). */
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
@@ -15,37 +20,46 @@
 #include "replay/child.h"
 #include "replay/engine.h"
 #include "backends/extstats.h"
+#include "base/hmem.h"
+#include "trace/shared.h"
 
 typedef struct worker_args {
-    int         fd;
-    const char *spec, *name, *path;
+    int         fd, trace_fd;
+    const char *spec, *name;
     hr_replay_options_t opt;
 } worker_args_t;
 
 static int parse_args(int argc, char **argv, worker_args_t *a) {
-    a->fd = -1;
-    a->spec = a->name = a->path = NULL;
+    a->fd = a->trace_fd = -1;
+    a->spec = a->name = NULL;
     a->opt = hr_replay_options_default();
     for (int i = 1; i < argc; i++) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(k, "--fd") == 0 && v)
-            a->fd = atoi(v), i++;
-        else if (strcmp(k, "--spec") == 0 && v)
-            a->spec = v, i++;
-        else if (strcmp(k, "--name") == 0 && v)
-            a->name = v, i++;
-        else if (strcmp(k, "--touch") == 0 && v && hr_touch_parse(v, &a->opt.touch) == 0)
-            i++;
-        else if (strcmp(k, "--budget") == 0 && v)
-            a->opt.budget = strtoull(v, NULL, 10), i++;
-        else if (strcmp(k, "--passes") == 0 && v)
-            a->opt.passes = atoi(v), i++;
-        else if (k[0] != '-' && !a->path)
-            a->path = k;
+        if (!v)
+            return -1;
+        if (strcmp(k, "--fd") == 0)
+            a->fd = atoi(v);
+        else if (strcmp(k, "--trace-fd") == 0)
+            a->trace_fd = atoi(v);
+        else if (strcmp(k, "--spec") == 0)
+            a->spec = v;
+        else if (strcmp(k, "--name") == 0)
+            a->name = v;
+        else if (strcmp(k, "--mode") == 0 && hr_replay_mode_parse(v, &a->opt.mode) == 0)
+            ;
+        else if (strcmp(k, "--touch") == 0 && hr_touch_parse(v, &a->opt.touch) == 0)
+            ;
+        else if (strcmp(k, "--budget") == 0)
+            a->opt.budget = strtoull(v, NULL, 10);
+        else if (strcmp(k, "--warm-time") == 0)
+            a->opt.warm_time_s = strtod(v, NULL);
+        else if (strcmp(k, "--stall-us") == 0)
+            a->opt.stall_us = strtod(v, NULL);
         else
             return -1;
+        i++;
     }
-    return a->fd >= 0 && a->spec && a->path ? 0 : -1;
+    return a->fd >= 0 && a->trace_fd >= 0 && a->spec && a->name ? 0 : -1;
 }
 
 /* Which file provides the `malloc` this process calls. */
@@ -72,15 +86,26 @@ static int provider_matches(const char *provider, const char *expect) {
     return strcmp(a, b) == 0 ? 0 : -1;
 }
 
-static void emit_fail(FILE *out, const worker_args_t *a, const char *msg) {
+static void emit_fail(const worker_args_t *a, const char *msg) {
     hr_emit_t em;
-    hr_emit_init(&em, out, HR_EMIT_JSON);
+    hr_emit_init(&em, stdout, HR_EMIT_JSON);
     em.compact = 1;
-    hr_result_head(&em, a->name ? a->name : a->path, NULL, a->spec, "error", &a->opt);
+    hr_result_head(&em, a->name, NULL, a->spec, "error", &a->opt);
     hr_emit_str(&em, "error", msg);
     hr_emit_obj_end(&em);
-    fputc('\n', out);
-    fflush(out);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/* The result goes to the pipe through stdout with a buffer in harness
+ * memory: stdio would otherwise take its FILE and buffer from malloc. */
+static int redirect_stdout(int fd) {
+    static const size_t len = (size_t)1 << 16;
+    char *buf = hr_hmem_alloc(len, 0);
+    if (!buf || dup2(fd, STDOUT_FILENO) < 0)
+        return -1;
+    close(fd);
+    return setvbuf(stdout, buf, _IOFBF, len);
 }
 
 int hr_worker_main(int argc, char **argv) {
@@ -89,8 +114,7 @@ int hr_worker_main(int argc, char **argv) {
         fprintf(stderr, "heapreplay __worker: internal command, bad arguments\n");
         return 2;
     }
-    FILE *out = fdopen(a.fd, "w");
-    if (!out)
+    if (redirect_stdout(a.fd) != 0)
         return 3;
     const char *expect = getenv("HEAPREPLAY_EXPECT_LIB");
     const char *provider = malloc_provider();
@@ -98,27 +122,25 @@ int hr_worker_main(int argc, char **argv) {
     if (!expect || !provider || provider_matches(provider, expect) != 0) {
         snprintf(msg, sizeof msg, "malloc is provided by %s, not by the requested %s: refusing to report",
                  provider ? provider : "(unknown)", expect && expect[0] ? expect : "C library");
-        emit_fail(out, &a, msg);
+        emit_fail(&a, msg);
         return 0;
     }
     const hr_backend_t *be = hr_backend_find(a.spec);
     hr_trace_t t;
     hr_error_t err = {{0}};
-    hr_trace_init(&t);
-    if (!be || hr_trace_read_file(a.path, HR_FMT_AUTO, &t, &err) != 0) {
-        emit_fail(out, &a, be ? err.msg : "unknown allocator");
+    char digest[17];
+    if (!be || hr_trace_map(a.trace_fd, &t, digest, &err) != 0) {
+        emit_fail(&a, be ? err.msg : "unknown allocator");
         return 0;
     }
-    char digest[17];
-    hr_trace_digest(&t, digest);
     hr_emit_t em;
-    hr_emit_init(&em, out, HR_EMIT_JSON);
+    hr_emit_init(&em, stdout, HR_EMIT_JSON);
     em.compact = 1;
     const hr_extstats_t *ext = hr_extstats_for(a.spec);
     a.opt.library = provider; /* the report names the library it measured */
-    hr_replay_one(&t, a.name ? a.name : a.path, digest, be, a.spec, ext, &a.opt, &em);
-    fputc('\n', out);
-    fflush(out);
-    hr_trace_free(&t);
+    hr_replay_one(&t, a.name, digest, be, a.spec, ext, &a.opt, &em);
+    fputc('\n', stdout);
+    fflush(stdout);
+    hr_trace_unmap(&t);
     return 0;
 }

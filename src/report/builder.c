@@ -37,11 +37,14 @@ hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_json_t *o = hr_json_new_object();
     hr_json_set(o, "repeat", hr_json_new_u64((uint64_t)opt->repeat));
     hr_json_set(o, "touch", hr_json_new_str(hr_touch_name(opt->touch)));
-    hr_json_set(o, "passes", hr_json_new_u64((uint64_t)(opt->passes > 0 ? opt->passes : 1)));
+    hr_json_set(o, "warm_time_s", hr_json_new_num(opt->warm_time_s));
+    hr_json_set(o, "stall_us", hr_json_new_num(opt->stall_us));
+    hr_json_set(o, "verify", hr_json_new_bool(opt->verify));
+    hr_json_set(o, "clock", hr_json_new_str("thread_cpu"));
     hr_json_set(o, "timeout_s", hr_json_new_num(opt->timeout_s));
     hr_json_set(o, "budget", hr_json_new_u64(opt->budget));
     hr_json_set(o, "heap_config", hr_json_new_str(opt->heap_config));
-    hr_json_set(o, "sample_every", hr_json_new_u64(HR_SAMPLE_EVERY));
+    hr_json_set(o, "sample_interval_us", hr_json_new_u64(HR_SAMPLE_INTERVAL_US));
     hr_json_set(rb->doc, "options", o);
     rb->results = hr_json_new_array();
     hr_json_set(rb->doc, "results", rb->results);
@@ -245,4 +248,82 @@ void hr_report_builder_free(hr_report_builder_t *rb) {
         return;
     hr_json_free(rb->doc);
     free(rb);
+}
+
+/* ---- one sample from its processes ------------------------------------- */
+
+/* The parsed line, or NULL; *ok says whether its status is "ok". */
+static hr_json_t *parse_line(const char *line, int *ok) {
+    hr_json_t *v = line ? hr_json_parse(line, strlen(line), "replay result", NULL) : NULL;
+    const char *st = hr_json_path_str(v, "status");
+    *ok = st && strcmp(st, "ok") == 0;
+    return v;
+}
+
+/* The verify process's verdict: its group, and status "invalid" (with the
+ * first violation as the error) when it found one; a verify process that
+ * crashed or failed makes the sample fail the same way. */
+static void join_verify(hr_json_t *out, const char *line) {
+    int ok;
+    hr_json_t *v = parse_line(line, &ok);
+    const hr_json_t *g = hr_json_get(v, "verify");
+    if (ok && g) {
+        const char *st = hr_json_path_str(v, "verify.status");
+        hr_json_set(out, "verify", hr_json_clone(g));
+        if (st && strcmp(st, "ok") != 0) {
+            hr_json_set(out, "status", hr_json_new_str("invalid"));
+            hr_json_set(out, "error", hr_json_new_str(hr_json_path_str(v, "verify.error")));
+        }
+    } else {
+        char msg[512];
+        const char *st = hr_json_path_str(v, "status"), *e = hr_json_path_str(v, "error");
+        snprintf(msg, sizeof msg, "verify run: %s", e ? e : "no result");
+        hr_json_set(out, "status", hr_json_new_str(st && !ok ? st : "error"));
+        hr_json_set(out, "error", hr_json_new_str(msg));
+    }
+    hr_json_free(v);
+}
+
+static void join_count(hr_json_t *out, const char *line) {
+    int ok;
+    hr_json_t *v = parse_line(line, &ok);
+    const hr_json_t *g = hr_json_get(v, "count");
+    if (ok && g) {
+        hr_json_set(out, "count", hr_json_clone(g));
+    } else {
+        hr_json_t *c = hr_json_new_object();
+        const char *e = hr_json_path_str(v, "error");
+        hr_json_set(c, "error", hr_json_new_str(e ? e : "no result"));
+        hr_json_set(out, "count", c);
+    }
+    hr_json_free(v);
+}
+
+char *hr_result_join(const char *measure, const char *time, const char *verify,
+                     const char *count) {
+    int mok, tok;
+    hr_json_t *m = parse_line(measure, &mok), *t = parse_line(time, &tok);
+    /* The first process that did not end "ok" speaks for the sample. */
+    const char *bad = !mok ? measure : !tok ? time : NULL;
+    char *line = NULL;
+    if (!mok || !tok) {
+        line = bad ? strdup(bad) : NULL;
+    } else {
+        hr_json_t *mt = (hr_json_t *)hr_json_get(m, "time");
+        const hr_json_t *tt = hr_json_get(t, "time");
+        if (!mt || hr_json_type(mt) != HR_JSON_OBJECT) {
+            mt = hr_json_new_object();
+            hr_json_set(m, "time", mt);
+        }
+        for (size_t i = 0; i < hr_json_len(tt); i++)
+            hr_json_set(mt, hr_json_key_at(tt, i), hr_json_clone(hr_json_at(tt, i)));
+        if (verify)
+            join_verify(m, verify);
+        if (count)
+            join_count(m, count);
+        line = hr_json_to_string(m, 1);
+    }
+    hr_json_free(m);
+    hr_json_free(t);
+    return line;
 }

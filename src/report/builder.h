@@ -19,6 +19,15 @@ void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **arg
 /* Merges `n` result lines (some may be NULL or failed runs) into one result.
  * Returns 0, or -1 with err set when no line could be parsed. */
 int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err);
+
+/* One sample's result line from the lines its processes wrote (each may be
+ * NULL): the measure process's object with the time process's "time" keys
+ * added, the verify process's "verify" group (status "invalid" when it found
+ * a violation) and the count process's "count" group. A process that did
+ * not end "ok" (crash, timeout, error) speaks for the sample instead.
+ * Returns a malloc'd line, or NULL when there is nothing to report. */
+char *hr_result_join(const char *measure, const char *time, const char *verify,
+                     const char *count);
 /* Writes the JSON report to `json_path` (if not NULL) and renders it on `out`
  * in `fmt`. Returns 0, or 2 when the file cannot be written. */
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc/chunk.h"
 #include "backends/backend.h"
@@ -23,7 +24,8 @@ static void push(hr_trace_t *t, unsigned op, uint32_t id, uint32_t aux, uint64_t
 }
 
 /* Replays `t` on `be` in this process and returns the parsed result object. */
-static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch) {
+static hr_json_t *replay_mode(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch,
+                              hr_replay_mode_t mode) {
     hr_error_t err;
     if (hr_trace_validate(t, "test", &err) != 0) {
         printf("# validate: %s\n", err.msg);
@@ -33,6 +35,8 @@ static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch
     hr_emit_mem_open(&m, 1);
     hr_replay_options_t opt = hr_replay_options_default();
     opt.touch = touch;
+    opt.mode = mode;
+    opt.warm_time_s = 0;
     hr_replay_one(t, "test", "0000000000000000", be, be->name, NULL, &opt, &m.em);
     char *buf = hr_emit_mem_close(&m);
     hr_error_t perr;
@@ -41,6 +45,10 @@ static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch
         printf("# parse: %s\n# %s\n", perr.msg, buf);
     free(buf);
     return v;
+}
+
+static hr_json_t *replay(hr_trace_t *t, const hr_backend_t *be, hr_touch_t touch) {
+    return replay_mode(t, be, touch, HR_MODE_MEASURE);
 }
 
 /* bump aligns each block's start to 16 and never frees:
@@ -68,7 +76,8 @@ static void test_exact_memory_metrics(void) {
     HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.alloc"), 3);
     HR_CHECK_EQ_U64(hr_json_path_num(r, "ops.free"), 3);
     HR_CHECK_EQ_U64(hr_json_path_num(r, "latency_ns.samples"), 6);
-    HR_CHECK(hr_json_path_num(r, "time.ops_per_s") > 0);
+    HR_CHECK(hr_json_path_num(r, "time.measure_s") > 0);
+    HR_CHECK(isnan(hr_json_path_num(r, "time.ops_per_s"))); /* the time mode's figure */
     HR_CHECK_STR(hr_json_path_str(r, "touch"), "all");
     hr_json_free(r);
     hr_trace_free(&t);
@@ -164,6 +173,66 @@ static void test_chunk_model(void) {
     HR_CHECK_EQ_U64(hr_chunk_usable(5000000), 5001200);
 }
 
+/* The time mode: a cold lap, then warm laps (one with --warm-time 0), CPU
+ * figures per memory op; no memory figures (the measure mode has them). */
+static void test_time_mode(void) {
+    hr_trace_t t;
+    hr_trace_init(&t);
+    for (uint32_t i = 0; i < 1000; i++)
+        push(&t, HR_OP_ALLOC, i, 0, 32);
+    for (uint32_t i = 0; i < 1000; i++)
+        push(&t, HR_OP_FREE, i, 0, 0);
+    hr_json_t *r = replay_mode(&t, &hr_backend_bump, HR_TOUCH_FIRST, HR_MODE_TIME);
+    HR_CHECK(r != NULL);
+    HR_CHECK_STR(hr_json_path_str(r, "status"), "ok");
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "time.warm_laps"), 1);
+    HR_CHECK(hr_json_path_num(r, "time.cold_cpu_s") > 0);
+    HR_CHECK(hr_json_path_num(r, "time.cpu_s") > 0);
+    double ns = hr_json_path_num(r, "time.ns_per_op"), cpu = hr_json_path_num(r, "time.cpu_s");
+    HR_CHECK(fabs(ns - cpu * 1e9 / 2000) < 1e-6 * ns);
+    HR_CHECK_STR(hr_json_path_str(r, "time.clock"), "thread_cpu");
+    HR_CHECK(hr_json_path(r, "memory") == NULL);
+    hr_json_free(r);
+    hr_trace_free(&t);
+}
+
+/* A backend whose third allocation sleeps 30 ms: the thread is switched out
+ * during that op, which is a stall, not allocator cost. */
+static int sleepy_calls;
+static void *sleepy_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    if (++sleepy_calls == 3) {
+        struct timespec ts = {0, 30 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return hr_bump_alloc(self, size, align, heap);
+}
+
+static void test_stall_not_worst_frame(void) {
+    hr_backend_t sleepy = hr_backend_bump;
+    sleepy.alloc = sleepy_alloc;
+    sleepy_calls = 0;
+    hr_trace_t t;
+    hr_trace_init(&t);
+    for (uint32_t f = 0; f < 4; f++) {
+        push(&t, HR_OP_ALLOC, 2 * f, 0, 64);
+        push(&t, HR_OP_ALLOC, 2 * f + 1, 0, 64);
+        push(&t, HR_OP_FREE, 2 * f, 0, 0);
+        push(&t, HR_OP_FRAME, 0, 0, f);
+    }
+    hr_json_t *r = replay(&t, &sleepy, HR_TOUCH_FIRST);
+    HR_CHECK(r != NULL);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "stalls.ops"), 1);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "stalls.frames"), 1);
+    HR_CHECK(hr_json_path_num(r, "stalls.ns") >= 25e6);
+    HR_CHECK(hr_json_path_num(r, "worst_frame.raw_ns") >= 25e6);
+    HR_CHECK(hr_json_path_num(r, "worst_frame.ns") < 25e6);
+    HR_CHECK(hr_json_path_num(r, "latency_ns.max") < 25e6);
+    HR_CHECK(hr_json_path_num(r, "latency_ns.raw_max") >= 25e6);
+    HR_CHECK(hr_json_path_num(r, "worst_frame.ns") <= hr_json_path_num(r, "time.measure_s") * 1e9);
+    hr_json_free(r);
+    hr_trace_free(&t);
+}
+
 int main(void) {
     HR_RUN(test_exact_memory_metrics);
     HR_RUN(test_realloc_calloc_frames);
@@ -171,5 +240,7 @@ int main(void) {
     HR_RUN(test_latency_histogram);
     HR_RUN(test_touch_parse);
     HR_RUN(test_chunk_model);
+    HR_RUN(test_time_mode);
+    HR_RUN(test_stall_not_worst_frame);
     return hr_test_done();
 }

@@ -1,0 +1,165 @@
+/* The replay modes (engine.h): one process does one of them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hmem.h"
+#include "base/sysinfo.h"
+#include "replay/engine_int.h"
+
+hr_replay_options_t hr_replay_options_default(void) {
+    hr_replay_options_t o;
+    memset(&o, 0, sizeof o);
+    o.touch = HR_TOUCH_FIRST;
+    o.timeout_s = 600;
+    o.repeat = 1;
+    o.warm_time_s = 0.5;
+    o.stall_us = 20;
+    o.mode = HR_MODE_MEASURE;
+    return o;
+}
+
+static const char *const touch_names[] = {"none", "first", "all"};
+static const char *const mode_names[HR_MODE__COUNT] = {"measure", "time", "verify", "count"};
+
+const char *hr_touch_name(hr_touch_t t) {
+    return (unsigned)t < 3 ? touch_names[t] : "?";
+}
+
+int hr_touch_parse(const char *s, hr_touch_t *out) {
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, touch_names[i]) == 0) {
+            *out = (hr_touch_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *hr_replay_mode_name(hr_replay_mode_t m) {
+    return (unsigned)m < HR_MODE__COUNT ? mode_names[m] : "?";
+}
+
+int hr_replay_mode_parse(const char *s, hr_replay_mode_t *out) {
+    for (int i = 0; i < HR_MODE__COUNT; i++)
+        if (strcmp(s, mode_names[i]) == 0) {
+            *out = (hr_replay_mode_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- time mode ----------------------------------------------------------- */
+
+/* The most warm laps kept for the median (a 1 us trace would otherwise run
+ * half a million laps). */
+#define HR_MAX_WARM_LAPS 4096
+
+/* One lap on a fresh instance: wall and thread-CPU ns of the op loop only
+ * (creating the instance and freeing what the trace leaves live are not
+ * timed). */
+static int lap(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+               const hr_replay_options_t *opt, uint64_t *wall, uint64_t *cpu, hr_error_t *err) {
+    run_t r;
+    if (hr_run_open(&r, t, be, spec, opt, err) != 0) {
+        hr_run_close(&r, 1);
+        return -1;
+    }
+    uint64_t w0 = hr_now_ns(), c0 = hr_thread_cpu_ns();
+    hr_run_lap(&r);
+    uint64_t w1 = hr_now_ns(), c1 = hr_thread_cpu_ns();
+    hr_run_close(&r, 1);
+    *wall = w1 - w0;
+    *cpu = c1 - c0;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t median_u64(uint64_t *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_u64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The cold lap, then warm laps until opt->warm_time_s of wall time (at least
+ * one); the warm figure is the median lap. */
+static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                     const hr_replay_options_t *opt, laps_t *out, hr_error_t *err) {
+    memset(out, 0, sizeof *out);
+    if (lap(t, be, spec, opt, &out->cold_wall, &out->cold_cpu, err) != 0)
+        return -1;
+    size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);
+    uint64_t *walls = hr_hmem_alloc(bytes, HR_HMEM_POPULATE), *cpus = walls + HR_MAX_WARM_LAPS;
+    if (!walls) {
+        hr_error_set(err, "out of memory for the lap table");
+        return -1;
+    }
+    uint64_t budget = (uint64_t)(opt->warm_time_s * 1e9), spent = 0, n = 0;
+    int rc = 0;
+    do {
+        uint64_t w, c;
+        if ((rc = lap(t, be, spec, opt, &w, &c, err)) != 0)
+            break;
+        if (n < HR_MAX_WARM_LAPS) {
+            walls[n] = w;
+            cpus[n] = c;
+        }
+        n++;
+        spent += w;
+    } while (spent < budget);
+    if (rc == 0) {
+        size_t k = n < HR_MAX_WARM_LAPS ? (size_t)n : HR_MAX_WARM_LAPS;
+        out->n_warm = n;
+        out->warm_wall = median_u64(walls, k);
+        out->warm_cpu = median_u64(cpus, k);
+    }
+    hr_hmem_free(walls, bytes);
+    return rc;
+}
+
+/* ---- the dispatcher ------------------------------------------------------- */
+
+static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
+    run_t r;
+    measure_t *m = hr_hmem_alloc(sizeof *m, HR_HMEM_POPULATE);
+    if (!m || hr_run_open(&r, res->t, res->be, res->spec, res->opt, err) != 0) {
+        if (m)
+            hr_run_close(&r, 1);
+        hr_hmem_free(m, sizeof *m);
+        return -1;
+    }
+    hr_measure_pass(&r, m, res->ext, res->opt);
+    res->m = m;
+    res->r = &r;
+    hr_result_emit(res, em); /* reads the backend's stats with the blocks still live */
+    hr_run_close(&r, 1);
+    hr_hmem_free(m, sizeof *m);
+    return 0;
+}
+
+int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
+                  const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
+                  const hr_replay_options_t *opt, hr_emit_t *em) {
+    hr_error_t err = {{0}};
+    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, NULL};
+    laps_t laps;
+    int rc = -1;
+    switch (opt->mode) {
+    case HR_MODE_MEASURE:
+        rc = replay_measure(&res, em, &err);
+        break;
+    case HR_MODE_TIME:
+        if ((rc = time_laps(t, be, spec, opt, &laps, &err)) == 0) {
+            res.laps = &laps;
+            hr_result_emit(&res, em);
+        }
+        break;
+    default:
+        hr_error_set(&err, "replay mode %s is not built in", hr_replay_mode_name(opt->mode));
+        break;
+    }
+    if (rc != 0)
+        hr_result_emit_error(&res, em, "error", err.msg[0] ? err.msg : "out of memory");
+    return rc;
+}

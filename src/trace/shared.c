@@ -1,0 +1,149 @@
+/* Sharing a decoded trace through a memfd (see shared.h). */
+#include "trace/shared.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/hmem.h"
+
+#define HR_SHARED_MAGIC "HRSHARE1"
+
+/* The file: this header, then events, timestamps (when the trace has them),
+ * one u64 offset per string (from the start of the file) and the strings'
+ * bytes, NUL-terminated. Offsets are 64-byte aligned. */
+typedef struct shared_hdr {
+    char     magic[8];
+    uint64_t total;
+    uint64_t n_events;
+    uint64_t off_events, off_ts, off_stroff;
+    uint64_t peak_live;
+    uint64_t op_counts[HR_OP__COUNT];
+    uint32_t n_ids, n_threads, flags, n_strings;
+    char     digest[17];
+} shared_hdr_t;
+
+static uint64_t align64(uint64_t v) { return (v + 63) & ~(uint64_t)63; }
+
+/* The layout of `t` in a file; returns the total size. */
+static uint64_t layout(const hr_trace_t *t, shared_hdr_t *h) {
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, HR_SHARED_MAGIC, 8);
+    h->n_events = t->n_events;
+    h->off_events = align64(sizeof *h);
+    uint64_t at = h->off_events + t->n_events * sizeof(hr_event_t);
+    h->off_ts = align64(at);
+    at = h->off_ts + (t->ts ? t->n_events * sizeof(uint64_t) : 0);
+    h->off_stroff = align64(at);
+    at = h->off_stroff + (uint64_t)t->n_strings * sizeof(uint64_t);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        at += strlen(t->strings[i]) + 1;
+    h->total = at;
+    h->peak_live = t->peak_live;
+    memcpy(h->op_counts, t->op_counts, sizeof h->op_counts);
+    h->n_ids = t->n_ids;
+    h->n_threads = t->n_threads;
+    h->flags = t->flags;
+    h->n_strings = t->n_strings;
+    return at;
+}
+
+static void fill(char *base, const hr_trace_t *t, const shared_hdr_t *h) {
+    memcpy(base, h, sizeof *h);
+    if (t->n_events)
+        memcpy(base + h->off_events, t->events, t->n_events * sizeof(hr_event_t));
+    if (t->ts && t->n_events)
+        memcpy(base + h->off_ts, t->ts, t->n_events * sizeof(uint64_t));
+    uint64_t *offs = (uint64_t *)(base + h->off_stroff);
+    uint64_t at = h->off_stroff + (uint64_t)t->n_strings * sizeof(uint64_t);
+    for (uint32_t i = 0; i < t->n_strings; i++) {
+        size_t n = strlen(t->strings[i]) + 1;
+        offs[i] = at;
+        memcpy(base + at, t->strings[i], n);
+        at += n;
+    }
+}
+
+int hr_trace_share(const hr_trace_t *t, const char *digest, hr_error_t *err) {
+    shared_hdr_t h;
+    uint64_t total = layout(t, &h);
+    snprintf(h.digest, sizeof h.digest, "%s", digest ? digest : "");
+    int fd = memfd_create("heapreplay-trace", MFD_ALLOW_SEALING);
+    if (fd < 0 || ftruncate(fd, (off_t)total) != 0) {
+        hr_error_set(err, "cannot share the trace with replay processes: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        hr_error_set(err, "cannot map the shared trace (%llu bytes): %s",
+                     (unsigned long long)total, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    fill(base, t, &h);
+    munmap(base, total);
+    /* Sealed: a replay process cannot change what the others replay. */
+    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    return fd;
+}
+
+/* 1 when every offset of h lies inside a file of `size` bytes. */
+static int header_fits(const shared_hdr_t *h, uint64_t size) {
+    return memcmp(h->magic, HR_SHARED_MAGIC, 8) == 0 && h->total == size &&
+           h->n_events <= size / sizeof(hr_event_t) &&
+           h->off_events + h->n_events * sizeof(hr_event_t) <= size &&
+           h->off_stroff + (uint64_t)h->n_strings * sizeof(uint64_t) <= size &&
+           h->digest[16] == 0;
+}
+
+int hr_trace_map(int fd, hr_trace_t *t, char digest[17], hr_error_t *err) {
+    struct stat st;
+    memset(t, 0, sizeof *t);
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(shared_hdr_t)) {
+        hr_error_set(err, "descriptor %d does not hold a shared trace", fd);
+        return -1;
+    }
+    uint64_t size = (uint64_t)st.st_size;
+    char *base = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        hr_error_set(err, "cannot map the shared trace: %s", strerror(errno));
+        return -1;
+    }
+    const shared_hdr_t *h = (const shared_hdr_t *)base;
+    char **strings = NULL;
+    if (!header_fits(h, size) ||
+        (h->n_strings && !(strings = hr_hmem_alloc(h->n_strings * sizeof *strings, 0)))) {
+        hr_error_set(err, "descriptor %d: not a shared trace, or out of memory", fd);
+        munmap(base, size);
+        return -1;
+    }
+    const uint64_t *offs = (const uint64_t *)(base + h->off_stroff);
+    for (uint32_t i = 0; i < h->n_strings; i++)
+        strings[i] = base + (offs[i] < size ? offs[i] : h->off_stroff);
+    t->events = (hr_event_t *)(base + h->off_events);
+    t->n_events = t->cap_events = h->n_events;
+    t->ts = (h->flags & HR_TRACEF_TIMESTAMPS) ? (uint64_t *)(base + h->off_ts) : NULL;
+    t->strings = strings;
+    t->n_strings = t->cap_strings = h->n_strings;
+    t->n_ids = h->n_ids;
+    t->n_threads = h->n_threads;
+    t->flags = h->flags;
+    t->peak_live = h->peak_live;
+    memcpy(t->op_counts, h->op_counts, sizeof t->op_counts);
+    memcpy(digest, h->digest, 17);
+    return 0;
+}
+
+void hr_trace_unmap(hr_trace_t *t) {
+    if (t->events) {
+        char *base = (char *)t->events - align64(sizeof(shared_hdr_t));
+        munmap(base, ((const shared_hdr_t *)base)->total);
+    }
+    hr_hmem_free(t->strings, t->n_strings * sizeof *t->strings);
+    memset(t, 0, sizeof *t);
+}
