@@ -20,9 +20,14 @@
  * pread) and the allocator's statistics, which for glibc (mallinfo2) walk
  * every free chunk. Samples are driven by time, not op counts: one every
  * HR_SAMPLE_INTERVAL_US, and whenever live bytes grow by 1/16 over the last
- * sampled high, but never sooner than HR_SAMPLE_COST_SHARE times the last
- * sample's own cost after it, so sampling costs at most ~1/8 of the lap. */
+ * sampled high, but (past the first HR_GROWTH_SAMPLES) never sooner than
+ * HR_SAMPLE_COST_SHARE times the last sample's own cost after it, so
+ * sampling costs at most ~1/8 of the lap. */
 #include <string.h>
+
+/* Growth-driven samples taken regardless of their cost (64 steps of 1/16
+ * cover a 48-fold growth of live bytes). */
+#define HR_GROWTH_SAMPLES 64
 
 #include "base/sysinfo.h"
 #include "replay/engine_int.h"
@@ -144,9 +149,10 @@ void hr_measure_track(measure_t *m, const run_t *r, const hr_extstats_t *ext,
         m->fp = r->be->footprint(r->inst);
     } else {
         /* A new live high, 1/16 above the last sampled one, is sampled too
-         * (within the cost bound), so the peak is not missed between
-         * time-driven samples. */
-        int grow = m->live > m->next_live_sample && now - m->last_sample_cyc >= m->min_gap_cyc;
+         * (always for the first HR_GROWTH_SAMPLES, then within the cost
+         * bound), so the peak is not missed between time-driven samples. */
+        int grow = m->live > m->next_live_sample &&
+                   (m->samples < HR_GROWTH_SAMPLES || now - m->last_sample_cyc >= m->min_gap_cyc);
         if (grow)
             m->next_live_sample = m->live + m->live / 16;
         if (grow || now >= m->next_sample_cyc)
