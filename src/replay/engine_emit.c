@@ -39,7 +39,7 @@ static void time_values(const result_t *res, hr_mval_t *v) {
     const measure_t *m = res->m;
     double wall = (double)res->tm.wall_ns / 1e9;
     uint64_t ops = hr_trace_mem_ops(res->t);
-    v[HR_M_WALL] = v[HR_M_WALL_MIN] = v[HR_M_WALL_MAX] = hr_mval_f64(wall);
+    v[HR_M_WALL] = hr_mval_f64(wall);
     v[HR_M_CPU] = hr_mval_f64((double)res->tm.cpu_ns / 1e9);
     v[HR_M_OPS_PER_S] = hr_mval_f64(wall > 0 ? (double)ops / wall : NAN);
     v[HR_M_NS_PER_OP] = hr_mval_f64(ops ? (double)res->tm.wall_ns / (double)ops : NAN);
