@@ -30,6 +30,7 @@ typedef struct hr_compare_metric {
     double pct;         /* allowed regression, percent */
     int    higher_better;
     const struct hr_metric *def; /* its registry entry, or NULL for an unregistered path */
+    int    is_default;  /* from the registry's default gates, not --max-regress */
 } hr_compare_metric_t;
 
 typedef struct hr_compare_options {
