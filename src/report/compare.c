@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/noise.h"
 #include "report/report.h"
+#include "report/stats.h"
 
 /* Aliases, directions and default gates come from the metric registry
  * (base/metrics.h). */
@@ -171,7 +171,7 @@ static void row(cmp_t *c, const hr_json_t *r, const char *metric, double b, doub
     hr_emit_row_end(&c->em);
 }
 
-/* One gated metric: the noise-aware verdict (report/noise.h). `exact` when
+/* One gated metric: the noise-aware verdict (report/stats.h). `exact` when
  * the figure is deterministic in this pair. */
 static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
                  double pct, const char *thr_label, int exact) {
@@ -183,6 +183,8 @@ static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_co
         snprintf(thr, sizeof thr, "%s", thr_label);
     else
         snprintf(thr, sizeof thr, "%g%%", pct);
+    if (!b.n && !n.n && m->is_default)
+        return; /* a default gate on a figure neither report has (older engine) */
     if (!b.n || !n.n) {
         row(c, rb, m->name, b.center, n.center, NAN, thr, "n/a",
             !b.n ? "no value in base" : "no value in new");

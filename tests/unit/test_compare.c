@@ -7,7 +7,6 @@
 
 #include "hr_test.h"
 #include "report/compare.h"
-#include "report/noise.h"
 #include "report/report.h"
 #include "report/stats.h"
 
