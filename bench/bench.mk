@@ -6,7 +6,7 @@ EXTRA_PROGRAMS += bench/bench_decode bench/bench_gen bench/bench_seed bench/benc
 	bench/cap_churn
 HR_BENCH += bench/bench_decode$(EXEEXT) bench/bench_gen$(EXEEXT) bench/bench_seed$(EXEEXT) \
 	bench/bench_overhead$(EXEEXT) bench/cap_churn$(EXEEXT)
-EXTRA_DIST += bench/run.sh bench/bench_allocators.sh bench/bench_capture.sh
+EXTRA_DIST += bench/run.sh bench/bench_allocators.sh bench/bench_capture.sh bench/noise_check.sh
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 # Large generated traces (>= 10 M events) for benchmarks; not shipped.

@@ -23,7 +23,7 @@ typedef enum hr_emit_format {
 } hr_emit_format_t;
 
 #define HR_EMIT_MAX_DEPTH 32
-#define HR_EMIT_MAX_COLS 128 /* CSV of a flattened result needs ~60 */
+#define HR_EMIT_MAX_COLS 256 /* CSV of flattened results: ~150 with every allocator */
 
 typedef struct hr_emit {
     FILE            *out;

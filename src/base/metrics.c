@@ -15,12 +15,16 @@
 #define HIGHER HR_MF_HIGHER
 #define NULL_GROUP HR_MF_NULL_GROUP
 #define NULLABLE HR_MF_NULLABLE
+#define SAMPLES HR_MF_SAMPLES
+#define RANK HR_MF_RANK
 const hr_metric_t hr_metrics[HR_M__COUNT] = {HR_METRIC_LIST(HR_METRIC_ROW_)};
 #undef CSV
 #undef PLOT
 #undef HIGHER
 #undef NULL_GROUP
 #undef NULLABLE
+#undef SAMPLES
+#undef RANK
 #undef HR_METRIC_ROW_
 
 size_t hr_metric_group_len(const hr_metric_t *m) {
@@ -41,6 +45,11 @@ const char *hr_metric_group(const hr_metric_t *m, char *buf, size_t n) {
 int hr_metric_exact_source(const hr_json_t *result) {
     const char *s = hr_json_path_str(result, hr_metrics[HR_M_FP_SOURCE].path);
     return s && strcmp(s, HR_FP_SOURCE_EXACT) == 0;
+}
+
+int hr_metric_sampled(const hr_metric_t *m, const hr_json_t *result) {
+    return m->exact == HR_EXACT_MEASURED ||
+           (m->exact == HR_EXACT_INHOUSE && !hr_metric_exact_source(result));
 }
 
 const hr_metric_t *hr_metric_by_path(const char *path) {

@@ -47,8 +47,8 @@ typedef enum hr_mtype { HR_MT_U64 = 0, HR_MT_I64, HR_MT_F64, HR_MT_STR } hr_mtyp
 typedef enum hr_merge {
     HR_MERGE_FIRST = 0,   /* the first repeat's value (deterministic or descriptive) */
     HR_MERGE_MEDIAN,      /* median of the repeats */
-    HR_MERGE_RANGE,       /* median, and PATH_min / PATH_max set from the same samples */
-    HR_MERGE_RANGE_END,   /* written by the HR_MERGE_RANGE metric before it */
+    HR_MERGE_RANGE,       /* median; PATH_min, PATH_max, PATH_mad beside it and every
+                           * repeat's value in the result's "samples" (report builder) */
     HR_MERGE_EXACT,       /* first; repeats must agree when the footprint is exact */
 } hr_merge_t;
 
@@ -88,10 +88,18 @@ enum {
     HR_MF_HIGHER = 1u << 2,    /* higher is better (else lower is better) */
     HR_MF_NULL_GROUP = 1u << 3,/* the group is written as null when it has no value */
     HR_MF_NULLABLE = 1u << 4,  /* written as null when it has no value (else omitted) */
+    HR_MF_SAMPLES = 1u << 5,   /* not RANGE, but every repeat's value is kept in "samples"
+                                * when the value is sampled (hr_metric_sampled) */
+    HR_MF_RANK = 1u << 6,      /* the ranking figure: its spread decides "unstable" */
 };
 
 /* X(ID, "path", UNIT, TYPE, MERGE, EXACT, SOURCE, FAMILY, FLAGS, "compare alias",
  *   default gate % (-1: not gated by default), CELL, "column label")
+ * The default gate is the tolerance compare allows a figure that varies
+ * between identical runs (docs/REPORTS.md, "compare"). An HR_EXACT_INHOUSE
+ * figure varies only when sampled from an external allocator: its gate is the
+ * tolerance for that case; on an exact footprint source it is deterministic
+ * and a default gate (>= 0) means "exactly" (0 %). 
  * Order is the order of the keys in a result, of the table's columns and of
  * the CSV's fixed columns. Groups (the part before the dot) are contiguous. */
 #define HR_METRIC_LIST(X)                                                                           \
@@ -100,22 +108,18 @@ enum {
     X(OPS_BY_OP, "ops.*", COUNT, U64, FIRST, TRACE, ENGINE, OPS, CSV, NULL, -1, NONE, NULL)         \
     X(WALL, "time.wall_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT, "wall", -1,     \
       NONE, NULL)                                                                                   \
-    X(WALL_MIN, "time.wall_s_min", SECONDS, F64, RANGE_END, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
-      NONE, NULL)                                                                                   \
-    X(WALL_MAX, "time.wall_s_max", SECONDS, F64, RANGE_END, MEASURED, ENGINE, NONE, CSV, NULL, -1,  \
-      NONE, NULL)                                                                                   \
     X(CPU, "time.cpu_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT, "cpu", -1, NONE, \
       NULL)                                                                                         \
-    X(OPS_PER_S, "time.ops_per_s", OPS_PER_S, F64, MEDIAN, MEASURED, ENGINE, NONE,                  \
-      CSV | PLOT | HIGHER, "throughput", 5, RATE, "ops/s")                                          \
-    X(NS_PER_OP, "time.ns_per_op", NS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT, "ns_per_op", \
-      5, F1, "ns/op")                                                                               \
+    X(OPS_PER_S, "time.ops_per_s", OPS_PER_S, F64, RANGE, MEASURED, ENGINE, NONE,                   \
+      CSV | PLOT | HIGHER, "throughput", -1, RATE, "ops/s")                                         \
+    X(NS_PER_OP, "time.ns_per_op", NS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT | RANK,       \
+      "ns_per_op", 10, F1, "ns/op")                                                                 \
     X(COLD_WALL, "time.cold_wall_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV, "cold_wall", \
       -1, NONE, NULL)                                                                               \
     X(COLD_CPU, "time.cold_cpu_s", SECONDS, F64, RANGE, MEASURED, ENGINE, NONE, CSV, "cold_cpu", -1,\
       NONE, NULL)                                                                                   \
     X(COLD_NS_PER_OP, "time.cold_ns_per_op", NS, F64, RANGE, MEASURED, ENGINE, NONE, CSV | PLOT,    \
-      "cold", 5, F1, "cold ns/op")                                                                  \
+      "cold", 15, F1, "cold ns/op")                                                                 \
     X(WARM_LAPS, "time.warm_laps", COUNT, U64, MEDIAN, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE, \
       NULL)                                                                                         \
     X(CLOCK, "time.clock", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)          \
@@ -152,8 +156,8 @@ enum {
     X(STALL_NS, "stalls.ns", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL)      \
     X(PEAK_LIVE, "memory.peak_live", BYTES, U64, EXACT, TRACE, ENGINE, NONE, CSV | PLOT, "live", 0, \
       BYTES, "peak live")                                                                           \
-    X(PEAK_FP, "memory.peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE, CSV | PLOT,       \
-      "peak", 0, BYTES, "peak footprint")                                                           \
+    X(PEAK_FP, "memory.peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE,                   \
+      CSV | PLOT | SAMPLES, "peak", 25, BYTES, "peak footprint")                                    \
     X(FP_SOURCE, "memory.footprint_source", TEXT, STR, FIRST, TRACE, ENGINE, NONE, CSV, NULL, -1,   \
       STR, "fp source")                                                                             \
     X(FP_AT_PEAK_LIVE, "memory.footprint_at_peak_live", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE,   \
@@ -161,7 +165,7 @@ enum {
     X(LIVE_AT_PEAK_FP, "memory.live_at_peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE,   \
       CSV, NULL, -1, NONE, NULL)                                                                    \
     X(PEAK_RSS, "memory.peak_rss_above_baseline", BYTES, U64, FIRST, MEASURED, ENGINE, NONE,        \
-      CSV | PLOT, "rss", -1, BYTES, "RSS above base")                                               \
+      CSV | PLOT | SAMPLES, "rss", -1, BYTES, "RSS above base")                                     \
     X(RSS_BASE, "memory.rss_baseline", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
       NONE, NULL)                                                                                   \
     X(FRAG_JW4, "memory.frag_jw4", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, "frag",    \
@@ -249,6 +253,10 @@ const char *hr_metric_group(const hr_metric_t *m, char *buf, size_t n);
 #define HR_FP_SOURCE_EXACT "exact"
 /* 1 when the result's memory.footprint_source is HR_FP_SOURCE_EXACT. */
 int hr_metric_exact_source(const hr_json_t *result);
+/* 1 when m's value in `result` is sampled, i.e. may differ between identical
+ * runs: a measurement (HR_EXACT_MEASURED), or an HR_EXACT_INHOUSE figure of a
+ * result whose footprint source is not exact (an external allocator's). */
+int hr_metric_sampled(const hr_metric_t *m, const hr_json_t *result);
 
 /* The metric's value in a result: the number at its path, or for an
  * HR_MSRC_RENDER metric the value computed from the result (native.share =

@@ -11,9 +11,11 @@
 static void usage(FILE *f) {
     fputs("usage: heapreplay compare BASE.json NEW.json [--max-regress METRIC=PCT,...]\n"
           "                          [--format text|json|csv|md]\n"
-          "metrics: throughput ns_per_op wall p99 p999 max peak live rss frag slop worst_frame\n"
-          "         or a dotted path (time.ops_per_s). Default: "
-          "throughput=5%,ns_per_op=5%,peak=0%,live=0%\n"
+          "metrics: ns_per_op cold throughput wall cpu p99 p999 max peak live rss frag slop\n"
+          "         worst_frame insns, or a dotted path (time.ops_per_s).\n"
+          "default: ns_per_op=10%,cold=15%,live=0%,peak=25%,insns=1%; in-house exact\n"
+          "         footprints exactly. A measured figure regresses only when its change\n"
+          "         exceeds the threshold AND its samples are separated (docs/REPORTS.md)\n"
           "exit: 0 no regression, 1 regression, 2 bad input\n", f);
 }
 

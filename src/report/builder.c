@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "base/sysinfo.h"
 #include "report/report.h"
+#include "report/stats.h"
 
 struct hr_report_builder {
     hr_json_t *doc, *results;
@@ -51,11 +52,6 @@ hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     return rb;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Sets `path` (two segments at most) in obj to v. */
 static void set_path(hr_json_t *root, const char *path, hr_json_t *v) {
     const char *dot = strchr(path, '.');
@@ -73,28 +69,34 @@ static void set_path(hr_json_t *root, const char *path, hr_json_t *v) {
     hr_json_set(sub, dot + 1, v);
 }
 
-/* Median of the repeats' values at `path` (NAN when none has one), and
- * optionally their min and max. */
-static double median_of(hr_json_t *const *runs, int n, const char *path, double *mn, double *mx) {
-    double *vals = malloc((size_t)(n > 0 ? n : 1) * sizeof *vals), med;
+/* Summary of the repeats' values at `path` (repeats without a number there
+ * are skipped). */
+static hr_stats_t stats_at(hr_json_t *const *runs, int n, const char *path) {
+    double *vals = malloc((size_t)(n > 0 ? n : 1) * sizeof *vals);
     int k = 0;
     for (int i = 0; vals && i < n; i++) {
         double v = hr_json_path_num(runs[i], path);
         if (!isnan(v))
             vals[k++] = v;
     }
-    if (!k) {
-        free(vals);
-        return NAN;
-    }
-    qsort(vals, (size_t)k, sizeof vals[0], cmp_double);
-    if (mn)
-        *mn = vals[0];
-    if (mx)
-        *mx = vals[k - 1];
-    med = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
+    hr_stats_t s = hr_stats_of(vals, k);
     free(vals);
-    return med;
+    return s;
+}
+
+/* Appends samples[path] = every repeat's number at `path`, in repeat order
+ * (exact integers stay exact: the values are copied, not converted). */
+static void keep_samples(hr_json_t *samples, hr_json_t *const *runs, int n, const char *path) {
+    hr_json_t *arr = hr_json_new_array();
+    for (int i = 0; i < n; i++) {
+        const hr_json_t *v = hr_json_path(runs[i], path);
+        if (hr_json_type(v) == HR_JSON_NUMBER)
+            hr_json_push(arr, hr_json_clone(v));
+    }
+    if (hr_json_len(arr))
+        hr_json_set(samples, path, arr);
+    else
+        hr_json_free(arr);
 }
 
 /* Exact figures (HR_MERGE_EXACT) must agree between repeats of an allocator
@@ -120,7 +122,7 @@ static int exact_agree(hr_json_t *const *runs, int n) {
 static void merge_median(hr_json_t *out, hr_json_t *const *runs, int n, const char *path) {
     if (!hr_json_path(out, path) || hr_json_type(hr_json_path(out, path)) == HR_JSON_NULL)
         return;
-    set_path(out, path, hr_json_new_num(median_of(runs, n, path, 0, 0)));
+    set_path(out, path, hr_json_new_num(stats_at(runs, n, path).median));
 }
 
 /* A family's members: every key of its group object in the result. */
@@ -133,34 +135,59 @@ static void merge_family(hr_json_t *out, hr_json_t *const *runs, int n, const hr
     }
 }
 
-/* Median with the range of the samples beside it (PATH_min, PATH_max). */
-static double merge_range(hr_json_t *out, hr_json_t *const *runs, int n, const char *path) {
+/* HR_MERGE_RANGE: the median, with PATH_min, PATH_max and PATH_mad beside
+ * it (the same samples). Returns the summary. */
+static hr_stats_t merge_range(hr_json_t *out, hr_json_t *const *runs, int n, const char *path) {
+    static const char *const suffix[] = {"_min", "_max", "_mad"};
     char end[160];
-    double mn = NAN, mx = NAN, med = median_of(runs, n, path, &mn, &mx);
-    set_path(out, path, hr_json_new_num(med));
-    snprintf(end, sizeof end, "%s_min", path);
-    set_path(out, end, hr_json_new_num(mn));
-    snprintf(end, sizeof end, "%s_max", path);
-    set_path(out, end, hr_json_new_num(mx));
-    return med;
+    hr_stats_t s = stats_at(runs, n, path);
+    const double v[] = {s.min, s.max, s.mad};
+    set_path(out, path, hr_json_new_num(s.median));
+    for (int i = 0; i < 3; i++) {
+        snprintf(end, sizeof end, "%s%s", path, suffix[i]);
+        set_path(out, end, hr_json_new_num(v[i]));
+    }
+    return s;
 }
 
-/* Merges repeats metric by metric, as the registry says (base/metrics.h). */
+int hr_results_unstable(const hr_stats_t *rank) {
+    if (rank->n < HR_UNSTABLE_MIN_SAMPLES)
+        return 0;
+    double mad = hr_stats_rel_mad(rank), range = hr_stats_rel_range(rank);
+    return mad > HR_UNSTABLE_MAD || range > HR_UNSTABLE_RANGE;
+}
+
+/* Merges repeats metric by metric, as the registry says (base/metrics.h):
+ * RANGE metrics get their summary and samples, HR_MF_SAMPLES metrics their
+ * samples when the value is sampled, MEDIAN ones the median; the rest keep
+ * the first repeat's value. */
 hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
-    hr_json_t *out = hr_json_clone(runs[0]);
+    hr_json_t *out = hr_json_clone(runs[0]), *samples = hr_json_new_object();
+    hr_stats_t rank = {0, NAN, NAN, NAN, NAN};
     hr_json_set(out, "runs", hr_json_new_u64((uint64_t)n));
-    if (!hr_json_get(out, "time"))
+    if (!hr_json_get(out, "time")) {
+        hr_json_free(samples);
         return out;
+    }
     for (int k = 0; k < HR_M__COUNT; k++) {
         const hr_metric_t *m = &hr_metrics[k];
-        if (m->merge == HR_MERGE_RANGE && hr_json_path(out, m->path))
-            merge_range(out, runs, n, m->path);
-        else if (m->merge == HR_MERGE_MEDIAN && m->family)
+        int present = hr_json_type(hr_json_path(out, m->path)) == HR_JSON_NUMBER;
+        if (m->merge == HR_MERGE_RANGE && present) {
+            keep_samples(samples, runs, n, m->path);
+            hr_stats_t s = merge_range(out, runs, n, m->path);
+            if (m->flags & HR_MF_RANK)
+                rank = s;
+        } else if ((m->flags & HR_MF_SAMPLES) && present && hr_metric_sampled(m, out)) {
+            keep_samples(samples, runs, n, m->path);
+        } else if (m->merge == HR_MERGE_MEDIAN && m->family) {
             merge_family(out, runs, n, m);
-        else if (m->merge == HR_MERGE_MEDIAN)
+        } else if (m->merge == HR_MERGE_MEDIAN) {
             merge_median(out, runs, n, m->path);
+        }
     }
     hr_json_set(out, "deterministic", hr_json_new_bool(exact_agree(runs, n)));
+    hr_json_set(out, "unstable", hr_json_new_bool(hr_results_unstable(&rank)));
+    hr_json_set(out, "samples", samples);
     return out;
 }
 

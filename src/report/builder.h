@@ -1,6 +1,8 @@
 /* Assembles a report (docs/REPORT_SCHEMA.md) from the result lines of replay
- * children: repeats of one (trace, allocator) are merged with median timings,
- * min/max wall time, and a determinism check of the exact memory figures. */
+ * children: repeats of one (trace, allocator) are merged into one result with
+ * median timings, their min/max/MAD and every sample, an "unstable" flag when
+ * the ranking figure spreads too widely to rank, and a determinism check of
+ * the exact memory figures. */
 #ifndef HR_REPORT_BUILDER_H
 #define HR_REPORT_BUILDER_H
 
@@ -10,6 +12,7 @@
 #include "replay/engine.h"
 #include "base/emit.h"
 #include "base/json.h"
+#include "report/stats.h"
 
 typedef struct hr_report_builder hr_report_builder_t;
 
@@ -37,7 +40,21 @@ int hr_report_builder_failures(const hr_report_builder_t *rb);
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb);
 void hr_report_builder_free(hr_report_builder_t *rb);
 
-/* Median-merges ok results (exposed for tests). Returns a new result. */
+/* Merges ok results of one (trace, allocator) as the metric registry says
+ * (exposed for tests). Returns a new result with "runs", "deterministic",
+ * "unstable" and "samples" set (docs/REPORT_SCHEMA.md). */
 hr_json_t *hr_results_merge(hr_json_t *const *runs, int n);
+
+/* "unstable": the ranking figure (the HR_MF_RANK metric, time.ns_per_op)
+ * spreads too widely to rank the allocator: at least
+ * HR_UNSTABLE_MIN_SAMPLES samples and a MAD above HR_UNSTABLE_MAD of the
+ * median, or a range (max - min) above HR_UNSTABLE_RANGE of it. The MAD test
+ * catches a generally noisy run; the range test one far outlier, which the
+ * median shrugs off but which says the machine was disturbed. Fewer samples
+ * cannot show a spread reliably and are never called unstable. */
+#define HR_UNSTABLE_MIN_SAMPLES 3
+#define HR_UNSTABLE_MAD 0.05
+#define HR_UNSTABLE_RANGE 0.25
+int hr_results_unstable(const hr_stats_t *rank);
 
 #endif

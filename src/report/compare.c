@@ -8,6 +8,7 @@
 
 #include "base/metrics.h"
 #include "report/report.h"
+#include "report/stats.h"
 
 /* Aliases, directions and default gates come from the metric registry
  * (base/metrics.h). */
@@ -31,6 +32,7 @@ static int default_metrics(hr_compare_metric_t *m, int max) {
     for (int k = 0; k < HR_M__COUNT && n < max; k++)
         if (hr_metrics[k].gate >= 0 && hr_metrics[k].alias) {
             metric_from(&hr_metrics[k], &m[n]);
+            m[n].is_default = 1;
             m[n++].pct = hr_metrics[k].gate;
         }
     return n;
@@ -110,10 +112,17 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
 typedef struct cmp {
     hr_emit_t em;
     int       matched, regressions, mismatches, missing;
+    FILE     *notes; /* text/Markdown: why each row was called, printed under the table */
+    char     *notes_buf;
+    size_t    notes_len;
 } cmp_t;
 
-static const char *const cols[] = {"trace", "allocator", "metric", ">base", ">new",
-                                   ">delta %", ">threshold", "verdict"};
+/* Text and Markdown print "delta %" and give the reasons as notes under the
+ * table; JSON and CSV carry them in a "reason" column (keys are identifiers). */
+static const char *const cols_human[] = {"trace", "allocator", "metric", ">base", ">new",
+                                         ">delta %", ">threshold", "verdict"};
+static const char *const cols_exact[] = {"trace",     "allocator", "metric",  ">base",  ">new",
+                                         ">delta_pct", ">threshold", "verdict", "reason"};
 
 static int exact_fmt(const cmp_t *c) {
     return c->em.format == HR_EMIT_JSON || c->em.format == HR_EMIT_CSV;
@@ -126,10 +135,17 @@ static void cell_val(cmp_t *c, double v) {
         hr_emit_cell_f64(&c->em, v, fabs(v) >= 1000 ? 0 : fabs(v) >= 1 ? 3 : 6);
 }
 
+/* Verdicts whose reason is worth a note under a human table. */
+static int noteworthy(const char *verdict) {
+    return strcmp(verdict, "REGRESSION") == 0 || strcmp(verdict, "MISMATCH") == 0 ||
+           strcmp(verdict, "noise") == 0 || strcmp(verdict, "FAILED") == 0;
+}
+
 static void row(cmp_t *c, const hr_json_t *r, const char *metric, double b, double n,
-                double delta, const char *thr, const char *verdict) {
+                double delta, const char *thr, const char *verdict, const char *why) {
     char buf[48];
-    hr_emit_cell_str(&c->em, hr_report_trace_base(hr_json_path_str(r, "trace")));
+    const char *trace = hr_report_trace_base(hr_json_path_str(r, "trace"));
+    hr_emit_cell_str(&c->em, trace);
     hr_emit_cell_str(&c->em, hr_json_path_str(r, "allocator"));
     hr_emit_cell_str(&c->em, metric);
     cell_val(c, b);
@@ -146,39 +162,39 @@ static void row(cmp_t *c, const hr_json_t *r, const char *metric, double b, doub
     }
     hr_emit_cell_str(&c->em, thr);
     hr_emit_cell_str(&c->em, verdict);
+    if (exact_fmt(c))
+        hr_emit_cell_str(&c->em, why);
+    else if (c->notes && why && noteworthy(verdict))
+        fprintf(c->notes, "%s%s %s %s %s: %s\n", c->em.format == HR_EMIT_MARKDOWN ? "- " : "  ",
+                strcmp(verdict, "noise") == 0 ? "~" : "!", trace, hr_json_path_str(r, "allocator"),
+                metric, why);
     hr_emit_row_end(&c->em);
 }
 
-static double delta_pct(double b, double n) {
-    if (b == n)
-        return 0;
-    if (b == 0)
-        return n > b ? INFINITY : -INFINITY;
-    return (n - b) / fabs(b) * 100.0;
-}
-
-/* One gated metric: verdict by direction and threshold. */
+/* One gated metric: the noise-aware verdict (report/stats.h). `exact` when
+ * the figure is deterministic in this pair. */
 static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
-                 double pct, const char *thr_label) {
-    double b = hr_json_path_num(rb, m->path), n = hr_json_path_num(rn, m->path);
-    char thr[32];
+                 double pct, const char *thr_label, int exact) {
+    hr_spread_t b, n;
+    char thr[32], why[256];
+    hr_spread_of(rb, m->path, &b);
+    hr_spread_of(rn, m->path, &n);
     if (thr_label)
         snprintf(thr, sizeof thr, "%s", thr_label);
     else
         snprintf(thr, sizeof thr, "%g%%", pct);
-    if (isnan(b) || isnan(n)) {
-        row(c, rb, m->name, b, n, NAN, thr, "n/a");
+    if (!b.n && !n.n && m->is_default)
+        return; /* a default gate on a figure neither report has (older engine) */
+    if (!b.n || !n.n) {
+        row(c, rb, m->name, b.center, n.center, NAN, thr, "n/a",
+            !b.n ? "no value in base" : "no value in new");
         return;
     }
-    double d = delta_pct(b, n), bad = m->higher_better ? -d : d;
-    const char *verdict = "ok";
-    if (bad > pct + 1e-9) {
-        verdict = "REGRESSION";
-        c->regressions++;
-    } else if (bad < 0) {
-        verdict = "improved";
-    }
-    row(c, rb, m->name, b, n, d, thr, verdict);
+    static const char *const verdicts[] = {"ok", "improved", "noise", "REGRESSION"};
+    hr_noise_verdict_t v = hr_noise_judge(&b, &n, pct, m->higher_better, exact, why, sizeof why);
+    c->regressions += v == HR_NOISE_REGRESSION;
+    row(c, rb, m->name, b.center, n.center, hr_delta_pct(b.center, n.center), thr, verdicts[v],
+        why);
 }
 
 static int num_equal(const hr_json_t *a, const hr_json_t *b) {
@@ -209,7 +225,8 @@ static int compared_exactly(const hr_metric_t *m) {
 static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     const char *db = hr_json_path_str(rb, "trace_digest"), *dn = hr_json_path_str(rn, "trace_digest");
     if (db && dn && strcmp(db, dn) != 0) {
-        row(c, rb, "trace_digest", NAN, NAN, NAN, "exact", "MISMATCH");
+        row(c, rb, "trace_digest", NAN, NAN, NAN, "exact", "MISMATCH",
+            "different traces: the digests differ");
         c->mismatches++;
     }
     const char *total = hr_metrics[HR_M_OPS_TOTAL].path;
@@ -228,15 +245,16 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
                 snprintf(name, sizeof name, "%s.%s", group, k);
                 row(c, rb, name, hr_json_num(hr_json_get(ob, k), NAN),
                     hr_json_num(hr_json_get(on, k), NAN),
-                    delta_pct(hr_json_num(hr_json_get(ob, k), NAN), hr_json_num(hr_json_get(on, k), NAN)),
-                    "exact", "MISMATCH");
+                    hr_delta_pct(hr_json_num(hr_json_get(ob, k), NAN), hr_json_num(hr_json_get(on, k), NAN)),
+                    "exact", "MISMATCH", "op counts differ: different traces");
                 c->mismatches++;
                 ops_ok = 0;
             }
         }
     }
     if (ops_ok)
-        row(c, rb, total, hr_json_path_num(rb, total), hr_json_path_num(rn, total), 0, "exact", "ok");
+        row(c, rb, total, hr_json_path_num(rb, total), hr_json_path_num(rn, total), 0, "exact", "ok",
+            "every op count equal");
     /* the other figures the trace alone decides (registry: HR_EXACT_TRACE) */
     for (int k = 0; k < HR_M__COUNT; k++) {
         const hr_metric_t *m = &hr_metrics[k];
@@ -245,8 +263,8 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
         const hr_json_t *lb = hr_json_path(rb, m->path), *ln = hr_json_path(rn, m->path);
         double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
         int eq = num_equal(lb, ln);
-        row(c, rb, m->alias, b, n, isnan(b) || isnan(n) ? NAN : delta_pct(b, n), "exact",
-            eq ? "ok" : "MISMATCH");
+        row(c, rb, m->alias, b, n, isnan(b) || isnan(n) ? NAN : hr_delta_pct(b, n), "exact",
+            eq ? "ok" : "MISMATCH", eq ? "equal" : "a property of the trace differs");
         c->mismatches += !eq;
     }
 }
@@ -259,21 +277,31 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
     char st[96];
     snprintf(st, sizeof st, "status %s -> %s", sb, sn);
     if (!is_ok(rb)) {
-        row(c, rb, st, NAN, NAN, NAN, "-", is_ok(rn) ? "fixed" : "skipped");
+        row(c, rb, st, NAN, NAN, NAN, "-", is_ok(rn) ? "fixed" : "skipped",
+            "base result not ok: nothing to compare");
         return;
     }
     if (!is_ok(rn)) {
-        row(c, rb, st, NAN, NAN, NAN, "-", "FAILED");
+        row(c, rb, st, NAN, NAN, NAN, "-", "FAILED", "the new result is not ok");
         c->regressions++;
         return;
     }
     exact_checks(c, rb, rn);
+    int exact_src = hr_metric_exact_source(rb) && hr_metric_exact_source(rn);
     for (int i = 0; i < nm; i++) {
-        if (in_ops_group(m[i].path) || compared_exactly(m[i].def))
+        const hr_metric_t *d = m[i].def;
+        if (in_ops_group(m[i].path) || compared_exactly(d))
             continue; /* compared exactly above */
-        gate(c, rb, rn, &m[i], m[i].pct, NULL);
+        /* deterministic in this pair: no sample test; an in-house exact figure
+         * gated by default is gated exactly (the registry's gate is the
+         * tolerance for sampled sources, base/metrics.h) */
+        int exact = d && (d->exact == HR_EXACT_TRACE || (d->exact == HR_EXACT_INHOUSE && exact_src));
+        if (exact && d->exact == HR_EXACT_INHOUSE && m[i].is_default)
+            gate(c, rb, rn, &m[i], 0, "exact", 1);
+        else
+            gate(c, rb, rn, &m[i], m[i].pct, NULL, exact);
     }
-    if (!(hr_metric_exact_source(rb) && hr_metric_exact_source(rn)))
+    if (!exact_src)
         return;
     /* A figure gated by default that is exact for in-house allocators is
      * deterministic there: gated at 0% when the spec leaves it out. */
@@ -287,7 +315,7 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
         if (!given) {
             hr_compare_metric_t em;
             metric_from(d, &em);
-            gate(c, rb, rn, &em, 0, "exact");
+            gate(c, rb, rn, &em, 0, "exact", 1);
         }
     }
 }
@@ -336,11 +364,14 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     } else {
         snprintf(title, sizeof title, "compare %s -> %s", base_name, new_name);
     }
-    hr_emit_table_begin(&c.em, opt->format == HR_EMIT_CSV ? NULL : title, 8, cols);
+    if (!exact_fmt(&c))
+        c.notes = open_memstream(&c.notes_buf, &c.notes_len);
+    hr_emit_table_begin(&c.em, opt->format == HR_EMIT_CSV ? NULL : title, exact_fmt(&c) ? 9 : 8,
+                        exact_fmt(&c) ? cols_exact : cols_human);
     for (size_t i = 0; i < hr_json_len(rb); i++) {
         const hr_json_t *b = hr_json_at(rb, i), *n = find_match(rn, b, used);
         if (!n) {
-            row(&c, b, "result", NAN, NAN, NAN, "-", "MISSING");
+            row(&c, b, "result", NAN, NAN, NAN, "-", "MISSING", "no matching result in new");
             c.missing++;
             continue;
         }
@@ -349,9 +380,15 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     }
     for (size_t i = 0; i < hr_json_len(rn); i++)
         if (!used[i])
-            row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, "-", "new");
+            row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, "-", "new", "not in base");
     hr_emit_table_end(&c.em);
     free(used);
+    if (c.notes) {
+        fclose(c.notes);
+        if (c.notes_len)
+            fprintf(out, "%s\n", c.notes_buf);
+        free(c.notes_buf);
+    }
     int fail = c.regressions + c.mismatches + c.missing > 0;
     if (opt->format == HR_EMIT_JSON) {
         hr_emit_obj_begin(&c.em, "summary");

@@ -4,12 +4,16 @@
  * (trace digest, allocator). Per matched pair:
  *  - exact checks, always: every ops.* count and memory.peak_live must be
  *    equal (else MISMATCH: the traces differ), and so must the digests;
- *  - gated metrics: the --max-regress list, or the defaults
- *    throughput=5%,ns_per_op=5%,peak=0%,live=0% when none is given. A metric
- *    regresses when it moves in its bad direction by more than its threshold
- *    (throughput: higher is better; everything else: lower is better);
- *  - memory.peak_footprint when both sides' footprint_source is "exact" is
- *    always gated, at the peak threshold if one was given, else 0%.
+ *  - gated metrics: the --max-regress list, or the registry's default gates
+ *    (ns_per_op=10%,cold=15%,live=0%,peak=25%,insns=1%) when none is given.
+ *    A deterministic figure (trace-decided; an in-house figure when both
+ *    footprint sources are "exact") regresses when it moves in its bad
+ *    direction by more than its threshold; a measured one only when its
+ *    samples also say the move is real (report/stats.h);
+ *  - an in-house figure with a default gate is gated exactly (0%) when both
+ *    sources are "exact", unless the spec gives its threshold.
+ * Every row carries a reason (why it was called); text and Markdown print the
+ * reasons of failing and noise rows under the table.
  * A base result missing in NEW, or whose status turned from ok to not-ok, is a
  * regression. Exit codes: 0 no regression, 1 regression/mismatch, 2 bad input.
  */
@@ -30,6 +34,7 @@ typedef struct hr_compare_metric {
     double pct;         /* allowed regression, percent */
     int    higher_better;
     const struct hr_metric *def; /* its registry entry, or NULL for an unregistered path */
+    int    is_default;  /* from the registry's default gates, not --max-regress */
 } hr_compare_metric_t;
 
 typedef struct hr_compare_options {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
+#include "report/builder.h"
 #include "heapreplay/trace.h"
 
 /* ---- building and checking -------------------------------------------- */
@@ -163,9 +164,45 @@ static int main_cols(const char **cols, char names[][48]) {
     return n;
 }
 
+/* The spread shown beside a ranged metric's median: its MAD relative to the
+ * median (the figure "unstable" is judged on, hr_results_unstable). NAN when
+ * the result has no spread to show (one repeat, or an old report). */
+static double rel_mad(const hr_json_t *r, const hr_metric_t *m, double median) {
+    char path[160];
+    snprintf(path, sizeof path, "%s_mad", m->path);
+    double mad = hr_json_path_num(r, path);
+    if (m->merge != HR_MERGE_RANGE || hr_json_path_num(r, "runs") < 2 || median == 0)
+        return NAN;
+    return mad / fabs(median);
+}
+
+/* A ranged metric of a repeated result: "41.5 ±3.2%" (median, relative MAD),
+ * and "~41.5 ±9.0%" for the ranking figure of an unstable result. Returns 0
+ * when the cell is not of that kind. */
+static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, double v) {
+    double spread = rel_mad(r, m, v);
+    char num[48], buf[80];
+    if (!isfinite(v) || !isfinite(spread))
+        return 0;
+    switch (m->cell) {
+    case HR_CELL_RATE: hr_fmt_rate(num, sizeof num, v); break;
+    case HR_CELL_NS: hr_fmt_ns(num, sizeof num, v); break;
+    case HR_CELL_F1: snprintf(num, sizeof num, "%.1f", v); break;
+    case HR_CELL_F0: snprintf(num, sizeof num, "%.0f", v); break;
+    default: return 0;
+    }
+    int unstable = (m->flags & HR_MF_RANK) && hr_json_is_true(hr_json_get(r, "unstable"));
+    snprintf(buf, sizeof buf, "%s%s ±%.1f%%", unstable ? HR_REPORT_UNSTABLE_MARK : "", num,
+             spread * 100);
+    hr_emit_cell_str(em, buf);
+    return 1;
+}
+
 /* One cell of metric m in its registry format. */
 static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m) {
     double v = m->cell == HR_CELL_STR ? NAN : hr_metric_value(m, r);
+    if (spread_cell(em, r, m, v))
+        return;
     switch (m->cell) {
     case HR_CELL_RATE: cell_fmt(em, v, hr_fmt_rate); break;
     case HR_CELL_NS: cell_fmt(em, v, hr_fmt_ns); break;
@@ -197,8 +234,20 @@ static void main_row(hr_emit_t *em, const hr_json_t *r) {
     hr_emit_row_end(em);
 }
 
+/* Notes under a trace's table: the legend of the unstable mark when a row
+ * has it, then the error of every row that is not ok. */
 static void print_notes(FILE *out, const hr_json_t *results, const char *trace, int md) {
-    int any = 0;
+    int any = 0, unstable = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        unstable |= strcmp(hr_json_path_str(r, "trace"), trace) == 0 && status_ok(r) &&
+                    hr_json_is_true(hr_json_get(r, "unstable"));
+    }
+    if (unstable)
+        fprintf(out, "%s" HR_REPORT_UNSTABLE_MARK " unstable: the samples spread too widely to "
+                "rank (MAD > %.0f%% or range > %.0f%% of the median); rerun on a quieter "
+                "machine or with more repeats\n\n", md ? "- " : "  ", HR_UNSTABLE_MAD * 100,
+                HR_UNSTABLE_RANGE * 100);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         if (strcmp(hr_json_path_str(r, "trace"), trace) != 0 || status_ok(r))
@@ -415,6 +464,8 @@ static const char *const csv_head[] = {"trace", "trace_digest", "allocator", "st
                                        "error", "signal", "runs", "touch"};
 #define N_CSV_HEAD ((int)(sizeof csv_head / sizeof csv_head[0]))
 
+/* The CSV's fixed columns; a ranged metric is followed by its PATH_min and
+ * PATH_max (the builder writes them, base/metrics.h HR_MERGE_RANGE). */
 static int csv_fixed(const char **cols, char (*names)[64], int max) {
     int n = 0, nn = 0;
     for (int i = 0; i < N_CSV_HEAD; i++)
@@ -425,6 +476,10 @@ static int csv_fixed(const char **cols, char (*names)[64], int max) {
             continue;
         if (!m->family) {
             cols[n++] = m->path;
+            for (int e = 0; m->merge == HR_MERGE_RANGE && e < 2 && n < max; e++) {
+                snprintf(names[nn], sizeof names[nn], "%s%s", m->path, e ? "_max" : "_min");
+                cols[n++] = names[nn++];
+            }
             continue;
         }
         for (unsigned op = 0; op < HR_OP__COUNT && n < max; op++) {
@@ -450,10 +505,13 @@ typedef struct leaves {
 } leaves_t;
 
 /* Flatten non-null scalars (and arrays other than arrays of objects, which
- * get their own sections) into dotted paths. */
+ * get their own sections) into dotted paths. A result's "samples" stay in
+ * the JSON: the CSV has their summary (PATH_min, PATH_max, PATH_mad). */
 static void flatten(leaves_t *out, const char *prefix, const hr_json_t *v) {
     if (hr_json_type(v) == HR_JSON_OBJECT) {
         for (size_t i = 0; i < hr_json_len(v); i++) {
+            if (!*prefix && strcmp(hr_json_key_at(v, i), "samples") == 0)
+                continue;
             char p[192];
             snprintf(p, sizeof p, "%s%s%s", prefix, *prefix ? "." : "", hr_json_key_at(v, i));
             flatten(out, p, hr_json_at(v, i));
@@ -483,7 +541,7 @@ static void render_csv(const hr_json_t *rep, hr_emit_t *em) {
     size_t nr = hr_json_len(results);
     leaves_t *lv = calloc(nr ? nr : 1, sizeof *lv);
     const char *cols[HR_EMIT_MAX_COLS];
-    char fam_names[2 * HR_OP__COUNT][64];
+    char fam_names[2 * HR_OP__COUNT + 2 * HR_M__COUNT][64];
     int nc, nfixed;
     if (!lv)
         return;

@@ -12,6 +12,9 @@
 
 #define HR_REPORT_SCHEMA "heapreplay-report"
 #define HR_REPORT_SCHEMA_VERSION 1
+/* Put in front of the ranking figure's cell of an "unstable" result in the
+ * text and Markdown tables (explained in a note under the table). */
+#define HR_REPORT_UNSTABLE_MARK "~"
 
 /* A new report object holding schema, schema_version and tool_version; the
  * builder (builder.h) adds created, machine, options and results. NULL on

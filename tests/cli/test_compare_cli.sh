@@ -26,10 +26,20 @@ sed 's/"ops_per_s": 20000000/"ops_per_s": 18000000/' "$data/base.json" >"$tmp/sl
 sed 's/"ops_per_s": 20000000/"ops_per_s": 19500000/' "$data/base.json" >"$tmp/slower_a_bit.json"
 sed 's/"peak_footprint": 10485760/"peak_footprint": 10485761/' "$data/base.json" >"$tmp/peak1.json"
 sed 's/"ops_per_s": 20000000/"ops_per_s": 30000000/' "$data/base.json" >"$tmp/fast.json"
+sed 's/"ns_per_op": 50}/"ns_per_op": 60}/' "$data/base.json" >"$tmp/slow_ns.json"
 
 check_rc "identical reports" 0 "$hr" compare "$data/base.json" "$data/base.json"
-check_rc "throughput -10% beyond 5%" 1 "$hr" compare "$data/base.json" "$tmp/slow.json"
-check_rc "throughput -2.5% within 5%" 0 "$hr" compare "$data/base.json" "$tmp/slower_a_bit.json"
+check_rc "throughput -10% beyond 5%" 1 "$hr" compare "$data/base.json" "$tmp/slow.json" \
+    --max-regress throughput=5%
+check_rc "throughput -2.5% within 5%" 0 "$hr" compare "$data/base.json" "$tmp/slower_a_bit.json" \
+    --max-regress throughput=5%
+check_rc "throughput not gated by default" 0 "$hr" compare "$data/base.json" "$tmp/slow.json"
+check_rc "ns/op +20% gated by default" 1 "$hr" compare "$data/base.json" "$tmp/slow_ns.json"
+if grep -q 'glibc ns_per_op: +20.00% > 10% (single values' "$tmp/out"; then
+    ok "text output says why"
+else
+    not_ok "text output says why" "$(cat "$tmp/out")"
+fi
 check_rc "peak +1 byte with peak=0%" 1 "$hr" compare "$data/base.json" "$tmp/peak1.json" --max-regress peak=0%
 check_rc "improvement" 0 "$hr" compare "$data/base.json" "$tmp/fast.json"
 check_rc "missing allocator in new" 1 "$hr" compare "$data/base.json" "$data/missing_stack.json"
@@ -37,7 +47,14 @@ check_rc "bad JSON" 2 "$hr" compare "$data/base.json" "$data/bad_syntax.json"
 check_rc "wrong schema" 2 "$hr" compare "$data/wrong_schema.json" "$data/base.json"
 check_rc "bad --max-regress" 2 "$hr" compare "$data/base.json" "$data/base.json" --max-regress throughput
 check_rc "unknown metric" 2 "$hr" compare "$data/base.json" "$data/base.json" --max-regress=bogus=5%
-check_rc "json output" 1 "$hr" compare --format json "$data/base.json" "$tmp/slow.json"
+check_rc "json output" 1 "$hr" compare --format json "$data/base.json" "$tmp/slow.json" \
+    --max-regress throughput=5%
+if grep -q '"delta_pct": -10,' "$tmp/out" && grep -q '"reason": "-10.00% < -5%' "$tmp/out" &&
+    ! grep -q '"delta %"' "$tmp/out"; then
+    ok "json output: delta_pct and reason"
+else
+    not_ok "json output: delta_pct and reason" "$(grep -A3 REGRESSION "$tmp/out")"
+fi
 check_rc "plot svg" 0 "$hr" plot "$data/base.json" -o "$tmp/p.svg" --metric peak_footprint
 if grep -q '</svg>' "$tmp/p.svg" 2>/dev/null && ! grep -q 'href\|<script' "$tmp/p.svg"; then
     ok "plot is a self-contained svg"
