@@ -3,8 +3,9 @@
 # pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
 #
 #   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
-#                             DUMP, SHIM, JQ_NOTE and W (a work folder removed
-#                             on exit); builds what is missing; checks for jq
+#                             DUMP, SHIM, JQ_NOTE, HR_START_DATE/_LOAD and W (a
+#                             work folder removed on exit); builds what is
+#                             missing; checks for jq
 #   say MSG...                progress line on stderr
 #   hr_header TITLE CMD       the head of a results file: title, the exact
 #                             command, machine, date, binary
@@ -35,6 +36,8 @@ hr_bench_setup() {
         apt-get install -y jq >&2 || { echo "jq is required (apt-get install jq)" >&2; exit 2; }
         JQ_NOTE="jq was installed by this script (apt-get install -y jq)."
     fi
+    HR_START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    HR_START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
     W=$(mktemp -d "${TMPDIR:-/tmp}/hr_bench.XXXXXX")
     trap 'rm -rf "$W"' EXIT
 }
@@ -47,7 +50,7 @@ hr_header() {
     echo
     echo "- machine: \`$(uname -a)\`"
     echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), nproc $(nproc)"
-    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- date: started $HR_START_DATE, finished $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $HR_START_LOAD"
     echo "- heapreplay: $("$HR" --version 2>/dev/null | head -1 || true) ($(git -C "$S" describe --always --dirty 2>/dev/null || echo "no git"))"
     echo "- replay --warm-time supported: $(hr_has_warm_time && echo yes || echo "no (old engine)")"
     [ -z "$JQ_NOTE" ] || echo "- $JQ_NOTE"
