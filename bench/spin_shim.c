@@ -14,6 +14,7 @@
  *   = no spin) converted with a calibration of the loop at the first call
  *   (fastest of several timed bursts of thread CPU time, a few ms). Calibration
  *   varies a little between processes; pass SPIN_ITERS for an exact count.
+ *   SPIN_DEBUG=1 prints the iteration count on stderr at the first call.
  * - Allocations made while dlsym resolves the next functions (it may allocate)
  *   are served from a small static buffer; free ignores them and realloc
  *   moves them. Nothing else differs from the next allocator. */
@@ -23,7 +24,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HR_SPIN_EXPORT __attribute__((visibility("default")))
 
@@ -101,6 +104,17 @@ static void hr_spin_init(void) {
             hr_spin_iters = (uint64_t)(v * hr_spin_calibrate() + 0.5);
     }
     hr_spin_ready = 1;
+    const char *dbg = getenv("SPIN_DEBUG");
+    if (dbg && *dbg == '1') {
+        /* No stdio: it would allocate through this very shim. */
+        char line[96];
+        int n = snprintf(line, sizeof line, "spin_shim: %llu loop iterations per call\n",
+                         (unsigned long long)hr_spin_iters);
+        if (n > 0) {
+            ssize_t w = write(2, line, (size_t)n); /* best effort */
+            (void)w;
+        }
+    }
 }
 
 /* Resolves on first use (a constructor could run after other libraries'
