@@ -23,3 +23,30 @@ traces/large/particles_10M.hrt: heapreplay$(EXEEXT)
 traces/large/frame_loop_10M.hrt: heapreplay$(EXEEXT)
 	@$(MKDIR_P) traces/large
 	./heapreplay gen frame_loop -o $@ --events 10M --seed 13
+
+# Issue 10: checks of the harness against a hand-written replay and of
+# compare's false-alarm rate and power. Each script writes results/NAME.md;
+# none runs from `make check` or `make bench` (they take 10-60 minutes).
+# Options go through the environment (see the head of each script), e.g.
+# `make bench-false-alarms PAIRS=2`: make exports command-line variables.
+# spin_shim.so is the preloadable slowed-down allocator of power.sh; it is a
+# check library only so that `make check` compiles it (with -Werror).
+check_LTLIBRARIES = bench/spin_shim.la
+bench_spin_shim_la_SOURCES = bench/spin_shim.c
+bench_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench
+bench_spin_shim_la_LIBADD = $(LIBS)
+HR_CHECK_SH = bench/fresh_agreement.sh bench/false_alarms.sh bench/power.sh \
+	bench/rank_stability.sh
+EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh
+HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) \
+	tests/tools/dump_events$(EXEEXT) bench/spin_shim.la
+.PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-issue10
+bench-fresh: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/fresh_agreement.sh $(top_builddir)
+bench-false-alarms: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/false_alarms.sh $(top_builddir)
+bench-power: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/power.sh $(top_builddir)
+bench-rank: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/rank_stability.sh $(top_builddir)
+bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Does heapreplay measure what a fresh hand-written replay measures? (issue 10)
+# For each shipped trace plus one large generated trace, and each external
+# allocator, ROUNDS interleaved rounds of
+#   A  heapreplay replay TRACE -a ALLOC -r 1 -f json
+#   B  LD_PRELOAD=LIB tests/tools/fresh_replay FLATFILE   (same events, flat)
+# then per (trace, allocator) the ratio heapreplay / fresh of the cold and of
+# the warm ns/op: median and range over the rounds. Target: 0.9-1.1.
+# Writes results/fresh-agreement.md (or $OUT).
+#
+# Usage: bench/fresh_agreement.sh [BUILDDIR]      (make bench-fresh)
+# Environment (defaults):
+#   ROUNDS=5                 rounds (A B per trace x allocator in each)
+#   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
+#   TRACES=                  space-separated traces (default: traces/*.hrt)
+#   BIG_SCENARIO=session BIG_EVENTS=10M   the generated trace (in a temp
+#                            folder, never in git); BIG_EVENTS=0: none
+#   WARM_TIME=0.5            --warm-time of both sides (heapreplay: only when
+#                            its replay knows the option)
+#   HR_OPTS=                 more `heapreplay replay` options
+#   HR_COLD=.time.cold_ns_per_op  HR_WARM=.time.ns_per_op   heapreplay's
+#                            figures (jq paths into a result)
+#   FRESH_COLD=.cold_ns_per_op    FRESH_WARM=.ns_per_op     fresh_replay's
+#                            (thread CPU time; .cold_wall_ns_per_op and
+#                            .wall_ns_per_op are the wall-clock ones)
+#   OUT=results/fresh-agreement.md
+set -euo pipefail
+. "$(dirname "$0")/hr_bench_lib.sh"
+hr_bench_setup "${1:-.}"
+ROUNDS=${ROUNDS:-5}
+ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
+BIG_SCENARIO=${BIG_SCENARIO:-session}
+BIG_EVENTS=${BIG_EVENTS:-10M}
+WARM_TIME=${WARM_TIME:-0.5}
+HR_OPTS=${HR_OPTS:-}
+HR_COLD=${HR_COLD:-.time.cold_ns_per_op}
+HR_WARM=${HR_WARM:-.time.ns_per_op}
+FRESH_COLD=${FRESH_COLD:-.cold_ns_per_op}
+FRESH_WARM=${FRESH_WARM:-.ns_per_op}
+OUT=${OUT:-$S/results/fresh-agreement.md}
+CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh_agreement.sh"
+
+traces=$(hr_traces)
+if [ "$BIG_EVENTS" != 0 ]; then
+    big="$W/${BIG_SCENARIO}_$BIG_EVENTS.hrt"
+    say "generating $big"
+    "$HR" gen "$BIG_SCENARIO" -o "$big" --events "$BIG_EVENTS" --seed 11 >&2
+    traces="$traces"$'\n'"$big"
+fi
+warm_opt=""
+hr_has_warm_time && warm_opt="--warm-time $WARM_TIME"
+
+# The flat event files, one per trace.
+for t in $traces; do
+    say "dump_events $(basename "$t")"
+    "$DUMP" "$t" "$W/$(basename "$t").flat" >&2
+done
+
+# data.tsv: trace alloc round side cold warm (side: hr | fresh)
+: > "$W/data.tsv"
+for r in $(seq 1 "$ROUNDS"); do
+    for t in $traces; do
+        tn=$(basename "$t")
+        for a in $ALLOCATORS; do
+            if ! lib=$(hr_lib "$a"); then
+                say "skipping $a: not found at configure time"
+                continue
+            fi
+            say "round $r/$ROUNDS $tn $a: heapreplay"
+            # shellcheck disable=SC2086
+            "$HR" replay "$t" -a "$a" -r 1 -q -f json $warm_opt $HR_OPTS > "$W/hr.json" || true
+            jq -r --arg t "$tn" --arg a "$a" --arg r "$r" '.results[0] | if .status == "ok"
+                then [$t, $a, $r, "hr", ('"$HR_COLD"' // "null"), ('"$HR_WARM"' // "null")]
+                else [$t, $a, $r, "error", .status, (.error // "")] end | @tsv' "$W/hr.json" >> "$W/data.tsv" ||
+                printf '%s\t%s\t%s\terror\tno report\t\n' "$tn" "$a" "$r" >> "$W/data.tsv"
+            say "round $r/$ROUNDS $tn $a: fresh_replay"
+            if [ -n "$lib" ]; then
+                LD_PRELOAD="$lib" "$FRESH" --warm-time "$WARM_TIME" "$W/$tn.flat" > "$W/fresh.json"
+            else
+                env -u LD_PRELOAD "$FRESH" --warm-time "$WARM_TIME" "$W/$tn.flat" > "$W/fresh.json"
+            fi
+            prov=$(jq -r .malloc_provider "$W/fresh.json")
+            if { [ -n "$lib" ] && [ "$(readlink -f "$prov")" != "$(readlink -f "$lib")" ]; } ||
+               { [ -z "$lib" ] && [[ "$prov" != */libc.so* ]]; }; then
+                echo "fresh_replay measured malloc from $prov, not from ${lib:-the C library}" >&2
+                exit 1
+            fi
+            jq -r --arg t "$tn" --arg a "$a" --arg r "$r" \
+                '[$t, $a, $r, "fresh", ('"$FRESH_COLD"' // "null"), ('"$FRESH_WARM"' // "null")] | @tsv' \
+                "$W/fresh.json" >> "$W/data.tsv"
+        done
+    done
+done
+
+# One table row per (trace, allocator): medians of each side and the ratios of
+# the rounds (heapreplay / fresh of the same round).
+stats() { # stats FILE_OF_NUMBERS -> "median [min-max]" or "-"
+    local med lo hi
+    med=$(hr_median < "$1"); lo=$(hr_min < "$1"); hi=$(hr_max < "$1")
+    if [ "$med" = - ]; then echo "-"; else printf '%.3f [%.3f-%.3f]' "$med" "$lo" "$hi"; fi
+}
+num() { # num FILE_OF_NUMBERS -> the median with one decimal, or "-"
+    local med
+    med=$(hr_median < "$1")
+    if [ "$med" = - ]; then echo "-"; else printf '%.1f' "$med"; fi
+}
+verdict() { # verdict MEDIAN_RATIO
+    awk -v m="$1" 'BEGIN { if (m == "-") print "n/a"; else if (m >= 0.9 && m <= 1.1) print "ok"; else print "OUT" }'
+}
+{
+    hr_header "heapreplay vs a fresh hand-written replay (issue 10)" "$CMD"
+    echo "Per round: \`heapreplay replay TRACE -a ALLOC -r 1 -f json $warm_opt $HR_OPTS\` then"
+    echo "\`LD_PRELOAD=LIB tests/tools/fresh_replay --warm-time $WARM_TIME TRACE.flat\`, interleaved"
+    echo "(A B per trace x allocator, $ROUNDS rounds). heapreplay figures: \`$HR_COLD\` (cold),"
+    echo "\`$HR_WARM\` (warm); fresh_replay: \`$FRESH_COLD\`, \`$FRESH_WARM\` (thread CPU time)."
+    echo "Ratio = heapreplay / fresh within a round; median [min-max] over the rounds. Target 0.9-1.1."
+    echo
+    echo "| trace | allocator | hr cold ns/op | fresh cold ns/op | cold ratio | hr warm ns/op | fresh warm ns/op | warm ratio | warm verdict |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
+    for t in $traces; do
+        tn=$(basename "$t")
+        for a in $ALLOCATORS; do
+            awk -F'\t' -v t="$tn" -v a="$a" '$1 == t && $2 == a { f = 1 } END { exit !f }' "$W/data.tsv" || continue
+            for side in hr fresh; do
+                awk -F'\t' -v t="$tn" -v a="$a" -v s="$side" '$1 == t && $2 == a && $4 == s { print $5 }' "$W/data.tsv" > "$W/$side.cold"
+                awk -F'\t' -v t="$tn" -v a="$a" -v s="$side" '$1 == t && $2 == a && $4 == s { print $6 }' "$W/data.tsv" > "$W/$side.warm"
+            done
+            for k in cold warm; do
+                awk -F'\t' -v t="$tn" -v a="$a" -v k="$k" '
+                    $1 == t && $2 == a && ($4 == "hr" || $4 == "fresh") {
+                        v = (k == "cold") ? $5 : $6
+                        if ($4 == "hr") h[$3] = v; else f[$3] = v
+                    }
+                    END { for (r in h) if ((r in f) && h[r] != "null" && f[r] != "null" && f[r] > 0) print h[r] / f[r] }' \
+                    "$W/data.tsv" > "$W/ratio.$k"
+            done
+            printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tn" "$a" \
+                "$(num "$W/hr.cold")" "$(num "$W/fresh.cold")" "$(stats "$W/ratio.cold")" \
+                "$(num "$W/hr.warm")" "$(num "$W/fresh.warm")" "$(stats "$W/ratio.warm")" \
+                "$(verdict "$(hr_median < "$W/ratio.warm")")"
+        done
+    done
+    if grep -q $'\terror\t' "$W/data.tsv"; then
+        echo
+        echo "Failed heapreplay runs:"
+        echo
+        awk -F'\t' '$4 == "error" { printf "- %s %s round %s: %s %s\n", $1, $2, $3, $5, $6 }' "$W/data.tsv"
+    fi
+    echo
+    echo "<details><summary>Raw values (trace, allocator, round, side, cold ns/op, warm ns/op)</summary>"
+    echo
+    echo '```'
+    awk -F'\t' -v OFS='\t' '{ for (i = 5; i <= 6; i++) if ($i ~ /^[0-9.]+$/) $i = sprintf("%.2f", $i); print }' "$W/data.tsv"
+    echo '```'
+    echo "</details>"
+    echo
+    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+} > "$W/out.md"
+mkdir -p "$(dirname "$OUT")"
+cp "$W/out.md" "$OUT"
+cat "$OUT"
+say "written to $OUT"

@@ -1,0 +1,83 @@
+# Shared helpers of the issue-10 bench scripts (fresh_agreement.sh,
+# false_alarms.sh, power.sh, rank_stability.sh), sourced (bash, set -euo
+# pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
+#
+#   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
+#                             DUMP, SHIM, JQ_NOTE, HR_START_DATE/_LOAD and W (a
+#                             work folder removed on exit); builds what is
+#                             missing; checks for jq
+#   say MSG...                progress line on stderr
+#   hr_header TITLE CMD       the head of a results file: title, the exact
+#                             command, machine, date, binary
+#   hr_traces                 the shipped traces, one path a line ($TRACES
+#                             overrides: space-separated paths)
+#   hr_lib ALLOC              the library to LD_PRELOAD for an external
+#                             allocator ("" for glibc); exit 1 when not built
+#   hr_has_warm_time          0 when `heapreplay replay` knows --warm-time
+#   hr_median / hr_min / hr_max   of the numbers on stdin ("null" lines
+#                             skipped; "-" when none)
+
+say() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+hr_bench_setup() {
+    B="$(cd "${1:-.}" && pwd)"
+    S="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    HR="$B/heapreplay"
+    FRESH="$B/tests/tools/fresh_replay"
+    DUMP="$B/tests/tools/dump_events"
+    SHIM="$B/bench/.libs/spin_shim.so"
+    if [ ! -x "$HR" ] || [ ! -x "$FRESH" ] || [ ! -x "$DUMP" ] || [ ! -f "$SHIM" ]; then
+        say "building heapreplay, tests/tools/fresh_replay, tests/tools/dump_events, bench/spin_shim.la"
+        make -C "$B" heapreplay tests/tools/fresh_replay tests/tools/dump_events bench/spin_shim.la >&2
+    fi
+    JQ_NOTE=""
+    if ! command -v jq > /dev/null 2>&1; then
+        say "jq not found: installing it with apt-get install -y jq"
+        apt-get install -y jq >&2 || { echo "jq is required (apt-get install jq)" >&2; exit 2; }
+        JQ_NOTE="jq was installed by this script (apt-get install -y jq)."
+    fi
+    HR_START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    HR_START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+    W=$(mktemp -d "${TMPDIR:-/tmp}/hr_bench.XXXXXX")
+    trap 'rm -rf "$W"' EXIT
+}
+
+hr_header() {
+    local title=$1 cmd=$2
+    echo "# $title"
+    echo
+    echo "Command: \`$cmd\`"
+    echo
+    echo "- machine: \`$(uname -a)\`"
+    echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), nproc $(nproc)"
+    echo "- date: started $HR_START_DATE, finished $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $HR_START_LOAD"
+    echo "- heapreplay: $("$HR" --version 2>/dev/null | head -1 || true) ($(git -C "$S" describe --always --dirty 2>/dev/null || echo "no git"))"
+    echo "- replay --warm-time supported: $(hr_has_warm_time && echo yes || echo "no (old engine)")"
+    [ -z "$JQ_NOTE" ] || echo "- $JQ_NOTE"
+    echo
+}
+
+hr_traces() {
+    if [ -n "${TRACES:-}" ]; then
+        printf '%s\n' $TRACES
+    else
+        ls "$S"/traces/*.hrt
+    fi
+}
+
+hr_lib() {
+    case "$1" in
+        glibc) echo "" ;;
+        *) local so
+           so=$("$HR" list | awk -v a="$1" '$1 == a' | sed -n 's/.*\[\(.*\)\]$/\1/p')
+           [ -n "$so" ] && [ "$so" != "NOT FOUND" ] && [ -f "$so" ] || return 1
+           echo "$so" ;;
+    esac
+}
+
+hr_has_warm_time() { "$HR" replay --help 2>&1 | grep -q -- --warm-time; }
+
+hr_median() { grep -v '^null$' | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+hr_min() { grep -v '^null$' | sort -g | awk 'NR == 1 { print; f = 1 } END { if (!f) print "-" }'; }
+hr_max() { grep -v '^null$' | sort -g | awk '{ l = $1 } END { print (NR ? l : "-") }'; }

@@ -1,0 +1,48 @@
+/* The flat event file shared by tests/tools/dump_events (writer) and
+ * tests/tools/fresh_replay (reader): the memory ops of a trace as fixed-size
+ * records, so that a replay program can mmap the file and walk it with no
+ * decoder, no allocation and no heapreplay code at all.
+ *
+ * Layout (native byte order; the file is a scratch artefact made and read on
+ * the same machine, never shipped):
+ *   hr_flat_header_t            24 bytes
+ *   hr_flat_event_t[n_events]   24 bytes each
+ *
+ * Only memory ops are stored (alloc, calloc, realloc, free); heap pushes/pops,
+ * frames and marks do no allocator work and are dropped. Ids are the trace's
+ * dense slot ids: every id is < n_ids. */
+#ifndef HR_TESTS_TOOLS_FLAT_EVENTS_H
+#define HR_TESTS_TOOLS_FLAT_EVENTS_H
+
+#include <stdint.h>
+
+#define HR_FLAT_MAGIC "HRFLAT01" /* 8 bytes, no terminator stored */
+
+/* Record opcodes. Deliberately a list of their own (not hr_op_t): the reader
+ * must not depend on the trace model. */
+enum {
+    HR_FLAT_ALLOC = 0,   /* id, size, align (0 = default alignment) */
+    HR_FLAT_CALLOC = 1,  /* id, aux = element count, size = element size */
+    HR_FLAT_REALLOC = 2, /* aux = old id, id = new id, size = new size */
+    HR_FLAT_FREE = 3,    /* id */
+};
+
+typedef struct hr_flat_header {
+    char     magic[8];  /* HR_FLAT_MAGIC */
+    uint64_t n_events;  /* records that follow */
+    uint32_t n_ids;     /* slot table size: 1 + the highest id */
+    uint32_t rec_size;  /* sizeof(hr_flat_event_t): a cheap format check */
+} hr_flat_header_t;
+
+typedef struct hr_flat_event {
+    uint32_t op;    /* HR_FLAT_* */
+    uint32_t id;
+    uint32_t aux;
+    uint32_t align;
+    uint64_t size;
+} hr_flat_event_t;
+
+_Static_assert(sizeof(hr_flat_header_t) == 24, "flat header is 24 bytes");
+_Static_assert(sizeof(hr_flat_event_t) == 24, "flat record is 24 bytes");
+
+#endif

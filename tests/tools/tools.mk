@@ -1,0 +1,9 @@
+# fragment of Makefile.am: the reference tools of issue 10 (tests/tools/).
+# fresh_replay is the hand-written replay that heapreplay's numbers are
+# checked against (tests/cli/test_pristine.sh, bench/fresh_agreement.sh); it
+# links no heapreplay code, only the C library. dump_events turns any trace
+# into the flat event file fresh_replay reads (it links libhr.a: the global
+# LDADD). Built by `make check`, which runs a test that uses both.
+check_PROGRAMS += tests/tools/fresh_replay tests/tools/dump_events
+tests_tools_fresh_replay_LDADD = $(LIBS)
+noinst_HEADERS += tests/tools/flat_events.h
