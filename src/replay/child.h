@@ -7,7 +7,7 @@
 #include "replay/engine.h"
 
 typedef struct hr_child_job {
-    const hr_trace_t          *trace;      /* decoded (in-house children use it directly) */
+    const hr_trace_t          *trace;      /* decoded */
     int                        trace_fd;   /* the same, shared (trace/shared.h): workers map it */
     const char                *trace_name; /* as shown in reports */
     const char                *digest;
@@ -22,9 +22,10 @@ typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void 
 
 /* Runs every job in its own process and stores its result object, one line of
  * JSON (malloc'd), in results[i]: the process's own, or one made here with
- * status "crashed" (+ "signal"), "timeout" or "error". All replay processes
- * are forked, one after another, from one server process forked before the
- * first job, so every in-house replay starts from the same process state.
+ * status "crashed" (+ "signal"), "timeout" or "error". Replay processes run
+ * one after another, each a freshly executed worker (a fresh program for the
+ * allocator under test, in-house or external), started from one server
+ * process forked before the first job.
  * `progress` (may be NULL) is called with `ctx` as each job starts. Returns 0, or -1 if
  * no process could be started. */
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,

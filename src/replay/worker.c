@@ -55,6 +55,8 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             a->opt.warm_time_s = strtod(v, NULL);
         else if (strcmp(k, "--stall-us") == 0)
             a->opt.stall_us = strtod(v, NULL);
+        else if (strcmp(k, "--heap-config") == 0)
+            a->opt.heap_config = v;
         else
             return -1;
         i++;
@@ -136,8 +138,11 @@ int hr_worker_main(int argc, char **argv) {
     hr_emit_t em;
     hr_emit_init(&em, stdout, HR_EMIT_JSON);
     em.compact = 1;
-    const hr_extstats_t *ext = hr_extstats_for(a.spec);
-    a.opt.library = provider; /* the report names the library it measured */
+    /* The report names the library it measured; in-house allocators have
+     * their own figures and no library. */
+    int external = (be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+    const hr_extstats_t *ext = external ? hr_extstats_for(a.spec) : NULL;
+    a.opt.library = external ? provider : NULL;
     hr_replay_one(&t, a.name, digest, be, a.spec, ext, &a.opt, &em);
     fputc('\n', stdout);
     fflush(stdout);
