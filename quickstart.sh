@@ -3,12 +3,13 @@
 #   ./quickstart.sh        install dependencies, build, replay the shipped traces
 #                          across every built allocator and print the comparison
 #   ./quickstart.sh test   install dependencies, build, run the test suite
+#                          (valgrind: the callgrind instruction-count tests)
 # Both are idempotent; the build lives in the source tree.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 DEPS="build-essential autoconf automake libtool pkg-config libjemalloc-dev \
-libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev heaptrack"
+libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev heaptrack valgrind"
 
 install_deps() {
     command -v dpkg >/dev/null 2>&1 || return 0

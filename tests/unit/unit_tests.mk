@@ -22,3 +22,9 @@ tests_unit_test_metric_extra_SOURCES = tests/unit/test_metric_extra.c src/base/m
 	src/report/stats.c
 tests_unit_test_metric_extra_CPPFLAGS = $(AM_CPPFLAGS) -include $(top_srcdir)/tests/unit/metric_extra.h
 noinst_HEADERS += tests/unit/metric_extra.h
+
+# The cost counter: API cases (test_counter) and the determinism check, which
+# runs a fixed workload under valgrind's callgrind twice per allocator and
+# needs the two Ir totals within 0.1 % (count_demo; SKIP without valgrind).
+check_PROGRAMS += tests/unit/test_counter tests/unit/count_demo
+TESTS += tests/unit/test_counter tests/unit/count_demo
