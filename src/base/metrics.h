@@ -186,6 +186,7 @@ enum {
       NONE, NULL)                                                                                   \
     X(COUNT_PER_OP, "count.per_op", COUNT, F64, FIRST, MEASURED, ENGINE, NONE, CSV | PLOT, "insns", \
       1, F1, "insn/op")                                                                             \
+    X(COUNT_CALLS, "count.calls", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \
     X(COUNT_SOURCE, "count.source", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,    \
       NULL)                                                                                         \
     X(VERIFY_STATUS, "verify.status", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE,\
@@ -194,6 +195,8 @@ enum {
       NONE, NULL)                                                                                   \
     X(VERIFY_KIND, "verify.kind", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
     X(VERIFY_EVENT, "verify.event", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,   \
+      NULL)                                                                                         \
+    X(VERIFY_ERROR, "verify.error", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,    \
       NULL)                                                                                         \
     X(NATIVE_OPS, "native.native_ops", COUNT, U64, EXACT, INHOUSE, BACKEND, NONE, CSV, NULL, -1,    \
       NONE, NULL)                                                                                   \

@@ -2,6 +2,8 @@
  * in its own child process; results aggregated (median timings) into one
  * report, written as JSON with -o and rendered on stdout. */
 #include <dirent.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,8 @@
 #include "replay/child.h"
 #include "report/report.h"
 #include "trace/shared.h"
+#include "replay/counter.h"
+#include "base/json.h"
 
 typedef struct replay_args {
     hr_replay_options_t opt;
@@ -44,6 +48,10 @@ static void usage(FILE *f) {
             "                         0: one warm lap); the cold lap is always the first\n"
             "      --stall-us US      ops slower than this are checked for a context\n"
             "                         switch and kept out of latency and frames (default 20)\n"
+            "      --count MODE       also count the instructions of the allocator calls\n"
+            "                         (one lap per allocator, deterministic): perf (hardware\n"
+            "                         counter), callgrind (valgrind, ~50x slower), auto,\n"
+            "                         none (default)\n"
             "      --verify           also check every pointer each allocator returns\n"
             "                         (alignment, overlap, contents); a violation makes\n"
             "                         the row invalid\n"
@@ -138,6 +146,14 @@ static int parse_args(int argc, char **argv, replay_args_t *a) {
             a->opt.stall_us = strtod(v, &end), i++;
             if (*end || !(a->opt.stall_us > 0))
                 return hr_cli_usage_error("replay", "--stall-us expects microseconds > 0, got '%s'", v);
+        } else if (!strcmp(k, "--count") && v) {
+            hr_count_mode_t want, got;
+            hr_error_t err = {{0}};
+            if (hr_count_mode_parse(v, &want) != 0)
+                return hr_cli_usage_error("replay", "--count expects none|auto|perf|callgrind, got '%s'", v);
+            if (hr_count_resolve(want, &got, &err) != 0)
+                return hr_cli_usage_error("replay", "%s", err.msg);
+            a->opt.count = (int)got, i++;
         } else if (!strcmp(k, "--verify"))
             a->opt.verify = 1;
         else if (!strcmp(k, "-q") || !strcmp(k, "--quiet"))
@@ -210,17 +226,34 @@ static void progress(const hr_child_job_t *job, int index, void *ctx) {
  * shared host hit them alike; then one verify process per allocator when
  * asked. job_index() finds a (spec, sample, mode) job. */
 typedef struct plan {
-    int nspecs, rep, verify;
+    int nspecs, rep, verify, count;
+    char dir[64];        /* count under callgrind: its output files */
+    char (*outs)[96];    /* one per spec */
 } plan_t;
 
 static int plan_jobs(const plan_t *p) {
-    return p->nspecs * p->rep * 2 + (p->verify ? p->nspecs : 0);
+    return p->nspecs * (p->rep * 2 + !!p->verify + !!p->count);
 }
 
 static int job_index(const plan_t *p, int spec, int sample, hr_replay_mode_t mode) {
+    int base = p->nspecs * p->rep * 2;
     if (mode == HR_MODE_VERIFY)
-        return p->nspecs * p->rep * 2 + spec;
+        return base + spec;
+    if (mode == HR_MODE_COUNT)
+        return base + (p->verify ? p->nspecs : 0) + spec;
     return (sample * p->nspecs + spec) * 2 + (mode == HR_MODE_TIME);
+}
+
+/* A private directory for callgrind's output files, one path per spec. */
+static int plan_count_files(plan_t *p) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(p->dir, sizeof p->dir, "%s/heapreplay-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    if (!mkdtemp(p->dir))
+        return -1;
+    p->outs = calloc((size_t)p->nspecs, sizeof *p->outs);
+    for (int s = 0; p->outs && s < p->nspecs; s++)
+        snprintf(p->outs[s], sizeof p->outs[s], "%s/count-%d.out", p->dir, s);
+    return p->outs ? 0 : -1;
 }
 
 static void fill_jobs(const plan_t *p, hr_child_job_t *jobs, const hr_child_job_t *proto,
@@ -235,13 +268,44 @@ static void fill_jobs(const plan_t *p, hr_child_job_t *jobs, const hr_child_job_
                 j->be = hr_backend_find(specs[s]);
                 j->mode = m;
             }
-    for (int s = 0; p->verify && s < p->nspecs; s++) {
-        hr_child_job_t *j = &jobs[job_index(p, s, 0, HR_MODE_VERIFY)];
-        *j = *proto;
-        j->spec = specs[s];
-        j->be = hr_backend_find(specs[s]);
-        j->mode = HR_MODE_VERIFY;
+    for (int k = 0; k < 2; k++)
+        for (int s = 0; (k ? p->count : p->verify) && s < p->nspecs; s++) {
+            hr_replay_mode_t m = k ? HR_MODE_COUNT : HR_MODE_VERIFY;
+            hr_child_job_t *j = &jobs[job_index(p, s, 0, m)];
+            *j = *proto;
+            j->spec = specs[s];
+            j->be = hr_backend_find(specs[s]);
+            j->mode = m;
+            j->count_out = p->outs ? p->outs[s] : NULL;
+        }
+}
+
+/* A count under callgrind: the total comes from callgrind's file, read here
+ * once the process has ended, into the count line's "count" group. */
+static char *count_from_callgrind(char *line, const char *out) {
+    hr_json_t *v = line ? hr_json_parse(line, strlen(line), "count result", NULL) : NULL;
+    hr_json_t *c = (hr_json_t *)hr_json_get(v, "count");
+    const char *st = hr_json_path_str(v, "status");
+    if (!c || !st || strcmp(st, "ok") != 0) {
+        hr_json_free(v);
+        return line;
     }
+    uint64_t ir = 0;
+    hr_error_t err = {{0}};
+    double ops = hr_json_path_num(v, "ops.total");
+    if (hr_callgrind_total(out, &ir, &err) != 0 || (ir == 0 && ops > 0)) {
+        hr_json_set(v, "status", hr_json_new_str("error"));
+        hr_json_set(v, "error", hr_json_new_str(err.msg[0] ? err.msg : "callgrind counted nothing "
+                                                "(is the binary stripped?)"));
+    } else {
+        hr_json_set(c, "instructions", hr_json_new_u64(ir));
+        hr_json_set(c, "per_op", hr_json_new_num(ops > 0 ? (double)ir / ops : NAN));
+    }
+    unlink(out);
+    free(line);
+    line = hr_json_to_string(v, 1);
+    hr_json_free(v);
+    return line;
 }
 
 /* Joins each sample's process lines and adds one result per allocator. */
@@ -251,9 +315,10 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
     int failed = 0;
     for (int s = 0; s < p->nspecs && !failed; s++) {
         const char *verify = p->verify ? lines[job_index(p, s, 0, HR_MODE_VERIFY)] : NULL;
+        const char *count = p->count ? lines[job_index(p, s, 0, HR_MODE_COUNT)] : NULL;
         for (int r = 0; r < p->rep; r++)
             samples[r] = hr_result_join(lines[job_index(p, s, r, HR_MODE_MEASURE)],
-                                        lines[job_index(p, s, r, HR_MODE_TIME)], verify, NULL);
+                                        lines[job_index(p, s, r, HR_MODE_TIME)], verify, count);
         hr_error_t err = {{0}};
         if (hr_report_builder_add(rb, samples, p->rep, &err) != 0) {
             fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
@@ -286,16 +351,30 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         hr_trace_free(&t);
         return 2;
     }
-    plan_t p = {nspecs, a->opt.repeat, a->opt.verify};
+    plan_t p = {nspecs, a->opt.repeat, a->opt.verify, a->opt.count != HR_COUNT_NONE, "", NULL};
+    if (a->opt.count == HR_COUNT_CALLGRIND && plan_count_files(&p) != 0) {
+        fprintf(stderr, "heapreplay replay: cannot create a temporary directory: %s\n", strerror(errno));
+        close(tfd);
+        hr_trace_free(&t);
+        return 2;
+    }
     int n = plan_jobs(&p), failed = 0;
     hr_child_job_t *jobs = calloc((size_t)n, sizeof *jobs);
     char **lines = calloc((size_t)n, sizeof *lines);
     hr_child_job_t proto = {&t, tfd, path, digest, NULL, NULL, &a->opt, hr_cli_self_exe(),
-                            HR_MODE_MEASURE};
+                            HR_MODE_MEASURE, NULL};
     fill_jobs(&p, jobs, &proto, specs);
     if (hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, NULL) != 0) {
         fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
         failed = 1;
+    }
+    for (int s = 0; p.outs && s < nspecs; s++) {
+        int k = job_index(&p, s, 0, HR_MODE_COUNT);
+        lines[k] = count_from_callgrind(lines[k], p.outs[s]);
+    }
+    if (p.outs) {
+        rmdir(p.dir);
+        free(p.outs);
     }
     if (!failed)
         failed = add_results(&p, lines, specs, path, rb);

@@ -23,6 +23,7 @@
 
 #include "backends/be_system.h"
 #include "base/sysinfo.h"
+#include "replay/counter.h"
 
 /* Builds a result object for a replay that produced none. */
 static char *synth_result(const hr_child_job_t *job, const char *status, const char *msg,
@@ -39,32 +40,66 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
     return hr_emit_mem_close(&m);
 }
 
-/* In the forked child: exec the worker with the allocator preloaded. */
+/* The worker's command line (argv[0] is the program to run). */
+typedef struct worker_cmd {
+    char        fd[16], tfd[16], budget[32], warm[32], stall[32];
+    const char *argv[32];
+} worker_cmd_t;
+
+static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
+    const hr_replay_options_t *o = job->opt;
+    snprintf(w->fd, sizeof w->fd, "%d", fd);
+    snprintf(w->tfd, sizeof w->tfd, "%d", job->trace_fd);
+    snprintf(w->budget, sizeof w->budget, "%llu", (unsigned long long)o->budget);
+    snprintf(w->warm, sizeof w->warm, "%.17g", o->warm_time_s);
+    snprintf(w->stall, sizeof w->stall, "%.17g", o->stall_us);
+    const char *argv[] = {job->self_exe, "__worker", "--fd", w->fd, "--trace-fd", w->tfd,
+                          "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
+                          "--touch", hr_touch_name(o->touch), "--budget", w->budget,
+                          "--warm-time", w->warm, "--stall-us", w->stall,
+                          "--count", hr_count_mode_name((hr_count_mode_t)o->count),
+                          "--name", job->trace_name,
+                          o->heap_config ? "--heap-config" : NULL, o->heap_config, NULL};
+    memcpy(w->argv, argv, sizeof argv);
+}
+
+/* Writes an error result for a worker that could not be started, and ends
+ * the forked child. */
+static void exec_failed(const hr_child_job_t *job, int fd, const char *what, const char *why) {
+    char msg[700];
+    snprintf(msg, sizeof msg, "cannot run %s: %s", what, why);
+    char *line = synth_result(job, "error", msg, 0);
+    if (line)
+        dprintf(fd, "%s\n", line);
+    _exit(4);
+}
+
+/* In the forked child: exec the worker with the allocator preloaded (and,
+ * for a count under callgrind, under valgrind with the allocators' clock-
+ * driven purging pinned: counter.h). */
 static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib) {
-    char fdbuf[16], tfd[16], budget[32], warm[32], stall[32];
-    snprintf(fdbuf, sizeof fdbuf, "%d", fd);
-    snprintf(tfd, sizeof tfd, "%d", job->trace_fd);
-    snprintf(budget, sizeof budget, "%llu", (unsigned long long)job->opt->budget);
-    snprintf(warm, sizeof warm, "%.17g", job->opt->warm_time_s);
-    snprintf(stall, sizeof stall, "%.17g", job->opt->stall_us);
+    worker_cmd_t w;
+    worker_argv(&w, job, fd);
     if (lib[0])
         setenv("LD_PRELOAD", lib, 1);
     else
         unsetenv("LD_PRELOAD");
     setenv("HEAPREPLAY_EXPECT_LIB", lib, 1);
-    const char *argv[] = {"heapreplay", "__worker", "--fd", fdbuf, "--trace-fd", tfd,
-                          "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
-                          "--touch", hr_touch_name(job->opt->touch), "--budget", budget,
-                          "--warm-time", warm, "--stall-us", stall, "--name", job->trace_name,
-                          job->opt->heap_config ? "--heap-config" : NULL, job->opt->heap_config,
-                          NULL};
-    execv(job->self_exe, (char *const *)argv);
-    char msg[600];
-    snprintf(msg, sizeof msg, "cannot run worker %s: %s", job->self_exe, strerror(errno));
-    char *line = synth_result(job, "error", msg, 0);
-    if (line)
-        dprintf(fd, "%s\n", line);
-    _exit(4);
+    if (job->mode == HR_MODE_COUNT && job->opt->count == HR_COUNT_CALLGRIND) {
+        static hr_callgrind_cmd_t cg;
+        hr_error_t err = {{0}};
+        unsetenv("VALGRIND_OPTS");
+        hr_count_pin_env();
+        if (hr_callgrind_cmd(&cg, job->count_out, &err) != 0)
+            exec_failed(job, fd, "valgrind", err.msg);
+        for (int i = 0; w.argv[i] && cg.argc < HR_CALLGRIND_MAX_ARGS - 1; i++)
+            cg.argv[cg.argc++] = w.argv[i];
+        cg.argv[cg.argc] = NULL;
+        execv(cg.valgrind, (char *const *)cg.argv);
+        exec_failed(job, fd, cg.valgrind, strerror(errno));
+    }
+    execv(job->self_exe, (char *const *)w.argv);
+    exec_failed(job, fd, job->self_exe, strerror(errno));
 }
 
 /* Problems known before any process starts (allocator not built, unreadable
@@ -104,6 +139,12 @@ static job_end_t wait_with_deadline(pid_t pid, double timeout_s) {
     }
 }
 
+/* Valgrind runs a program ~50 times slower. */
+static double job_timeout(const hr_child_job_t *job) {
+    int cg = job->mode == HR_MODE_COUNT && job->opt->count == HR_COUNT_CALLGRIND;
+    return job->opt->timeout_s * (cg ? 50 : 1);
+}
+
 /* The server: forked once, before any job runs, it starts every replay
  * process in turn (fork + exec of the worker, so one job never runs beside
  * another on a 2-core machine), waits for it with the deadline and reports how
@@ -123,7 +164,7 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
             }
             close(wfd[i]);
             if (pid > 0)
-                e = wait_with_deadline(pid, jobs[i].opt->timeout_s);
+                e = wait_with_deadline(pid, job_timeout(&jobs[i]));
             else
                 e.status = 127 << 8;
         }
@@ -157,7 +198,7 @@ static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_en
     int st = e.status;
     if (e.timed_out) {
         free(out);
-        snprintf(msg, sizeof msg, "no result within %g s (killed)", job->opt->timeout_s);
+        snprintf(msg, sizeof msg, "no result within %g s (killed)", job_timeout(job));
         return synth_result(job, "timeout", msg, 0);
     }
     if (WIFSIGNALED(st)) {

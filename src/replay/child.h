@@ -16,6 +16,7 @@ typedef struct hr_child_job {
     const hr_replay_options_t *opt;
     const char                *self_exe;   /* this program, for re-exec */
     hr_replay_mode_t           mode;       /* what the process does (opt->mode is ignored) */
+    const char                *count_out;  /* count mode under callgrind: its output file */
 } hr_child_job_t;
 
 typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void *ctx);

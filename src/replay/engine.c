@@ -151,6 +151,10 @@ static inline HR_ALWAYS_INLINE void dispatch(run_t *r, const hr_event_t *ev) {
 }
 
 
+void hr_run_dispatch(run_t *r, const hr_event_t *ev) { dispatch(r, ev); }
+
+void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to) { touch(r, p, from, to); }
+
 /* ---- instance lifetime --------------------------------------------------- */
 
 static size_t slot_bytes(const hr_trace_t *t) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "replay/engine_int.h"
+#include "replay/verify.h"
 #include "base/metrics.h"
 #include "base/sysinfo.h"
 
@@ -73,6 +74,32 @@ static void measure_values(const result_t *res, hr_mval_t *v) {
     v[HR_M_STALL_NS] = hr_mval_f64(cyc_ns(m->stall_cyc));
 }
 
+static void verify_values(const result_t *res, hr_mval_t *v) {
+    uint64_t ev = 0;
+    const char *msg = NULL;
+    hr_verify_kind_t k = hr_verify_result(res->verify, &ev, &msg);
+    v[HR_M_VERIFY_STATUS] = hr_mval_str(k == HR_VERIFY_OK ? "ok" : "invalid");
+    v[HR_M_VERIFY_CHECKED] = hr_mval_u64(hr_verify_checked(res->verify));
+    v[HR_M_VERIFY_KIND] = hr_mval_str(hr_verify_kind_name(k));
+    if (k != HR_VERIFY_OK) {
+        v[HR_M_VERIFY_EVENT] = hr_mval_u64(ev);
+        v[HR_M_VERIFY_ERROR] = hr_mval_str(msg);
+    }
+}
+
+/* Instructions per memory op of the trace (an emulated realloc is two
+ * calls, both counted). callgrind's total is filled in by the parent. */
+static void count_values(const result_t *res, hr_mval_t *v) {
+    const count_t *c = res->count;
+    uint64_t ops = hr_trace_mem_ops(res->t);
+    v[HR_M_COUNT_SOURCE] = hr_mval_str(c->source);
+    v[HR_M_COUNT_CALLS] = hr_mval_u64(c->calls);
+    if (c->have_insns) {
+        v[HR_M_COUNT_INSNS] = hr_mval_u64(c->insns);
+        v[HR_M_COUNT_PER_OP] = hr_mval_f64(ops ? (double)c->insns / (double)ops : NAN);
+    }
+}
+
 static const char *fp_source(const result_t *res) {
     if (res->be->footprint)
         return HR_FP_SOURCE_EXACT;
@@ -136,6 +163,10 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
         measure_values(res, v);
         memory_values(res, v);
     }
+    if (res->verify)
+        verify_values(res, v);
+    if (res->count)
+        count_values(res, v);
     family_values(res, counts, ns, keys, all, mem);
     hr_mfamily_t fam[] = {
         [HR_MFAM_NONE] = {0, NULL, NULL, NULL},

@@ -74,6 +74,14 @@ typedef struct laps {
     uint64_t n_warm;
 } laps_t;
 
+/* The count mode's figures. */
+typedef struct count {
+    const char *source;     /* "perf" or "callgrind" */
+    uint64_t    calls;      /* allocator calls counted */
+    uint64_t    insns;      /* perf: instructions in them; callgrind: read by the parent */
+    int         have_insns;
+} count_t;
+
 typedef struct result {
     const hr_trace_t           *t;
     const char                 *trace_name, *digest, *spec;
@@ -82,6 +90,8 @@ typedef struct result {
     const hr_replay_options_t  *opt;
     const measure_t            *m;     /* measure mode; NULL otherwise */
     const laps_t               *laps;  /* time mode; NULL otherwise */
+    const struct hr_verify     *verify; /* verify mode; NULL otherwise */
+    const count_t              *count; /* count mode; NULL otherwise */
     run_t                      *r;     /* open instance at the end of the trace, or NULL */
 } result_t;
 
@@ -98,6 +108,15 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
  * `destroy`; releases the slot table. */
 void hr_run_close(run_t *r, int destroy);
 void hr_run_dispatch(run_t *r, const hr_event_t *ev);
+/* The touch policy on [from, to) of a block (engine.c). */
+void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to);
+
+/* engine_slow.c: the untimed laps. The verify lap also frees (and checks)
+ * what the trace leaves live; the count lap returns the allocator calls it
+ * made through the counted wrappers. */
+struct hr_verify;
+int hr_verify_lap(run_t *r, struct hr_verify *v);
+uint64_t hr_count_lap(run_t *r);
 
 /* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
 void hr_run_lap(run_t *r);

@@ -1,10 +1,13 @@
 /* The replay modes (engine.h): one process does one of them. */
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "base/hmem.h"
 #include "base/sysinfo.h"
+#include "replay/counter.h"
 #include "replay/engine_int.h"
+#include "replay/verify.h"
 
 hr_replay_options_t hr_replay_options_default(void) {
     hr_replay_options_t o;
@@ -138,11 +141,64 @@ static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
     return 0;
 }
 
+static int replay_verify(result_t *res, hr_emit_t *em, hr_error_t *err) {
+    run_t r;
+    hr_verify_t *v = hr_verify_new(res->t->n_ids, err);
+    if (!v || hr_run_open(&r, res->t, res->be, res->spec, res->opt, err) != 0) {
+        if (v)
+            hr_run_close(&r, 1);
+        hr_verify_free(v);
+        return -1;
+    }
+    hr_verify_lap(&r, v);
+    res->verify = v;
+    hr_result_emit(res, em);
+    hr_run_close(&r, 1);
+    hr_verify_free(v);
+    return 0;
+}
+
+/* perf: the counter is switched on around each counted call, and the cost of
+ * a counted call around an empty function is subtracted; callgrind: the
+ * parent reads the total from callgrind's file after this process ends. */
+static int replay_count(result_t *res, hr_emit_t *em, hr_error_t *err) {
+    run_t r;
+    count_t c = {"callgrind", 0, 0, 0};
+    int perf = res->opt->count == HR_COUNT_PERF, fd = -1;
+    uint64_t per_call = 0, total = 0;
+    if (perf && ((fd = hr_perf_open(err)) < 0 || hr_perf_calibrate(fd, 5, 1000, &per_call, err) != 0))
+        return -1;
+    if (hr_run_open(&r, res->t, res->be, res->spec, res->opt, err) != 0) {
+        hr_run_close(&r, 1);
+        return -1;
+    }
+    if (perf) {
+        c.source = "perf";
+        hr_perf_reset(fd);
+        hr_counted_set_perf_fd(fd);
+    }
+    c.calls = hr_count_lap(&r);
+    hr_counted_set_perf_fd(-1);
+    int rc = perf ? hr_perf_read(fd, &total, err) : 0;
+    if (perf && rc == 0) {
+        c.insns = total > per_call * c.calls ? total - per_call * c.calls : 0;
+        c.have_insns = 1;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0) {
+        res->count = &c;
+        hr_result_emit(res, em);
+    }
+    hr_run_close(&r, 1);
+    return rc;
+}
+
 int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em) {
     hr_error_t err = {{0}};
-    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, NULL};
+    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, NULL, NULL, NULL};
     laps_t laps;
     int rc = -1;
     switch (opt->mode) {
@@ -155,8 +211,14 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
             hr_result_emit(&res, em);
         }
         break;
+    case HR_MODE_VERIFY:
+        rc = replay_verify(&res, em, &err);
+        break;
+    case HR_MODE_COUNT:
+        rc = replay_count(&res, em, &err);
+        break;
     default:
-        hr_error_set(&err, "replay mode %s is not built in", hr_replay_mode_name(opt->mode));
+        hr_error_set(&err, "unknown replay mode %d", (int)opt->mode);
         break;
     }
     if (rc != 0)

@@ -21,6 +21,7 @@
 #include "replay/engine.h"
 #include "backends/extstats.h"
 #include "base/hmem.h"
+#include "replay/counter.h"
 #include "trace/shared.h"
 
 typedef struct worker_args {
@@ -55,7 +56,12 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             a->opt.warm_time_s = strtod(v, NULL);
         else if (strcmp(k, "--stall-us") == 0)
             a->opt.stall_us = strtod(v, NULL);
-        else if (strcmp(k, "--heap-config") == 0)
+        else if (strcmp(k, "--count") == 0) {
+            hr_count_mode_t c;
+            if (hr_count_mode_parse(v, &c) != 0)
+                return -1;
+            a->opt.count = (int)c;
+        } else if (strcmp(k, "--heap-config") == 0)
             a->opt.heap_config = v;
         else
             return -1;

@@ -8,6 +8,7 @@
 
 #include "base/metrics.h"
 #include "base/sysinfo.h"
+#include "replay/counter.h"
 #include "report/report.h"
 #include "report/stats.h"
 
@@ -41,6 +42,14 @@ hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_json_set(o, "warm_time_s", hr_json_new_num(opt->warm_time_s));
     hr_json_set(o, "stall_us", hr_json_new_num(opt->stall_us));
     hr_json_set(o, "verify", hr_json_new_bool(opt->verify));
+    hr_json_set(o, "count", hr_json_new_str(hr_count_mode_name((hr_count_mode_t)opt->count)));
+    if (opt->count == HR_COUNT_CALLGRIND) {
+        /* what the count run pinned in the allocators' environment */
+        hr_json_t *env = hr_json_new_array();
+        for (int i = 0; hr_count_pinned_env[i]; i++)
+            hr_json_push(env, hr_json_new_str(hr_count_pinned_env[i]));
+        hr_json_set(o, "count_env", env);
+    }
     hr_json_set(o, "clock", hr_json_new_str("thread_cpu"));
     hr_json_set(o, "timeout_s", hr_json_new_num(opt->timeout_s));
     hr_json_set(o, "budget", hr_json_new_u64(opt->budget));
