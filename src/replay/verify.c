@@ -16,12 +16,13 @@
 #define PAT_BYTES (2 * HR_VERIFY_EDGE)
 
 /* One id's live block, split in two arrays indexed by id: the treap walk
- * touches only the hot part (16 bytes, four nodes a cache line), the cold
- * part is read when a block is checked. A node's treap priority is a hash of
+ * touches only the hot part, the cold part is read when a block is checked.
+ * Parent links let a free unlink its node without walking from the root. A node's treap priority is a hash of
  * its key, computed when needed, not stored. */
 typedef struct vhot {
     uintptr_t key;   /* start address; 0 while the id holds no block */
     uint32_t  l, r;  /* treap children (node indices), NIL for none */
+    uint32_t  up;    /* treap parent, NIL for the root */
 } vhot_t;
 
 typedef struct vcold {
@@ -130,18 +131,22 @@ typedef struct nbrs {
     uint32_t pred, succ;
 } nbrs_t;
 
-/* Splits subtree t into keys < k (*a) and keys >= k (*b), iteratively, and
- * updates the neighbours of k: the split walks the rest of k's search path. */
-static void tsplit(vhot_t *n, uint32_t t, uintptr_t k, uint32_t *a, uint32_t *b, nbrs_t *nb) {
+/* Splits subtree t into keys < k, hung as x's left child, and keys >= k, as
+ * its right child, iteratively; updates the neighbours of k on the way (the
+ * split walks the rest of k's search path). */
+static void tsplit(vhot_t *n, uint32_t t, uintptr_t k, uint32_t x, nbrs_t *nb) {
+    uint32_t *a = &n[x].l, *b = &n[x].r, pa = x, pb = x; /* link, its owner */
     while (t != NIL) {
         if (n[t].key < k) {
             *a = t;
-            nb->pred = t;
+            n[t].up = pa;
+            nb->pred = pa = t;
             a = &n[t].r;
             t = n[t].r;
         } else {
             *b = t;
-            nb->succ = t;
+            n[t].up = pb;
+            nb->succ = pb = t;
             b = &n[t].l;
             t = n[t].l;
         }
@@ -149,22 +154,29 @@ static void tsplit(vhot_t *n, uint32_t t, uintptr_t k, uint32_t *a, uint32_t *b,
     *a = *b = NIL;
 }
 
-/* Merges subtrees a and b (every key of a < every key of b). */
-static uint32_t tmerge(vhot_t *n, uint32_t a, uint32_t b) {
-    uint32_t root = NIL, *link = &root;
+/* Merges subtrees a and b (every key of a < every key of b) into *link,
+ * a link owned by node `up`. */
+static void tmerge(vhot_t *n, uint32_t a, uint32_t b, uint32_t *link, uint32_t up) {
     while (a != NIL && b != NIL) {
+        uint32_t t;
         if (pri(n[a].key) >= pri(n[b].key)) {
-            *link = a;
-            link = &n[a].r;
+            t = a;
             a = n[a].r;
+            *link = t;
+            link = &n[t].r;
         } else {
-            *link = b;
-            link = &n[b].l;
+            t = b;
             b = n[b].l;
+            *link = t;
+            link = &n[t].l;
         }
+        n[t].up = up;
+        up = t;
     }
-    *link = a != NIL ? a : b;
-    return root;
+    uint32_t rest = a != NIL ? a : b;
+    *link = rest;
+    if (rest != NIL)
+        n[rest].up = up;
 }
 
 /* Inserts id x at address k and returns the blocks that were its neighbours,
@@ -174,9 +186,9 @@ static nbrs_t tinsert(hr_verify_t *v, uint32_t x, uintptr_t k) {
     vhot_t *n = v->hot;
     nbrs_t nb = {NIL, NIL};
     uint64_t px = pri(k);
-    uint32_t *link = &v->root;
+    uint32_t *link = &v->root, up = NIL;
     while (*link != NIL && pri(n[*link].key) >= px) {
-        uint32_t t = *link;
+        uint32_t t = up = *link;
         if (k < n[t].key) {
             nb.succ = t;
             link = &n[t].l;
@@ -186,21 +198,19 @@ static nbrs_t tinsert(hr_verify_t *v, uint32_t x, uintptr_t k) {
         }
     }
     n[x].key = k;
-    tsplit(n, *link, k, &n[x].l, &n[x].r, &nb);
+    tsplit(n, *link, k, x, &nb);
     *link = x;
+    n[x].up = up;
     v->live++;
     return nb;
 }
 
-/* Removes live id x. */
+/* Removes live id x: its children merge into its place (expected O(1)). */
 static void terase(hr_verify_t *v, uint32_t x) {
     vhot_t *n = v->hot;
-    uintptr_t k = n[x].key;
-    uint32_t *link = &v->root;
-    while (*link != NIL && *link != x)
-        link = k < n[*link].key ? &n[*link].l : &n[*link].r;
-    if (*link == x) /* always, unless the tree was damaged */
-        *link = tmerge(n, n[x].l, n[x].r);
+    uint32_t up = n[x].up;
+    uint32_t *link = up == NIL ? &v->root : n[up].l == x ? &n[up].l : &n[up].r;
+    tmerge(n, n[x].l, n[x].r, link, up);
     n[x].key = 0;
     v->live--;
 }
@@ -283,14 +293,30 @@ static blk_t blk_of(const hr_verify_t *v, uint32_t x) {
     return b;
 }
 
-/* Records the first violation; `what` is the op prefix "event N (...)". */
-static void violate(hr_verify_t *v, hr_verify_kind_t k, uint64_t ev, const char *what, const char *detail) {
+/* The allocator call being checked, described only when it is at fault (a
+ * message formatted per call would cost more than the check). */
+typedef struct vop {
+    uint64_t    ev;
+    const char *name;       /* "alloc", "calloc", "free", "realloc" */
+    uint32_t    id, new_id;
+    uint64_t    size, new_size;
+    int         moved;      /* after a realloc: "id A -> B, X -> Y bytes" */
+} vop_t;
+
+/* Records the first violation: "event N (OP id I, S bytes): DETAIL". */
+static void violate(hr_verify_t *v, hr_verify_kind_t k, const vop_t *op, const char *detail) {
     v->kind = k;
-    v->event = ev;
-    snprintf(v->msg, sizeof v->msg, "%s: %s", what, detail);
+    v->event = op->ev;
+    if (op->moved)
+        snprintf(v->msg, sizeof v->msg, "event %" PRIu64 " (%s id %" PRIu32 " -> %" PRIu32 ", %" PRIu64
+                 " -> %" PRIu64 " bytes): %s", op->ev, op->name, op->id, op->new_id, op->size, op->new_size,
+                 detail);
+    else
+        snprintf(v->msg, sizeof v->msg, "event %" PRIu64 " (%s id %" PRIu32 ", %" PRIu64 " bytes): %s", op->ev,
+                 op->name, op->id, op->size, detail);
 }
 
-static int check_align(hr_verify_t *v, uint64_t ev, const char *what, uintptr_t p, uint64_t size,
+static int check_align(hr_verify_t *v, const vop_t *op, uintptr_t p, uint64_t size,
                        uint32_t align) {
     uint64_t need = hr_verify_required_align(size, align);
     if (p % need == 0)
@@ -298,16 +324,16 @@ static int check_align(hr_verify_t *v, uint64_t ev, const char *what, uintptr_t 
     char d[160];
     snprintf(d, sizeof d, "0x%" PRIxPTR " is not aligned to %" PRIu64 " (address mod %" PRIu64 " = %" PRIu64 ")",
              p, need, need, (uint64_t)(p % need));
-    violate(v, HR_VERIFY_MISALIGNED, ev, what, d);
+    violate(v, HR_VERIFY_MISALIGNED, op, d);
     return -1;
 }
 
 /* Makes id x live at p with the given size; 0 unless it overlaps a live
  * block (then the violation is recorded and the checker stops). */
-static int insert_checked(hr_verify_t *v, uint64_t ev, const char *what, uint32_t x, uintptr_t p,
+static int insert_checked(hr_verify_t *v, const vop_t *op, uint32_t x, uintptr_t p,
                           uint64_t size) {
     v->cold[x].len = size;
-    v->cold[x].ev = ev;
+    v->cold[x].ev = op->ev;
     uint32_t o = overlapping(v, tinsert(v, x, p), p, size);
     if (o == NIL)
         return 0;
@@ -315,13 +341,13 @@ static int insert_checked(hr_verify_t *v, uint64_t ev, const char *what, uint32_
     char d[200];
     snprintf(d, sizeof d, "0x%" PRIxPTR " overlaps live block id %" PRIu32 " [0x%" PRIxPTR ",+%" PRIu64
              ") allocated at event %" PRIu64, p, b.id, b.p, b.len, b.ev);
-    violate(v, HR_VERIFY_OVERLAP, ev, what, d);
+    violate(v, HR_VERIFY_OVERLAP, op, d);
     return -1;
 }
 
 /* Checks block b's pattern, read at p (offsets < limit only); 0 if intact.
  * `where` says which bytes were compared, for the message. */
-static int check_pattern(hr_verify_t *v, uint64_t ev, const char *what, blk_t b, const uint8_t *p,
+static int check_pattern(hr_verify_t *v, const vop_t *op, blk_t b, const uint8_t *p,
                          uint64_t limit, const char *where) {
     uint8_t pat[PAT_BYTES], got = 0, want = 0;
     pattern(b.ev, b.id, pat);
@@ -332,7 +358,7 @@ static int check_pattern(hr_verify_t *v, uint64_t ev, const char *what, blk_t b,
     snprintf(d, sizeof d, "%s byte %" PRIu64 " is 0x%02x, expected 0x%02x (pattern of block id %" PRIu32
              " [0x%" PRIxPTR ",+%" PRIu64 ") written at event %" PRIu64 ")",
              where, off, got, want, b.id, b.p, b.len, b.ev);
-    violate(v, HR_VERIFY_CORRUPT, ev, what, d);
+    violate(v, HR_VERIFY_CORRUPT, op, d);
     return -1;
 }
 
@@ -358,11 +384,9 @@ void hr_verify_alloc(hr_verify_t *v, uint64_t ev, uint32_t id, void *p, uint64_t
      * leaks): forget it, which can only hide an overlap, never invent one */
     if (v->hot[id].key)
         terase(v, id);
-    char what[96];
-    snprintf(what, sizeof what, "event %" PRIu64 " (%s id %" PRIu32 ", %" PRIu64 " bytes)", ev,
-             is_calloc ? "calloc" : "alloc", id, size);
-    if (check_align(v, ev, what, (uintptr_t)p, size, align) != 0 ||
-        insert_checked(v, ev, what, id, (uintptr_t)p, size) != 0)
+    const vop_t op = {ev, is_calloc ? "calloc" : "alloc", id, id, size, size, 0};
+    if (check_align(v, &op, (uintptr_t)p, size, align) != 0 ||
+        insert_checked(v, &op, id, (uintptr_t)p, size) != 0)
         return;
     if (is_calloc) {
         uint8_t got = 0, want = 0;
@@ -370,7 +394,7 @@ void hr_verify_alloc(hr_verify_t *v, uint64_t ev, uint32_t id, void *p, uint64_t
         if (off != UINT64_MAX) {
             char d[160];
             snprintf(d, sizeof d, "0x%" PRIxPTR " byte %" PRIu64 " is 0x%02x, not zero", (uintptr_t)p, off, got);
-            violate(v, HR_VERIFY_NOT_ZERO, ev, what, d);
+            violate(v, HR_VERIFY_NOT_ZERO, &op, d);
             return;
         }
     }
@@ -384,10 +408,9 @@ void hr_verify_before_free(hr_verify_t *v, uint64_t ev, uint32_t id, void *p, ui
     uint32_t x = live_at(v, id, p);
     if (x == NIL) /* a block the checker was not shown: nothing to compare */
         return;
-    char what[96];
-    snprintf(what, sizeof what, "event %" PRIu64 " (free id %" PRIu32 ", %" PRIu64 " bytes)", ev, id, size);
+    const vop_t op = {ev, "free", id, id, size, size, 0};
     blk_t b = blk_of(v, x);
-    if (check_pattern(v, ev, what, b, p, size < b.len ? size : b.len, "before free:") == 0)
+    if (check_pattern(v, &op, b, p, size < b.len ? size : b.len, "before free:") == 0)
         terase(v, x);
 }
 
@@ -398,34 +421,30 @@ void hr_verify_before_realloc(hr_verify_t *v, uint64_t ev, uint32_t old_id, void
     uint32_t x = live_at(v, old_id, p_old);
     if (x == NIL)
         return;
-    char what[96];
-    snprintf(what, sizeof what, "event %" PRIu64 " (realloc id %" PRIu32 ", %" PRIu64 " bytes)", ev, old_id,
-             old_size);
+    const vop_t op = {ev, "realloc", old_id, old_id, old_size, old_size, 0};
     blk_t b = blk_of(v, x);
-    check_pattern(v, ev, what, b, p_old, old_size < b.len ? old_size : b.len, "before realloc:");
+    check_pattern(v, &op, b, p_old, old_size < b.len ? old_size : b.len, "before realloc:");
 }
 
 void hr_verify_after_realloc(hr_verify_t *v, uint64_t ev, uint32_t old_id, uint32_t new_id, void *p_new,
                              uint64_t old_size, uint64_t new_size) {
     if (v->kind || !p_new || new_id >= v->n_ids)
         return; /* NULL: the old block stays live, freed next by the engine */
-    char what[128];
-    snprintf(what, sizeof what, "event %" PRIu64 " (realloc id %" PRIu32 " -> %" PRIu32 ", %" PRIu64 " -> %" PRIu64
-             " bytes)", ev, old_id, new_id, old_size, new_size);
+    const vop_t op = {ev, "realloc", old_id, new_id, old_size, new_size, 1};
     int had_old = old_id < v->n_ids && v->hot[old_id].key != 0;
     blk_t old = had_old ? blk_of(v, old_id) : (blk_t){0, 0, 0, 0};
     if (had_old) /* the old block is gone: the new one may reuse its place */
         terase(v, old_id);
     if (v->hot[new_id].key)
         terase(v, new_id);
-    if (check_align(v, ev, what, (uintptr_t)p_new, new_size, 0) != 0 ||
-        insert_checked(v, ev, what, new_id, (uintptr_t)p_new, new_size) != 0)
+    if (check_align(v, &op, (uintptr_t)p_new, new_size, 0) != 0 ||
+        insert_checked(v, &op, new_id, (uintptr_t)p_new, new_size) != 0)
         return;
     if (had_old) {
         uint64_t keep = old.len < new_size ? old.len : new_size;
         if (old_size < keep)
             keep = old_size;
-        if (check_pattern(v, ev, what, old, p_new, keep, "contents not preserved:") != 0)
+        if (check_pattern(v, &op, old, p_new, keep, "contents not preserved:") != 0)
             return;
     }
     write_pattern(ev, new_id, p_new, new_size);

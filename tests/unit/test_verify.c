@@ -246,11 +246,11 @@ static void realloc_prefix(void) {
     }
 }
 
-/* A million live blocks from malloc, then a million random frees and
+/* A million live blocks from malloc, then 300000 random frees and
  * allocations, then everything freed: the interval structure must be
  * logarithmic for this to finish in a blink (time is not asserted). */
 static void stress_million(void) {
-    enum { N = 1000000, OPS = 1000000 };
+    enum { N = 1000000, OPS = 300000 };
     hr_verify_t *v = fresh(N);
     void **ptr = calloc(N, sizeof *ptr);
     uint32_t *size = calloc(N, sizeof *size);
