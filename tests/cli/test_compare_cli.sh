@@ -69,7 +69,7 @@ check_rc "plot unknown metric" 2 "$hr" plot "$data/base.json" --metric nope
 golden="$srcdir/results/shipped-traces.json"
 jget="$top_builddir/tests/cli/jget"
 if [ -f "$golden" ] && [ -x "$jget" ]; then
-    "$hr" replay --warm-time 0 "$srcdir/traces" -a stack,marker,block,bank,sizeclass,routed -r 1 -q \
+    "$hr" replay --warm-time 0 --verify "$srcdir/traces" -a stack,marker,block,bank,sizeclass,routed -r 1 -q \
         -o "$tmp/inh.json" -f csv >/dev/null 2>"$tmp/err"
     "$hr" compare "$golden" "$tmp/inh.json" --max-regress live=0%,slop=0% -f json >"$tmp/g.json"
     m=$("$jget" summary.matched "$tmp/g.json") r=$("$jget" summary.regressions "$tmp/g.json")

@@ -25,7 +25,7 @@ free 2
 EOF
 
 # 1. in-house and glibc replays succeed; report JSON has the schema
-"$HR" replay --warm-time 0 "$T/s.hrt" -a glibc,bump -r 2 -q -o "$T/r.json" -f csv > "$T/r.csv"
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a glibc,bump -r 2 -q -o "$T/r.json" -f csv > "$T/r.csv"
 rc=$?
 if [ $rc = 0 ] && [ "$(jget schema "$T/r.json")" = heapreplay-report ] &&
    [ "$(jget results.0.status "$T/r.json")" = ok ] && [ "$(jget results.1.status "$T/r.json")" = ok ] &&
@@ -40,8 +40,8 @@ check "csv output has a header and two rows" test "$(wc -l < "$T/r.csv")" -ge 3
 # process did before: the same trace replayed alone and after other traces and
 # allocators (another heap history in the server) gives the same peak, fallback
 # blocks included (they are charged by alloc/chunk.h, not malloc_usable_size).
-"$HR" replay --warm-time 0 "$T/s.hrt" -a stack,routed -r 1 -q -o "$T/h1.json" > /dev/null
-"$HR" replay --warm-time 0 "$T/peak.hrtt" "$T/s.hrt" -a glibc,routed,stack -r 2 -q -o "$T/h2.json" > /dev/null
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a stack,routed -r 1 -q -o "$T/h1.json" > /dev/null
+"$HR" replay --warm-time 0 --verify "$T/peak.hrtt" "$T/s.hrt" -a glibc,routed,stack -r 2 -q -o "$T/h2.json" > /dev/null
 s1=$(jget results.0.memory.peak_footprint "$T/h1.json"); s2=$(jget results.5.memory.peak_footprint "$T/h2.json")
 r1=$(jget results.1.memory.peak_footprint "$T/h1.json"); r2=$(jget results.4.memory.peak_footprint "$T/h2.json")
 if [ -n "$s1" ] && [ "$s1" = "$s2" ] && [ -n "$r1" ] && [ "$r1" = "$r2" ] &&
@@ -62,7 +62,7 @@ for a in jemalloc mimalloc tcmalloc; do
         ok "$a # SKIP not found at configure time"
         continue
     fi
-    "$HR" replay --warm-time 0 "$T/peak.hrtt" -a "$a" -r 1 -q -o "$T/$a.json" >/dev/null
+    "$HR" replay --warm-time 0 --verify "$T/peak.hrtt" -a "$a" -r 1 -q -o "$T/$a.json" >/dev/null
     got=$(jget results.0.library "$T/$a.json")
     st=$(jget results.0.status "$T/$a.json")
     if [ "$st" = ok ] && [ "$(readlink -f "$got")" = "$(readlink -f "$so")" ]; then
@@ -88,7 +88,7 @@ fi
 # 5. a wrong preload: a library that is not a malloc replacement is refused
 z=$(ls /usr/lib/x86_64-linux-gnu/libz.so.1 /lib/x86_64-linux-gnu/libz.so.1 2>/dev/null | head -1)
 if [ -n "$z" ]; then
-    "$HR" replay --warm-time 0 "$T/s.hrt" -a "preload:$z" -r 1 -q -o "$T/z.json" >/dev/null
+    "$HR" replay --warm-time 0 --verify "$T/s.hrt" -a "preload:$z" -r 1 -q -o "$T/z.json" >/dev/null
     rc=$?
     err=$(jget results.0.error "$T/z.json")
     case "$err" in *"refusing to report"*) ok "preload of $z refused (dladdr mismatch), exit $rc" ;;
@@ -97,13 +97,13 @@ if [ -n "$z" ]; then
 fi
 
 # 6. a missing preload path gives a clear error
-"$HR" replay --warm-time 0 "$T/s.hrt" -a preload:/nonexistent/libx.so -r 1 -q -o "$T/m.json" >/dev/null
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a preload:/nonexistent/libx.so -r 1 -q -o "$T/m.json" >/dev/null
 err=$(jget results.0.error "$T/m.json")
 case "$err" in */nonexistent/libx.so*"cannot read"*) ok "missing preload path: $err" ;;
     *) not_ok "missing preload path reported" "error=$err" ;; esac
 
 # 7. a crashing allocator is reported with its signal; the others go on
-"$HR" replay --warm-time 0 "$T/s.hrt" -a crash:5,bump -r 1 -q -o "$T/c.json" >/dev/null
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a crash:5,bump -r 1 -q -o "$T/c.json" >/dev/null
 rc=$?
 if [ "$(jget results.0.status "$T/c.json")" = crashed ] && [ "$(jget results.0.signal "$T/c.json")" = 11 ] &&
    [ "$(jget results.1.status "$T/c.json")" = ok ] && [ $rc = 1 ]; then
@@ -113,34 +113,34 @@ else
 fi
 
 # 8. a hanging allocator is killed at the timeout
-"$HR" replay --warm-time 0 "$T/s.hrt" -a hang:5 -r 1 -q --timeout 1 -o "$T/h.json" >/dev/null
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a hang:5 -r 1 -q --timeout 1 -o "$T/h.json" >/dev/null
 check "hang:5 reported as timeout" test "$(jget results.0.status "$T/h.json")" = timeout
 
 # 9. bad input: exit 2 and one line naming the file
 printf 'not a trace\n' > "$T/bad.hrt"
-"$HR" replay --warm-time 0 "$T/bad.hrt" -a glibc -q > /dev/null 2> "$T/err"
+"$HR" replay --warm-time 0 --verify "$T/bad.hrt" -a glibc -q > /dev/null 2> "$T/err"
 rc=$?
 if [ $rc = 2 ] && [ "$(wc -l < "$T/err")" = 1 ] && grep -q "$T/bad.hrt" "$T/err"; then
     ok "bad trace: exit 2, one line: $(cat "$T/err")"
 else
     not_ok "bad trace: exit 2, one line naming the file" "rc=$rc" "$(cat "$T/err")"
 fi
-"$HR" replay --warm-time 0 "$T/s.hrt" -a nosuch -q > /dev/null 2> "$T/err"
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a nosuch -q > /dev/null 2> "$T/err"
 check "unknown allocator: exit 2" test $? = 2
-"$HR" replay --warm-time 0 "$T/s.hrt" --touch sometimes -q > /dev/null 2> "$T/err"
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" --touch sometimes -q > /dev/null 2> "$T/err"
 check "bad --touch: exit 2" test $? = 2
 
 # 10. the in-house footprint is deterministic across repeats
-"$HR" replay --warm-time 0 "$T/s.hrt" -a bump -r 3 -q -o "$T/d.json" >/dev/null
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a bump -r 3 -q -o "$T/d.json" >/dev/null
 check "bump repeats agree exactly (deterministic)" test "$(jget results.0.deterministic "$T/d.json")" = true
 
 # 11. touch policy is printed in the text report
-"$HR" replay --warm-time 0 "$T/s.hrt" -a bump -r 1 -q --touch none > "$T/out.txt"
+"$HR" replay --warm-time 0 --verify "$T/s.hrt" -a bump -r 1 -q --touch none > "$T/out.txt"
 check "text report prints the touch policy" grep -qi "touch.*none" "$T/out.txt"
 
 # 12. every in-house backend replays the shipped session deterministically
 S="${srcdir:-$(dirname "$0")/../..}"
-"$HR" replay --warm-time 0 "$S/traces/game_session.hrt" -a stack,marker,block,bank,sizeclass,routed -r 2 -q \
+"$HR" replay --warm-time 0 --verify "$S/traces/game_session.hrt" -a stack,marker,block,bank,sizeclass,routed -r 2 -q \
     -o "$T/inhouse.json" -f csv > "$T/inhouse.csv"
 for i in 0 1 2 3 4 5; do
     a=$(jget "results.$i.allocator" "$T/inhouse.json")
@@ -156,14 +156,14 @@ pl=$(jget results.0.memory.peak_live "$T/inhouse.json")
 check "peak live equals the trace's own figure" sh -c "'$HR' info --json '$S/traces/game_session.hrt' | grep -q '\"peak_live_bytes\": *$pl'"
 
 # 13. the routed backend's per-heap table appears in text, JSON and CSV
-"$HR" replay --warm-time 0 "$S/traces/level_load.hrt" -a routed -r 1 -q -o "$T/routed.json" > "$T/routed.txt"
-"$HR" replay --warm-time 0 "$S/traces/level_load.hrt" -a routed -r 1 -q -f csv > "$T/routed.csv"
+"$HR" replay --warm-time 0 --verify "$S/traces/level_load.hrt" -a routed -r 1 -q -o "$T/routed.json" > "$T/routed.txt"
+"$HR" replay --warm-time 0 --verify "$S/traces/level_load.hrt" -a routed -r 1 -q -f csv > "$T/routed.csv"
 check "routed: per-heap rows in JSON" test "$(jget results.0.native.heaps.0.name "$T/routed.json")" != null
 check "routed: per-heap table in text" grep -q "routed heaps" "$T/routed.txt"
 check "routed: per-heap section in CSV" grep -q "Level" "$T/routed.csv"
 
 # 14. a bad heap config is bad input: exit 2 with FILE:LINE before any replay
-"$HR" replay --warm-time 0 "$S/traces/particles.hrt" -a routed --heap-config "$S/tests/data/heaps/bad_kind.conf" -q \
+"$HR" replay --warm-time 0 --verify "$S/traces/particles.hrt" -a routed --heap-config "$S/tests/data/heaps/bad_kind.conf" -q \
     > /dev/null 2> "$T/err"
 rc=$?
 if [ $rc = 2 ] && grep -q "bad_kind.conf:3:" "$T/err"; then ok "bad --heap-config: exit 2, $(cat "$T/err")"
