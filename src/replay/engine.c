@@ -161,6 +161,29 @@ static size_t slot_bytes(const hr_trace_t *t) {
     return (size_t)(t->n_ids ? t->n_ids : 1) * sizeof(hr_slot_t);
 }
 
+/* The slot table of the last closed instance, kept for the next lap: a lap
+ * then starts with the table warm in cache and TLB, as a program's own
+ * arrays are from one frame to the next, instead of on fresh pages. Every
+ * pointer in it is NULL once an instance is closed. */
+static hr_slot_t *spare_slots;
+static size_t     spare_bytes;
+
+static hr_slot_t *take_slots(size_t bytes) {
+    if (spare_slots && spare_bytes == bytes) {
+        hr_slot_t *s = spare_slots;
+        spare_slots = NULL;
+        return s;
+    }
+    return hr_hmem_alloc(bytes, HR_HMEM_POPULATE);
+}
+
+static void keep_slots(hr_slot_t *s, size_t bytes) {
+    if (spare_slots)
+        hr_hmem_free(spare_slots, spare_bytes);
+    spare_slots = s;
+    spare_bytes = bytes;
+}
+
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                 const hr_replay_options_t *opt, hr_error_t *err) {
     memset(r, 0, sizeof *r);
@@ -175,7 +198,7 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
     r->touch = opt->touch;
     /* Harness memory, faulted in now: its page faults are the harness's, not
      * the allocator's, and must not land in a timed loop. */
-    r->slots = hr_hmem_alloc(slot_bytes(t), HR_HMEM_POPULATE);
+    r->slots = take_slots(slot_bytes(t));
     r->hs = hr_hmem_alloc(sizeof *r->hs, HR_HMEM_POPULATE);
     if (!r->slots || !r->hs) {
         hr_error_set(err, "out of memory for %u slots", t->n_ids);
@@ -204,7 +227,7 @@ void hr_run_close(run_t *r, int destroy) {
     }
     r->inst = NULL;
     if (r->slots)
-        hr_hmem_free(r->slots, slot_bytes(r->t));
+        keep_slots(r->slots, slot_bytes(r->t));
     if (r->hs)
         hr_hmem_free(r->hs, sizeof *r->hs);
     r->slots = NULL;
