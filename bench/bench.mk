@@ -31,7 +31,7 @@ traces/large/frame_loop_10M.hrt: heapreplay$(EXEEXT)
 # `make bench-false-alarms PAIRS=2`: make exports command-line variables.
 # spin_shim.so is the preloadable slowed-down allocator of power.sh; it is a
 # check library only so that `make check` compiles it (with -Werror).
-check_LTLIBRARIES = bench/spin_shim.la
+check_LTLIBRARIES += bench/spin_shim.la
 bench_spin_shim_la_SOURCES = bench/spin_shim.c
 bench_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench
 bench_spin_shim_la_LIBADD = $(LIBS)

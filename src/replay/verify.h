@@ -45,6 +45,11 @@
  * A realloc of an id that holds no block (the engine allocates) still goes
  * through before_realloc(p_old NULL, old_size 0) and after_realloc.
  *
+ * An allocator whose contract reclaims blocks the trace still holds (marker
+ * releases its stack at each frame event: native.released_live) hands their
+ * memory out again, and the checker reports that as an overlap or a changed
+ * pattern: true from the trace's point of view, expected from that backend.
+ *
  * After the first violation the checker stops checking (every call becomes
  * a no-op) and only reports it; it never reads or writes outside the bytes
  * the trace requested for a block, so a wrong pointer it was handed cannot
