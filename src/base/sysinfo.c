@@ -10,23 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t hr_now_ns(void) {
+static uint64_t clock_ns(clockid_t id) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t hr_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t hr_thread_cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t hr_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+uint64_t hr_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
+uint64_t hr_thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 uint64_t hr_ctx_switches(void) {
     struct rusage ru;
