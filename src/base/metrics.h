@@ -125,6 +125,8 @@ enum {
     X(CLOCK, "time.clock", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)          \
     X(MEASURE_S, "time.measure_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, \
       NULL)                                                                                         \
+    X(MEASURE_WALL, "time.measure_wall_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL,   \
+      -1, NONE, NULL)                                                                               \
     X(NS_BY_OP, "ns_per_op.*", NS, F64, MEDIAN, MEASURED, ENGINE, MEM_OPS, CSV | NULLABLE, NULL,    \
       -1, NONE, NULL)                                                                               \
     X(P50, "latency_ns.p50", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, F0,     \

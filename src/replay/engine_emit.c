@@ -56,6 +56,7 @@ static void lap_values(const result_t *res, hr_mval_t *v) {
 static void measure_values(const result_t *res, hr_mval_t *v) {
     const measure_t *m = res->m;
     v[HR_M_MEASURE_S] = hr_mval_f64(cyc_ns(m->op_cyc) / 1e9);
+    v[HR_M_MEASURE_WALL] = hr_mval_f64((double)m->lap_wall_ns / 1e9);
     v[HR_M_P50] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.50)));
     v[HR_M_P90] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.90)));
     v[HR_M_P99] = hr_mval_f64(cyc_ns(hr_lat_quantile(&m->lat, 0.99)));

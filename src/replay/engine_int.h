@@ -49,6 +49,7 @@ typedef struct measure {
     uint64_t     frame_cyc, worst_frame_cyc, worst_frame_index, frames;
     uint64_t     raw_frame_cyc, raw_worst_frame_cyc, raw_max_cyc; /* stalls included */
     uint64_t     op_cyc;       /* every op but the stalled ones */
+    uint64_t     lap_wall_ns;  /* the whole instrumented lap, sampling included */
     uint64_t     stall_ops, stall_frames, stall_cyc;
     uint64_t     stall_thr_cyc;    /* ops longer than this are checked */
     uint64_t     switches;         /* context switches at the last check */

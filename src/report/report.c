@@ -1,5 +1,6 @@
 /* Report building, validation and rendering (see report.h). */
 #include "report/report.h"
+#include "report/ranking.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -446,6 +447,7 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
                 main_row(em, hr_json_at(results, i));
         hr_emit_table_end(em);
         print_notes(em->out, results, traces[t], md);
+        hr_report_ranking(em->out, results, traces[t], md);
         per_op_table(em, results, traces[t]);
         for (size_t i = 0; i < hr_json_len(results); i++)
             if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
