@@ -188,6 +188,34 @@ static void test_units(void) {
     HR_CHECK_STR(b, "40.0 us");
 }
 
+/* Ranking line: overlapping samples are within noise, separated ones are
+ * ordered; a failed row is not ranked. */
+static void test_ranking_line(void) {
+    static const char doc[] =
+        "{\"schema\":\"heapreplay-report\",\"schema_version\":1,\"results\":["
+        "{\"trace\":\"t.hrt\",\"allocator\":\"b\",\"status\":\"ok\",\"runs\":3,"
+        "\"time\":{\"ns_per_op\":12.5},\"samples\":{\"time.ns_per_op\":[11.5,12.5,13]}},"
+        "{\"trace\":\"t.hrt\",\"allocator\":\"c\",\"status\":\"ok\",\"runs\":3,"
+        "\"time\":{\"ns_per_op\":21},\"samples\":{\"time.ns_per_op\":[20,21,22]}},"
+        "{\"trace\":\"t.hrt\",\"allocator\":\"x\",\"status\":\"invalid\",\"runs\":1,"
+        "\"error\":\"overlap\"},"
+        "{\"trace\":\"t.hrt\",\"allocator\":\"a\",\"status\":\"ok\",\"runs\":3,"
+        "\"time\":{\"ns_per_op\":11},\"samples\":{\"time.ns_per_op\":[10,11,12]}}]}";
+    hr_error_t err;
+    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", &err);
+    HR_CHECK(rep != NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    HR_CHECK(hr_report_render(rep, HR_EMIT_TEXT, f) == 0);
+    fclose(f);
+    HR_CHECK(buf && strstr(buf, "within noise): a 11 \xe2\x89\x88 b 12.5 < c 21\n") != NULL);
+    if (buf && !strstr(buf, "a 11 "))
+        printf("# %s\n", buf);
+    free(buf);
+    hr_json_free(rep);
+}
+
 int main(void) {
     HR_RUN(test_doc_pretty);
     HR_RUN(test_doc_compact);
@@ -201,5 +229,6 @@ int main(void) {
     HR_RUN(test_report_md);
     HR_RUN(test_report_json);
     HR_RUN(test_units);
+    HR_RUN(test_ranking_line);
     return hr_test_done();
 }
