@@ -83,9 +83,5 @@ rows=$(wc -l < "$W/rows.txt")
         awk '{ print $3 }' "$W/rows.txt" | sort | uniq -c | sort -k1,1nr | awk '{ printf "- %s: %s rows\n", $2, $1 }'
         echo
     fi
-    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$W/out.md"
-mkdir -p "$(dirname "$OUT")"
-cp "$W/out.md" "$OUT"
-cat "$OUT"
-say "written to $OUT"
+hr_write_out

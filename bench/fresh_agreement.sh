@@ -154,9 +154,5 @@ verdict() { # verdict MEDIAN_RATIO
     echo '```'
     echo "</details>"
     echo
-    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$W/out.md"
-mkdir -p "$(dirname "$OUT")"
-cp "$W/out.md" "$OUT"
-cat "$OUT"
-say "written to $OUT"
+hr_write_out

@@ -57,6 +57,16 @@ hr_header() {
     echo
 }
 
+# Ends a results file: the load average now, then $W/out.md copied to $OUT
+# and printed.
+hr_write_out() {
+    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)." >> "$W/out.md"
+    mkdir -p "$(dirname "$OUT")"
+    cp "$W/out.md" "$OUT"
+    cat "$OUT"
+    say "written to $OUT"
+}
+
 hr_traces() {
     if [ -n "${TRACES:-}" ]; then
         printf '%s\n' $TRACES

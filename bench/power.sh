@@ -136,9 +136,5 @@ detected=$(awk -F'\t' '$5 == 1' "$W/trials.tsv" | wc -l)
         echo '```'
     fi
     echo
-    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$W/out.md"
-mkdir -p "$(dirname "$OUT")"
-cp "$W/out.md" "$OUT"
-cat "$OUT"
-say "written to $OUT"
+hr_write_out

@@ -108,9 +108,5 @@ claimed=$(awk -F'\t' '$5 > 0' "$W/pairs.tsv" | wc -l)
          END { for (i = 1; i <= n; i++) { split(o[i], p, "\t"); printf "| %s | %s | %s |\n", p[1], p[2], v[o[i]] } }' \
         "$W/vals.tsv"
     echo
-    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$W/out.md"
-mkdir -p "$(dirname "$OUT")"
-cp "$W/out.md" "$OUT"
-cat "$OUT"
-say "written to $OUT"
+hr_write_out
