@@ -10,12 +10,15 @@
 
 static void usage(FILE *f) {
     fputs("usage: heapreplay compare BASE.json NEW.json [--max-regress METRIC=PCT,...]\n"
-          "                          [--format text|json|csv|md]\n"
+          "                          [--format text|json|csv|md] [--no-drift]\n"
           "metrics: ns_per_op cold throughput wall cpu p99 p999 max peak live rss frag slop\n"
           "         worst_frame insns, or a dotted path (time.ops_per_s).\n"
           "default: ns_per_op=10%,cold=15%,live=0%,peak=25%,insns=1%; in-house exact\n"
           "         footprints exactly. A measured figure regresses only when its change\n"
           "         exceeds the threshold AND its samples are separated (docs/REPORTS.md)\n"
+          "--no-drift: judge timings as they are; by default the host drift common to\n"
+          "         every row (median new/base over >= 6 rows, >= 2 allocators) is\n"
+          "         divided out first\n"
           "exit: 0 no regression, 1 regression, 2 bad input\n", f);
 }
 
@@ -45,6 +48,8 @@ int hr_cmd_compare(int argc, char **argv) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--no-drift") == 0) {
+            opt.drift = 0;
         } else if ((v = opt_value(argc, argv, &i, "--max-regress", &missing))) {
             opt.max_regress = v;
         } else if ((v = opt_value(argc, argv, &i, "--format", &missing)) ||

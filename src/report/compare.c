@@ -14,7 +14,7 @@
  * (base/metrics.h). */
 
 hr_compare_options_t hr_compare_options_default(void) {
-    hr_compare_options_t o = {HR_EMIT_TEXT, NULL};
+    hr_compare_options_t o = {HR_EMIT_TEXT, NULL, 1};
     return o;
 }
 
@@ -111,6 +111,7 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
 
 typedef struct cmp {
     hr_emit_t em;
+    double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric; 1 = none */
     int       matched, regressions, mismatches, missing;
     FILE     *notes; /* text/Markdown: why each row was called, printed under the table */
     char     *notes_buf;
@@ -173,12 +174,22 @@ static void row(cmp_t *c, const hr_json_t *r, const char *metric, double b, doub
 
 /* One gated metric: the noise-aware verdict (report/stats.h). `exact` when
  * the figure is deterministic in this pair. */
+static void scale_spread(hr_spread_t *s, double f) {
+    s->center /= f;
+    s->min /= f;
+    s->max /= f;
+    for (int i = 0; i < s->nv; i++)
+        s->v[i] /= f;
+}
+
 static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
-                 double pct, const char *thr_label, int exact) {
+                 double pct, const char *thr_label, int exact, double drift) {
     hr_spread_t b, n;
     char thr[32], why[256];
     hr_spread_of(rb, m->path, &b);
     hr_spread_of(rn, m->path, &n);
+    if (drift != 1 && n.n)
+        scale_spread(&n, drift);
     if (thr_label)
         snprintf(thr, sizeof thr, "%s", thr_label);
     else
@@ -192,6 +203,10 @@ static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_co
     }
     static const char *const verdicts[] = {"ok", "improved", "noise", "REGRESSION"};
     hr_noise_verdict_t v = hr_noise_judge(&b, &n, pct, m->higher_better, exact, why, sizeof why);
+    if (drift != 1) {
+        size_t l = strlen(why);
+        snprintf(why + l, sizeof why - l, " (new / host drift %.3f)", drift);
+    }
     c->regressions += v == HR_NOISE_REGRESSION;
     row(c, rb, m->name, b.center, n.center, hr_delta_pct(b.center, n.center), thr, verdicts[v],
         why);
@@ -297,9 +312,9 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
          * tolerance for sampled sources, base/metrics.h) */
         int exact = d && (d->exact == HR_EXACT_TRACE || (d->exact == HR_EXACT_INHOUSE && exact_src));
         if (exact && d->exact == HR_EXACT_INHOUSE && m[i].is_default)
-            gate(c, rb, rn, &m[i], 0, "exact", 1);
+            gate(c, rb, rn, &m[i], 0, "exact", 1, 1);
         else
-            gate(c, rb, rn, &m[i], m[i].pct, NULL, exact);
+            gate(c, rb, rn, &m[i], m[i].pct, NULL, exact, exact ? 1 : c->drift[i]);
     }
     if (!exact_src)
         return;
@@ -315,9 +330,59 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
         if (!given) {
             hr_compare_metric_t em;
             metric_from(d, &em);
-            gate(c, rb, rn, &em, 0, "exact", 1);
+            gate(c, rb, rn, &em, 0, "exact", 1, 1);
         }
     }
+}
+
+static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb, char *used);
+static int is_ok(const hr_json_t *r);
+
+/* A figure the host's load moves: a measured time or rate. */
+static int is_timing(const hr_compare_metric_t *m) {
+    return m->def && m->def->exact == HR_EXACT_MEASURED &&
+           (m->def->unit == HR_UNIT_NS || m->def->unit == HR_UNIT_SECONDS ||
+            m->def->unit == HR_UNIT_OPS_PER_S);
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The common drift of timing metric m between the two reports (hr_compare_
+ * options_t.drift): the median of new/base over the matched ok rows, or 1
+ * when too few rows or allocators say it. */
+static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m) {
+    size_t nb = hr_json_len(rb);
+    double *r = calloc(nb + 1, sizeof *r);
+    char *used = calloc(hr_json_len(rn) + 1, 1);
+    const char *first = NULL;
+    int n = 0, allocs = 0;
+    for (size_t i = 0; r && used && i < nb; i++) {
+        const hr_json_t *b = hr_json_at(rb, i), *c = find_match(rn, b, used);
+        hr_spread_t sb, sc;
+        if (!c || !is_ok(b) || !is_ok(c))
+            continue;
+        hr_spread_of(b, m->path, &sb);
+        hr_spread_of(c, m->path, &sc);
+        if (!sb.n || !sc.n || !(sb.center > 0) || !(sc.center > 0))
+            continue;
+        r[n++] = sc.center / sb.center;
+        const char *a = hr_json_path_str(b, "allocator");
+        if (!first)
+            first = a, allocs = 1;
+        else if (allocs == 1 && strcmp(first, a) != 0)
+            allocs = 2;
+    }
+    double d = 1;
+    if (n >= HR_DRIFT_MIN_ROWS && allocs >= 2) {
+        qsort(r, (size_t)n, sizeof *r, cmp_dbl);
+        d = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+    }
+    free(r);
+    free(used);
+    return d;
 }
 
 static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb, char *used) {
@@ -364,6 +429,8 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     } else {
         snprintf(title, sizeof title, "compare %s -> %s", base_name, new_name);
     }
+    for (int i = 0; i < nm; i++)
+        c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(rb, rn, &m[i]) : 1;
     if (!exact_fmt(&c))
         c.notes = open_memstream(&c.notes_buf, &c.notes_len);
     hr_emit_table_begin(&c.em, opt->format == HR_EMIT_CSV ? NULL : title, exact_fmt(&c) ? 9 : 8,
@@ -384,6 +451,10 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     hr_emit_table_end(&c.em);
     free(used);
     if (c.notes) {
+        for (int i = 0; i < nm; i++)
+            if (c.drift[i] != 1)
+                fprintf(c.notes, "  host drift of %s: new/base %.3f in the median row, divided "
+                        "out before judging (--no-drift: absolute)\n", m[i].name, c.drift[i]);
         fclose(c.notes);
         if (c.notes_len)
             fprintf(out, "%s\n", c.notes_buf);
@@ -397,6 +468,11 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
         hr_emit_u64(&c.em, "mismatches", (uint64_t)c.mismatches);
         hr_emit_u64(&c.em, "missing", (uint64_t)c.missing);
         hr_emit_str(&c.em, "verdict", fail ? "FAIL" : "PASS");
+        hr_emit_obj_begin(&c.em, "drift");
+        for (int i = 0; i < nm; i++)
+            if (c.drift[i] != 1)
+                hr_emit_f64(&c.em, m[i].name, c.drift[i]);
+        hr_emit_obj_end(&c.em);
         hr_emit_obj_end(&c.em);
         hr_emit_obj_end(&c.em);
         hr_emit_end(&c.em);

@@ -40,7 +40,18 @@ typedef struct hr_compare_metric {
 typedef struct hr_compare_options {
     hr_emit_format_t format;     /* output table format (default text) */
     const char      *max_regress; /* "throughput=5%,peak=0%"; NULL: the defaults */
+    int              drift;      /* remove the host drift common to every row (default 1) */
 } hr_compare_options_t;
+
+/* Host drift: timings of two runs made minutes apart on a shared machine move
+ * together (every allocator, every trace) by more than most changes. For each
+ * gated timing figure, compare takes the median over the matched rows of
+ * new/base (at least HR_DRIFT_MIN_ROWS rows over at least two allocators) as
+ * the run's common drift and judges every row after dividing it out: a change
+ * that slows one allocator stands out; one that moves all of them alike (the
+ * host, or the harness itself: the instruction count sees that) does not.
+ * --no-drift judges absolute changes. */
+#define HR_DRIFT_MIN_ROWS 6
 
 hr_compare_options_t hr_compare_options_default(void);
 

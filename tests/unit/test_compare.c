@@ -438,6 +438,48 @@ static void test_old_format(void) {
 }
 
 /* The summary and the rank test on known values. */
+/* A report of 4 allocators x 2 traces whose ns/op samples are base[k] times
+ * `f`, and `slow` times more for allocator "d" on trace "t0". */
+static hr_json_t *drift_doc(double f, double slow) {
+    static const char *const allocs[] = {"a", "b", "c", "d"};
+    char buf[8192];
+    size_t at = (size_t)snprintf(buf, sizeof buf,
+                                 "{\"schema\":\"heapreplay-report\",\"schema_version\":1,\"results\":[");
+    for (int t = 0; t < 2; t++)
+        for (int k = 0; k < 4; k++) {
+            double m = (10 + 7 * k + t) * f * (k == 3 && t == 0 ? slow : 1);
+            at += (size_t)snprintf(buf + at, sizeof buf - at,
+                                   "%s{\"trace\":\"t%d.hrt\",\"allocator\":\"%s\",\"status\":\"ok\","
+                                   "\"runs\":3,\"time\":{\"ns_per_op\":%g},\"samples\":"
+                                   "{\"time.ns_per_op\":[%g,%g,%g]}}",
+                                   t || k ? "," : "", t, allocs[k], m, m * 0.98, m, m * 1.02);
+        }
+    snprintf(buf + at, sizeof buf - at, "]}");
+    return hr_json_parse(buf, strlen(buf), "drift doc", NULL);
+}
+
+/* Every row 30% slower (the host): no regression once the common drift is
+ * divided out, 8 without; one allocator 25% slower on top of it: that row. */
+static void test_host_drift(void) {
+    hr_json_t *b = drift_doc(1, 1), *all = drift_doc(1.3, 1), *one = drift_doc(1.3, 1.25);
+    char v[32], why[256];
+    HR_CHECK(b && all && one);
+    HR_CHECK(run_row(b, all, "ns_per_op=10%", "d", "ns_per_op", v, why) == 0);
+    HR_CHECK(strcmp(v, "ok") == 0 || strcmp(v, "improved") == 0); /* +-1 ulp of 1.3 */
+    hr_compare_options_t o = hr_compare_options_default();
+    o.max_regress = "ns_per_op=10%";
+    o.drift = 0;
+    FILE *devnull = fopen("/dev/null", "w");
+    HR_CHECK(hr_compare_reports(b, "b", all, "n", &o, devnull) == 1);
+    fclose(devnull);
+    HR_CHECK(run_row(b, one, "ns_per_op=10%", "d", "ns_per_op", v, why) == 1);
+    HR_CHECK_STR(v, "REGRESSION");
+    HR_CHECK(strstr(why, "host drift 1.300") != NULL);
+    hr_json_free(b);
+    hr_json_free(all);
+    hr_json_free(one);
+}
+
 static void test_stats(void) {
     double v[] = {3, 1, NAN, 10, 2};
     hr_stats_t s = hr_stats_of(v, 5);
@@ -470,6 +512,7 @@ int main(void) {
     HR_RUN(test_json_output);
     HR_RUN(test_noise_overlap);
     HR_RUN(test_noise_separated);
+    HR_RUN(test_host_drift);
     HR_RUN(test_noise_higher_better);
     HR_RUN(test_noise_mann_whitney);
     HR_RUN(test_sampled_footprint);
