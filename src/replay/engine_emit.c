@@ -113,7 +113,7 @@ static double ratio_over(uint64_t num, uint64_t den) {
     return den ? ((double)num - (double)den) / (double)den : NAN;
 }
 
-/* Memory figures of the measurement pass, the budget and failed allocations. */
+/* Memory figures of the instrumented lap, the budget and failed allocations. */
 static void memory_values(const result_t *res, hr_mval_t *v) {
     const measure_t *m = res->m;
     v[HR_M_PEAK_LIVE] = hr_mval_u64(m->peak_live);

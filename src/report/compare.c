@@ -111,7 +111,8 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
 
 typedef struct cmp {
     hr_emit_t em;
-    double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric; 1 = none */
+    double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric, whole report; 1 = none */
+    const hr_json_t *all_b, *all_n;          /* the two reports' results */
     int       matched, regressions, mismatches, missing;
     FILE     *notes; /* text/Markdown: why each row was called, printed under the table */
     char     *notes_buf;
@@ -286,6 +287,21 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
 
 static int is_ok(const hr_json_t *r) { return strcmp(hr_json_path_str(r, "status"), "ok") == 0; }
 
+static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
+                       const char *trace, int min_rows);
+
+/* The drift a row is judged with: its trace's own (the traces of a run are
+ * replayed one after another, so a burst of load hits one trace's rows
+ * together) when the trace has HR_DRIFT_MIN_TRACE_ROWS rows, else the whole
+ * report's. */
+static double row_drift(const cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t *m, int i) {
+    if (c->drift[i] == 1)
+        return 1;
+    const char *trace = hr_report_trace_base(hr_json_path_str(rb, "trace"));
+    double d = drift_of(c->all_b, c->all_n, m, trace, HR_DRIFT_MIN_TRACE_ROWS);
+    return d != 1 ? d : c->drift[i];
+}
+
 static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
                          const hr_compare_metric_t *m, int nm) {
     const char *sb = hr_json_path_str(rb, "status"), *sn = hr_json_path_str(rn, "status");
@@ -314,7 +330,7 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
         if (exact && d->exact == HR_EXACT_INHOUSE && m[i].is_default)
             gate(c, rb, rn, &m[i], 0, "exact", 1, 1);
         else
-            gate(c, rb, rn, &m[i], m[i].pct, NULL, exact, exact ? 1 : c->drift[i]);
+            gate(c, rb, rn, &m[i], m[i].pct, NULL, exact, exact ? 1 : row_drift(c, rb, &m[i], i));
     }
     if (!exact_src)
         return;
@@ -353,7 +369,8 @@ static int cmp_dbl(const void *a, const void *b) {
 /* The common drift of timing metric m between the two reports (hr_compare_
  * options_t.drift): the median of new/base over the matched ok rows, or 1
  * when too few rows or allocators say it. */
-static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m) {
+static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
+                       const char *trace, int min_rows) {
     size_t nb = hr_json_len(rb);
     double *r = calloc(nb + 1, sizeof *r);
     char *used = calloc(hr_json_len(rn) + 1, 1);
@@ -362,7 +379,8 @@ static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compar
     for (size_t i = 0; r && used && i < nb; i++) {
         const hr_json_t *b = hr_json_at(rb, i), *c = find_match(rn, b, used);
         hr_spread_t sb, sc;
-        if (!c || !is_ok(b) || !is_ok(c))
+        if (!c || !is_ok(b) || !is_ok(c) ||
+            (trace && strcmp(hr_report_trace_base(hr_json_path_str(b, "trace")), trace) != 0))
             continue;
         hr_spread_of(b, m->path, &sb);
         hr_spread_of(c, m->path, &sc);
@@ -376,7 +394,7 @@ static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compar
             allocs = 2;
     }
     double d = 1;
-    if (n >= HR_DRIFT_MIN_ROWS && allocs >= 2) {
+    if (n >= min_rows && allocs >= 2) {
         qsort(r, (size_t)n, sizeof *r, cmp_dbl);
         d = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
     }
@@ -430,7 +448,10 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
         snprintf(title, sizeof title, "compare %s -> %s", base_name, new_name);
     }
     for (int i = 0; i < nm; i++)
-        c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(rb, rn, &m[i]) : 1;
+        c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(rb, rn, &m[i], NULL,
+                                                                HR_DRIFT_MIN_ROWS) : 1;
+    c.all_b = rb;
+    c.all_n = rn;
     if (!exact_fmt(&c))
         c.notes = open_memstream(&c.notes_buf, &c.notes_len);
     hr_emit_table_begin(&c.em, opt->format == HR_EMIT_CSV ? NULL : title, exact_fmt(&c) ? 9 : 8,
@@ -453,8 +474,10 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     if (c.notes) {
         for (int i = 0; i < nm; i++)
             if (c.drift[i] != 1)
-                fprintf(c.notes, "  host drift of %s: new/base %.3f in the median row, divided "
-                        "out before judging (--no-drift: absolute)\n", m[i].name, c.drift[i]);
+                fprintf(c.notes, "  host drift of %s: new/base %.3f in the median row (each "
+                        "trace's own when it has %d rows), divided out before judging "
+                        "(--no-drift: absolute)\n", m[i].name, c.drift[i],
+                        HR_DRIFT_MIN_TRACE_ROWS);
         fclose(c.notes);
         if (c.notes_len)
             fprintf(out, "%s\n", c.notes_buf);

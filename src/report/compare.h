@@ -47,11 +47,16 @@ typedef struct hr_compare_options {
  * together (every allocator, every trace) by more than most changes. For each
  * gated timing figure, compare takes the median over the matched rows of
  * new/base (at least HR_DRIFT_MIN_ROWS rows over at least two allocators) as
- * the run's common drift and judges every row after dividing it out: a change
+ * the run's common drift (each trace's own when it has enough rows: traces
+ * are replayed one after another) and judges every row after dividing it
+ * out: a change
  * that slows one allocator stands out; one that moves all of them alike (the
  * host, or the harness itself: the instruction count sees that) does not.
  * --no-drift judges absolute changes. */
 #define HR_DRIFT_MIN_ROWS 6
+/* A trace's own drift is used when it has this many rows (over >= 2
+ * allocators): its rows were replayed in the same minutes. */
+#define HR_DRIFT_MIN_TRACE_ROWS 4
 
 hr_compare_options_t hr_compare_options_default(void);
 
