@@ -17,7 +17,6 @@ static uint64_t clock_ns(clockid_t id) {
 }
 
 uint64_t hr_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
-uint64_t hr_cpu_ns(void) { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
 uint64_t hr_thread_cpu_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
 uint64_t hr_ctx_switches(void) {

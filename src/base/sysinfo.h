@@ -19,7 +19,6 @@ static inline uint64_t hr_cycles(void) {
 }
 
 uint64_t hr_now_ns(void);      /* CLOCK_MONOTONIC */
-uint64_t hr_cpu_ns(void);      /* CLOCK_PROCESS_CPUTIME_ID */
 uint64_t hr_thread_cpu_ns(void); /* CLOCK_THREAD_CPUTIME_ID: user + system time of this thread */
 /* Voluntary + involuntary context switches of this thread so far
  * (getrusage RUSAGE_THREAD): a change across an op means the thread was off

@@ -77,6 +77,12 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em);
 
+/* One uninstrumented lap of `t` on a fresh instance of `be`, in this process
+ * (bench/bench_overhead.c): wall ns of the op loop only. 0, or -1 when the
+ * backend could not be created. */
+int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                   const hr_replay_options_t *opt, uint64_t *wall_ns);
+
 /* Opens a result object and writes the fields every result has: trace,
  * trace_digest, allocator, status, runs (1), touch, and library when known.
  * Also used for results made without a replay (crash, timeout, refusal). */

@@ -75,6 +75,13 @@ static int lap(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
     return 0;
 }
 
+int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                   const hr_replay_options_t *opt, uint64_t *wall_ns) {
+    hr_error_t err = {{0}};
+    uint64_t cpu;
+    return lap(t, be, spec, opt, wall_ns, &cpu, &err);
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;

@@ -42,13 +42,13 @@
  *     hr_verify_before_realloc(old);      q = realloc(old); touch(q);
  *     hr_verify_after_realloc(q)          (q NULL: old stays live; the engine
  *                                          then frees it: before_free first)
- * A realloc of an id that holds no block (the engine allocates) still goes
- * through before_realloc(p_old NULL, old_size 0) and after_realloc.
+ * A realloc of an id that holds no block is an allocation: the engine
+ * (engine_slow.c) checks it with hr_verify_alloc; before_realloc(p_old
+ * NULL, old_size 0) followed by after_realloc is accepted as well.
  *
- * An allocator whose contract reclaims blocks the trace still holds (marker
- * releases its stack at each frame event: native.released_live) hands their
- * memory out again, and the checker reports that as an overlap or a changed
- * pattern: true from the trace's point of view, expected from that backend.
+ * An allocator that hands out memory the trace still holds (a frame
+ * allocator releasing over live blocks, a broken malloc) is reported as an
+ * overlap or a changed pattern: the trace's point of view is the contract.
  *
  * After the first violation the checker stops checking (every call becomes
  * a no-op) and only reports it; it never reads or writes outside the bytes

@@ -113,6 +113,10 @@ typedef struct cmp {
     hr_emit_t em;
     double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric, whole report; 1 = none */
     const hr_json_t *all_b, *all_n;          /* the two reports' results */
+    /* row_drift's memo: the drifts of the last trace seen (rows of one trace
+     * come together), NAN until computed */
+    char      memo_trace[256];
+    double    memo[HR_COMPARE_MAX_METRICS];
     int       matched, regressions, mismatches, missing;
     FILE     *notes; /* text/Markdown: why each row was called, printed under the table */
     char     *notes_buf;
@@ -294,12 +298,20 @@ static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compar
  * replayed one after another, so a burst of load hits one trace's rows
  * together) when the trace has HR_DRIFT_MIN_TRACE_ROWS rows, else the whole
  * report's. */
-static double row_drift(const cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t *m, int i) {
+static double row_drift(cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t *m, int i) {
     if (c->drift[i] == 1)
         return 1;
     const char *trace = hr_report_trace_base(hr_json_path_str(rb, "trace"));
-    double d = drift_of(c->all_b, c->all_n, m, trace, HR_DRIFT_MIN_TRACE_ROWS);
-    return d != 1 ? d : c->drift[i];
+    if (strcmp(trace, c->memo_trace) != 0) {
+        snprintf(c->memo_trace, sizeof c->memo_trace, "%s", trace);
+        for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
+            c->memo[k] = NAN;
+    }
+    if (isnan(c->memo[i])) {
+        double d = drift_of(c->all_b, c->all_n, m, trace, HR_DRIFT_MIN_TRACE_ROWS);
+        c->memo[i] = d != 1 ? d : c->drift[i];
+    }
+    return c->memo[i];
 }
 
 static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
@@ -436,6 +448,8 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     char *used = calloc(hr_json_len(rn) + 1, 1);
     cmp_t c;
     memset(&c, 0, sizeof c);
+    for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
+        c.memo[k] = NAN;
     hr_emit_init(&c.em, out, opt->format);
     if (!used)
         return 2;
