@@ -43,6 +43,9 @@ enum {
     HR_CAP_FRAMES             = 1u << 7, /* uses frame marks (e.g. marker stack) */
     HR_CAP_TEST_ONLY          = 1u << 8, /* hidden from "all" and "list" (harness tests) */
     HR_CAP_NOT_IN_ALL         = 1u << 9, /* listed, but "-a all" skips it (bump, preload) */
+    HR_CAP_THREAD_SAFE        = 1u << 10,/* one instance serves every thread (the process's
+                                          * malloc); else a threaded replay gives each
+                                          * thread its own instance (replay/sched.h) */
 };
 
 /* Options given to create(). Strings are borrowed for the call. */
@@ -87,6 +90,11 @@ char *hr_backend_stats_json(const hr_backend_t *be, void *inst);
  * bench/bench_overhead.c's hand-written loop. */
 void *hr_bump_alloc(void *self, size_t size, size_t align, int32_t heap);
 void hr_bump_free(void *self, void *ptr, size_t size);
+
+/* be_mtcheck.c (test only): allocations, frees, and frees of a block that
+ * was not live, counted over every instance since the last reset. */
+void hr_mtcheck_counts(uint64_t out[3]);
+void hr_mtcheck_reset(void);
 
 /* The table of every built backend, NULL-terminated. */
 extern const hr_backend_t *const hr_backends[];

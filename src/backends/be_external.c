@@ -5,7 +5,7 @@
 
 #include "backends/be_system.h"
 
-#define HR_EXT_CAPS (HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS)
+#define HR_EXT_CAPS (HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS | HR_CAP_THREAD_SAFE)
 
 const hr_backend_t hr_backend_jemalloc = {
     .name = "jemalloc", .description = "jemalloc (Debian libjemalloc2), LD_PRELOAD worker",

@@ -99,6 +99,6 @@ void hr_sys_destroy(void *self) { (void)self; }
 const hr_backend_t hr_backend_glibc = {
     .name = "glibc",
     .description = "the C library's malloc (ptmalloc2), replayed in a worker process",
-    .caps = HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS,
+    .caps = HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS | HR_CAP_THREAD_SAFE,
     HR_SYS_BACKEND_FNS,
 };

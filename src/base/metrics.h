@@ -127,6 +127,25 @@ enum {
       NULL)                                                                                         \
     X(MEASURE_WALL, "time.measure_wall_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL,   \
       -1, NONE, NULL)                                                                               \
+    X(THR_MODE, "threads.mode", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)      \
+    X(THR_N, "threads.n", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)          \
+    X(THR_PACE, "threads.pace", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)      \
+    X(THR_PACE_FACTOR, "threads.pace_factor", RATIO, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1,  \
+      NONE, NULL)                                                                                   \
+    X(THR_OPS_PER_S, "threads.ops_per_s", OPS_PER_S, F64, RANGE, MEASURED, ENGINE, NONE, HIGHER,    \
+      "process_throughput", -1, NONE, NULL)                                                         \
+    X(THR_COLD_OPS_PER_S, "threads.cold_ops_per_s", OPS_PER_S, F64, RANGE, MEASURED, ENGINE, NONE,  \
+      HIGHER, NULL, -1, NONE, NULL)                                                                 \
+    X(THR_XFREES, "threads.cross_thread_frees", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL,    \
+      -1, NONE, NULL)                                                                               \
+    X(THR_LOCKED, "threads.locked_instances", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1,  \
+      NONE, NULL)                                                                                   \
+    X(THR_WAITS, "threads.waits", COUNT, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,    \
+      NULL)                                                                                         \
+    X(THR_WAIT_S, "threads.wait_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
+      NONE, NULL)                                                                                   \
+    X(THR_SPIN_S, "threads.spin_s", SECONDS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
+      NONE, NULL)                                                                                   \
     X(NS_BY_OP, "ns_per_op.*", NS, F64, MEDIAN, MEASURED, ENGINE, MEM_OPS, CSV | NULLABLE, NULL,    \
       -1, NONE, NULL)                                                                               \
     X(P50, "latency_ns.p50", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, CSV | PLOT, NULL, -1, F0,     \

@@ -30,6 +30,23 @@ typedef struct replay_args {
     int npaths, cap_paths;
 } replay_args_t;
 
+/* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */
+static int parse_pace(const char *v, double *out) {
+    if (!strcmp(v, "none")) {
+        *out = 0;
+        return 0;
+    }
+    if (strncmp(v, "timestamps", 10) != 0 || (v[10] && v[10] != ':'))
+        return -1;
+    if (!v[10]) {
+        *out = 1;
+        return 0;
+    }
+    char *end;
+    *out = strtod(v + 11, &end);
+    return *end || v[11] == 0 || !(*out > 0 && *out <= 1e6) ? -1 : 0;
+}
+
 static void usage(FILE *f) {
     fprintf(f,
             "usage: heapreplay replay [options] TRACE|DIR...\n"
@@ -48,6 +65,13 @@ static void usage(FILE *f) {
             "                         0: one warm lap); the cold lap is always the first\n"
             "      --stall-us US      ops slower than this are checked for a context\n"
             "                         switch and kept out of latency and frames (default 20)\n"
+            "      --threads MODE     recorded: one OS thread per recorded thread, blocks\n"
+            "                         shared across threads wait for each other (default\n"
+            "                         when the trace has several threads); serial: every\n"
+            "                         event on one thread in trace order. Timed laps only:\n"
+            "                         memory figures always come from trace order\n"
+            "      --pace timestamps[:F]  threaded laps also wait for each event's\n"
+            "                         recorded time (times F, default 1); none (default)\n"
             "      --count MODE       also count the instructions of the allocator calls\n"
             "                         (one lap per allocator, deterministic): perf (hardware\n"
             "                         counter), callgrind (valgrind, ~50x slower), auto,\n"
@@ -146,6 +170,15 @@ static int parse_args(int argc, char **argv, replay_args_t *a) {
             a->opt.stall_us = strtod(v, &end), i++;
             if (*end || !(a->opt.stall_us > 0))
                 return hr_cli_usage_error("replay", "--stall-us expects microseconds > 0, got '%s'", v);
+        } else if (!strcmp(k, "--threads") && v) {
+            hr_threads_mode_t m;
+            if (hr_threads_mode_parse(v, &m) != 0)
+                return hr_cli_usage_error("replay", "--threads expects recorded|serial|auto, got '%s'", v);
+            a->opt.threads = (int)m, i++;
+        } else if (!strcmp(k, "--pace") && v) {
+            if (parse_pace(v, &a->opt.pace) != 0)
+                return hr_cli_usage_error("replay", "--pace expects none|timestamps[:FACTOR > 0], got '%s'", v);
+            i++;
         } else if (!strcmp(k, "--count") && v) {
             hr_count_mode_t want, got;
             hr_error_t err = {{0}};

@@ -8,148 +8,7 @@
 #include "base/hmem.h"
 #include "base/sysinfo.h"
 #include "replay/engine_int.h"
-
-/* Touch policy: "first" writes one byte per 4 KiB page (so the pages count in
- * RSS, as a program that initialises its objects would), "all" writes every
- * byte. The cost is part of the op loop (it is what a program does). */
-#define HR_ALWAYS_INLINE __attribute__((always_inline))
-
-static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
-    if (r->touch == HR_TOUCH_NONE || to <= from)
-        return;
-    if (r->touch == HR_TOUCH_ALL) {
-        memset((char *)p + from, 0xA5, to - from);
-        return;
-    }
-    for (uint64_t off = from; off < to; off += 4096)
-        ((volatile char *)p)[off] = 1;
-}
-
-/* The failing event's index comes from its address, so the throughput loop
- * need not keep r->i up to date. */
-static inline void note_fail(run_t *r, const hr_event_t *ev) {
-    if (r->failed++ == 0)
-        r->first_failed = (uint64_t)(ev - r->t->events);
-}
-
-static inline HR_ALWAYS_INLINE void op_ALLOC(run_t *r, const hr_event_t *ev) {
-    void *p = r->alloc(r->inst, ev->size, ev->align, r->top);
-    r->slots[ev->id].p = p;
-    r->slots[ev->id].size = ev->size;
-    if (__builtin_expect(p == NULL, 0))
-        note_fail(r, ev);
-    else
-        touch(r, p, 0, ev->size);
-}
-
-static inline HR_ALWAYS_INLINE void op_CALLOC(run_t *r, const hr_event_t *ev) {
-    uint64_t bytes = (uint64_t)ev->aux * ev->size;
-    void *p;
-    if (r->be->calloc) {
-        p = r->be->calloc(r->inst, ev->aux, ev->size, r->top);
-    } else {
-        p = r->alloc(r->inst, bytes, 0, r->top);
-        if (p)
-            memset(p, 0, bytes);
-    }
-    r->slots[ev->id].p = p;
-    r->slots[ev->id].size = bytes;
-    if (__builtin_expect(p == NULL, 0))
-        note_fail(r, ev);
-}
-
-static inline HR_ALWAYS_INLINE void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {
-    void *p = r->alloc(r->inst, nsz, 0, r->top);
-    if (p && old) {
-        memcpy(p, old, osz < nsz ? osz : nsz);
-        r->free(r->inst, old, osz);
-    }
-    return p;
-}
-
-static inline HR_ALWAYS_INLINE void op_REALLOC(run_t *r, const hr_event_t *ev) {
-    void *old = r->slots[ev->aux].p;
-    uint64_t osz = old ? r->slots[ev->aux].size : 0;
-    void *p;
-    if (!old)
-        p = r->alloc(r->inst, ev->size, 0, r->top);
-    else if (r->be->realloc)
-        p = r->be->realloc(r->inst, old, osz, ev->size, r->top);
-    else
-        p = realloc_emulated(r, old, osz, ev->size);
-    if (__builtin_expect(p == NULL, 0)) {
-        /* The old block stays allocated: release it so nothing leaks. */
-        if (old)
-            r->free(r->inst, old, osz);
-        note_fail(r, ev);
-    } else {
-        touch(r, p, osz, ev->size);
-    }
-    r->slots[ev->aux].p = NULL;
-    r->slots[ev->id].p = p;
-    r->slots[ev->id].size = ev->size;
-}
-
-static inline HR_ALWAYS_INLINE void op_FREE(run_t *r, const hr_event_t *ev) {
-    void *p = r->slots[ev->id].p;
-    if (__builtin_expect(p != NULL, 1))
-        r->free(r->inst, p, r->slots[ev->id].size);
-    r->slots[ev->id].p = NULL;
-}
-
-/* r->top caches the top of the heap stack for the alloc path. */
-static inline void set_top(run_t *r) {
-    r->top = r->hs->n > 0 ? r->hs->heaps[r->hs->n - 1] : -1;
-}
-
-static inline HR_ALWAYS_INLINE void op_HEAP_PUSH(run_t *r, const hr_event_t *ev) {
-    if (r->hs->n < HR_HEAP_DEPTH)
-        r->hs->heaps[r->hs->n++] = (int32_t)ev->aux;
-    set_top(r);
-    if (r->heap_push)
-        r->heap_push(r->inst, ev->aux, r->t->strings[ev->aux]);
-}
-
-static inline HR_ALWAYS_INLINE void op_HEAP_POP(run_t *r, const hr_event_t *ev) {
-    if (r->hs->n > 0)
-        r->hs->n--;
-    set_top(r);
-    if (r->heap_pop)
-        r->heap_pop(r->inst, ev->aux, r->t->strings[ev->aux]);
-}
-
-static inline HR_ALWAYS_INLINE void op_FRAME(run_t *r, const hr_event_t *ev) {
-    if (r->frame)
-        r->frame(r->inst, ev->size);
-}
-
-static inline HR_ALWAYS_INLINE void op_MARK(run_t *r, const hr_event_t *ev) { (void)r, (void)ev; }
-
-/* The replay switch, generated from the opcode table. free and alloc, nearly
- * every event of a trace, are tested first, and the throughput loop is built
- * without jump tables (fast_loop): measured on the bump backend
- * (bench_overhead), one indirect jump per event, mispredicted around the rare
- * frame and heap ops, cost 0.2-0.8 ns per event, the whole harness budget. */
-#define HR_REPLAY_CASE_(e, c, t, f1, f2, f3, o, cls, key) \
-    case HR_OP_##e:                             \
-        op_##e(r, ev);                          \
-        break;
-static inline HR_ALWAYS_INLINE void dispatch(run_t *r, const hr_event_t *ev) {
-    if (ev->op == HR_OP_FREE) {
-        op_FREE(r, ev);
-        return;
-    }
-    if (ev->op == HR_OP_ALLOC) {
-        op_ALLOC(r, ev);
-        return;
-    }
-    switch (ev->op) {
-        HR_OP_LIST(HR_REPLAY_CASE_)
-    default:
-        break;
-    }
-}
-
+#include "replay/engine_ops.h"
 
 void hr_run_dispatch(run_t *r, const hr_event_t *ev) { dispatch(r, ev); }
 
@@ -184,6 +43,18 @@ static void keep_slots(hr_slot_t *s, size_t bytes) {
     spare_bytes = bytes;
 }
 
+void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                    const hr_replay_options_t *opt, hr_error_t *err) {
+    hr_backend_config_t cfg = hr_backend_config_default();
+    const char *colon = strchr(spec, ':');
+    cfg.arg = colon ? colon + 1 : NULL;
+    cfg.config_path = opt->heap_config;
+    cfg.max_align = hr_trace_max_align(t);
+    cfg.heap_names = (const char *const *)t->strings;
+    cfg.n_heap_names = t->n_strings;
+    return be->create(&cfg, err);
+}
+
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                 const hr_replay_options_t *opt, hr_error_t *err) {
     memset(r, 0, sizeof *r);
@@ -204,14 +75,7 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
         hr_error_set(err, "out of memory for %u slots", t->n_ids);
         return -1;
     }
-    hr_backend_config_t cfg = hr_backend_config_default();
-    const char *colon = strchr(spec, ':');
-    cfg.arg = colon ? colon + 1 : NULL;
-    cfg.config_path = opt->heap_config;
-    cfg.max_align = hr_trace_max_align(t);
-    cfg.heap_names = (const char *const *)t->strings;
-    cfg.n_heap_names = t->n_strings;
-    r->inst = be->create(&cfg, err);
+    r->inst = hr_run_create(t, be, spec, opt, err);
     return r->inst ? 0 : -1;
 }
 

@@ -49,6 +49,13 @@ typedef enum hr_replay_mode {
     HR_MODE__COUNT
 } hr_replay_mode_t;
 
+/* How the timed laps run a trace recorded on several threads (sched.h). */
+typedef enum hr_threads_mode {
+    HR_THREADS_AUTO = 0, /* recorded when the trace has more than one thread */
+    HR_THREADS_RECORDED, /* one OS thread per recorded thread */
+    HR_THREADS_SERIAL,   /* every event on one thread, in trace order */
+} hr_threads_mode_t;
+
 typedef struct hr_replay_options {
     hr_touch_t  touch;        /* what the replay writes into each new block */
     uint64_t    budget;       /* 0 = none; else first op whose footprint exceeds it */
@@ -58,6 +65,9 @@ typedef struct hr_replay_options {
     double      stall_us;     /* ops slower than this are checked for a context switch */
     int         verify;       /* add a verify process per (trace, allocator) */
     int         count;        /* hr_count_mode_t: add a counting process (0: none) */
+    int         threads;      /* hr_threads_mode_t (time mode) */
+    double      pace;         /* 0: no pacing; else wait for each event's recorded
+                               * time since the first, times this factor */
     const char *heap_config;  /* routed heap config file, or NULL */
     const char *library;      /* worker: file that provides malloc (dladdr) */
     hr_replay_mode_t mode;    /* what this process does */
@@ -67,6 +77,10 @@ hr_replay_options_t hr_replay_options_default(void);
 const char *hr_touch_name(hr_touch_t t);
 int hr_touch_parse(const char *s, hr_touch_t *out);
 const char *hr_replay_mode_name(hr_replay_mode_t m);
+const char *hr_threads_mode_name(hr_threads_mode_t m);
+int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out);
+/* 1 when the time mode of `t` under `opt` runs one OS thread per recorded thread. */
+int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt);
 int hr_replay_mode_parse(const char *s, hr_replay_mode_t *out);
 
 /* Replays `t` on fresh instances of `be` as opt->mode says and writes the

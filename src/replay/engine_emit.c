@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "replay/engine_int.h"
+#include "replay/sched.h"
 #include "replay/verify.h"
 #include "base/metrics.h"
 #include "base/sysinfo.h"
@@ -50,6 +51,59 @@ static void lap_values(const result_t *res, hr_mval_t *v) {
     v[HR_M_COLD_NS_PER_OP] = hr_mval_f64(ops > 0 ? (double)l->cold_cpu / ops : NAN);
     v[HR_M_WARM_LAPS] = hr_mval_u64(l->n_warm);
     v[HR_M_CLOCK] = hr_mval_str("thread_cpu");
+}
+
+/* How the timed laps ran: serial, or one OS thread per recorded thread with
+ * the process's throughput (wall) and the dependency waits per warm lap. */
+static void thread_values(const result_t *res, hr_mval_t *v) {
+    const thr_result_t *tr = res->thr;
+    v[HR_M_THR_N] = hr_mval_u64(res->t->n_threads);
+    v[HR_M_THR_MODE] = hr_mval_str(tr ? "recorded" : "serial");
+    v[HR_M_THR_PACE] = hr_mval_str(tr && tr->pace > 0 ? "timestamps" : "none");
+    if (!tr)
+        return;
+    const laps_t *l = res->laps;
+    double ops = (double)hr_trace_mem_ops(res->t), laps = tr->n_warm ? (double)tr->n_warm : 1;
+    tstat_t w = {0};
+    for (uint32_t k = 0; k < tr->n; k++)
+        w.spin_ns += tr->warm[k].spin_ns, w.sleep_ns += tr->warm[k].sleep_ns,
+            w.waits += tr->warm[k].waits;
+    if (tr->pace > 0)
+        v[HR_M_THR_PACE_FACTOR] = hr_mval_f64(tr->pace);
+    v[HR_M_THR_OPS_PER_S] = hr_mval_f64(l->warm_wall ? ops * 1e9 / (double)l->warm_wall : NAN);
+    v[HR_M_THR_COLD_OPS_PER_S] = hr_mval_f64(l->cold_wall ? ops * 1e9 / (double)l->cold_wall : NAN);
+    v[HR_M_THR_XFREES] = hr_mval_u64(tr->cross_frees);
+    v[HR_M_THR_LOCKED] = hr_mval_u64(tr->locked);
+    v[HR_M_THR_WAITS] = hr_mval_f64((double)w.waits / laps);
+    v[HR_M_THR_WAIT_S] = hr_mval_f64((double)(w.spin_ns + w.sleep_ns) / laps / 1e9);
+    v[HR_M_THR_SPIN_S] = hr_mval_f64((double)w.spin_ns / laps / 1e9);
+}
+
+/* Per replay thread, averaged over the warm laps: its ops, its CPU per op
+ * (less spinning), its waits and its cross-thread frees. */
+static void emit_per_thread(const result_t *res, hr_emit_t *em) {
+    const thr_result_t *tr = res->thr;
+    double laps = tr->n_warm ? (double)tr->n_warm : 1;
+    hr_emit_arr_begin(em, "per_thread");
+    for (uint32_t k = 0; k < tr->n; k++) {
+        const tstat_t *w = &tr->warm[k];
+        const hr_stream_t *st = &tr->sched->s[k];
+        double cpu = (double)(w->cpu_ns > w->spin_ns ? w->cpu_ns - w->spin_ns : 0) / laps;
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_u64(em, "thread", k);
+        hr_emit_u64(em, "ops", st->mem_ops);
+        hr_emit_u64(em, "events", st->n);
+        hr_emit_f64(em, "ns_per_op", st->mem_ops ? cpu / (double)st->mem_ops : NAN);
+        hr_emit_f64(em, "cpu_s", cpu / 1e9);
+        hr_emit_f64(em, "waits", (double)w->waits / laps);
+        hr_emit_f64(em, "wait_s", (double)(w->spin_ns + w->sleep_ns) / laps / 1e9);
+        hr_emit_u64(em, "cross_thread_frees", st->cross_frees);
+        /* over the warm laps: frees that found no block (failed allocs) */
+        hr_emit_u64(em, "empty_frees", w->empty_frees);
+        hr_emit_bool(em, "locked", st->locked && !(res->be->caps & HR_CAP_THREAD_SAFE));
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
 }
 
 /* The measure mode's timings: latency, frames, stalls (kept out of both). */
@@ -158,8 +212,10 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     memset(v, 0, sizeof v);
     v[HR_M_OPS_TOTAL] = hr_mval_u64(hr_trace_mem_ops(res->t));
     v[HR_M_OPS_EVENTS] = hr_mval_u64(res->t->n_events);
-    if (res->laps)
+    if (res->laps) {
         lap_values(res, v);
+        thread_values(res, v);
+    }
     if (res->m) {
         measure_values(res, v);
         memory_values(res, v);
@@ -176,6 +232,8 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     };
     emit_head(res, em, "ok");
     hr_metrics_emit(em, v, fam);
+    if (res->thr)
+        emit_per_thread(res, em);
     hr_emit_obj_begin(em, "native");
     if (res->be->stats && res->r && res->r->inst)
         res->be->stats(res->r->inst, em);

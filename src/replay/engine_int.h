@@ -40,6 +40,8 @@ typedef struct run {
     hr_touch_t          touch;
     uint64_t            failed;   /* allocations that returned NULL */
     uint64_t            first_failed;
+    uint64_t            empty_frees; /* free/realloc of an id with no block: its
+                                      * alloc failed or (threads) did not run first */
     size_t              i;        /* current event index */
 } run_t;
 
@@ -83,6 +85,29 @@ typedef struct count {
     int         have_insns;
 } count_t;
 
+/* One replay thread's figures: one lap's, or summed over the warm laps. */
+typedef struct tstat {
+    uint64_t cpu_ns;   /* thread CPU time of its stream */
+    uint64_t spin_ns;  /* spent spinning on dependencies (CPU, not allocator work) */
+    uint64_t sleep_ns; /* spent asleep on dependencies */
+    uint64_t waits;    /* events that found their dependency not yet met */
+    uint64_t empty_frees, failed; /* run_t's, for this stream */
+    uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC around its stream (one lap) */
+} tstat_t;
+
+/* The threaded time mode's figures beside laps_t (threads.c). */
+typedef struct thr_result {
+    uint32_t n;            /* recorded threads = replay threads */
+    uint64_t cold_wall;    /* the cold lap: first start to last end */
+    uint64_t cross_frees;  /* from the schedule */
+    uint32_t locked;       /* in-house instances that took a lock */
+    double   pace;
+    tstat_t  cold_sum;     /* the cold lap, summed over the threads */
+    tstat_t *warm;         /* per thread, summed over the warm laps (n_warm) */
+    uint64_t n_warm;
+    const struct hr_sched *sched;
+} thr_result_t;
+
 typedef struct result {
     const hr_trace_t           *t;
     const char                 *trace_name, *digest, *spec;
@@ -93,6 +118,7 @@ typedef struct result {
     const laps_t               *laps;  /* time mode; NULL otherwise */
     const struct hr_verify     *verify; /* verify mode; NULL otherwise */
     const count_t              *count; /* count mode; NULL otherwise */
+    const thr_result_t         *thr;   /* threaded time mode; NULL otherwise */
     run_t                      *r;     /* open instance at the end of the trace, or NULL */
 } result_t;
 
@@ -103,6 +129,10 @@ void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status
 
 /* engine.c: instance lifetime and the op switch, shared with the measure
  * pass (engine_measure.c). */
+/* A fresh instance of `be` configured for `t` (spec's argument, heap names,
+ * largest alignment), or NULL with err set. */
+void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                    const hr_replay_options_t *opt, hr_error_t *err);
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                 const hr_replay_options_t *opt, hr_error_t *err);
 /* Frees what the trace left live (not timed); destroys the instance when
@@ -118,6 +148,14 @@ void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to);
 struct hr_verify;
 int hr_verify_lap(run_t *r, struct hr_verify *v);
 uint64_t hr_count_lap(run_t *r);
+
+/* threads.c: the threaded time mode's laps (laps_t as time_laps fills it,
+ * with the summed CPU of every thread less its spinning). `tr->warm` is
+ * harness memory released by hr_threads_done. */
+int hr_threads_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+                    const hr_replay_options_t *opt, laps_t *laps, thr_result_t *tr,
+                    hr_error_t *err);
+void hr_threads_done(thr_result_t *tr);
 
 /* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
 void hr_run_lap(run_t *r);

@@ -23,6 +23,7 @@ hr_replay_options_t hr_replay_options_default(void) {
 
 static const char *const touch_names[] = {"none", "first", "all"};
 static const char *const mode_names[HR_MODE__COUNT] = {"measure", "time", "verify", "count"};
+static const char *const threads_names[] = {"auto", "recorded", "serial"};
 
 const char *hr_touch_name(hr_touch_t t) {
     return (unsigned)t < 3 ? touch_names[t] : "?";
@@ -48,6 +49,24 @@ int hr_replay_mode_parse(const char *s, hr_replay_mode_t *out) {
             return 0;
         }
     return -1;
+}
+
+const char *hr_threads_mode_name(hr_threads_mode_t m) {
+    return (unsigned)m < 3 ? threads_names[m] : "?";
+}
+
+int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out) {
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, threads_names[i]) == 0) {
+            *out = (hr_threads_mode_t)i;
+            return 0;
+        }
+    return -1;
+}
+
+int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt) {
+    return opt->threads == HR_THREADS_RECORDED ||
+           (opt->threads == HR_THREADS_AUTO && t->n_threads > 1);
 }
 
 /* ---- time mode ----------------------------------------------------------- */
@@ -125,6 +144,24 @@ static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *sp
         out->warm_cpu = median_u64(cpus, k);
     }
     hr_hmem_free(walls, bytes);
+    return rc;
+}
+
+/* Serial laps, or one OS thread per recorded thread (threads.c). */
+static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *err) {
+    thr_result_t tr;
+    int threaded = hr_threads_on(res->t, res->opt), rc;
+    if (threaded)
+        rc = hr_threads_laps(res->t, res->be, res->spec, res->opt, laps, &tr, err);
+    else
+        rc = time_laps(res->t, res->be, res->spec, res->opt, laps, err);
+    if (rc == 0) {
+        res->laps = laps;
+        res->thr = threaded ? &tr : NULL;
+        hr_result_emit(res, em);
+    }
+    if (threaded)
+        hr_threads_done(&tr);
     return rc;
 }
 
@@ -209,7 +246,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em) {
     hr_error_t err = {{0}};
-    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, NULL, NULL, NULL};
+    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, NULL, NULL, NULL, NULL};
     laps_t laps;
     int rc = -1;
     switch (opt->mode) {
@@ -217,10 +254,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
         rc = replay_measure(&res, em, &err);
         break;
     case HR_MODE_TIME:
-        if ((rc = time_laps(t, be, spec, opt, &laps, &err)) == 0) {
-            res.laps = &laps;
-            hr_result_emit(&res, em);
-        }
+        rc = replay_time(&res, em, &laps, &err);
         break;
     case HR_MODE_VERIFY:
         rc = replay_verify(&res, em, &err);

@@ -56,6 +56,14 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             a->opt.warm_time_s = strtod(v, NULL);
         else if (strcmp(k, "--stall-us") == 0)
             a->opt.stall_us = strtod(v, NULL);
+        else if (strcmp(k, "--pace") == 0)
+            a->opt.pace = strtod(v, NULL);
+        else if (strcmp(k, "--threads") == 0) {
+            hr_threads_mode_t m;
+            if (hr_threads_mode_parse(v, &m) != 0)
+                return -1;
+            a->opt.threads = (int)m;
+        }
         else if (strcmp(k, "--count") == 0) {
             hr_count_mode_t c;
             if (hr_count_mode_parse(v, &c) != 0)

@@ -353,6 +353,13 @@ char *hr_result_join(const char *measure, const char *time, const char *verify,
         }
         for (size_t i = 0; i < hr_json_len(tt); i++)
             hr_json_set(mt, hr_json_key_at(tt, i), hr_json_clone(hr_json_at(tt, i)));
+        /* how the timed laps ran (threads) is the time process's to say */
+        static const char *const from_time[] = {"threads", "per_thread"};
+        for (size_t i = 0; i < sizeof from_time / sizeof *from_time; i++) {
+            const hr_json_t *g = hr_json_get(t, from_time[i]);
+            if (g)
+                hr_json_set(m, from_time[i], hr_json_clone(g));
+        }
         if (verify)
             join_verify(m, verify);
         if (count)
