@@ -232,8 +232,16 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     };
     emit_head(res, em, "ok");
     hr_metrics_emit(em, v, fam);
-    if (res->thr)
+    if (res->thr) {
         emit_per_thread(res, em);
+        /* an external allocator's own statistics after the threaded laps
+         * (arenas, thread caches); "native" stays the measure lap's */
+        if (res->ext && res->ext->emit) {
+            hr_emit_obj_begin(em, "threads_native");
+            res->ext->emit(em);
+            hr_emit_obj_end(em);
+        }
+    }
     hr_emit_obj_begin(em, "native");
     if (res->be->stats && res->r && res->r->inst)
         res->be->stats(res->r->inst, em);

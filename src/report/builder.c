@@ -354,7 +354,7 @@ char *hr_result_join(const char *measure, const char *time, const char *verify,
         for (size_t i = 0; i < hr_json_len(tt); i++)
             hr_json_set(mt, hr_json_key_at(tt, i), hr_json_clone(hr_json_at(tt, i)));
         /* how the timed laps ran (threads) is the time process's to say */
-        static const char *const from_time[] = {"threads", "per_thread"};
+        static const char *const from_time[] = {"threads", "per_thread", "threads_native"};
         for (size_t i = 0; i < sizeof from_time / sizeof *from_time; i++) {
             const hr_json_t *g = hr_json_get(t, from_time[i]);
             if (g)

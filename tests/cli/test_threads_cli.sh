@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `heapreplay replay --threads` (issue 11): a multi-thread trace is replayed
+# on one OS thread per recorded thread by default and says so; --threads
+# serial keeps one thread and gives the same exact figures; a trace whose
+# cross-thread order could never be met (a free before the alloc it frees,
+# on another thread) is refused at validation with its event index, exit 2,
+# never a hang; --pace is reported. TAP.
+set -u
+. "$(dirname "$0")/tap.sh"
+HR="${HR:-./heapreplay}"
+[ -x "$HR" ] || HR="$(dirname "$0")/../../heapreplay"
+top_builddir=$(dirname "$HR")
+JGET="${JGET:-$top_builddir/tests/cli/jget}"
+jget() { "$JGET" "$1" "$2"; }
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+RUN=(-r 1 -f json -q --warm-time 0 --verify)
+
+# 1. the impossible order is a validation error: file, event index, exit 2
+printf 'heapreplay-trace 1\nalloc 0 16\nfree 1 t=1\nalloc 1 16\nfree 0\n' > "$T/bad.hrtt"
+timeout 20 "$HR" replay "$T/bad.hrtt" -a glibc "${RUN[@]}" > /dev/null 2> "$T/bad.err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "bad.hrtt:3: event 1 (free)" "$T/bad.err" && [ "$(wc -l < "$T/bad.err")" = 1 ]; then
+    ok "free on thread 1 before its alloc on thread 0: exit 2 with the event index"
+else
+    not_ok "free on thread 1 before its alloc on thread 0: exit 2 with the event index" \
+        "exit $rc" "$(cat "$T/bad.err")"
+fi
+
+# 2. recorded by default, serial on request; exact figures equal
+"$HR" gen particles --threads 3 --events 20000 -o "$T/p3.hrt" > /dev/null
+for m in default serial; do
+    opt=(); [ "$m" = serial ] && opt=(--threads serial)
+    timeout 120 "$HR" replay "$T/p3.hrt" -a glibc,block "${RUN[@]}" "${opt[@]}" > "$T/$m.json"
+    echo $? > "$T/$m.rc"
+done
+mode=$(jget results.0.threads.mode "$T/default.json"); n=$(jget results.0.threads.n "$T/default.json")
+np=$(jget results.1.per_thread.2.thread "$T/default.json")
+if [ "$(cat "$T/default.rc")" = 0 ] && [ "$mode" = recorded ] && [ "$n" = 3 ] && [ "$np" = 2 ]; then
+    ok "3-thread trace: threads.mode recorded, n 3, per-thread figures"
+else
+    not_ok "3-thread trace: threads.mode recorded, n 3, per-thread figures" \
+        "rc $(cat "$T/default.rc") mode '$mode' n '$n' per_thread.2 '$np'"
+fi
+smode=$(jget results.1.threads.mode "$T/serial.json"); sp=$(jget results.1.per_thread "$T/serial.json" 2>/dev/null)
+a=$(jget results.1.memory.peak_footprint "$T/default.json"); b=$(jget results.1.memory.peak_footprint "$T/serial.json")
+if [ "$(cat "$T/serial.rc")" = 0 ] && [ "$smode" = serial ] && { [ -z "$sp" ] || [ "$sp" = null ]; } && [ -n "$a" ] && [ "$a" = "$b" ]; then
+    ok "--threads serial: mode serial, no per-thread figures, same exact peak footprint ($a)"
+else
+    not_ok "--threads serial: mode serial, no per-thread figures, same exact peak footprint" \
+        "mode '$smode' per_thread '$sp' footprint '$a' vs '$b'"
+fi
+
+# 3. pacing by timestamps is reported, with its factor
+"$HR" gen particles --threads 2 --timestamps --events 5000 -o "$T/ts.hrt" > /dev/null
+timeout 120 "$HR" replay "$T/ts.hrt" -a glibc "${RUN[@]}" --pace timestamps:0.0001 > "$T/ts.json"
+rc=$?
+pace=$(jget results.0.threads.pace "$T/ts.json"); pf=$(jget results.0.threads.pace_factor "$T/ts.json")
+if [ "$rc" = 0 ] && [ "$pace" = timestamps ] && [ "$pf" = 0.0001 ]; then
+    ok "--pace timestamps:0.0001 reported as pace timestamps, factor 0.0001"
+else
+    not_ok "--pace timestamps:0.0001 reported as pace timestamps, factor 0.0001" "rc $rc pace '$pace' factor '$pf'"
+fi
+
+# 4. bad values are usage errors
+"$HR" replay "$T/p3.hrt" --threads many > /dev/null 2>&1; r1=$?
+"$HR" replay "$T/p3.hrt" --pace timestamps:-1 > /dev/null 2>&1; r2=$?
+if [ "$r1" = 2 ] && [ "$r2" = 2 ]; then
+    ok "--threads many and --pace timestamps:-1: exit 2"
+else
+    not_ok "--threads many and --pace timestamps:-1: exit 2" "exit $r1, $r2"
+fi
+tap_done
