@@ -2,10 +2,10 @@
 # never by `make check`. Each bench_NAME is built from bench_NAME.c with the
 # global LDADD; cap_churn is the program the capture bench runs under the
 # capture library and heaptrack.
-EXTRA_PROGRAMS += bench/bench_decode bench/bench_gen bench/bench_seed bench/bench_overhead \
+EXTRA_PROGRAMS += bench/bench_decode bench/bench_gen bench/bench_seed bench/bench_overhead bench/bench_threads \
 	bench/cap_churn
 HR_BENCH += bench/bench_decode$(EXEEXT) bench/bench_gen$(EXEEXT) bench/bench_seed$(EXEEXT) \
-	bench/bench_overhead$(EXEEXT) bench/cap_churn$(EXEEXT)
+	bench/bench_overhead$(EXEEXT) bench/bench_threads$(EXEEXT) bench/cap_churn$(EXEEXT)
 EXTRA_DIST += bench/run.sh bench/bench_allocators.sh bench/bench_capture.sh bench/noise_check.sh
 CLEANFILES += $(EXTRA_PROGRAMS)
 

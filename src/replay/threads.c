@@ -175,19 +175,26 @@ static inline __attribute__((always_inline)) void stream_loop_t(tctx_t *c, run_t
     const hr_stream_t *st = &c->p->s->s[c->k];
     const hr_event_t *ev = st->ev, *end = ev + st->n;
     const hr_sync_t *sy = st->sync;
+    /* As in the serial loop (engine.c): a local copy whose address does not
+     * escape stays in registers across the allocator calls; the rare synced
+     * events work on a second copy. */
+    run_t lr = *r;
     for (; ev < end; ev++) {
         if (paced)
             pace_to(c->p, st->ts[ev - st->ev]);
         if (__builtin_expect(ev->flags & HR_EVF_SYNC, 0)) {
-            synced_op(c, r, ev, sy++, locked);
+            run_t tmp = lr;
+            synced_op(c, &tmp, ev, sy++, locked);
+            lr = tmp;
         } else if (locked) {
             lock_inst(inst_lock(c->p, c->k));
-            dispatch(r, ev);
+            dispatch(&lr, ev);
             unlock_inst(inst_lock(c->p, c->k));
         } else {
-            dispatch(r, ev);
+            dispatch(&lr, ev);
         }
     }
+    *r = lr;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

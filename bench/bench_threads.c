@@ -1,0 +1,120 @@
+/* Threaded replay overhead (issue 11): on a trace with no cross-thread frees,
+ * the threaded time mode (one OS thread per recorded thread, the schedule's
+ * flag test per event, lap start and end hand-offs) against a serial replay
+ * of the same per-thread streams, one after another, on one thread — both
+ * pinned to one core, so threads cannot run in parallel and the difference
+ * is the harness's. Figures: CPU time of the median warm lap (threaded: every
+ * thread's CPU summed), interleaved A B A B over ROUNDS rounds, the ratio
+ * threaded / serial per round, median and range. Target: <= 1.03.
+ * Usage: bench_threads [ALLOCATOR [TRACE]]; default: bump on a generated
+ * particles trace with 4 threads and 2 M events. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "base/json.h"
+#include "heapreplay/gen.h"
+#include "replay/engine.h"
+#include "replay/sched.h"
+
+#define ROUNDS 11
+
+/* Median warm-lap CPU seconds of the time mode on `t`. */
+static double time_cpu(const hr_trace_t *t, const hr_backend_t *be, int threads) {
+    hr_emit_mem_t m;
+    hr_emit_mem_open(&m, 1);
+    hr_replay_options_t opt = hr_replay_options_default();
+    opt.mode = HR_MODE_TIME;
+    opt.touch = HR_TOUCH_NONE;
+    opt.warm_time_s = 0.3;
+    opt.threads = threads;
+    hr_replay_one(t, "bench", "0000000000000000", be, be->name, NULL, &opt, &m.em);
+    char *buf = hr_emit_mem_close(&m);
+    hr_json_t *v = hr_json_parse(buf, strlen(buf), "result", NULL);
+    double cpu = v ? hr_json_path_num(v, "time.cpu_s") : -1;
+    if (!v || cpu <= 0)
+        fprintf(stderr, "bench_threads: replay failed: %s\n", buf);
+    hr_json_free(v);
+    free(buf);
+    return cpu;
+}
+
+/* The streams laid end to end as one serial trace: same events, renamed ids,
+ * per-thread order, no sync flags (there are no cross-thread chains). */
+static int concat_streams(const hr_trace_t *t, hr_trace_t *out) {
+    hr_sched_t s;
+    hr_error_t err;
+    if (hr_sched_build(&s, t, &err) != 0) {
+        fprintf(stderr, "bench_threads: %s\n", err.msg);
+        return -1;
+    }
+    uint64_t syncs = 0;
+    for (uint32_t k = 0; k < s.n; k++)
+        syncs += s.s[k].n_sync;
+    if (syncs) {
+        fprintf(stderr, "bench_threads: the trace has %llu synced events; this bench needs a "
+                        "trace without cross-thread chains\n", (unsigned long long)syncs);
+        hr_sched_free(&s);
+        return -1;
+    }
+    hr_trace_init(out);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        hr_trace_intern(out, t->strings[i]);
+    for (uint32_t k = 0; k < s.n; k++)
+        for (uint64_t i = 0; i < s.s[k].n; i++) {
+            hr_event_t e = s.s[k].ev[i];
+            e.thread = 0;
+            hr_trace_push(out, &e);
+        }
+    hr_sched_free(&s);
+    return hr_trace_validate(out, "concatenated streams", &err);
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+    const char *name = argc > 1 ? argv[1] : "bump";
+    const hr_backend_t *be = hr_backend_find(name);
+    hr_trace_t t, serial;
+    hr_error_t err;
+    if (!be) {
+        fprintf(stderr, "bench_threads: unknown allocator '%s'\n", name);
+        return 2;
+    }
+    if (argc > 2 ? hr_trace_read_file(argv[2], HR_FMT_AUTO, &t, &err)
+                 : hr_gen(&(hr_gen_options_t){"particles", 7, 2000000, 0, 4}, &t, &err)) {
+        fprintf(stderr, "bench_threads: %s\n", err.msg);
+        return 2;
+    }
+    if (concat_streams(&t, &serial) != 0)
+        return 2;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    sched_setaffinity(0, sizeof one, &one); /* threads created later inherit it */
+    double ratio[ROUNDS], thr[ROUNDS], ser[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        ser[r] = time_cpu(&serial, be, HR_THREADS_SERIAL);
+        thr[r] = time_cpu(&t, be, HR_THREADS_RECORDED);
+        ratio[r] = thr[r] / ser[r];
+    }
+    qsort(ratio, ROUNDS, sizeof *ratio, cmp_d);
+    qsort(thr, ROUNDS, sizeof *thr, cmp_d);
+    qsort(ser, ROUNDS, sizeof *ser, cmp_d);
+    printf("allocator %s, %u threads, %zu events, one core, %d rounds (A B interleaved)\n", name,
+           t.n_threads, t.n_events, ROUNDS);
+    printf("serial streams: median warm-lap CPU %.3f ms [%.3f-%.3f]\n", ser[ROUNDS / 2] * 1e3,
+           ser[0] * 1e3, ser[ROUNDS - 1] * 1e3);
+    printf("threaded:       median warm-lap CPU %.3f ms [%.3f-%.3f]\n", thr[ROUNDS / 2] * 1e3,
+           thr[0] * 1e3, thr[ROUNDS - 1] * 1e3);
+    printf("ratio threaded/serial: median %.4f [%.4f-%.4f] (target <= 1.03): %s\n",
+           ratio[ROUNDS / 2], ratio[0], ratio[ROUNDS - 1], ratio[ROUNDS / 2] <= 1.03 ? "ok" : "OVER");
+    hr_trace_free(&t);
+    hr_trace_free(&serial);
+    return 0;
+}
