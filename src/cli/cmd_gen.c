@@ -1,4 +1,4 @@
-/* heapreplay gen SCENARIO -o OUT [--events N] [--seed S] [--threads N]
+/* heapreplay gen SCENARIO -o OUT [--events|-n N] [--seed S] [--threads N]
  * [--timestamps] [--text]: a seeded, deterministic synthetic trace. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ int hr_cmd_gen(int argc, char **argv) {
         unsigned long long n;
         if (strcmp(a, "-o") == 0 && v)
             out = v, i++;
-        else if (strcmp(a, "--events") == 0 && v) {
+        else if ((strcmp(a, "--events") == 0 || strcmp(a, "-n") == 0) && v) {
             if (hr_cli_parse_size(v, &n) != 0)
                 return hr_cli_usage_error("gen", "--events expects a count (e.g. 200000 or 10M), got '%s'", v);
             opt.events = n, i++;
@@ -39,8 +39,11 @@ int hr_cmd_gen(int argc, char **argv) {
         else if (strcmp(a, "--list") == 0)
             return list_scenarios();
         else if (strcmp(a, "--help") == 0) {
-            printf("usage: heapreplay gen SCENARIO -o OUT [--events N] [--seed S] [--threads N]\n"
-                   "                      [--timestamps] [--text]\n       heapreplay gen --list\n");
+            printf("usage: heapreplay gen SCENARIO -o OUT [--events|-n N] [--seed S] [--threads N]\n"
+                   "                      [--timestamps] [--text]\n       heapreplay gen --list\n"
+                   "--threads 1..%u: relabels the events of level_load .. session; sets the\n"
+                   "thread roles of jobs, stream and queue (cross-thread frees)\n",
+                   HR_GEN_MAX_THREADS);
             return 0;
         } else if (a[0] != '-' && !opt.scenario)
             opt.scenario = a;

@@ -1,7 +1,7 @@
 /* Synthetic trace generator: PRNG, dense ids, event emitters, the scenario
  * table and hr_gen() itself. The scenarios live in gen_level.c (level_load,
- * session) and gen_play.c (frame_loop, particles, strings); see
- * include/heapreplay/gen.h for the contract. */
+ * session), gen_play.c (frame_loop, particles, strings) and gen_threads.c
+ * (jobs, stream, queue); see include/heapreplay/gen.h for the contract. */
 #include "trace/gen_int.h"
 
 #include <stdlib.h>
@@ -139,13 +139,18 @@ void hr_gen_realloc(gen_t *g, uint32_t id, uint64_t size) {
     emit(g, HR_OP_REALLOC, 0, g->thr[id], id, id, 0, size);
 }
 
-void hr_gen_free(gen_t *g, uint32_t id, int with_size) {
+void hr_gen_free_on(gen_t *g, uint32_t id, uint16_t thread, int with_size) {
     if (g->oom)
         return;
-    emit(g, HR_OP_FREE, with_size ? HR_EVF_HAS_OPT : 0, g->thr[id], id, 0, 0,
+    emit(g, HR_OP_FREE, with_size ? HR_EVF_HAS_OPT : 0, thread, id, 0, 0,
          with_size ? g->size[id] : 0);
     g->n_live--;
     hr_gen_vec_push(&g->free_ids, id, &g->oom);
+}
+
+void hr_gen_free(gen_t *g, uint32_t id, int with_size) {
+    if (!g->oom)
+        hr_gen_free_on(g, id, g->thr[id], with_size);
 }
 
 static uint32_t str_index(gen_t *g, const char *name) {
@@ -197,30 +202,44 @@ uint64_t hr_gen_small(gen_t *g) {
 typedef struct scenario {
     const char *name, *desc;
     void (*run)(gen_t *g);
-    int clean; /* every object freed at the end */
+    int clean;    /* every object freed at the end */
+    int threaded; /* --threads shapes the scenario (roles, cross-thread frees) */
 } scenario_t;
 
 static const scenario_t scenarios[] = {
     {"level_load",
      "boot objects in engine heaps, then level loads (push/pop of Level* heaps, Temp "
      "decompression buffers, 16 B-4 MiB assets) and reverse-order unloads; boot objects stay live",
-     hr_gen_scn_level_load, 0},
+     hr_gen_scn_level_load, 0, 0},
     {"frame_loop",
      "60 Hz frames of strictly LIFO solver temporaries (64 B-24 KiB, some frames > 100 KiB) "
      "plus a few long-lived objects; frame N marks",
-     hr_gen_scn_frame_loop, 1},
+     hr_gen_scn_frame_loop, 1, 0},
     {"particles",
      "fixed-size 32/48/64/96/128 B particle/entity churn: bursts of spawns, random-order "
      "deaths, a steady population of thousands; frame marks",
-     hr_gen_scn_particles, 1},
+     hr_gen_scn_particles, 1, 0},
     {"strings",
      "strings and arrays growing by realloc (x1.5/x2 and +small), calloc'd arrays, aligned "
      "(16-4096) allocations, frees in random order",
-     hr_gen_scn_strings, 1},
+     hr_gen_scn_strings, 1, 0},
     {"session",
      "a game session: boot, level 1 load, frames (Temp solver stacks, particles, strings, "
      "LevelZone streaming), unload, level 2, frames, shutdown",
-     hr_gen_scn_session, 1},
+     hr_gen_scn_session, 1, 0},
+    {"jobs",
+     "job system: main thread 0 allocates job descriptors per frame, workers 1..T-1 run "
+     "jobs (16-256 B, some 512 B-4 KiB); outputs freed by the main thread (cross-thread), "
+     "temporaries LIFO by the worker",
+     hr_gen_scn_jobs, 1, 1},
+    {"stream",
+     "streaming: thread T-1 loads assets (64 KiB-4 MiB + small headers) that main thread 0 "
+     "frees 2-8 frames later (cross-thread); threads 1..T-2 and 0 churn small blocks",
+     hr_gen_scn_stream, 1, 1},
+    {"queue",
+     "producer/consumer queues: producers allocate (and realloc-grow) 32 B-2 KiB messages, "
+     "a consumer thread frees each after 4-400 events; consumers churn LIFO scratch",
+     hr_gen_scn_queue, 1, 1},
 };
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
 
@@ -244,20 +263,40 @@ const char *hr_gen_describe(const char *scenario) {
     return s ? s->desc : NULL;
 }
 
+int hr_gen_threaded(const char *scenario) {
+    const scenario_t *s = find_scenario(scenario);
+    return s ? s->threaded : -1;
+}
+
+/* "a, b, c" from the scenario table, for error messages (fits hr_error_t:
+ * the names are short and few; a longer list is cut, never overflowed). */
+static const char *scenario_list(char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < N_SCENARIOS && len < cap; i++) {
+        int n = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", scenarios[i].name);
+        if (n < 0)
+            break;
+        len += (size_t)n;
+    }
+    return buf;
+}
+
 hr_gen_options_t hr_gen_default(void) {
     hr_gen_options_t o = {"session", 1, 100000, 0, 1};
     return o;
 }
 
 static int check_options(const hr_gen_options_t *opt, hr_error_t *err) {
+    char names[192];
     if (!opt || !opt->scenario) {
-        hr_error_set(err, "gen: no scenario given (expected one of: level_load, frame_loop, "
-                          "particles, strings, session)");
+        hr_error_set(err, "gen: no scenario given (expected one of: %s)",
+                     scenario_list(names, sizeof names));
         return -1;
     }
     if (!find_scenario(opt->scenario)) {
-        hr_error_set(err, "gen: unknown scenario '%s' (expected one of: level_load, frame_loop, "
-                          "particles, strings, session)", opt->scenario);
+        hr_error_set(err, "gen: unknown scenario '%.200s' (expected one of: %s)", opt->scenario,
+                     scenario_list(names, sizeof names));
         return -1;
     }
     if (opt->events < HR_GEN_MIN_EVENTS || opt->events > HR_GEN_MAX_EVENTS) {

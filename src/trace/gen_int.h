@@ -7,7 +7,9 @@
  *
  * Three independent xoshiro256** streams keep options orthogonal: `rng` drives
  * the events, `trng` the thread choice and `tsrng` the timestamps, so turning
- * timestamps or threads on never changes which events are generated. */
+ * timestamps or threads on never changes which events are generated. The
+ * exception is the threaded scenarios (gen_threads.c): there the thread count
+ * is the structure, drawn from `rng` (they never call hr_gen_thread). */
 #ifndef HR_TRACE_GEN_INT_H
 #define HR_TRACE_GEN_INT_H
 
@@ -83,7 +85,9 @@ uint16_t hr_gen_thread(gen_t *g);
 uint32_t hr_gen_alloc(gen_t *g, uint64_t size, uint32_t align, uint16_t thread);
 uint32_t hr_gen_calloc(gen_t *g, uint32_t n, uint64_t esize, uint16_t thread);
 void     hr_gen_realloc(gen_t *g, uint32_t id, uint64_t size); /* keeps the id */
-void     hr_gen_free(gen_t *g, uint32_t id, int with_size);
+void     hr_gen_free(gen_t *g, uint32_t id, int with_size); /* on the allocating thread */
+/* Free on any thread (a cross-thread free when `thread` != the allocator's). */
+void     hr_gen_free_on(gen_t *g, uint32_t id, uint16_t thread, int with_size);
 void     hr_gen_push(gen_t *g, const char *heap);
 void     hr_gen_pop(gen_t *g); /* pops the top heap */
 void     hr_gen_mark(gen_t *g, const char *name);
@@ -125,5 +129,9 @@ void hr_gen_scn_frame_loop(gen_t *g);
 void hr_gen_scn_particles(gen_t *g);
 void hr_gen_scn_strings(gen_t *g);
 void hr_gen_scn_session(gen_t *g);
+/* Threaded scenarios (gen_threads.c): --threads sets their roles. */
+void hr_gen_scn_jobs(gen_t *g);
+void hr_gen_scn_stream(gen_t *g);
+void hr_gen_scn_queue(gen_t *g);
 
 #endif
