@@ -103,10 +103,11 @@ void hr_run_close(run_t *r, int destroy) {
 /* A local copy whose address does not escape lets the compiler keep the hot
  * fields (slot arrays, function pointers, instance) in registers; the touch
  * policy is a constant in each instantiation, so its test folds away. */
-static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, hr_touch_t touch) {
+static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, const hr_event_t *ev,
+                                                              const hr_event_t *end,
+                                                              hr_touch_t touch) {
     run_t lr = *r;
     lr.touch = touch;
-    const hr_event_t *ev = lr.t->events, *end = ev + lr.t->n_events;
     for (; ev < end; ev++)
         dispatch(&lr, ev);
     *r = lr;
@@ -116,13 +117,15 @@ static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, hr_touch
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-jump-tables")))
 #endif
-void hr_run_lap(run_t *r) {
+void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     switch (r->touch) {
-    case HR_TOUCH_NONE: fast_loop_t(r, HR_TOUCH_NONE); break;
-    case HR_TOUCH_FIRST: fast_loop_t(r, HR_TOUCH_FIRST); break;
-    case HR_TOUCH_ALL: fast_loop_t(r, HR_TOUCH_ALL); break;
+    case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE); break;
+    case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST); break;
+    case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL); break;
     }
 }
+
+void hr_run_lap(run_t *r) { hr_run_range(r, r->t->events, r->t->events + r->t->n_events); }
 
 /* ---- the instrumented lap --------------------------------------------------- */
 

@@ -159,6 +159,9 @@ void hr_threads_done(thr_result_t *tr);
 
 /* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
 void hr_run_lap(run_t *r);
+/* The same loop over [from, to) (threads.c: the stretches between synced
+ * events of a stream). */
+void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to);
 void hr_measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,
                      const hr_replay_options_t *opt);
 

@@ -210,6 +210,7 @@ static int fill_streams(hr_sched_t *s, const hr_trace_t *t, scratch_t *x) {
         if (!make_sync(t, i, x, &sy, out))
             continue;
         out->flags |= HR_EVF_SYNC;
+        sy.at = st->n - 1;
         st->sync[st->n_sync++] = sy;
         st->cross_frees += sy.xfree;
         st->sync_waits += (sy.wait_slot[0] != HR_SCHED_NONE) + (sy.wait_slot[1] != HR_SCHED_NONE);

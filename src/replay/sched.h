@@ -54,6 +54,7 @@
  * consumes or creates (free: id; alloc/calloc: id; realloc: the old id), slot
  * 1 a realloc's new id when it differs from the old. */
 typedef struct hr_sync {
+    uint64_t at;                        /* the event's index in its stream */
     uint32_t wait_slot[2], wait_seq[2]; /* wait until seq[slot] >= value */
     uint32_t post_slot[2], post_seq[2]; /* then store value into seq[slot] */
     uint16_t owner;   /* the instance that owns the block it frees/reallocs */

@@ -168,8 +168,8 @@ static void synced_op(tctx_t *c, run_t *r, const hr_event_t *ev, const hr_sync_t
             post_word(&p->seq[sy->post_slot[k]], sy->post_seq[k]);
 }
 
-/* The stream loop; `locked` and `paced` are constants in each instance of it
- * so that the common case (neither) is the serial loop plus one flag test. */
+/* The stream loop of locked or paced streams (each op checked); `locked`
+ * and `paced` are constants in each instance of it. */
 static inline __attribute__((always_inline)) void stream_loop_t(tctx_t *c, run_t *r, int locked,
                                                                 int paced) {
     const hr_stream_t *st = &c->p->s->s[c->k];
@@ -197,6 +197,23 @@ static inline __attribute__((always_inline)) void stream_loop_t(tctx_t *c, run_t
     *r = lr;
 }
 
+/* The common stream (no lock, no pacing): the serial loop itself
+ * (hr_run_range) over the stretches between synced events, each of which
+ * waits, runs and publishes here. A stream with no cross-thread chain is one
+ * stretch: it runs exactly the serial code. */
+static void stretch_loop(tctx_t *c, run_t *r) {
+    const hr_stream_t *st = &c->p->s->s[c->k];
+    const hr_event_t *ev = st->ev;
+    uint64_t from = 0;
+    for (uint64_t k = 0; k < st->n_sync; k++) {
+        const hr_sync_t *sy = &st->sync[k];
+        hr_run_range(r, ev + from, ev + sy->at);
+        synced_op(c, r, ev + sy->at, sy, 0);
+        from = sy->at + 1;
+    }
+    hr_run_range(r, ev + from, ev + st->n);
+}
+
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-jump-tables")))
 #endif
@@ -221,12 +238,10 @@ static void run_stream(tctx_t *c) {
     memset(&c->st, 0, sizeof c->st);
     c->st.start_ns = hr_now_ns();
     uint64_t cpu0 = hr_thread_cpu_ns();
-    switch (locked * 2 + paced) {
-    case 0: stream_loop_t(c, &r, 0, 0); break;
-    case 1: stream_loop_t(c, &r, 0, 1); break;
-    case 2: stream_loop_t(c, &r, 1, 0); break;
-    default: stream_loop_t(c, &r, 1, 1); break;
-    }
+    if (locked || paced)
+        stream_loop_t(c, &r, locked, paced);
+    else
+        stretch_loop(c, &r);
     c->st.cpu_ns = hr_thread_cpu_ns() - cpu0;
     c->st.end_ns = hr_now_ns();
     c->st.empty_frees = r.empty_frees;
