@@ -117,6 +117,7 @@ typedef struct hr_trace {
     uint32_t    flags;
     uint64_t    peak_live;   /* requested bytes, set by hr_trace_validate */
     uint64_t    op_counts[HR_OP__COUNT]; /* set by hr_trace_validate */
+    uint32_t    max_align;   /* largest alloc alignment, set by hr_trace_validate */
 } hr_trace_t;
 
 void hr_trace_init(hr_trace_t *t);
@@ -131,7 +132,7 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name);
 /* Checks every event in order against the id lifetimes: alloc/calloc of a live
  * id, free/realloc of a dead id (incl. double free), string index out of range,
  * alignment not a power of two, calloc count*size overflow. On success fills
- * n_ids, n_threads, peak_live and op_counts and returns 0; on the first error
+ * n_ids, n_threads, peak_live, op_counts and max_align and returns 0; on the first error
  * writes "NAME: event I (op): what" into err and returns -1. `name` labels the
  * trace in messages (usually its file path). */
 int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err);
@@ -144,9 +145,6 @@ static inline int hr_op_creates_block(unsigned op) {
 
 /* Memory ops of a validated trace (the sum of op_counts over HR_OPC_MEM). */
 uint64_t hr_trace_mem_ops(const hr_trace_t *t);
-
-/* The largest alignment any alloc event requests (0 when none asks for one). */
-uint32_t hr_trace_max_align(const hr_trace_t *t);
 
 /* Requested bytes an event adds when it succeeds (alloc, calloc, realloc new). */
 static inline uint64_t hr_event_bytes(const hr_event_t *ev) {

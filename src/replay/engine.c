@@ -49,7 +49,7 @@ void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spe
     const char *colon = strchr(spec, ':');
     cfg.arg = colon ? colon + 1 : NULL;
     cfg.config_path = opt->heap_config;
-    cfg.max_align = hr_trace_max_align(t);
+    cfg.max_align = t->max_align; /* from hr_trace_validate: laps create instances often */
     cfg.heap_names = (const char *const *)t->strings;
     cfg.n_heap_names = t->n_strings;
     return be->create(&cfg, err);

@@ -10,9 +10,23 @@
  * timed) the instances are closed and recreated and the dependency words
  * reset, as the serial time mode does. Waiting: spin with a pause for a short
  * while, then sleep on a futex; spinning is counted as the harness's CPU, not
- * the allocator's. */
+ * the allocator's.
+ *
+ * Publishing a dependency is on the hot path (jobs: a quarter of all events),
+ * so it is a plain release store followed by a read of the pool's sleeper
+ * count, not an atomic exchange (a full barrier that stalled every post: 40 %
+ * of a 2-thread tcmalloc replay's time). That is a Dekker pattern (store
+ * word, load count / increment count, load word), which needs a full barrier
+ * on both sides; the poster's half is paid by the rare sleeper instead: it
+ * increments the count, then calls membarrier(PRIVATE_EXPEDITED), which runs
+ * a full barrier on every running thread of the process, then reads the word
+ * once more and sleeps on it. Either the poster's store is visible to that
+ * read, or its later read of the count sees the sleeper and wakes the word
+ * (a futex wait on a word whose value changed returns at once). Without
+ * membarrier the poster issues the full fence itself. */
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -29,7 +43,10 @@
 #include "replay/sched.h"
 
 #define HR_SPIN_ROUNDS 2000u          /* pauses before sleeping on a dependency */
-#define HR_SLEEPER     0x80000000u    /* seq word: someone sleeps on it */
+/* Below this many events per synced event, a stream runs the per-event loop
+ * (stream_loop_t) rather than the serial loop between synced events
+ * (stretch_loop), which copies the run state in and out per stretch. */
+#define HR_STRETCH_MIN 16u
 
 typedef struct pool pool_t;
 
@@ -53,6 +70,8 @@ struct pool {
     tctx_t                    *ctx;
     hr_slot_t                 *slots;   /* shared: ids cross threads */
     _Atomic uint32_t          *seq;     /* per id (sched.h) */
+    _Atomic uint32_t          *sleepers; /* threads asleep on a seq word (own line) */
+    int                        fence;   /* no membarrier: posters fence themselves */
     void                     **inst;    /* per thread (all equal when shared) */
     _Atomic uint32_t          *lock;    /* per instance, 16 words apart */
     int                        shared;  /* HR_CAP_THREAD_SAFE: one instance */
@@ -77,38 +96,52 @@ static inline void cpu_pause(void) {
 #endif
 }
 
-/* Waits until the low 31 bits of *w reach `want`; spins first, then sets the
- * sleeper bit and sleeps. Counts the wait and its spin/sleep time. */
-static void wait_word(_Atomic uint32_t *w, uint32_t want, tstat_t *st) {
-    uint32_t v = atomic_load_explicit(w, memory_order_acquire);
-    if ((v & ~HR_SLEEPER) >= want)
-        return;
+/* Asks the kernel for the sleeper's half of the barrier (header); 0 when it
+ * can be had, else the posters must fence. */
+static int membarrier_ready(void) {
+    static int state; /* 0 unknown, 1 registered, -1 unavailable */
+    if (!state)
+        state = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+    return state > 0 ? 0 : -1;
+}
+
+/* The slow part of wait_word: spins first, then sleeps (header: the barrier
+ * protocol). Counts the wait and its spin/sleep time. */
+static __attribute__((noinline)) void wait_slow(pool_t *p, _Atomic uint32_t *w, uint32_t want,
+                                                tstat_t *st) {
     st->waits++;
     uint64_t t0 = hr_now_ns();
     for (uint32_t i = 0; i < HR_SPIN_ROUNDS; i++) {
         cpu_pause();
-        if ((atomic_load_explicit(w, memory_order_acquire) & ~HR_SLEEPER) >= want) {
+        if (atomic_load_explicit(w, memory_order_acquire) >= want) {
             st->spin_ns += hr_now_ns() - t0;
             return;
         }
     }
     uint64_t t1 = hr_now_ns();
     st->spin_ns += t1 - t0;
-    for (;;) {
-        v = atomic_load_explicit(w, memory_order_acquire);
-        if ((v & ~HR_SLEEPER) >= want)
-            break;
-        if (!(v & HR_SLEEPER) &&
-            !atomic_compare_exchange_weak_explicit(w, &v, v | HR_SLEEPER, memory_order_acq_rel,
-                                                   memory_order_acquire))
-            continue;
-        futex_wait(w, v | HR_SLEEPER);
-    }
+    atomic_fetch_add_explicit(p->sleepers, 1, memory_order_seq_cst);
+    if (!p->fence)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    for (uint32_t v; (v = atomic_load_explicit(w, memory_order_acquire)) < want;)
+        futex_wait(w, v);
+    atomic_fetch_sub_explicit(p->sleepers, 1, memory_order_relaxed);
     st->sleep_ns += hr_now_ns() - t1;
 }
 
-static void post_word(_Atomic uint32_t *w, uint32_t val) {
-    if (atomic_exchange_explicit(w, val, memory_order_release) & HR_SLEEPER)
+/* Waits until *w reaches `want`: one load when the dependency is met. */
+static inline void wait_word(pool_t *p, _Atomic uint32_t *w, uint32_t want, tstat_t *st) {
+    if (__builtin_expect(atomic_load_explicit(w, memory_order_acquire) < want, 0))
+        wait_slow(p, w, want, st);
+}
+
+static inline void post_word(pool_t *p, _Atomic uint32_t *w, uint32_t val) {
+    atomic_store_explicit(w, val, memory_order_release);
+    if (p->fence)
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst); /* the sleeper's membarrier is the fence */
+    if (atomic_load_explicit(p->sleepers, memory_order_relaxed))
         futex_wake(w);
 }
 
@@ -141,21 +174,33 @@ static void pace_to(const pool_t *p, uint64_t ts) {
     }
 }
 
-/* An event with a sync record: its waits, its op (on the owner's instance,
- * under its lock, when the block belongs to another thread's instance), its
- * posts. */
-static void synced_op(tctx_t *c, run_t *r, const hr_event_t *ev, const hr_sync_t *sy, int locked) {
+/* The op of an event on a block another thread's instance owns: on that
+ * instance, under its lock. Out of line (in-house allocators only, and rare),
+ * on a copy of the run state so the loop's copy stays in registers. */
+static __attribute__((noinline)) void foreign_op(pool_t *p, run_t *lr, const hr_event_t *ev,
+                                                 uint16_t owner) {
+    run_t r = *lr;
+    r.inst = p->inst[owner];
+    lock_inst(inst_lock(p, owner));
+    dispatch(&r, ev);
+    unlock_inst(inst_lock(p, owner));
+    r.inst = lr->inst;
+    *lr = r;
+}
+
+/* An event with a sync record: its waits, its op (foreign_op when the block
+ * belongs to another thread's instance; under its own instance's lock when
+ * `locked`), its posts. Inlined into the stream loops: a job system's
+ * streams have a sync record on every second event or so. */
+static inline __attribute__((always_inline)) void synced_op(tctx_t *c, run_t *r,
+                                                            const hr_event_t *ev,
+                                                            const hr_sync_t *sy, int locked) {
     pool_t *p = c->p;
     for (int k = 0; k < 2; k++)
         if (sy->wait_slot[k] != HR_SCHED_NONE)
-            wait_word(&p->seq[sy->wait_slot[k]], sy->wait_seq[k], &c->st);
-    if (sy->foreign && !p->shared) {
-        void *own = r->inst;
-        r->inst = p->inst[sy->owner];
-        lock_inst(inst_lock(p, sy->owner));
-        dispatch(r, ev);
-        unlock_inst(inst_lock(p, sy->owner));
-        r->inst = own;
+            wait_word(p, &p->seq[sy->wait_slot[k]], sy->wait_seq[k], &c->st);
+    if (__builtin_expect(sy->foreign && !p->shared, 0)) {
+        foreign_op(p, r, ev, sy->owner);
     } else if (locked) {
         lock_inst(inst_lock(p, c->k));
         dispatch(r, ev);
@@ -165,7 +210,7 @@ static void synced_op(tctx_t *c, run_t *r, const hr_event_t *ev, const hr_sync_t
     }
     for (int k = 0; k < 2; k++)
         if (sy->post_slot[k] != HR_SCHED_NONE)
-            post_word(&p->seq[sy->post_slot[k]], sy->post_seq[k]);
+            post_word(p, &p->seq[sy->post_slot[k]], sy->post_seq[k]);
 }
 
 /* The stream loop of locked or paced streams (each op checked); `locked`
@@ -183,9 +228,7 @@ static inline __attribute__((always_inline)) void stream_loop_t(tctx_t *c, run_t
         if (paced)
             pace_to(c->p, st->ts[ev - st->ev]);
         if (__builtin_expect(ev->flags & HR_EVF_SYNC, 0)) {
-            run_t tmp = lr;
-            synced_op(c, &tmp, ev, sy++, locked);
-            lr = tmp;
+            synced_op(c, &lr, ev, sy++, locked);
         } else if (locked) {
             lock_inst(inst_lock(c->p, c->k));
             dispatch(&lr, ev);
@@ -238,8 +281,11 @@ static void run_stream(tctx_t *c) {
     memset(&c->st, 0, sizeof c->st);
     c->st.start_ns = hr_now_ns();
     uint64_t cpu0 = hr_thread_cpu_ns();
+    const hr_stream_t *st = &p->s->s[c->k];
     if (locked || paced)
         stream_loop_t(c, &r, locked, paced);
+    else if (st->n_sync * HR_STRETCH_MIN > st->n)
+        stream_loop_t(c, &r, 0, 0); /* short stretches: a flag test per event is cheaper */
     else
         stretch_loop(c, &r);
     c->st.cpu_ns = hr_thread_cpu_ns() - cpu0;
@@ -288,11 +334,14 @@ static int pool_open(pool_t *p, const hr_sched_t *s, const hr_trace_t *t, const 
     p->slots = hm((size_t)s->n_slots * sizeof *p->slots, &p->slot_bytes);
     p->seq = hm((size_t)s->n_slots * sizeof *p->seq, &p->seq_bytes);
     p->inst = hm(s->n * sizeof *p->inst, &p->inst_bytes);
-    p->lock = hm((size_t)s->n * 16 * sizeof *p->lock, &p->lock_bytes);
+    /* one 64-byte line per instance lock, and the last for the sleeper count */
+    p->lock = hm((size_t)(s->n + 1) * 16 * sizeof *p->lock, &p->lock_bytes);
+    p->fence = membarrier_ready() != 0;
     if (!p->ctx || !p->slots || !p->seq || !p->inst || !p->lock) {
         hr_error_set(err, "threaded replay: out of memory for %u threads", s->n);
         return -1;
     }
+    p->sleepers = &p->lock[(size_t)s->n * 16];
     for (uint32_t k = 0; k < s->n; k++) {
         tctx_t *c = &p->ctx[k];
         c->p = p;

@@ -22,7 +22,7 @@ typedef struct shared_hdr {
     uint64_t off_events, off_ts, off_stroff;
     uint64_t peak_live;
     uint64_t op_counts[HR_OP__COUNT];
-    uint32_t n_ids, n_threads, flags, n_strings;
+    uint32_t n_ids, n_threads, flags, n_strings, max_align;
     char     digest[17];
 } shared_hdr_t;
 
@@ -46,6 +46,7 @@ static uint64_t layout(const hr_trace_t *t, shared_hdr_t *h) {
     memcpy(h->op_counts, t->op_counts, sizeof h->op_counts);
     h->n_ids = t->n_ids;
     h->n_threads = t->n_threads;
+    h->max_align = t->max_align;
     h->flags = t->flags;
     h->n_strings = t->n_strings;
     return at;
@@ -134,6 +135,7 @@ int hr_trace_map(int fd, hr_trace_t *t, char digest[17], hr_error_t *err) {
     t->n_strings = t->cap_strings = h->n_strings;
     t->n_ids = h->n_ids;
     t->n_threads = h->n_threads;
+    t->max_align = h->max_align;
     t->flags = h->flags;
     t->peak_live = h->peak_live;
     memcpy(t->op_counts, h->op_counts, sizeof t->op_counts);

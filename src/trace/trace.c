@@ -32,14 +32,6 @@ uint64_t hr_trace_mem_ops(const hr_trace_t *t) {
     return n;
 }
 
-uint32_t hr_trace_max_align(const hr_trace_t *t) {
-    uint32_t m = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        if (t->events[i].op == HR_OP_ALLOC && t->events[i].align > m)
-            m = t->events[i].align;
-    return m;
-}
-
 void hr_trace_init(hr_trace_t *t) { memset(t, 0, sizeof *t); }
 
 void hr_trace_free(hr_trace_t *t) {
@@ -148,6 +140,7 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     uint32_t max_id = 0, max_thread = 0;
     int any_id = 0;
     memset(t->op_counts, 0, sizeof t->op_counts);
+    t->max_align = 0;
     for (size_t i = 0; i < t->n_events; i++) {
         const hr_event_t *ev = &t->events[i];
         if (ev->op >= HR_OP__COUNT)
@@ -160,6 +153,8 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
         case HR_OP_CALLOC:
             if (ev->op == HR_OP_ALLOC && ev->align && (ev->align & (ev->align - 1)))
                 VFAIL("alignment %u is not a power of two", ev->align);
+            if (ev->op == HR_OP_ALLOC && ev->align > t->max_align)
+                t->max_align = ev->align;
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
             if (ensure_id(&v, ev->id))

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
         int op = hr_flat_op(ev->op);
         if (op < 0)
             continue;
-        hr_flat_event_t r = {(uint32_t)op, ev->id, ev->aux, ev->align, ev->size};
+        hr_flat_event_t r = {(uint16_t)op, ev->thread, ev->id, ev->aux, ev->align, ev->size};
         bad = fwrite(&r, sizeof r, 1, f) != 1;
         written++;
     }

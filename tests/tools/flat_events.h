@@ -10,13 +10,15 @@
  *
  * Only memory ops are stored (alloc, calloc, realloc, free); heap pushes/pops,
  * frames and marks do no allocator work and are dropped. Ids are the trace's
- * dense slot ids: every id is < n_ids. */
+ * dense slot ids: every id is < n_ids. Each record keeps the recorded thread
+ * (tests/tools/fresh_mt_replay replays each on its own thread; fresh_replay
+ * ignores it and replays in file order). */
 #ifndef HR_TESTS_TOOLS_FLAT_EVENTS_H
 #define HR_TESTS_TOOLS_FLAT_EVENTS_H
 
 #include <stdint.h>
 
-#define HR_FLAT_MAGIC "HRFLAT01" /* 8 bytes, no terminator stored */
+#define HR_FLAT_MAGIC "HRFLAT02" /* 8 bytes, no terminator stored */
 
 /* Record opcodes. Deliberately a list of their own (not hr_op_t): the reader
  * must not depend on the trace model. */
@@ -35,7 +37,8 @@ typedef struct hr_flat_header {
 } hr_flat_header_t;
 
 typedef struct hr_flat_event {
-    uint32_t op;    /* HR_FLAT_* */
+    uint16_t op;     /* HR_FLAT_* */
+    uint16_t thread; /* the recorded thread (0 = the program's main thread) */
     uint32_t id;
     uint32_t aux;
     uint32_t align;

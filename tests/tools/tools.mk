@@ -4,6 +4,9 @@
 # links no heapreplay code, only the C library. dump_events turns any trace
 # into the flat event file fresh_replay reads (it links libhr.a: the global
 # LDADD). Built by `make check`, which runs a test that uses both.
-check_PROGRAMS += tests/tools/fresh_replay tests/tools/dump_events
+check_PROGRAMS += tests/tools/fresh_replay tests/tools/fresh_mt_replay tests/tools/dump_events
 tests_tools_fresh_replay_LDADD = $(LIBS)
+# fresh_mt_replay: the multithreaded twin (issue 11: threaded replay checked
+# against it); only the C library and pthreads.
+tests_tools_fresh_mt_replay_LDADD = $(LIBS) -lpthread
 noinst_HEADERS += tests/tools/flat_events.h

@@ -1,0 +1,441 @@
+/* fresh_mt_replay: the multithreaded replay an allocator engineer would write
+ * by hand, as the reference heapreplay's threaded figures are checked
+ * against (issue 11). The multithreaded twin of fresh_replay.c.
+ *
+ *   fresh_mt_replay [--warm-time S | --warm-laps N] FLATFILE
+ *
+ * FLATFILE is a flat event file (tests/tools/flat_events.h, made by
+ * tests/tools/dump_events); select the allocator with LD_PRELOAD.
+ *
+ * Contract:
+ * - One OS thread per recorded thread, created once before the cold lap and
+ *   kept for every lap; recorded thread 0 runs on the process's main thread
+ *   (glibc gives it the main arena, as the real program's main thread has).
+ *   Each replays its own records in file order.
+ * - Blocks, not ids: every alloc, calloc and realloc creates a new block
+ *   numbered in file order, with its own cell (pointer, size, ready flag), so
+ *   no cell is ever reused and no name creates a dependency. A block consumed
+ *   (freed or realloc'd) on another thread than the one that created it is a
+ *   hand-off: its creator sets the ready flag after the op, the consumer
+ *   waits for the flag first (spin with pause, then sched_yield). Nothing
+ *   else is ordered between threads. This is worked out once, before the
+ *   laps, by one walk over the file; it shares no code with heapreplay's
+ *   scheduler (src/replay/sched.c), which is what it checks.
+ * - Nothing of its own comes from malloc: the file is mmapped, the per-thread
+ *   records, cells and lap tables are anonymous mmaps, thread stacks come
+ *   from pthread_create (mmap), the output is a stack buffer and write(2).
+ * - Touch policy "first" as fresh_replay: one byte per 4 KiB step of a new
+ *   block and of a realloc's grown part; calloc'd blocks are not touched.
+ * - Laps: a cold lap (the first in a fresh process), then warm laps until
+ *   --warm-time seconds (default 0.5; 0 = none) of wall time, or exactly
+ *   --warm-laps N. Between laps, not timed: the blocks the trace leaves live
+ *   are freed on the main thread and the ready flags cleared. A lap's wall
+ *   time runs from the first thread's start to the last thread's end (as
+ *   heapreplay's threads.ops_per_s); its CPU time is every thread's
+ *   CLOCK_THREAD_CPUTIME_ID less the time it spent waiting.
+ *
+ * Output: one line of JSON on stdout:
+ *   threads, ops, blocks, handoffs (cross-thread consumptions per lap),
+ *   cold_wall_s, cold_cpu_s, cold_ops_per_s          the cold lap
+ *   wall_s, cpu_s, ops_per_s, ns_per_op (CPU / ops)   the median warm lap
+ *                                                     (null without one)
+ *   warm_laps, waits (hand-offs that found the flag unset, summed over the
+ *   laps), failed_allocs (cold lap), malloc_provider.
+ * Exit 0, or 2 on bad usage or a bad file. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flat_events.h"
+
+#define MT_MAX_THREADS 256u
+#define MT_MAX_LAPS    (1u << 16)
+#define MT_SPINS       1000u /* pauses before yielding the core */
+
+enum { MT_WAIT = 1, MT_POST = 2 };
+
+/* One record as a thread replays it: the blocks it consumes and creates. */
+typedef struct mt_rec {
+    uint8_t  op, flags;
+    uint16_t pad;
+    uint32_t align;
+    uint32_t blk;  /* block created (alloc, calloc, realloc) or freed (free) */
+    uint32_t oblk; /* realloc: the block it consumes */
+    uint32_t n;    /* calloc: element count */
+    uint64_t size;
+} mt_rec_t;
+
+typedef struct mt_cell {
+    void            *p;
+    uint64_t         size;
+    _Atomic uint32_t ready;
+    uint32_t         pad;
+} mt_cell_t;
+
+typedef struct mt_thread {
+    pthread_t  th;
+    mt_rec_t  *rec;
+    uint64_t   n;
+    uint64_t   start, end, cpu, wait_ns, waits, failed;
+    char       pad[64];
+} mt_thread_t;
+
+static mt_cell_t        *g_cell;
+static mt_thread_t      *g_thr;
+static uint32_t          g_nthr;
+static pthread_barrier_t g_start, g_end;
+static _Atomic int       g_quit;
+
+static uint64_t mt_now(clockid_t clk) {
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *mt_map(size_t bytes) {
+    void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static inline void mt_touch(void *p, uint64_t from, uint64_t to) {
+    for (uint64_t off = from; off < to; off += 4096)
+        ((volatile char *)p)[off] = 1;
+}
+
+static inline void mt_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void mt_wait(mt_thread_t *t, mt_cell_t *c) {
+    if (atomic_load_explicit(&c->ready, memory_order_acquire))
+        return;
+    uint64_t t0 = mt_now(CLOCK_MONOTONIC);
+    t->waits++;
+    for (uint32_t i = 0; !atomic_load_explicit(&c->ready, memory_order_acquire); i++) {
+        if (i < MT_SPINS)
+            mt_pause();
+        else
+            sched_yield();
+    }
+    t->wait_ns += mt_now(CLOCK_MONOTONIC) - t0;
+}
+
+/* One thread's records, in order. */
+static void mt_run(mt_thread_t *t) {
+    mt_cell_t *cell = g_cell;
+    for (uint64_t i = 0; i < t->n; i++) {
+        const mt_rec_t *r = &t->rec[i];
+        mt_cell_t *c = &cell[r->blk];
+        void *p;
+        switch (r->op) {
+        case HR_FLAT_FREE:
+            if (r->flags & MT_WAIT)
+                mt_wait(t, c);
+            free(c->p);
+            c->p = NULL;
+            continue;
+        case HR_FLAT_ALLOC:
+            if (r->align > 16) {
+                if (posix_memalign(&p, r->align, r->size) != 0)
+                    p = NULL;
+            } else {
+                p = malloc(r->size);
+            }
+            if (p)
+                mt_touch(p, 0, r->size);
+            break;
+        case HR_FLAT_CALLOC:
+            p = calloc(r->n, r->size);
+            break;
+        default: { /* HR_FLAT_REALLOC */
+            mt_cell_t *o = &cell[r->oblk];
+            if (r->flags & MT_WAIT)
+                mt_wait(t, o);
+            uint64_t osz = o->p ? o->size : 0;
+            p = realloc(o->p, r->size);
+            if (p)
+                mt_touch(p, osz, r->size);
+            else if (r->size)
+                free(o->p);
+            o->p = NULL;
+            break;
+        }
+        }
+        c->p = p;
+        c->size = r->op == HR_FLAT_CALLOC ? (uint64_t)r->n * r->size : r->size;
+        t->failed += p == NULL;
+        if (r->flags & MT_POST)
+            atomic_store_explicit(&c->ready, 1, memory_order_release);
+    }
+}
+
+static void mt_lap(mt_thread_t *t) {
+    t->waits = t->wait_ns = t->failed = 0;
+    t->start = mt_now(CLOCK_MONOTONIC);
+    uint64_t c0 = mt_now(CLOCK_THREAD_CPUTIME_ID);
+    mt_run(t);
+    t->cpu = mt_now(CLOCK_THREAD_CPUTIME_ID) - c0;
+    t->end = mt_now(CLOCK_MONOTONIC);
+}
+
+static void *mt_main(void *arg) {
+    mt_thread_t *t = arg;
+    for (;;) {
+        pthread_barrier_wait(&g_start);
+        if (atomic_load(&g_quit))
+            return NULL;
+        mt_lap(t);
+        pthread_barrier_wait(&g_end);
+    }
+}
+
+/* Where each record goes (per-thread arrays), with its blocks and hand-off
+ * flags: one walk in file order. `cur` maps a live id to its block, `maker`
+ * a block to (thread << 32 | record index) of the record that created it.
+ * Returns the number of blocks, or 0 on a record that consumes an id that is
+ * not live. */
+static uint32_t mt_plan(const hr_flat_event_t *ev, uint64_t n, uint32_t n_ids, uint64_t *handoffs) {
+    uint32_t *cur = mt_map((size_t)n_ids * 4);
+    uint64_t *maker = mt_map((size_t)(n + 1) * 8);
+    uint64_t *fill = mt_map(MT_MAX_THREADS * 8);
+    uint32_t blocks = 1; /* block 0: "none" */
+    if (!cur || !maker || !fill)
+        return 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const hr_flat_event_t *e = &ev[i];
+        mt_rec_t *r = &g_thr[e->thread].rec[fill[e->thread]];
+        uint32_t consumed = e->op == HR_FLAT_FREE ? e->id : e->op == HR_FLAT_REALLOC ? e->aux : n_ids;
+        r->op = (uint8_t)e->op;
+        r->align = e->align;
+        r->n = e->aux;
+        r->size = e->size;
+        if (consumed < n_ids) {
+            uint32_t b = cur[consumed];
+            if (!b)
+                return 0;
+            cur[consumed] = 0;
+            uint64_t m = maker[b];
+            if ((uint32_t)(m >> 32) != e->thread) { /* a hand-off */
+                g_thr[m >> 32].rec[(uint32_t)m].flags |= MT_POST;
+                r->flags |= MT_WAIT;
+                ++*handoffs;
+            }
+            *(e->op == HR_FLAT_FREE ? &r->blk : &r->oblk) = b;
+        }
+        if (e->op != HR_FLAT_FREE) {
+            if (cur[e->id])
+                return 0; /* created over a live id */
+            cur[e->id] = blocks;
+            maker[blocks] = (uint64_t)e->thread << 32 | fill[e->thread];
+            r->blk = blocks++;
+        }
+        fill[e->thread]++;
+    }
+    munmap(cur, (size_t)n_ids * 4);
+    munmap(maker, (size_t)(n + 1) * 8);
+    munmap(fill, MT_MAX_THREADS * 8);
+    return blocks;
+}
+
+/* Frees what the trace left live, clears the flags (between laps). */
+static void mt_reset(uint32_t blocks) {
+    for (uint32_t b = 1; b < blocks; b++) {
+        free(g_cell[b].p);
+        g_cell[b].p = NULL;
+        atomic_store_explicit(&g_cell[b].ready, 0, memory_order_relaxed);
+    }
+}
+
+/* One lap on every thread: wall, CPU less waiting, waits, failures. */
+static void mt_lap_all(uint64_t *wall, uint64_t *cpu, uint64_t *waits, uint64_t *failed) {
+    pthread_barrier_wait(&g_start);
+    mt_lap(&g_thr[0]);
+    pthread_barrier_wait(&g_end);
+    uint64_t first = UINT64_MAX, last = 0;
+    *cpu = 0;
+    for (uint32_t k = 0; k < g_nthr; k++) {
+        mt_thread_t *t = &g_thr[k];
+        first = t->start < first ? t->start : first;
+        last = t->end > last ? t->end : last;
+        *cpu += t->cpu > t->wait_ns ? t->cpu - t->wait_ns : 0;
+        *waits += t->waits;
+        *failed += t->failed;
+    }
+    *wall = last - first;
+}
+
+static int mt_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* In-place median (qsort of a uint64 array allocates nothing in glibc for
+ * arrays this small, but sort by insertion to be sure: at most 65 536). */
+static double mt_median(uint64_t *a, size_t n) {
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && mt_cmp(&a[j - 1], &a[j]) > 0; j--) {
+            uint64_t t = a[j];
+            a[j] = a[j - 1];
+            a[j - 1] = t;
+        }
+    return n % 2 ? (double)a[n / 2] : ((double)a[n / 2 - 1] + (double)a[n / 2]) / 2.0;
+}
+
+static int mt_usage(void) {
+    fputs("usage: fresh_mt_replay [--warm-time SECONDS | --warm-laps N] FLATFILE\n", stderr);
+    return 2;
+}
+
+/* Maps and checks the file; sets *ev, *h. */
+static int mt_open(const char *path, const hr_flat_event_t **ev, hr_flat_header_t *h) {
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        perror(path);
+        return -1;
+    }
+    const char *map = (uint64_t)st.st_size < sizeof *h ? MAP_FAILED
+        : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (map != MAP_FAILED)
+        memcpy(h, map, sizeof *h);
+    if (map == MAP_FAILED || memcmp(h->magic, HR_FLAT_MAGIC, sizeof h->magic) != 0 ||
+        h->rec_size != sizeof(hr_flat_event_t) ||
+        h->n_events > ((uint64_t)st.st_size - sizeof *h) / sizeof(hr_flat_event_t) ||
+        h->n_events >= UINT32_MAX) {
+        fprintf(stderr, "%s: not a flat event file (bad magic, record size or length)\n", path);
+        return -1;
+    }
+    *ev = (const hr_flat_event_t *)(map + sizeof *h);
+    for (uint64_t i = 0; i < h->n_events; i++) {
+        const hr_flat_event_t *e = &(*ev)[i];
+        if (e->id >= h->n_ids || (e->op == HR_FLAT_REALLOC && e->aux >= h->n_ids) ||
+            e->op > HR_FLAT_FREE || e->thread >= MT_MAX_THREADS) {
+            fprintf(stderr, "%s: record %llu: bad op, id or thread\n", path, (unsigned long long)i);
+            return -1;
+        }
+        if (e->thread >= g_nthr)
+            g_nthr = e->thread + 1u;
+    }
+    if (!g_nthr)
+        g_nthr = 1;
+    return 0;
+}
+
+/* Per-thread record arrays sized by a counting walk. */
+static int mt_alloc_threads(const hr_flat_event_t *ev, uint64_t n) {
+    g_thr = mt_map(g_nthr * sizeof *g_thr);
+    if (!g_thr)
+        return -1;
+    for (uint64_t i = 0; i < n; i++)
+        g_thr[ev[i].thread].n++;
+    for (uint32_t k = 0; k < g_nthr; k++)
+        if (!(g_thr[k].rec = mt_map(g_thr[k].n * sizeof(mt_rec_t))))
+            return -1;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    double warm_time = 0.5;
+    long warm_fixed = -1;
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        if (strcmp(argv[i], "--warm-time") == 0 && i + 1 < argc) {
+            warm_time = strtod(argv[++i], &end);
+            if (*end || warm_time < 0)
+                return mt_usage();
+        } else if (strcmp(argv[i], "--warm-laps") == 0 && i + 1 < argc) {
+            warm_fixed = strtol(argv[++i], &end, 10);
+            if (*end || warm_fixed < 0 || warm_fixed > (long)MT_MAX_LAPS)
+                return mt_usage();
+        } else if (argv[i][0] != '-' && !path) {
+            path = argv[i];
+        } else {
+            return mt_usage();
+        }
+    }
+    const hr_flat_event_t *ev;
+    hr_flat_header_t h;
+    if (!path)
+        return mt_usage();
+    if (mt_open(path, &ev, &h) != 0)
+        return 2;
+    uint64_t handoffs = 0;
+    if (mt_alloc_threads(ev, h.n_events) != 0) {
+        perror("mmap");
+        return 2;
+    }
+    uint32_t blocks = mt_plan(ev, h.n_events, h.n_ids, &handoffs);
+    if (!blocks) {
+        fprintf(stderr, "%s: a record frees an id that is not live, or creates a live one\n", path);
+        return 2;
+    }
+    g_cell = mt_map((size_t)blocks * sizeof *g_cell);
+    uint64_t *lap_wall = mt_map(MT_MAX_LAPS * 8), *lap_cpu = mt_map(MT_MAX_LAPS * 8);
+    if (!g_cell || !lap_wall || !lap_cpu || pthread_barrier_init(&g_start, NULL, g_nthr) != 0 ||
+        pthread_barrier_init(&g_end, NULL, g_nthr) != 0) {
+        perror("fresh_mt_replay: setup");
+        return 2;
+    }
+    for (uint32_t k = 1; k < g_nthr; k++)
+        if (pthread_create(&g_thr[k].th, NULL, mt_main, &g_thr[k]) != 0) {
+            perror("pthread_create");
+            return 2;
+        }
+
+    uint64_t cold_wall, cold_cpu, waits = 0, failed = 0, ignored = 0;
+    mt_lap_all(&cold_wall, &cold_cpu, &waits, &failed);
+    mt_reset(blocks);
+    size_t laps = 0;
+    const uint64_t warm_ns = (uint64_t)(warm_time * 1e9), w0 = mt_now(CLOCK_MONOTONIC);
+    while (laps < MT_MAX_LAPS && (warm_fixed >= 0 ? laps < (size_t)warm_fixed
+                                                  : mt_now(CLOCK_MONOTONIC) - w0 < warm_ns)) {
+        mt_lap_all(&lap_wall[laps], &lap_cpu[laps], &waits, &ignored);
+        mt_reset(blocks);
+        laps++;
+    }
+    atomic_store(&g_quit, 1);
+    pthread_barrier_wait(&g_start);
+    for (uint32_t k = 1; k < g_nthr; k++)
+        pthread_join(g_thr[k].th, NULL);
+    double mw = laps ? mt_median(lap_wall, laps) : 0, mc = laps ? mt_median(lap_cpu, laps) : 0;
+    double ops = h.n_events ? (double)h.n_events : 1;
+
+    Dl_info info;
+    void *sym = dlsym(RTLD_DEFAULT, "malloc");
+    const char *prov = sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : "?";
+    char out[4096], w[4][32];
+    if (laps) {
+        snprintf(w[0], sizeof w[0], "%.9f", mw / 1e9);
+        snprintf(w[1], sizeof w[1], "%.9f", mc / 1e9);
+        snprintf(w[2], sizeof w[2], "%.1f", ops / (mw / 1e9));
+        snprintf(w[3], sizeof w[3], "%.4f", mc / ops);
+    } else {
+        for (int k = 0; k < 4; k++)
+            strcpy(w[k], "null");
+    }
+    int len = snprintf(out, sizeof out,
+        "{\"program\":\"fresh_mt_replay\",\"threads\":%u,\"ops\":%llu,\"blocks\":%u,"
+        "\"handoffs\":%llu,\"cold_wall_s\":%.9f,\"cold_cpu_s\":%.9f,\"cold_ops_per_s\":%.1f,"
+        "\"wall_s\":%s,\"cpu_s\":%s,\"ops_per_s\":%s,\"ns_per_op\":%s,\"warm_laps\":%zu,"
+        "\"waits\":%llu,\"failed_allocs\":%llu,\"malloc_provider\":\"%s\"}\n",
+        g_nthr, (unsigned long long)h.n_events, blocks - 1, (unsigned long long)handoffs,
+        (double)cold_wall / 1e9, (double)cold_cpu / 1e9,
+        cold_wall ? ops / ((double)cold_wall / 1e9) : 0.0, w[0], w[1], w[2], w[3], laps,
+        (unsigned long long)waits, (unsigned long long)failed, strchr(prov, '"') ? "?" : prov);
+    return len > 0 && (size_t)len < sizeof out && write(1, out, (size_t)len) == len ? 0 : 2;
+}
