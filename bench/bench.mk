@@ -36,9 +36,9 @@ bench_spin_shim_la_SOURCES = bench/spin_shim.c
 bench_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench
 bench_spin_shim_la_LIBADD = $(LIBS)
 HR_CHECK_SH = bench/fresh_agreement.sh bench/false_alarms.sh bench/power.sh \
-	bench/rank_stability.sh
+	bench/rank_stability.sh bench/threads_agreement.sh
 EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh
-HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) \
+HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
 	tests/tools/dump_events$(EXEEXT) bench/spin_shim.la
 .PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-issue10
 bench-fresh: $(HR_CHECK_PREREQS)
@@ -49,4 +49,8 @@ bench-power: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/power.sh $(top_builddir)
 bench-rank: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/rank_stability.sh $(top_builddir)
+# Issue 11: the threaded replay against tests/tools/fresh_mt_replay.
+.PHONY: bench-threads
+bench-threads: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/threads_agreement.sh $(top_builddir)
 bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank

@@ -3,7 +3,7 @@
 # pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
 #
 #   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
-#                             DUMP, SHIM, JQ_NOTE, HR_START_DATE/_LOAD and W (a
+#                             FRESH_MT, DUMP, SHIM, JQ_NOTE, HR_START_DATE/_LOAD and W (a
 #                             work folder removed on exit); builds what is
 #                             missing; checks for jq
 #   say MSG...                progress line on stderr
@@ -24,11 +24,13 @@ hr_bench_setup() {
     S="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
     HR="$B/heapreplay"
     FRESH="$B/tests/tools/fresh_replay"
+    FRESH_MT="$B/tests/tools/fresh_mt_replay"
     DUMP="$B/tests/tools/dump_events"
     SHIM="$B/bench/.libs/spin_shim.so"
-    if [ ! -x "$HR" ] || [ ! -x "$FRESH" ] || [ ! -x "$DUMP" ] || [ ! -f "$SHIM" ]; then
-        say "building heapreplay, tests/tools/fresh_replay, tests/tools/dump_events, bench/spin_shim.la"
-        make -C "$B" heapreplay tests/tools/fresh_replay tests/tools/dump_events bench/spin_shim.la >&2
+    if [ ! -x "$HR" ] || [ ! -x "$FRESH" ] || [ ! -x "$FRESH_MT" ] || [ ! -x "$DUMP" ] || [ ! -f "$SHIM" ]; then
+        say "building heapreplay, tests/tools/{fresh_replay,fresh_mt_replay,dump_events}, bench/spin_shim.la"
+        make -C "$B" heapreplay tests/tools/fresh_replay tests/tools/fresh_mt_replay tests/tools/dump_events \
+            bench/spin_shim.la >&2
     fi
     JQ_NOTE=""
     if ! command -v jq > /dev/null 2>&1; then

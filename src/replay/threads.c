@@ -13,8 +13,8 @@
  * the allocator's.
  *
  * Publishing a dependency is on the hot path (jobs: a quarter of all events),
- * so it is a plain release store followed by a read of the pool's sleeper
- * count, not an atomic exchange (a full barrier that stalled every post: 40 %
+ * so it is a plain release store followed by a read of a sleeper count (one
+ * of HR_SLEEP_BUCKETS, chosen by the word's slot), not an atomic exchange (a full barrier that stalled every post: 40 %
  * of a 2-thread tcmalloc replay's time). That is a Dekker pattern (store
  * word, load count / increment count, load word), which needs a full barrier
  * on both sides; the poster's half is paid by the rare sleeper instead: it
@@ -23,7 +23,11 @@
  * once more and sleeps on it. Either the poster's store is visible to that
  * read, or its later read of the count sees the sleeper and wakes the word
  * (a futex wait on a word whose value changed returns at once). Without
- * membarrier the poster issues the full fence itself. */
+ * membarrier the poster issues the full fence itself. The counts are
+ * bucketed so that a post wakes (a syscall) only when someone sleeps on a
+ * word of its bucket: with more threads than cores someone nearly always
+ * sleeps, and one shared count made every post a futex_wake (17 % of a
+ * 4-thread replay on 2 cores). */
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
@@ -43,6 +47,8 @@
 #include "replay/sched.h"
 
 #define HR_SPIN_ROUNDS 2000u          /* pauses before sleeping on a dependency */
+#define HR_YIELD_ROUNDS 16u           /* then sched_yield()s before sleeping */
+#define HR_SLEEP_BUCKETS 256u         /* sleeper counts, by slot (header) */
 /* Below this many events per synced event, a stream runs the per-event loop
  * (stream_loop_t) rather than the serial loop between synced events
  * (stretch_loop), which copies the run state in and out per stretch. */
@@ -70,7 +76,7 @@ struct pool {
     tctx_t                    *ctx;
     hr_slot_t                 *slots;   /* shared: ids cross threads */
     _Atomic uint32_t          *seq;     /* per id (sched.h) */
-    _Atomic uint32_t          *sleepers; /* threads asleep on a seq word (own line) */
+    _Atomic uint32_t          *sleepers; /* HR_SLEEP_BUCKETS: threads asleep on a seq word */
     int                        fence;   /* no membarrier: posters fence themselves */
     void                     **inst;    /* per thread (all equal when shared) */
     _Atomic uint32_t          *lock;    /* per instance, 16 words apart */
@@ -107,12 +113,16 @@ static int membarrier_ready(void) {
 
 /* The slow part of wait_word: spins first, then sleeps (header: the barrier
  * protocol). Counts the wait and its spin/sleep time. */
-static __attribute__((noinline)) void wait_slow(pool_t *p, _Atomic uint32_t *w, uint32_t want,
+static __attribute__((noinline)) void wait_slow(pool_t *p, uint32_t slot, uint32_t want,
                                                 tstat_t *st) {
+    _Atomic uint32_t *w = &p->seq[slot], *sleepers = &p->sleepers[slot % HR_SLEEP_BUCKETS];
     st->waits++;
     uint64_t t0 = hr_now_ns();
-    for (uint32_t i = 0; i < HR_SPIN_ROUNDS; i++) {
-        cpu_pause();
+    for (uint32_t i = 0; i < HR_SPIN_ROUNDS + HR_YIELD_ROUNDS; i++) {
+        if (i < HR_SPIN_ROUNDS)
+            cpu_pause();
+        else
+            sched_yield(); /* more threads than cores: the one we wait for may be ready to run here */
         if (atomic_load_explicit(w, memory_order_acquire) >= want) {
             st->spin_ns += hr_now_ns() - t0;
             return;
@@ -120,28 +130,29 @@ static __attribute__((noinline)) void wait_slow(pool_t *p, _Atomic uint32_t *w, 
     }
     uint64_t t1 = hr_now_ns();
     st->spin_ns += t1 - t0;
-    atomic_fetch_add_explicit(p->sleepers, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
     if (!p->fence)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     for (uint32_t v; (v = atomic_load_explicit(w, memory_order_acquire)) < want;)
         futex_wait(w, v);
-    atomic_fetch_sub_explicit(p->sleepers, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
     st->sleep_ns += hr_now_ns() - t1;
 }
 
-/* Waits until *w reaches `want`: one load when the dependency is met. */
-static inline void wait_word(pool_t *p, _Atomic uint32_t *w, uint32_t want, tstat_t *st) {
-    if (__builtin_expect(atomic_load_explicit(w, memory_order_acquire) < want, 0))
-        wait_slow(p, w, want, st);
+/* Waits until seq[slot] reaches `want`: one load when the dependency is met. */
+static inline void wait_word(pool_t *p, uint32_t slot, uint32_t want, tstat_t *st) {
+    if (__builtin_expect(atomic_load_explicit(&p->seq[slot], memory_order_acquire) < want, 0))
+        wait_slow(p, slot, want, st);
 }
 
-static inline void post_word(pool_t *p, _Atomic uint32_t *w, uint32_t val) {
+static inline void post_word(pool_t *p, uint32_t slot, uint32_t val) {
+    _Atomic uint32_t *w = &p->seq[slot];
     atomic_store_explicit(w, val, memory_order_release);
     if (p->fence)
         atomic_thread_fence(memory_order_seq_cst);
     else
         atomic_signal_fence(memory_order_seq_cst); /* the sleeper's membarrier is the fence */
-    if (atomic_load_explicit(p->sleepers, memory_order_relaxed))
+    if (atomic_load_explicit(&p->sleepers[slot % HR_SLEEP_BUCKETS], memory_order_relaxed))
         futex_wake(w);
 }
 
@@ -198,7 +209,7 @@ static inline __attribute__((always_inline)) void synced_op(tctx_t *c, run_t *r,
     pool_t *p = c->p;
     for (int k = 0; k < 2; k++)
         if (sy->wait_slot[k] != HR_SCHED_NONE)
-            wait_word(p, &p->seq[sy->wait_slot[k]], sy->wait_seq[k], &c->st);
+            wait_word(p, sy->wait_slot[k], sy->wait_seq[k], &c->st);
     if (__builtin_expect(sy->foreign && !p->shared, 0)) {
         foreign_op(p, r, ev, sy->owner);
     } else if (locked) {
@@ -210,7 +221,7 @@ static inline __attribute__((always_inline)) void synced_op(tctx_t *c, run_t *r,
     }
     for (int k = 0; k < 2; k++)
         if (sy->post_slot[k] != HR_SCHED_NONE)
-            post_word(p, &p->seq[sy->post_slot[k]], sy->post_seq[k]);
+            post_word(p, sy->post_slot[k], sy->post_seq[k]);
 }
 
 /* The stream loop of locked or paced streams (each op checked); `locked`
@@ -334,8 +345,8 @@ static int pool_open(pool_t *p, const hr_sched_t *s, const hr_trace_t *t, const 
     p->slots = hm((size_t)s->n_slots * sizeof *p->slots, &p->slot_bytes);
     p->seq = hm((size_t)s->n_slots * sizeof *p->seq, &p->seq_bytes);
     p->inst = hm(s->n * sizeof *p->inst, &p->inst_bytes);
-    /* one 64-byte line per instance lock, and the last for the sleeper count */
-    p->lock = hm((size_t)(s->n + 1) * 16 * sizeof *p->lock, &p->lock_bytes);
+    /* one 64-byte line per instance lock, then the sleeper counts */
+    p->lock = hm(((size_t)s->n * 16 + HR_SLEEP_BUCKETS) * sizeof *p->lock, &p->lock_bytes);
     p->fence = membarrier_ready() != 0;
     if (!p->ctx || !p->slots || !p->seq || !p->inst || !p->lock) {
         hr_error_set(err, "threaded replay: out of memory for %u threads", s->n);

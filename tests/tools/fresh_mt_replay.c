@@ -16,9 +16,13 @@
  *   numbered in file order, with its own cell (pointer, size, ready flag), so
  *   no cell is ever reused and no name creates a dependency. A block consumed
  *   (freed or realloc'd) on another thread than the one that created it is a
- *   hand-off: its creator sets the ready flag after the op, the consumer
- *   waits for the flag first (spin with pause, then sched_yield). Nothing
- *   else is ordered between threads. This is worked out once, before the
+ *   hand-off: its creator sets the ready flag after the op (a plain store),
+ *   the consumer waits for the flag first. Nothing else is ordered between
+ *   threads. Waiting follows the same policy as heapreplay's (spin 2000
+ *   pauses, then 16 sched_yield()s, then sleep on a futex) with a protocol of
+ *   its own: the sleeper marks the cell and sleeps with a 200 us timeout; the
+ *   poster reads the mark after its store, with no fence, so a wake-up can
+ *   be missed in a narrow race and is then made up by the timeout. This is worked out once, before the
  *   laps, by one walk over the file; it shares no code with heapreplay's
  *   scheduler (src/replay/sched.c), which is what it checks.
  * - Nothing of its own comes from malloc: the file is mmapped, the per-thread
@@ -32,7 +36,8 @@
  *   are freed on the main thread and the ready flags cleared. A lap's wall
  *   time runs from the first thread's start to the last thread's end (as
  *   heapreplay's threads.ops_per_s); its CPU time is every thread's
- *   CLOCK_THREAD_CPUTIME_ID less the time it spent waiting.
+ *   CLOCK_THREAD_CPUTIME_ID less the time it spent spinning and yielding
+ *   for a hand-off (sleeping takes no CPU).
  *
  * Output: one line of JSON on stdout:
  *   threads, ops, blocks, handoffs (cross-thread consumptions per lap),
@@ -55,12 +60,15 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 #include "flat_events.h"
 
 #define MT_MAX_THREADS 256u
 #define MT_MAX_LAPS    (1u << 16)
-#define MT_SPINS       1000u /* pauses before yielding the core */
+#define MT_SPINS       2000u /* pauses, */
+#define MT_YIELDS      16u   /* then sched_yield()s before sleeping */
 
 enum { MT_WAIT = 1, MT_POST = 2 };
 
@@ -79,14 +87,14 @@ typedef struct mt_cell {
     void            *p;
     uint64_t         size;
     _Atomic uint32_t ready;
-    uint32_t         pad;
+    _Atomic uint32_t sleeper; /* a consumer sleeps on `ready` */
 } mt_cell_t;
 
 typedef struct mt_thread {
     pthread_t  th;
     mt_rec_t  *rec;
     uint64_t   n;
-    uint64_t   start, end, cpu, wait_ns, waits, failed;
+    uint64_t   start, end, cpu, spin_ns, waits, failed;
     char       pad[64];
 } mt_thread_t;
 
@@ -124,20 +132,31 @@ static void mt_wait(mt_thread_t *t, mt_cell_t *c) {
         return;
     uint64_t t0 = mt_now(CLOCK_MONOTONIC);
     t->waits++;
-    for (uint32_t i = 0; !atomic_load_explicit(&c->ready, memory_order_acquire); i++) {
+    uint32_t i = 0;
+    for (; i < MT_SPINS + MT_YIELDS && !atomic_load_explicit(&c->ready, memory_order_acquire); i++) {
         if (i < MT_SPINS)
             mt_pause();
         else
             sched_yield();
     }
-    t->wait_ns += mt_now(CLOCK_MONOTONIC) - t0;
+    t->spin_ns += mt_now(CLOCK_MONOTONIC) - t0; /* spinning is CPU; sleeping is not */
+    if (i < MT_SPINS + MT_YIELDS)
+        return;
+    atomic_store(&c->sleeper, 1);
+    struct timespec to = {0, 200000};
+    while (!atomic_load_explicit(&c->ready, memory_order_acquire))
+        syscall(SYS_futex, &c->ready, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0);
+    atomic_store_explicit(&c->sleeper, 0, memory_order_relaxed);
 }
 
-/* One thread's records, in order. */
+/* One thread's records, in order. Loop state in locals: the allocator calls
+ * could change anything global, so fields of *t would be reloaded and stored
+ * around every call. */
 static void mt_run(mt_thread_t *t) {
     mt_cell_t *cell = g_cell;
-    for (uint64_t i = 0; i < t->n; i++) {
-        const mt_rec_t *r = &t->rec[i];
+    const mt_rec_t *r = t->rec, *end = r + t->n;
+    uint64_t failed = 0;
+    for (; r < end; r++) {
         mt_cell_t *c = &cell[r->blk];
         void *p;
         switch (r->op) {
@@ -176,14 +195,18 @@ static void mt_run(mt_thread_t *t) {
         }
         c->p = p;
         c->size = r->op == HR_FLAT_CALLOC ? (uint64_t)r->n * r->size : r->size;
-        t->failed += p == NULL;
-        if (r->flags & MT_POST)
+        failed += p == NULL;
+        if (r->flags & MT_POST) {
             atomic_store_explicit(&c->ready, 1, memory_order_release);
+            if (atomic_load_explicit(&c->sleeper, memory_order_relaxed))
+                syscall(SYS_futex, &c->ready, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        }
     }
+    t->failed = failed;
 }
 
 static void mt_lap(mt_thread_t *t) {
-    t->waits = t->wait_ns = t->failed = 0;
+    t->waits = t->spin_ns = t->failed = 0;
     t->start = mt_now(CLOCK_MONOTONIC);
     uint64_t c0 = mt_now(CLOCK_THREAD_CPUTIME_ID);
     mt_run(t);
@@ -256,10 +279,11 @@ static void mt_reset(uint32_t blocks) {
         free(g_cell[b].p);
         g_cell[b].p = NULL;
         atomic_store_explicit(&g_cell[b].ready, 0, memory_order_relaxed);
+        atomic_store_explicit(&g_cell[b].sleeper, 0, memory_order_relaxed);
     }
 }
 
-/* One lap on every thread: wall, CPU less waiting, waits, failures. */
+/* One lap on every thread: wall, CPU less spinning, waits, failures. */
 static void mt_lap_all(uint64_t *wall, uint64_t *cpu, uint64_t *waits, uint64_t *failed) {
     pthread_barrier_wait(&g_start);
     mt_lap(&g_thr[0]);
@@ -270,7 +294,7 @@ static void mt_lap_all(uint64_t *wall, uint64_t *cpu, uint64_t *waits, uint64_t 
         mt_thread_t *t = &g_thr[k];
         first = t->start < first ? t->start : first;
         last = t->end > last ? t->end : last;
-        *cpu += t->cpu > t->wait_ns ? t->cpu - t->wait_ns : 0;
+        *cpu += t->cpu > t->spin_ns ? t->cpu - t->spin_ns : 0;
         *waits += t->waits;
         *failed += t->failed;
     }

@@ -4,6 +4,7 @@
  * free of a block that is not live). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "base/json.h"
@@ -197,12 +198,50 @@ static void test_inhouse_instances_and_serial(void) {
     hr_trace_free(&t);
 }
 
+/* Ping-pong: each thread in turn does `work` alloc/free pairs of its own,
+ * then makes the block the other thread frees next; so every hand-off finds
+ * the other thread still busy for far longer than the spin phase, and the
+ * waiter sleeps on the futex. Every wake must arrive (a lost one hangs the
+ * test) and every free must see its block (the publish-then-read-sleepers
+ * protocol of threads.c). */
+static void test_sleep_and_wake(void) {
+    hr_trace_t t;
+    hr_trace_init(&t);
+    const int rounds = 12, work = 20000;
+    for (int r = 0; r < rounds; r++) {
+        uint16_t a = (uint16_t)(r & 1), b = (uint16_t)!a;
+        for (int i = 0; i < work; i++) {
+            ev(&t, HR_OP_ALLOC, a, 1 + a, 0, 32);
+            ev(&t, HR_OP_FREE, a, 1 + a, 0, 0);
+        }
+        ev(&t, HR_OP_ALLOC, a, 0, 0, 64);
+        ev(&t, HR_OP_FREE, b, 0, 0, 0);
+    }
+    HR_CHECK(validate(&t) == 0);
+    hr_mtcheck_reset();
+    hr_json_t *r = time_replay(&t, &hr_backend_mtcheck, HR_THREADS_RECORDED);
+    HR_CHECK(r != NULL);
+    uint64_t c[3];
+    hr_mtcheck_counts(c);
+    HR_CHECK_EQ_U64(c[2], 0);
+    HR_CHECK(c[1] == c[0] && c[0] > 0);
+    HR_CHECK_EQ_U64(hr_json_path_num(r, "threads.cross_thread_frees"), rounds);
+    HR_CHECK_EQ_U64(per_thread_sum(r, "empty_frees"), 0);
+    /* slept: waiting took longer than its spinning */
+    HR_CHECK(hr_json_path_num(r, "threads.wait_s") > hr_json_path_num(r, "threads.spin_s"));
+    HR_CHECK(hr_json_path_num(r, "threads.waits") >= 1);
+    hr_json_free(r);
+    hr_trace_free(&t);
+}
+
 int main(int argc, char **argv) {
     hr_test_args(argc, argv);
+    alarm(300); /* a lost wake-up hangs a threaded lap: fail (SIGALRM), never hang CI */
     HR_RUN(test_cross_free_sync);
     HR_RUN(test_id_reuse_no_wait);
     HR_RUN(test_realloc_keeps_owner);
     HR_RUN(test_threaded_keeps_order);
     HR_RUN(test_inhouse_instances_and_serial);
+    HR_RUN(test_sleep_and_wake);
     return hr_test_done();
 }
