@@ -36,7 +36,7 @@ bench_spin_shim_la_SOURCES = bench/spin_shim.c
 bench_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench
 bench_spin_shim_la_LIBADD = $(LIBS)
 HR_CHECK_SH = bench/fresh_agreement.sh bench/false_alarms.sh bench/power.sh \
-	bench/rank_stability.sh bench/threads_agreement.sh
+	bench/rank_stability.sh bench/threads_agreement.sh bench/threads_overhead.sh
 EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
 	tests/tools/dump_events$(EXEEXT) bench/spin_shim.la
@@ -50,7 +50,9 @@ bench-power: $(HR_CHECK_PREREQS)
 bench-rank: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/rank_stability.sh $(top_builddir)
 # Issue 11: the threaded replay against tests/tools/fresh_mt_replay.
-.PHONY: bench-threads
+.PHONY: bench-threads bench-threads-overhead
 bench-threads: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/threads_agreement.sh $(top_builddir)
+bench-threads-overhead: $(HR_CHECK_PREREQS) bench/bench_threads$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/threads_overhead.sh $(top_builddir)
 bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank

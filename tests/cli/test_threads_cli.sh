@@ -4,7 +4,8 @@
 # serial keeps one thread and gives the same exact figures; a trace whose
 # cross-thread order could never be met (a free before the alloc it frees,
 # on another thread) is refused at validation with its event index, exit 2,
-# never a hang; --pace is reported. TAP.
+# never a hang; --pace is reported; the hand-written reference
+# (tests/tools/fresh_mt_replay) sees the same cross-thread frees. TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 HR="${HR:-./heapreplay}"
@@ -62,7 +63,37 @@ else
     not_ok "--pace timestamps:0.0001 reported as pace timestamps, factor 0.0001" "rc $rc pace '$pace' factor '$pf'"
 fi
 
-# 4. bad values are usage errors
+# 4. two independent schedulers agree: the hand-written multithreaded replay
+#    (tests/tools/fresh_mt_replay, the reference of bench/threads_agreement.sh)
+#    counts as many hand-offs as heapreplay's schedule has cross-thread frees,
+#    replays every memory op and fails no allocation
+DUMP="$top_builddir/tests/tools/dump_events"; FMT="$top_builddir/tests/tools/fresh_mt_replay"
+if [ -x "$DUMP" ] && [ -x "$FMT" ]; then
+    "$HR" gen jobs --threads 3 --events 20000 --seed 7 -o "$T/jobs.hrt" > /dev/null
+    "$DUMP" "$T/jobs.hrt" "$T/jobs.flat" > /dev/null
+    timeout 120 "$HR" replay "$T/jobs.hrt" -a glibc "${RUN[@]}" > "$T/jobs.json"
+    timeout 120 "$FMT" --warm-laps 2 "$T/jobs.flat" > "$T/fmt.json"
+    x=$(jget results.0.threads.cross_thread_frees "$T/jobs.json"); h=$(jget handoffs "$T/fmt.json")
+    o=$(jget results.0.ops.total "$T/jobs.json"); fo=$(jget ops "$T/fmt.json")
+    if [ -n "$x" ] && [ "$x" -gt 0 ] && [ "$x" = "$h" ] && [ "$o" = "$fo" ] &&
+       [ "$(jget threads "$T/fmt.json")" = 3 ] && [ "$(jget failed_allocs "$T/fmt.json")" = 0 ] &&
+       [ "$(jget warm_laps "$T/fmt.json")" = 2 ]; then
+        ok "fresh_mt_replay: $h hand-offs = heapreplay's cross-thread frees, $fo ops, 3 threads"
+    else
+        not_ok "fresh_mt_replay agrees with the schedule" "cross '$x' handoffs '$h' ops '$o' vs '$fo'" \
+            "$(cat "$T/fmt.json")"
+    fi
+    printf 'HRFLAT02' > "$T/short.flat"
+    "$FMT" "$T/short.flat" > /dev/null 2>&1; r1=$?
+    "$FMT" --warm-laps x "$T/jobs.flat" > /dev/null 2>&1; r2=$?
+    check "fresh_mt_replay: a short file and a bad --warm-laps are exit 2 ($r1, $r2)" \
+        test "$r1" = 2 -a "$r2" = 2
+else
+    skip "fresh_mt_replay not built"
+    skip "fresh_mt_replay not built"
+fi
+
+# 5. bad values are usage errors
 "$HR" replay "$T/p3.hrt" --threads many > /dev/null 2>&1; r1=$?
 "$HR" replay "$T/p3.hrt" --pace timestamps:-1 > /dev/null 2>&1; r2=$?
 if [ "$r1" = 2 ] && [ "$r2" = 2 ]; then
