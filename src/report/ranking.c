@@ -21,8 +21,12 @@ static int cmp_center(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* The ok results of `trace` that have the figure, sorted (lower is better). */
-static int collect(const hr_json_t *results, const char *trace, const char *path, ranked_t *out) {
+static int cmp_center_desc(const void *a, const void *b) { return cmp_center(b, a); }
+
+/* The ok results of `trace` that have the figure, best first. */
+static int collect(const hr_json_t *results, const char *trace, const hr_metric_t *m,
+                   ranked_t *out) {
+    const char *path = m->path;
     int n = 0;
     for (size_t i = 0; i < hr_json_len(results) && n < HR_RANK_MAX; i++) {
         const hr_json_t *r = hr_json_at(results, i);
@@ -36,30 +40,74 @@ static int collect(const hr_json_t *results, const char *trace, const char *path
         out[n].unstable = hr_json_is_true(hr_json_get(r, "unstable"));
         n++;
     }
-    qsort(out, (size_t)n, sizeof *out, cmp_center);
+    qsort(out, (size_t)n, sizeof *out, (m->flags & HR_MF_HIGHER) ? cmp_center_desc : cmp_center);
     return n;
 }
 
-/* "<" separated, "≈" overlapping, "?" unknown (a single sample). */
-static const char *joiner(const hr_spread_t *a, const hr_spread_t *b) {
-    if (a->n < 2 || b->n < 2 || isnan(a->max) || isnan(b->min))
+/* Between a better and a worse neighbour: "<" (">" where higher is better)
+ * separated, "≈" overlapping, "?" unknown (a single sample). */
+static const char *joiner(const hr_spread_t *a, const hr_spread_t *b, int higher) {
+    if (a->n < 2 || b->n < 2 || isnan(a->max) || isnan(b->min) || isnan(a->min) || isnan(b->max))
         return "?";
+    if (higher)
+        return a->min > b->max ? ">" : "≈";
     return a->max < b->min ? "<" : "≈";
 }
 
+/* One ranking line; values are divided by `scale` (1e6: M ops/s). */
 static int rank_line(FILE *out, const hr_json_t *results, const char *trace,
-                      const hr_metric_t *m, const char *label, int md) {
+                      const hr_metric_t *m, double scale, const char *label, int md) {
     static ranked_t rk[HR_RANK_MAX];
-    int n = collect(results, trace, m->path, rk);
+    int n = collect(results, trace, m, rk), higher = (m->flags & HR_MF_HIGHER) != 0;
     if (n < 2)
         return 0;
     fprintf(out, "%s%s: ", md ? "- " : "  ", label);
     for (int i = 0; i < n; i++) {
         if (i)
-            fprintf(out, " %s ", joiner(&rk[i - 1].s, &rk[i].s));
-        fprintf(out, "%s%s %.3g", rk[i].unstable ? "~" : "", rk[i].name, rk[i].s.center);
+            fprintf(out, " %s ", joiner(&rk[i - 1].s, &rk[i].s, higher));
+        fprintf(out, "%s%s %.3g", rk[i].unstable ? "~" : "", rk[i].name,
+                rk[i].s.center / scale);
     }
     fputc('\n', out);
+    return 1;
+}
+
+/* The first ok result of `trace` replayed on its recorded threads, or NULL. */
+static const hr_json_t *threaded_result(const hr_json_t *results, const char *trace) {
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
+        const char *mode = hr_json_path_str(r, "threads.mode");
+        if (st && strcmp(st, "ok") == 0 && tr && strcmp(tr, trace) == 0 && mode &&
+            strcmp(mode, "recorded") == 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* Threaded traces: how they were replayed, the ranking by the whole
+ * process's throughput (contention shows there, not in CPU per op), and each
+ * allocator's per-thread ns/op. */
+static int threads_lines(FILE *out, const hr_json_t *results, const char *trace, int md) {
+    const hr_json_t *t = threaded_result(results, trace);
+    if (!t)
+        return 0;
+    const char *pace = hr_json_path_str(t, "threads.pace");
+    fprintf(out, "%sthreads: %.0f recorded threads, each on its own OS thread; %.0f cross-thread "
+            "frees; pacing %s\n", md ? "- " : "  ", hr_json_path_num(t, "threads.n"),
+            hr_json_path_num(t, "threads.cross_thread_frees"), pace ? pace : "none");
+    rank_line(out, results, trace, &hr_metrics[HR_M_THR_OPS_PER_S], 1e6,
+              "ranking by process throughput (M ops/s, wall; > separated, ≈ within noise)", md);
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i), *pt = hr_json_get(r, "per_thread");
+        const char *tr = hr_json_path_str(r, "trace");
+        if (!pt || !tr || strcmp(tr, trace) != 0 || hr_json_len(pt) > 16)
+            continue;
+        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", hr_json_path_str(r, "allocator"));
+        for (size_t k = 0; k < hr_json_len(pt); k++)
+            fprintf(out, "%s t%zu %.1f", k ? "," : "", k, hr_json_path_num(hr_json_at(pt, k), "ns_per_op"));
+        fputc('\n', out);
+    }
     return 1;
 }
 
@@ -70,10 +118,11 @@ void hr_report_ranking(FILE *out, const hr_json_t *results, const char *trace, i
             rank = &hr_metrics[k];
     if (!rank)
         return;
-    int any = rank_line(out, results, trace, rank,
+    int any = rank_line(out, results, trace, rank, 1,
                         "ranking by warm ns/op (thread CPU; < separated, ≈ within noise)", md);
-    any |= rank_line(out, results, trace, &hr_metrics[HR_M_COLD_NS_PER_OP],
+    any |= rank_line(out, results, trace, &hr_metrics[HR_M_COLD_NS_PER_OP], 1,
                      "ranking by cold ns/op", md);
+    any |= threads_lines(out, results, trace, md);
     if (any)
         fputc('\n', out);
 }

@@ -13,7 +13,10 @@
  * the faster one's slowest) and by "≈" when they overlap — a difference
  * within noise — or "?" when either has a single sample. Results marked
  * unstable carry "~"; invalid and failed results are never ranked. Nothing
- * when fewer than two results can be ranked. */
+ * when fewer than two results can be ranked. A trace replayed on its recorded
+ * threads also gets a "threads:" line, the ranking by the whole process's
+ * throughput (threads.ops_per_s, higher first, ">" where separated) and each
+ * allocator's per-thread ns/op (up to 16 threads). */
 void hr_report_ranking(FILE *out, const hr_json_t *results, const char *trace, int md);
 
 #endif

@@ -216,6 +216,46 @@ static void test_ranking_line(void) {
     hr_json_free(rep);
 }
 
+/* A trace replayed on its threads: the threads line, the throughput ranking
+ * (higher first, ">" where the samples separate, "≈" where they overlap) and
+ * the per-thread ns/op of each allocator. */
+static void test_threads_lines(void) {
+    static const char doc[] =
+        "{\"schema\":\"heapreplay-report\",\"schema_version\":1,\"results\":["
+        "{\"trace\":\"j.hrt\",\"allocator\":\"a\",\"status\":\"ok\",\"runs\":3,"
+        "\"time\":{\"ns_per_op\":20},"
+        "\"threads\":{\"mode\":\"recorded\",\"n\":2,\"pace\":\"none\",\"cross_thread_frees\":7,"
+        "\"ops_per_s\":9e7},\"samples\":{\"threads.ops_per_s\":[8.9e7,9e7,9.1e7]},"
+        "\"per_thread\":[{\"thread\":0,\"ns_per_op\":18.5},{\"thread\":1,\"ns_per_op\":21.25}]},"
+        "{\"trace\":\"j.hrt\",\"allocator\":\"b\",\"status\":\"ok\",\"runs\":3,"
+        "\"time\":{\"ns_per_op\":10},"
+        "\"threads\":{\"mode\":\"recorded\",\"n\":2,\"pace\":\"none\",\"cross_thread_frees\":7,"
+        "\"ops_per_s\":2e8},\"samples\":{\"threads.ops_per_s\":[1.9e8,2e8,2.1e8]},"
+        "\"per_thread\":[{\"thread\":0,\"ns_per_op\":9},{\"thread\":1,\"ns_per_op\":11}]},"
+        "{\"trace\":\"j.hrt\",\"allocator\":\"c\",\"status\":\"ok\",\"runs\":3,"
+        "\"time\":{\"ns_per_op\":22},"
+        "\"threads\":{\"mode\":\"recorded\",\"n\":2,\"pace\":\"none\",\"cross_thread_frees\":7,"
+        "\"ops_per_s\":8.5e7},\"samples\":{\"threads.ops_per_s\":[8e7,8.5e7,8.95e7]}}]}";
+    hr_error_t err;
+    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", &err);
+    HR_CHECK(rep != NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    HR_CHECK(hr_report_render(rep, HR_EMIT_TEXT, f) == 0);
+    fclose(f);
+    HR_CHECK(buf && strstr(buf, "  threads: 2 recorded threads, each on its own OS thread; 7 "
+                                "cross-thread frees; pacing none\n") != NULL);
+    HR_CHECK(buf && strstr(buf, "within noise): b 200 > a 90 \xe2\x89\x88 c 85\n") != NULL);
+    HR_CHECK(buf && strstr(buf, "    a per-thread ns/op: t0 18.5, t1 21.2\n") != NULL);
+    HR_CHECK(buf && strstr(buf, "    b per-thread ns/op: t0 9.0, t1 11.0\n") != NULL);
+    HR_CHECK(buf && strstr(buf, "c per-thread") == NULL);
+    if (buf && !strstr(buf, "b 200 > a 90"))
+        printf("# %s\n", buf);
+    free(buf);
+    hr_json_free(rep);
+}
+
 int main(void) {
     HR_RUN(test_doc_pretty);
     HR_RUN(test_doc_compact);
@@ -230,5 +270,6 @@ int main(void) {
     HR_RUN(test_report_json);
     HR_RUN(test_units);
     HR_RUN(test_ranking_line);
+    HR_RUN(test_threads_lines);
     return hr_test_done();
 }
