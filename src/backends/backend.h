@@ -46,6 +46,10 @@ enum {
     HR_CAP_THREAD_SAFE        = 1u << 10,/* one instance serves every thread (the process's
                                           * malloc); else a threaded replay gives each
                                           * thread its own instance (replay/sched.h) */
+    HR_CAP_COMPOSITE          = 1u << 11,/* a composition (compose.h): create() gets the
+                                          * whole spec and the replay's routing plan */
+    HR_CAP_SERIAL_ONLY        = 1u << 12,/* replayed in trace order on one thread, even
+                                          * when the trace has several */
 };
 
 /* Options given to create(). Strings are borrowed for the call. */
@@ -60,6 +64,7 @@ typedef struct hr_backend_config {
     size_t             max_align;    /* largest alignment of any alloc, or HR_ALIGN_UNKNOWN */
     const char *const *heap_names;   /* the trace's string table (index = heap op arg) */
     uint32_t           n_heap_names;
+    const struct hr_route_plan *route_plan; /* compositions only (compose.h), else NULL */
 } hr_backend_config_t;
 
 hr_backend_config_t hr_backend_config_default(void);
@@ -98,7 +103,8 @@ void hr_mtcheck_reset(void);
 
 /* The table of every built backend, NULL-terminated. */
 extern const hr_backend_t *const hr_backends[];
-/* Looks up "name" or "name:arg" (the part before ':'). NULL if unknown. */
+/* Looks up "name" or "name:arg" (the part before ':'), or a composition
+ * "a+b..." (compose.h). NULL if unknown. */
 const hr_backend_t *hr_backend_find(const char *spec);
 
 #endif

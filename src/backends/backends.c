@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/compose.h"
 
 #define HR_BACKEND_LIST(X)                                                    \
     X(stack) X(marker) X(block) X(bank) X(sizeclass) X(routed)                 \
@@ -17,11 +18,13 @@ const hr_backend_t *const hr_backends[] = {HR_BACKEND_LIST(HR_BACKEND_ENTRY_) NU
 #undef HR_BACKEND_ENTRY_
 
 hr_backend_config_t hr_backend_config_default(void) {
-    hr_backend_config_t c = {NULL, NULL, HR_ALIGN_UNKNOWN, NULL, 0};
+    hr_backend_config_t c = {NULL, NULL, HR_ALIGN_UNKNOWN, NULL, 0, NULL};
     return c;
 }
 
 const hr_backend_t *hr_backend_find(const char *spec) {
+    if (hr_compose_is(spec))
+        return hr_compose_backend(spec);
     size_t len = strcspn(spec, ":");
     for (size_t i = 0; hr_backends[i]; i++)
         if (strlen(hr_backends[i]->name) == len && strncmp(hr_backends[i]->name, spec, len) == 0)

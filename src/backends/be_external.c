@@ -28,6 +28,9 @@ const char *hr_external_lib(const char *spec) {
     static const struct { const char *name, *so; } libs[] = {
         {"glibc", ""}, {"jemalloc", HR_JEMALLOC_SO},
         {"mimalloc", HR_MIMALLOC_SO}, {"tcmalloc", HR_TCMALLOC_SO}};
+    const char *last = strrchr(spec, '+'); /* a composition: its last part */
+    if (last)
+        spec = last + 1;
     if (strncmp(spec, "preload:", 8) == 0)
         return spec[8] ? spec + 8 : NULL;
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)

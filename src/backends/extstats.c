@@ -117,7 +117,8 @@ static const hr_extstats_t ext_glibc = {"glibc", glibc_footprint, glibc_emit};
 static const hr_extstats_t ext_rss = {"rss", NULL, NULL};
 
 const hr_extstats_t *hr_extstats_for(const char *spec) {
-    int is_glibc = strcmp(spec, "glibc") == 0;
+    const char *last = strrchr(spec, '+'); /* a composition: its last part */
+    int is_glibc = strcmp(last ? last + 1 : spec, "glibc") == 0;
     if (is_glibc)
         return &ext_glibc;
     je_ctl = (hr_mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");

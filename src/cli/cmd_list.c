@@ -34,5 +34,14 @@ int hr_cmd_list(int argc, char **argv) {
             printf(" [%s]", lib ? (lib[0] ? lib : "libc") : "NOT FOUND");
         printf("\n");
     }
+    fputs("\ncompositions: -a 'PART+PART[+PART...]' (up to 4): each block goes to the first part\n"
+          "whose rule takes it, the last part takes the rest (routing planned from the whole trace):\n"
+          "  stack      LIFO temporaries (freed in their frame, nested inside what the stack holds,\n"
+          "             at most entries=N live, 32 by default)\n"
+          "  marker     frame-scoped blocks (freed before the next frame mark)\n"
+          "  block      requests up to 640 B      sizeclass  up to 128 B      bank  up to 4 KiB\n"
+          "  glibc, jemalloc, mimalloc, tcmalloc, preload:PATH, routed: every block (last part only;\n"
+          "             one external allocator at most: the worker preloads it)\n"
+          "  e.g. stack+block (Box2D), marker+glibc, bank+mimalloc, stack+marker+block\n", stdout);
     return 0;
 }

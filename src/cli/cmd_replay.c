@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/compose.h"
 #include "backends/be_system.h"
 #include "cli/cli.h"
 #include "report/builder.h"
@@ -232,6 +233,13 @@ static int expand_allocators(const char *list, char ***specs, int *n, int quiet)
                 (*specs)[(*n)++] = strdup(b->name);
             }
             continue;
+        }
+        hr_compose_spec_t cs;
+        hr_error_t cerr = {{0}};
+        if (hr_compose_is(tok) && hr_compose_parse(tok, &cs, &cerr) != 0) {
+            hr_cli_usage_error("replay", "%s", cerr.msg);
+            free(copy);
+            return 2;
         }
         if (!hr_backend_find(tok)) {
             hr_cli_usage_error("replay", "unknown allocator '%s' (see 'heapreplay list')", tok);

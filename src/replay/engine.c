@@ -48,6 +48,11 @@ void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spe
     hr_backend_config_t cfg = hr_backend_config_default();
     const char *colon = strchr(spec, ':');
     cfg.arg = colon ? colon + 1 : NULL;
+    if (be->caps & HR_CAP_COMPOSITE) { /* the whole spec, and the plan made from the trace */
+        cfg.arg = spec;
+        if (!(cfg.route_plan = hr_compose_plan(t, spec, err)))
+            return NULL;
+    }
     cfg.config_path = opt->heap_config;
     cfg.max_align = t->max_align; /* from hr_trace_validate: laps create instances often */
     cfg.heap_names = (const char *const *)t->strings;

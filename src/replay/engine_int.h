@@ -157,6 +157,15 @@ int hr_threads_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spe
                     hr_error_t *err);
 void hr_threads_done(thr_result_t *tr);
 
+/* threads.c: a dependency wait spins `spins` pauses, then yields `yields`
+ * times, then sleeps (default 2000, 16; tests use 0, 0 to reach the sleep). */
+void hr_threads_set_wait_policy(uint32_t spins, uint32_t yields);
+
+/* compose.c: the routing plan of a composition spec on trace t (one kept per
+ * process; backends/compose.h), or NULL with err set. */
+struct hr_route_plan;
+const struct hr_route_plan *hr_compose_plan(const hr_trace_t *t, const char *spec, hr_error_t *err);
+
 /* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
 void hr_run_lap(run_t *r);
 /* The same loop over [from, to) (threads.c: the stretches between synced

@@ -150,7 +150,7 @@ static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *sp
 /* Serial laps, or one OS thread per recorded thread (threads.c). */
 static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *err) {
     thr_result_t tr;
-    int threaded = hr_threads_on(res->t, res->opt), rc;
+    int threaded = hr_threads_on(res->t, res->opt) && !(res->be->caps & HR_CAP_SERIAL_ONLY), rc;
     if (threaded)
         rc = hr_threads_laps(res->t, res->be, res->spec, res->opt, laps, &tr, err);
     else

@@ -48,6 +48,14 @@
 
 #define HR_SPIN_ROUNDS 2000u          /* pauses before sleeping on a dependency */
 #define HR_YIELD_ROUNDS 16u           /* then sched_yield()s before sleeping */
+
+/* The dependency wait's policy (tests set 0, 0 to sleep at once). */
+static uint32_t g_spin_rounds = HR_SPIN_ROUNDS, g_yield_rounds = HR_YIELD_ROUNDS;
+
+void hr_threads_set_wait_policy(uint32_t spins, uint32_t yields) {
+    g_spin_rounds = spins;
+    g_yield_rounds = yields;
+}
 #define HR_SLEEP_BUCKETS 256u         /* sleeper counts, by slot (header) */
 /* Below this many events per synced event, a stream runs the per-event loop
  * (stream_loop_t) rather than the serial loop between synced events
@@ -118,8 +126,8 @@ static __attribute__((noinline)) void wait_slow(pool_t *p, uint32_t slot, uint32
     _Atomic uint32_t *w = &p->seq[slot], *sleepers = &p->sleepers[slot % HR_SLEEP_BUCKETS];
     st->waits++;
     uint64_t t0 = hr_now_ns();
-    for (uint32_t i = 0; i < HR_SPIN_ROUNDS + HR_YIELD_ROUNDS; i++) {
-        if (i < HR_SPIN_ROUNDS)
+    for (uint32_t i = 0; i < g_spin_rounds + g_yield_rounds; i++) {
+        if (i < g_spin_rounds)
             cpu_pause();
         else
             sched_yield(); /* more threads than cores: the one we wait for may be ready to run here */

@@ -10,6 +10,7 @@
 #include "base/json.h"
 #include "hr_test.h"
 #include "replay/engine.h"
+#include "replay/engine_int.h"
 #include "replay/sched.h"
 
 extern const hr_backend_t hr_backend_mtcheck, hr_backend_block, hr_backend_bump;
@@ -199,11 +200,14 @@ static void test_inhouse_instances_and_serial(void) {
 }
 
 /* Ping-pong: each thread in turn does `work` alloc/free pairs of its own,
- * then makes the block the other thread frees next; so every hand-off finds
- * the other thread still busy for far longer than the spin phase, and the
- * waiter sleeps on the futex. Every wake must arrive (a lost one hangs the
- * test) and every free must see its block (the publish-then-read-sleepers
- * protocol of threads.c). */
+ * then makes the block the other thread frees next, so a hand-off usually
+ * finds the other thread still busy. With the spin and yield phases off,
+ * every wait sleeps on the futex at once. Every wake must arrive (a lost one
+ * hangs the test: the alarm fails it) and every free must see its block (the
+ * publish-then-read-sleepers protocol of threads.c). Whether a hand-off has
+ * to wait at all is up to the scheduler (on a loaded host the other thread
+ * may be done before the waiter runs), so sleeping is checked only when
+ * there were waits. */
 static void test_sleep_and_wake(void) {
     hr_trace_t t;
     hr_trace_init(&t);
@@ -219,7 +223,9 @@ static void test_sleep_and_wake(void) {
     }
     HR_CHECK(validate(&t) == 0);
     hr_mtcheck_reset();
+    hr_threads_set_wait_policy(0, 0);
     hr_json_t *r = time_replay(&t, &hr_backend_mtcheck, HR_THREADS_RECORDED);
+    hr_threads_set_wait_policy(2000, 16);
     HR_CHECK(r != NULL);
     uint64_t c[3];
     hr_mtcheck_counts(c);
@@ -227,9 +233,11 @@ static void test_sleep_and_wake(void) {
     HR_CHECK(c[1] == c[0] && c[0] > 0);
     HR_CHECK_EQ_U64(hr_json_path_num(r, "threads.cross_thread_frees"), rounds);
     HR_CHECK_EQ_U64(per_thread_sum(r, "empty_frees"), 0);
-    /* slept: waiting took longer than its spinning */
-    HR_CHECK(hr_json_path_num(r, "threads.wait_s") > hr_json_path_num(r, "threads.spin_s"));
-    HR_CHECK(hr_json_path_num(r, "threads.waits") >= 1);
+    double waits = hr_json_path_num(r, "threads.waits");
+    printf("# %.1f waits per lap, %.6f s waiting, %.6f s of it spinning\n", waits,
+           hr_json_path_num(r, "threads.wait_s"), hr_json_path_num(r, "threads.spin_s"));
+    if (waits > 0) /* every wait slept: waiting took longer than its (empty) spin phase */
+        HR_CHECK(hr_json_path_num(r, "threads.wait_s") > hr_json_path_num(r, "threads.spin_s"));
     hr_json_free(r);
     hr_trace_free(&t);
 }
