@@ -66,7 +66,9 @@ typedef struct hr_stack_entry {
 typedef struct hr_stack_stats {
     /* head: the shared figures (heapreplay/alloc_stats.h); here:
      *   live_bytes      = allocation: requested bytes of live entries
-     *   footprint       buffer + entry table + bytes of live malloc entries
+     *   footprint       buffer + entry table + live malloc entries, each charged
+ *                   what glibc holds for its request (src/alloc/chunk.h,
+ *                   hr_chunk_usable: the charge of fallback blocks)
      *   high_water      = max_allocation
      *   objects         live entries
      *   largest_free    buffer bytes left above index */

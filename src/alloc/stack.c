@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/chunk.h"
+
 struct hr_stack {
     hr_stack_options_t opt;
     char             *data;        /* the buffer (Box2D m_data) */
@@ -15,7 +17,7 @@ struct hr_stack {
     size_t            max_allocation;
     hr_stack_entry_t *entries;     /* m_entries[max_entries] */
     int               entry_count;
-    uint64_t          malloc_bytes;   /* requested bytes of live malloc entries */
+    uint64_t          malloc_bytes;   /* charge of live malloc entries (hr_chunk_usable) */
     uint64_t          malloc_entries;
     uint64_t          malloc_total;
     uint64_t          peak_footprint;
@@ -101,7 +103,7 @@ static int push_malloc(hr_stack_t *s, hr_stack_entry_t *e, size_t size, size_t a
     e->used_malloc = 1;
     e->span = 0;
     e->pad = 0;
-    s->malloc_bytes += size ? size : 1;
+    s->malloc_bytes += hr_chunk_usable(size);
     s->malloc_entries++;
     s->malloc_total++;
     uint64_t fp = footprint_of(s);
@@ -152,7 +154,7 @@ int hr_stack_free(hr_stack_t *s, void *p) {
         return HR_STACK_ENOTTOP;
     if (e->used_malloc) {
         free(p);
-        s->malloc_bytes -= e->size ? e->size : 1;
+        s->malloc_bytes -= hr_chunk_usable(e->size);
         s->malloc_entries--;
     } else {
         s->index -= e->span;
@@ -203,7 +205,7 @@ int hr_stack_check(const hr_stack_t *s) {
         if (e->used_malloc) {
             if (!e->data || e->span || e->pad)
                 return HR_STACK_ECORRUPT;
-            mbytes += e->size ? e->size : 1;
+            mbytes += hr_chunk_usable(e->size);
             ment++;
         } else {
             /* Buffer entries are contiguous (each after its padding), in push

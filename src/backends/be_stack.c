@@ -146,7 +146,7 @@ static size_t stack_usable_size(void *self, void *ptr, size_t size) {
     const hr_stack_entry_t *e = hr_stack_entry(b->s, hr_stack_find(b->s, ptr));
     if (!e)
         return hr_chunk_usable(size);
-    return e->used_malloc ? e->size : e->span - e->pad;
+    return e->used_malloc ? hr_chunk_usable(e->size) : e->span - e->pad;
 }
 
 static void stack_emit_post(void *self, const void *st, hr_emit_t *em) {
