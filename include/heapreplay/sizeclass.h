@@ -1,14 +1,39 @@
-/* hr_sizeclass: power-of-two size-class caches over malloc (the proposal at
- * the end of the Orx memory article, in the manner of SGI STL's node
- * allocator).
+/* hr_sizeclass: power-of-two size-class free lists over malloc (the proposal
+ * at the end of the Orx memory article, seed 002, in the manner of SGI STL's
+ * node allocator which the article points to).
  *
- * Classes are the powers of two from the smallest that holds a free-list
- * pointer (8 on 64-bit) up to max_class (default 32 KiB). A request is rounded
- * up to its class; a free block of that class is reused if one is cached,
- * otherwise one block of the class size is taken from malloc. free() needs the
- * size (there is no header) and pushes the block onto its class list: memory
- * goes back to the system only by hr_sizeclass_trim() or destroy. Requests
- * above max_class go straight to malloc/free. The rounding waste (class size -
+ * Classes. The article asks for free lists "only for very small sizes" and,
+ * to keep the lists few, at powers of two ("4, 8, 16, 32, 64 ...; a 9-byte
+ * request gets 16"): so classes are powers of two, NOT SGI's 8-byte steps.
+ * They run from min_class up to max_class, by default 128 B (SGI's
+ * __MAX_BYTES). min_class is 16 by default, not the article's 4 or 8: a
+ * block must hold the free-list pointer (8) and, as malloc's blocks and the
+ * replay backends' contract (src/backends/backend.h: 16 on x86-64), be
+ * 16-aligned; min_class = 8 gives the 8-byte class (8-aligned blocks, what
+ * malloc's rule min(16, size) asks of them, not the backend contract). A
+ * request is rounded up to its class.
+ *
+ * Refill. An empty list is refilled with `refill` blocks (default 20, SGI's
+ * refill count) carved from ONE malloc'd chunk: a 16-byte chunk header (the
+ * chain of the class's chunks, so that trim and destroy can give them back)
+ * followed by refill x class bytes, so blocks of 16 B and more are 16-aligned
+ * (8-byte blocks 8-aligned). (SGI's chunk_alloc takes twice that plus a
+ * growing extra into a pool shared by the classes; one chunk per refill is
+ * the simpler reading the project adopted.) refill = 1 with max_class = 32 KiB
+ * is the earlier behaviour: one malloc per miss, up to 32 KiB.
+ *
+ * Footprint. Every block taken from malloc (each chunk, each large block) is
+ * charged what glibc holds for that request by its chunk arithmetic
+ * (src/alloc/chunk.h, hr_chunk_usable: the same charge as the in-house
+ * backends' fallback blocks), never the bytes handed out: a chunk costs its
+ * header and glibc's rounding, and the blocks of a chunk are charged as soon
+ * as the chunk is taken, live or not.
+ *
+ * free() needs the size (there is no block header) and pushes the block on
+ * its class list: memory goes back to the system only by hr_sizeclass_trim()
+ * (chunks whose every block is cached) or destroy. Requests above max_class
+ * go straight to malloc/free here (the replay backend sends them to its
+ * counted fallback instead, as "oversize"). The rounding waste (class -
  * requested) over live blocks is reported as internal_waste.
  */
 #ifndef HEAPREPLAY_SIZECLASS_H
@@ -20,6 +45,9 @@
 #include "heapreplay/alloc_stats.h"
 
 #define HR_SIZECLASS_MAX_CLASSES 40
+#define HR_SIZECLASS_SGI_MAX 128  /* SGI STL __MAX_BYTES */
+#define HR_SIZECLASS_SGI_REFILL 20 /* SGI STL refill(): 20 nodes */
+#define HR_SIZECLASS_CHUNK_HEADER 16
 
 enum {
     HR_SIZECLASS_OK = 0,
@@ -27,7 +55,9 @@ enum {
 };
 
 typedef struct hr_sizeclass_options {
-    size_t max_class; /* largest class, a power of two >= sizeof(void *) (32 KiB) */
+    size_t   max_class; /* largest class, a power of two >= min_class, <= 1 GiB (128) */
+    unsigned refill;    /* blocks per malloc'd chunk, 1..65535 (20) */
+    size_t   min_class; /* smallest class, a power of two >= sizeof(void *); 0 = 16 (16) */
 } hr_sizeclass_options_t;
 
 hr_sizeclass_options_t hr_sizeclass_default(void);
@@ -35,39 +65,48 @@ hr_sizeclass_options_t hr_sizeclass_default(void);
 typedef struct hr_sizeclass_stats {
     /* head: the shared figures (heapreplay/alloc_stats.h); here:
      *   live_bytes      requested bytes live
-     *   footprint       class blocks taken from malloc (live + cached) + large
+     *   footprint       chunks + large blocks, each charged hr_chunk_usable()
+     *                   of its malloc request
      *   high_water      peak live_bytes
      *   objects         live blocks, small and large
      *   largest_free    largest class with a cached block, 0 if none */
     hr_alloc_stats_t head;
     uint64_t internal_waste;  /* sum of (class - requested) over live small blocks */
     uint64_t cached_bytes;    /* bytes on the free lists */
-    uint64_t large_live, large_bytes;
-    uint64_t hits, misses;    /* small allocations served from a list / by malloc */
+    uint64_t large_live, large_bytes; /* large blocks live and their requested bytes */
+    uint64_t hits, misses;    /* small allocations served from a list / by a refill */
+    uint64_t chunks;          /* chunks held */
     int      nclasses;
 } hr_sizeclass_stats_t;
 
 typedef struct hr_sizeclass hr_sizeclass_t;
 
-hr_sizeclass_t *hr_sizeclass_create(const hr_sizeclass_options_t *opt); /* NULL = defaults */
-/* Frees cached blocks. Live blocks are the caller's (they came from malloc). */
+/* NULL = defaults; NULL on bad options or out of memory. */
+hr_sizeclass_t *hr_sizeclass_create(const hr_sizeclass_options_t *opt);
+/* Frees every chunk (live small blocks with them) and the allocator. Live
+ * large blocks are the caller's (they came from malloc). */
 void hr_sizeclass_destroy(hr_sizeclass_t *sc);
 
 /* Smallest class size holding `size` (size 0 -> the smallest class), or 0
  * when size is above max_class. */
 size_t hr_sizeclass_round(const hr_sizeclass_t *sc, size_t size);
+/* The malloc request of one refill chunk of class `cls` (a class size):
+ * header + refill * cls. */
+size_t hr_sizeclass_chunk_request(const hr_sizeclass_t *sc, size_t cls);
 
 void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size);
 void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size);
-/* Returns every cached block to malloc; returns the bytes released. */
+/* Returns to malloc every chunk whose blocks are all cached (and unlinks its
+ * blocks from the list); returns the footprint released. */
 uint64_t hr_sizeclass_trim(hr_sizeclass_t *sc);
 
 /* Bytes held from the system now (O(1)): the stats' footprint. */
 uint64_t hr_sizeclass_footprint(const hr_sizeclass_t *sc);
 
 void hr_sizeclass_stats(const hr_sizeclass_t *sc, hr_sizeclass_stats_t *st);
-/* Free lists hold distinct, pointer-aligned blocks, no cycles, and per class
- * taken = live + cached: 0 or HR_SIZECLASS_ECORRUPT. */
+/* Free lists hold distinct blocks, each at a block boundary inside a chunk of
+ * its class, no cycles; per class taken = chunks * refill >= cached; the
+ * footprint is the sum of the charges: 0 or HR_SIZECLASS_ECORRUPT. */
 int hr_sizeclass_check(const hr_sizeclass_t *sc);
 
 #endif

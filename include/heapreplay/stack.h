@@ -15,6 +15,16 @@
  * Deviation from Box2D: the buffer advances in multiples of `granule` (default
  * 16) so every block is aligned like malloc's; granule = 1 gives Box2D's exact
  * arithmetic (m_index += size). Entry sizes are recorded as requested.
+ * hr_stack_alloc_aligned() also honours an alignment: when the next buffer
+ * address is not aligned enough (only possible when align > granule), the
+ * block starts after a padding that belongs to its entry (part of its span,
+ * released with it). This is how the replay backend keeps granule = 1 blocks
+ * aligned as malloc would align them, rather than handing out misaligned
+ * blocks or sending every such request to malloc.
+ *
+ * Sizes: any size_t. The fit test cannot overflow; a request that does not
+ * fit in the buffer (up to ~2^64) takes the malloc path, and when malloc
+ * cannot serve it the push is refused (ENOMEM) with nothing changed.
  */
 #ifndef HEAPREPLAY_STACK_H
 #define HEAPREPLAY_STACK_H
@@ -34,6 +44,7 @@ enum {
     HR_STACK_ENOTTOP = -3,  /* free of a pointer that is not the top entry */
     HR_STACK_EEMPTY = -4,   /* free with no live entry */
     HR_STACK_ECORRUPT = -5, /* check(): an invariant does not hold */
+    HR_STACK_EALIGN = -6,   /* alloc_aligned(): align not 0 or a power of two */
 };
 
 typedef struct hr_stack_options {
@@ -47,14 +58,17 @@ hr_stack_options_t hr_stack_default(void);
 typedef struct hr_stack_entry {
     char  *data;
     size_t size;        /* as requested */
-    size_t span;        /* buffer bytes consumed (size rounded to granule), 0 if malloc */
+    size_t span;        /* buffer bytes consumed (pad + size rounded to granule), 0 if malloc */
+    size_t pad;         /* alignment padding before data inside span, 0 if malloc */
     int    used_malloc;
 } hr_stack_entry_t;
 
 typedef struct hr_stack_stats {
     /* head: the shared figures (heapreplay/alloc_stats.h); here:
      *   live_bytes      = allocation: requested bytes of live entries
-     *   footprint       buffer + entry table + bytes of live malloc entries
+     *   footprint       buffer + entry table + live malloc entries, each charged
+ *                   what glibc holds for its request (src/alloc/chunk.h,
+ *                   hr_chunk_usable: the charge of fallback blocks)
      *   high_water      = max_allocation
      *   objects         live entries
      *   largest_free    buffer bytes left above index */
@@ -74,6 +88,10 @@ void hr_stack_destroy(hr_stack_t *s);
 /* Pushes a block of `size` bytes: *out = its address. Returns HR_STACK_OK,
  * HR_STACK_EFULL (entry limit) or HR_STACK_ENOMEM. size 0 is a valid entry. */
 int hr_stack_alloc(hr_stack_t *s, size_t size, void **out);
+/* The same, the block aligned to `align` (0 or a power of two; 0 or anything
+ * up to the granule adds nothing): padded in the buffer, or posix_memalign'd
+ * on the malloc path when align > 16. HR_STACK_EALIGN on a bad align. */
+int hr_stack_alloc_aligned(hr_stack_t *s, size_t size, size_t align, void **out);
 /* Pops the top entry, which must be p: HR_STACK_OK, ENOTTOP or EEMPTY. */
 int hr_stack_free(hr_stack_t *s, void *p);
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/chunk.h"
+
 struct hr_stack {
     hr_stack_options_t opt;
     char             *data;        /* the buffer (Box2D m_data) */
@@ -15,7 +17,7 @@ struct hr_stack {
     size_t            max_allocation;
     hr_stack_entry_t *entries;     /* m_entries[max_entries] */
     int               entry_count;
-    uint64_t          malloc_bytes;   /* requested bytes of live malloc entries */
+    uint64_t          malloc_bytes;   /* charge of live malloc entries (hr_chunk_usable) */
     uint64_t          malloc_entries;
     uint64_t          malloc_total;
     uint64_t          peak_footprint;
@@ -67,31 +69,69 @@ void hr_stack_destroy(hr_stack_t *s) {
     free(s);
 }
 
-int hr_stack_alloc(hr_stack_t *s, size_t size, void **out) {
+/* Where a block of `size` bytes aligned to `align` would start in the buffer:
+ * its padding in *pad and its span (padding + size rounded up to the granule)
+ * in *span. 0 when it does not fit in what is left above index. Written so
+ * that nothing overflows for any size_t: a size near 2^64 used to wrap
+ * index + span back into the buffer and be served there. */
+static int buffer_fits(const hr_stack_t *s, size_t size, size_t align, size_t *pad,
+                       size_t *span) {
+    size_t g = s->opt.granule, room = s->opt.buffer_size - s->index;
+    if (size > room)
+        return 0;
+    uintptr_t at = (uintptr_t)(s->data + s->index);
+    *pad = align > g ? (size_t)((align - (at & (align - 1))) & (align - 1)) : 0;
+    size_t rounded = (size + g - 1) & ~(g - 1); /* <= buffer_size: no wrap */
+    if (rounded > room || *pad > room - rounded)
+        return 0;
+    *span = *pad + rounded;
+    return 1;
+}
+
+/* The Box2D per-request malloc entry, aligned as asked (malloc gives 16). */
+static int push_malloc(hr_stack_t *s, hr_stack_entry_t *e, size_t size, size_t align) {
+    void *p = NULL;
+    if (align > 16) {
+        if (posix_memalign(&p, align, size ? size : 1) != 0)
+            p = NULL;
+    } else {
+        p = malloc(size ? size : 1);
+    }
+    if (!p)
+        return HR_STACK_ENOMEM;
+    e->data = p;
+    e->used_malloc = 1;
+    e->span = 0;
+    e->pad = 0;
+    s->malloc_bytes += hr_chunk_usable(size);
+    s->malloc_entries++;
+    s->malloc_total++;
+    uint64_t fp = footprint_of(s);
+    if (fp > s->peak_footprint)
+        s->peak_footprint = fp;
+    return HR_STACK_OK;
+}
+
+int hr_stack_alloc_aligned(hr_stack_t *s, size_t size, size_t align, void **out) {
     *out = NULL;
+    if (align & (align - 1))
+        return HR_STACK_EALIGN;
     if (s->entry_count >= s->opt.max_entries)
         return HR_STACK_EFULL;
     hr_stack_entry_t *e = &s->entries[s->entry_count];
-    size_t g = s->opt.granule;
-    size_t span = (size + g - 1) & ~(g - 1);
-    if (span < size || s->index + span > s->opt.buffer_size) {
-        /* Does not fit: served by malloc, decided for this request only. */
-        e->data = malloc(size ? size : 1);
-        if (!e->data)
-            return HR_STACK_ENOMEM;
-        e->used_malloc = 1;
-        e->span = 0;
-        s->malloc_bytes += size ? size : 1;
-        s->malloc_entries++;
-        s->malloc_total++;
-        uint64_t fp = footprint_of(s);
-        if (fp > s->peak_footprint)
-            s->peak_footprint = fp;
-    } else {
-        e->data = s->data + s->index;
+    size_t pad, span;
+    if (buffer_fits(s, size, align, &pad, &span)) {
+        e->data = s->data + s->index + pad;
         e->used_malloc = 0;
         e->span = span;
+        e->pad = pad;
         s->index += span;
+    } else {
+        /* Does not fit: served by malloc, decided for this request only. A
+         * request malloc cannot serve (near 2^64) is refused, nothing changed. */
+        int rc = push_malloc(s, e, size, align);
+        if (rc != HR_STACK_OK)
+            return rc;
     }
     e->size = size;
     s->allocation += size;
@@ -102,6 +142,10 @@ int hr_stack_alloc(hr_stack_t *s, size_t size, void **out) {
     return HR_STACK_OK;
 }
 
+int hr_stack_alloc(hr_stack_t *s, size_t size, void **out) {
+    return hr_stack_alloc_aligned(s, size, 0, out);
+}
+
 int hr_stack_free(hr_stack_t *s, void *p) {
     if (s->entry_count == 0)
         return HR_STACK_EEMPTY;
@@ -110,7 +154,7 @@ int hr_stack_free(hr_stack_t *s, void *p) {
         return HR_STACK_ENOTTOP;
     if (e->used_malloc) {
         free(p);
-        s->malloc_bytes -= e->size ? e->size : 1;
+        s->malloc_bytes -= hr_chunk_usable(e->size);
         s->malloc_entries--;
     } else {
         s->index -= e->span;
@@ -159,14 +203,16 @@ int hr_stack_check(const hr_stack_t *s) {
     for (int i = 0; i < s->entry_count; i++) {
         const hr_stack_entry_t *e = &s->entries[i];
         if (e->used_malloc) {
-            if (!e->data || e->span)
+            if (!e->data || e->span || e->pad)
                 return HR_STACK_ECORRUPT;
-            mbytes += e->size ? e->size : 1;
+            mbytes += hr_chunk_usable(e->size);
             ment++;
         } else {
-            /* Buffer entries are contiguous, in push order, granule-aligned. */
-            if (e->data != s->data + index || e->span < e->size ||
-                e->span % s->opt.granule || ((uintptr_t)e->data & (s->opt.granule - 1)))
+            /* Buffer entries are contiguous (each after its padding), in push
+             * order, granule-aligned. */
+            if (e->data != s->data + index + e->pad || e->span < e->pad ||
+                e->span - e->pad < e->size || (e->span - e->pad) % s->opt.granule ||
+                ((uintptr_t)e->data & (s->opt.granule - 1)))
                 return HR_STACK_ECORRUPT;
             index += e->span;
         }

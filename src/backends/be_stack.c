@@ -8,7 +8,14 @@
  *   "align"         align above the granule -> system malloc;
  *   "non_lifo_free" a free of a live entry that is not the top: the block is
  *                   marked dead and popped when it reaches the top (the
- *                   stack cannot release it earlier), counted as a fallback op.
+ *                   stack cannot release it earlier), counted as a fallback op;
+ *   "out_of_memory" the stack's own malloc refused a request that does not
+ *                   fit the buffer (e.g. a size near 2^64): the system
+ *                   fallback is tried, and its failure counted by the engine
+ *                   (failed_allocs). The buffer is never used for it.
+ * Alignment: every block is aligned as asked, or for a plain request as
+ * malloc aligns it (min(16, largest power of two <= size)); with granule=1
+ * the buffer is padded before the block (see needed_align).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +62,19 @@ static void *stack_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     return b;
 }
 
+/* The alignment a block must have: the requested one, or for a plain request
+ * malloc's rule min(16, largest power of two <= size) (what --verify checks).
+ * With granule >= 16 every block already has it; with granule = 1 the stack
+ * pads the buffer before the block (hr_stack_alloc_aligned), so Box2D's
+ * byte-exact advance is kept for sizes and no block comes back misaligned. */
+static size_t needed_align(size_t size, size_t align) {
+    if (align)
+        return align;
+    if (size >= 16)
+        return 16;
+    return size ? (size_t)1 << (63 - __builtin_clzll((unsigned long long)size)) : 1;
+}
+
 static void *stack_native_alloc(void *self, size_t size, size_t align, const char **why) {
     hr_stack_be_t *b = self;
     if (align > (b->granule > 16 ? b->granule : 16)) {
@@ -62,12 +82,12 @@ static void *stack_native_alloc(void *self, size_t size, size_t align, const cha
         return NULL;
     }
     void *p;
-    int rc = hr_stack_alloc(b->s, size, &p);
+    int rc = hr_stack_alloc_aligned(b->s, size, needed_align(size, align), &p);
     if (rc == HR_STACK_OK)
         return p;
     if (rc == HR_STACK_EFULL)
         *why = "entry_limit";
-    return NULL;
+    return NULL; /* ENOMEM: "out_of_memory" (a request malloc cannot serve) */
 }
 
 static void *stack_alloc(void *self, size_t size, size_t align, int32_t heap) {
@@ -126,7 +146,7 @@ static size_t stack_usable_size(void *self, void *ptr, size_t size) {
     const hr_stack_entry_t *e = hr_stack_entry(b->s, hr_stack_find(b->s, ptr));
     if (!e)
         return hr_chunk_usable(size);
-    return e->used_malloc ? e->size : e->span;
+    return e->used_malloc ? hr_chunk_usable(e->size) : e->span - e->pad;
 }
 
 static void stack_emit_post(void *self, const void *st, hr_emit_t *em) {

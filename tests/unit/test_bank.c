@@ -211,6 +211,72 @@ static void test_backend(void) {
     be->destroy(inst);
 }
 
+static int count_of(const char *js, const char *needle) {
+    int n = 0;
+    for (const char *p = js; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* Issue 12: the default maps a request to a small set of cells (powers of
+ * two and their midpoints, 16 B .. 4 KiB) rather than one bank per 16-byte
+ * step: every cell the smallest of the set that holds the request. */
+static void test_default_cells(void) {
+    static const size_t set[] = {16,  32,  48,   64,   96,   128,  192,  256,
+                                 384, 512, 768, 1024, 1536, 2048, 3072, 4096};
+    const hr_backend_t *be = &hr_backend_bank;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, NULL, &err);
+    HR_CHECK(inst != NULL);
+    uint64_t bad = 0;
+    for (size_t s = 0; s <= 4096; s++) {
+        size_t u = be->usable_size(inst, NULL, s), k = 0;
+        while (k < 16 && set[k] < s)
+            k++;
+        bad += k == 16 || u != set[k];
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+    HR_CHECK_EQ_U64(be->usable_size(inst, NULL, 0), 16);
+    HR_CHECK_EQ_U64(be->usable_size(inst, NULL, 49), 64);
+    HR_CHECK_EQ_U64(be->usable_size(inst, NULL, 65), 96);
+    HR_CHECK_EQ_U64(be->usable_size(inst, NULL, 3073), 4096);
+    /* A fixed list of sizes: 11 banks by default, 14 with a bank per step. */
+    static const size_t sizes[] = {1,   8,   16,  17,  24,  32,   33,   40,   48,  49,  64,
+                                   65,  100, 128, 129, 200, 255, 256, 300, 1000, 4000, 4096};
+    enum { N = sizeof sizes / sizeof *sizes };
+    const char *arg[2] = {NULL, "round=16"};
+    int want[2] = {11, 14};
+    for (int m = 0; m < 2; m++) {
+        void *b = m ? hr_tm_create(be, arg[m], &err) : inst, *p[N];
+        for (int i = 0; i < N; i++) {
+            p[i] = be->alloc(b, sizes[i], 0, -1);
+            HR_CHECK(p[i] != NULL && (uintptr_t)p[i] % 16 == 0);
+        }
+        void *over = be->alloc(b, 4097, 0, -1);
+        char *js = hr_tm_stats_json(be, b);
+        HR_CHECK_EQ_U64(count_of(js, "\"cell_size\":"), want[m]);
+        HR_CHECK(hr_tm_json_has(js, "oversize", 1));
+        HR_CHECK(hr_tm_json_has(js, "native_ops", N));
+        free(js);
+        be->free(b, over, 4097);
+        for (int i = 0; i < N; i++)
+            be->free(b, p[i], sizes[i]);
+        js = hr_tm_stats_json(be, b);
+        HR_CHECK(hr_tm_json_has(js, "objects", 0));
+        HR_TM_STATS_END(be, b, js);
+    }
+    /* max: the largest cell not above it; 0 < round < 8 and max < 16 refused. */
+    inst = hr_tm_create(be, "max=1000", &err);
+    HR_CHECK_EQ_U64(be->usable_size(inst, NULL, 768), 768);
+    void *q = be->alloc(inst, 769, 0, -1);
+    be->free(inst, q, 769);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "oversize", 1));
+    HR_TM_STATS_END(be, inst, js);
+    HR_CHECK(hr_tm_create(be, "round=4", &err) == NULL);
+    HR_CHECK(hr_tm_create(be, "max=8", &err) == NULL);
+}
+
 int main(void) {
     HR_RUN(test_defaults);
     HR_RUN(test_lowest_free_cell);
@@ -218,5 +284,6 @@ int main(void) {
     HR_RUN(test_not_expandable);
     HR_RUN(test_property);
     HR_RUN(test_backend);
+    HR_RUN(test_default_cells);
     return hr_test_done();
 }
