@@ -193,10 +193,15 @@ static void routed_stats(void *self, hr_emit_t *em) {
     hr_emit_u64(em, "oom_count", t->oom_count);
     if (t->oom_first[0])
         hr_emit_str(em, "oom_first", t->oom_first);
+    /* The implicit root "malloc" heap (when a none heap needs it) comes
+     * first: it is the root of the game's allocator tree, and with the PC
+     * table it serves most requests, so it must not be the row a text
+     * report's row limit cuts off. The table's heaps follow in table order. */
+    int ncfg = hr_routed_config(b->m)->nheaps, n = hr_routed_nheaps(b->m);
     hr_emit_arr_begin(em, "heaps");
-    for (int i = 0; i < hr_routed_nheaps(b->m); i++) {
+    for (int k = 0; k < n; k++) {
         hr_routed_heap_info_t h;
-        hr_routed_heap_info(b->m, i, &h);
+        hr_routed_heap_info(b->m, n > ncfg ? (k + ncfg) % n : k, &h);
         emit_heap(em, &h);
     }
     hr_emit_arr_end(em);
