@@ -12,10 +12,14 @@
  *              heap can answer CanFree, free leftovers at destroy and report
  *              leaks; `size` is a budget that is reported, never enforced.
  *   dlheap   - heapreplay/dlheap.h over a fixed region; NULL when full.
- *   none     - no storage: the heap stands for its parent (recursively), or
- *              for the implicit "malloc" heap when it has no parent.
- * The manager always appends one implicit tracking heap "malloc" (no budget)
- * as the root that parentless "none" heaps resolve to.
+ *   none     - a heap the game never creates: its slot keeps the root
+ *              allocator, so requests go to the implicit "malloc" heap
+ *              (counted per none heap as to_malloc); a parent is ignored.
+ *   alias    - a slot registered to another heap's allocator (the game's
+ *              radMemoryRegisterAllocator(id, parent, heap) aliases, e.g.
+ *              Music -> AudioPersistent on PS2): requests go to the parent.
+ * When some none heap needs it, the manager appends one implicit tracking
+ * heap "malloc" (no budget): the game's root radMemoryAllocatorMalloc.
  *
  * Not thread-safe: one manager per replay thread.
  */
@@ -38,6 +42,7 @@ typedef enum hr_heap_kind {
     HR_HEAP_STATIC,
     HR_HEAP_TRACKING,
     HR_HEAP_DLHEAP,
+    HR_HEAP_ALIAS,
 } hr_heap_kind_t;
 const char *hr_heap_kind_name(hr_heap_kind_t k);
 
@@ -74,10 +79,16 @@ typedef struct hr_heapcfg {
     int                 corral_heap;     /* heap index, or -1 */
 } hr_heapcfg_t;
 
-/* The compiled-in default table (modelled on the game's PC configuration). */
+/* The compiled-in default table: the game's PC build ("shar-pc"). */
 const char *hr_heapcfg_default_text(void);
 /* Fills c with the compiled-in default table. */
 void hr_heapcfg_default(hr_heapcfg_t *c);
+/* Built-in tables by name: "shar-pc" (the default) and "shar-ps2" (the PS2
+ * build, with the small-allocation corral); configs/<name>.heaps are their
+ * annotated copies. _builtin fills c and returns 0, or -1 for an unknown
+ * name; _builtin_text returns the table's text or NULL. */
+int hr_heapcfg_builtin(hr_heapcfg_t *c, const char *name);
+const char *hr_heapcfg_builtin_text(const char *name);
 /* Parses a config text. `name` labels errors: "NAME:LINE: expected ...".
  * Returns 0, or -1 with err set. */
 int hr_heapcfg_parse(hr_heapcfg_t *c, const char *text, size_t len, const char *name,
@@ -105,6 +116,7 @@ typedef struct hr_routed_heap_info {
     uint64_t live_blocks, live_bytes;/* requested bytes of blocks not yet freed */
     uint64_t peak_bytes;             /* peak of live_bytes */
     uint64_t over_budget;            /* tracking: allocations past the budget */
+    uint64_t to_malloc;              /* none: requests it sent to the root malloc */
     uint64_t mismatched_pops;        /* pops naming this heap that did not match */
     uint64_t held;                   /* bytes held from the system (footprint) */
 } hr_routed_heap_info_t;
@@ -114,9 +126,18 @@ typedef struct hr_routed_search_info {
     uint64_t allocs, skips, failures;
 } hr_routed_search_info_t;
 
+/* A heap name the table does not know (registered by the caller on first
+ * use with hr_routed_unknown_target); it routes like the default target. */
+typedef struct hr_routed_unknown_info {
+    const char *name;
+    uint64_t pushes, allocs;         /* allocs: requests made while it was on top */
+} hr_routed_unknown_info_t;
+
 typedef struct hr_routed_totals {
     uint64_t pushes, pops, mismatched_pops, stack_overflows;
     uint64_t corralled;              /* small requests sent to the corral heap */
+    uint64_t none_mallocs;           /* requests a none heap sent to the root malloc */
+    uint64_t unknown_names;          /* distinct unknown heap names */
     uint64_t frees, free_probes, free_probes_max, unowned_frees;
     uint64_t oom_count;
     char     oom_first[256];         /* first out-of-memory report, "" if none */
@@ -133,6 +154,14 @@ void hr_routed_push(hr_routed_t *m, int target);
  * (the top is popped anyway, as the game does in release builds). */
 void hr_routed_pop(hr_routed_t *m, int target);
 int  hr_routed_top(const hr_routed_t *m); /* current target */
+/* The target standing for a heap name the config does not know: the same
+ * name always gets the same target (numbered after every heap and search),
+ * which routes to the config's default target and counts its pushes and
+ * allocations. *is_new is set to 1 on the name's first registration. -1 when
+ * out of memory. */
+int  hr_routed_unknown_target(hr_routed_t *m, const char *name, int *is_new);
+int  hr_routed_nunknown(const hr_routed_t *m);
+void hr_routed_unknown_info(const hr_routed_t *m, int k, hr_routed_unknown_info_t *out);
 
 /* Routes one request (see routed.c for the order: corral, search, resolve).
  * NULL when the chosen heap(s) cannot serve it; the failure is counted and

@@ -10,3 +10,6 @@ noinst_HEADERS += src/alloc/chunk.h src/alloc/routed_int.h
 pkginclude_HEADERS += include/heapreplay/stack.h include/heapreplay/marker.h \
 	include/heapreplay/block.h include/heapreplay/bank.h include/heapreplay/sizeclass.h \
 	include/heapreplay/routed.h include/heapreplay/dlheap.h include/heapreplay/alloc_stats.h
+# The routed backend's heap tables as annotated files (built-in twins in
+# heapcfg.c: -a routed:shar-pc / routed:shar-ps2, or --heap-config FILE).
+EXTRA_DIST += configs/shar-pc.heaps configs/shar-ps2.heaps

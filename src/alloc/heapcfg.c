@@ -14,30 +14,70 @@
 
 #define MAX_WORDS 24
 
-/* The default table: heap kinds and parents follow the game's
- * g_HeapCreationData for RAD_WIN32 (Persistent is a tracking heap on PC: "no
- * static heap for pc"), ids follow its GameMemoryAllocator enum, the search
- * lists are its AVAILABLE_* arrays and the corral its CORRAL_SMALL_ALLOCS
- * rule. The sizes are ours: plausible budgets for a 2003 PC game. */
-static const char default_text[] =
-    "# heapreplay default heap table: The Simpsons: Hit & Run (2003), PC build.\n"
-    "#      id  name             kind      size  parent\n"
-    "heap    0  Default          dlheap    32M   -\n"
-    "heap    1  Temp             dlheap    6M    Default\n"
-    "heap    3  Persistent       tracking  48M   Default\n"
-    "heap    4  Level            tracking  40M   Default\n"
-    "heap    5  LevelMovie       tracking  4M    Default\n"
-    "heap    6  LevelFE          tracking  8M    Default\n"
-    "heap    7  LevelZone        tracking  24M   Default\n"
-    "heap    8  LevelOther       tracking  12M   Default\n"
-    "heap    9  LevelHud         dlheap    4M    Default\n"
-    "heap   10  LevelMission     tracking  6M    Default\n"
-    "heap   11  LevelAudio       tracking  6M    Default\n"
-    "heap   12  Debug            none      0     Default\n"
-    "heap   13  Special          tracking  2M    Default\n"
-    "heap   14  Music            tracking  4M    Default\n"
-    "heap   15  AudioPersistent  dlheap    8M    Default\n"
-    "heap   16  SmallAlloc       dlheap    8M    Default\n"
+/* The built-in tables. configs/shar-pc.heaps and configs/shar-ps2.heaps are
+ * the same tables with their sources line by line (tests/unit/test_routed
+ * checks that each file and its built-in twin parse to the same table); keep
+ * them in step. Facts: the game's srrmemory.cpp / createheap.cpp (seed notes
+ * shar-heaps.md 4.2-4.5). Both model the non-release build (FUDGE 2.0), where
+ * the g_HeapCreationData kinds are real; sizes are the game's
+ * static_cast<unsigned int>(HS_x * MB * FUDGE) computed in float.
+ *
+ * shar-pc, the default: RAD_WIN32 never creates Default, AudioPersistent,
+ * Music, Level, LevelOther, LevelMission, Debug or SmallAlloc: those slots
+ * keep the root malloc ("none"). Persistent is a tracking heap ("no static
+ * heap for pc"). No corral: CORRAL_SMALL_ALLOCS is PS2-only. The only fixed
+ * regions are Temp and LevelHud (7 MiB). In-game sizes where phases differ. */
+static const char pc_text[] =
+    "# heapreplay default heap table: The Simpsons: Hit & Run (2003), PC build,\n"
+    "# non-release (FUDGE 2.0). Annotated copy: configs/shar-pc.heaps.\n"
+    "#      id  name             kind      size      parent\n"
+    "heap    0  Default          none      0         -\n"
+    "heap    1  Temp             dlheap    2097152   Default\n"
+    "heap    3  Persistent       tracking  3460300   Default\n"
+    "heap    4  Level            none      0         -\n"
+    "heap    5  LevelMovie       tracking  4131389   Default\n"
+    "heap    6  LevelFE          tracking  10485760  Default\n"
+    "heap    7  LevelZone        tracking  16777216  Default\n"
+    "heap    8  LevelOther       none      0         -\n"
+    "heap    9  LevelHud         dlheap    5242880   Default\n"
+    "heap   10  LevelMission     none      0         -\n"
+    "heap   11  LevelAudio       tracking  104857    Default\n"
+    "heap   12  Debug            none      0         -\n"
+    "heap   13  Special          tracking  10485760  Default\n"
+    "heap   14  Music            none      0         -\n"
+    "heap   15  AudioPersistent  none      0         -\n"
+    "heap   16  SmallAlloc       none      0         -\n"
+    "#      id  name                  heaps to try, in order\n"
+    "search 25  ANYWHERE_IN_LEVEL     Temp LevelZone LevelOther LevelMission LevelHud\n"
+    "search 26  ANYWHERE_IN_FE        LevelMovie LevelFE LevelAudio\n"
+    "search 27  EITHER_OTHER_OR_ZONE  LevelOther LevelZone\n"
+    "default Default\n"
+    "corral off\n";
+
+/* shar-ps2: DEFAULT is a Doug Lea heap (its size is run-time on the console:
+ * ours is an assumption, HS_LEVEL x FUDGE = 32 MiB), OTHER, MISSION and DEBUG
+ * are aliases of it, Music an alias of AudioPersistent, Persistent a static
+ * heap, and small requests (< 201 bytes) are corralled into SmallAlloc. */
+static const char ps2_text[] =
+    "# The Simpsons: Hit & Run (2003), PS2 build with CORRAL_SMALL_ALLOCS,\n"
+    "# non-release (FUDGE 2.0). Annotated copy: configs/shar-ps2.heaps.\n"
+    "#      id  name             kind      size      parent\n"
+    "heap    0  Default          dlheap    32M       -\n"
+    "heap    1  Temp             dlheap    734003    Default\n"
+    "heap    3  Persistent       static    4718592   Default\n"
+    "heap    4  Level            none      0         -\n"
+    "heap    5  LevelMovie       tracking  2034237   Default\n"
+    "heap    6  LevelFE          tracking  29360128  Default\n"
+    "heap    7  LevelZone        tracking  24117248  Default\n"
+    "heap    8  LevelOther       alias     0         Default\n"
+    "heap    9  LevelHud         dlheap    3502243   Default\n"
+    "heap   10  LevelMission     alias     0         Default\n"
+    "heap   11  LevelAudio       tracking  104857    Default\n"
+    "heap   12  Debug            alias     0         Default\n"
+    "heap   13  Special          tracking  10485760  Default\n"
+    "heap   15  AudioPersistent  dlheap    1300234   Default\n"
+    "heap   14  Music            alias     0         AudioPersistent\n"
+    "heap   16  SmallAlloc       dlheap    8593408   Default\n"
     "#      id  name                  heaps to try, in order\n"
     "search 25  ANYWHERE_IN_LEVEL     Temp LevelZone LevelOther LevelMission LevelHud\n"
     "search 26  ANYWHERE_IN_FE        LevelMovie LevelFE LevelAudio\n"
@@ -46,11 +86,29 @@ static const char default_text[] =
     "corral 201 SmallAlloc\n"
     "corral_except Persistent Temp AudioPersistent\n";
 
-const char *hr_heapcfg_default_text(void) { return default_text; }
+typedef struct builtin {
+    const char *name, *text;
+    size_t      len;
+} builtin_t;
+
+static const builtin_t builtins[] = {
+    {"shar-pc", pc_text, sizeof pc_text - 1},
+    {"shar-ps2", ps2_text, sizeof ps2_text - 1},
+};
+#define N_BUILTINS (sizeof builtins / sizeof builtins[0])
+
+const char *hr_heapcfg_default_text(void) { return pc_text; }
+
+const char *hr_heapcfg_builtin_text(const char *name) {
+    for (size_t i = 0; i < N_BUILTINS; i++)
+        if (strcmp(builtins[i].name, name) == 0)
+            return builtins[i].text;
+    return NULL;
+}
 
 const char *hr_heap_kind_name(hr_heap_kind_t k) {
-    static const char *const names[] = {"none", "static", "tracking", "dlheap"};
-    return (unsigned)k < 4 ? names[k] : "?";
+    static const char *const names[] = {"none", "static", "tracking", "dlheap", "alias"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
 int hr_heapcfg_lookup(const hr_heapcfg_t *c, const char *name) {
@@ -168,8 +226,10 @@ static int do_heap(parser_t *p, char **w, int nw) {
         h.kind = HR_HEAP_DLHEAP;
     else if (!strcmp(w[3], "none"))
         h.kind = HR_HEAP_NONE;
+    else if (!strcmp(w[3], "alias"))
+        h.kind = HR_HEAP_ALIAS;
     else
-        FAIL(p, "expected a kind (static, tracking, dlheap or none), got '%s'", w[3]);
+        FAIL(p, "expected a kind (static, tracking, dlheap, none or alias), got '%s'", w[3]);
     if (parse_u64(w[4], 1ull << 40, &h.size) != 0)
         FAIL(p, "expected a size in bytes with optional K/M/G suffix (<= 1T), got '%s'", w[4]);
     if ((h.kind == HR_HEAP_STATIC || h.kind == HR_HEAP_DLHEAP) && h.size < 4096)
@@ -179,6 +239,8 @@ static int do_heap(parser_t *p, char **w, int nw) {
         if (h.parent < 0)
             return -1;
     }
+    if (h.kind == HR_HEAP_ALIAS && h.parent < 0) /* an alias names the heap it stands for */
+        FAIL(p, "expected the heap an alias stands for as its parent");
     c->heaps[c->nheaps++] = h;
     return 0;
 }
@@ -348,12 +410,23 @@ int hr_heapcfg_load(hr_heapcfg_t *c, const char *path, hr_error_t *err) {
     return rc;
 }
 
-void hr_heapcfg_default(hr_heapcfg_t *c) {
+/* Parses a built-in table. The texts are constants checked by
+ * tests/unit/test_routed; a parse error here is a build defect, not bad input. */
+static void parse_builtin(hr_heapcfg_t *c, const builtin_t *b) {
     hr_error_t err;
-    if (hr_heapcfg_parse(c, default_text, sizeof default_text - 1, "(default)", &err) != 0) {
-        /* The default is a constant checked by tests/unit/test_routed; reaching
-         * this is a build defect, not bad input. */
-        fprintf(stderr, "heapreplay: internal error in the default heap table: %s\n", err.msg);
+    if (hr_heapcfg_parse(c, b->text, b->len, b->name, &err) != 0) {
+        fprintf(stderr, "heapreplay: internal error in the built-in heap table: %s\n", err.msg);
         abort();
     }
+}
+
+void hr_heapcfg_default(hr_heapcfg_t *c) { parse_builtin(c, &builtins[0]); }
+
+int hr_heapcfg_builtin(hr_heapcfg_t *c, const char *name) {
+    for (size_t i = 0; i < N_BUILTINS; i++)
+        if (strcmp(builtins[i].name, name) == 0) {
+            parse_builtin(c, &builtins[i]);
+            return 0;
+        }
+    return -1;
 }

@@ -7,7 +7,12 @@
  *      corral heap (a search target is never exempt);
  *   3. a search target tries its heaps in order, skipping any whose free
  *      total is below `size`; the first heap that returns memory wins;
- *   4. a heap of kind "none" stands for its parent chain (or "malloc").
+ *   4. an "alias" heap stands for the heap it names (recursively); a "none"
+ *      heap for the implicit "malloc" heap (the game's root allocator: the
+ *      slot of a heap that was never created), counted as to_malloc.
+ * A target numbered after every heap and search stands for a heap name the
+ * table does not know: it routes like the default target and counts its
+ * requests (the caller registers such names once, hr_routed_unknown_target).
  * A free probes every heap that has storage, in table order, with CanFree;
  * the number of probes is the cost the game paid for not storing the owner. */
 #include <stdio.h>
@@ -21,7 +26,13 @@
 typedef struct heap_acct {
     uint64_t allocs, frees, frees_ignored, failures, fallbacks;
     uint64_t live_blocks, live_bytes, peak_bytes, over_budget, mismatched_pops;
+    uint64_t to_malloc;
 } heap_acct_t;
+
+typedef struct unknown_name {
+    char    *name;
+    uint64_t pushes, allocs;
+} unknown_name_t;
 
 struct hr_routed {
     hr_heapcfg_t cfg;
@@ -35,13 +46,19 @@ struct hr_routed {
     int          stack[HR_ROUTED_STACK_DEPTH];
     int          depth, dropped;   /* dropped: pushes beyond the stack depth */
     int          last_fail;
+    int          first_unknown;    /* cfg.nheaps + cfg.nsearches */
+    unknown_name_t *unk;           /* unknown heap names, in order of first use */
+    int          nunk, capunk;
     hr_routed_totals_t tot;
 };
 
+/* The heap that really holds memory for heap i: an alias follows the heap it
+ * names (declared first, so no cycles; the parser requires the name), a none
+ * heap is the implicit "malloc" heap, numbered c->nheaps. */
 static int resolve_heap(const hr_heapcfg_t *c, int i) {
-    while (i >= 0 && c->heaps[i].kind == HR_HEAP_NONE)
-        i = c->heaps[i].parent; /* parents are declared first: no cycles */
-    return i < 0 ? c->nheaps : i; /* c->nheaps = the implicit "malloc" heap */
+    while (c->heaps[i].kind == HR_HEAP_ALIAS)
+        i = c->heaps[i].parent;
+    return c->heaps[i].kind == HR_HEAP_NONE ? c->nheaps : i;
 }
 
 hr_routed_t *hr_routed_create(const hr_heapcfg_t *cfg, hr_error_t *err) {
@@ -53,6 +70,7 @@ hr_routed_t *hr_routed_create(const hr_heapcfg_t *cfg, hr_error_t *err) {
     m->cfg = *cfg;
     m->nheaps = cfg->nheaps;
     m->last_fail = -1;
+    m->first_unknown = cfg->nheaps + cfg->nsearches;
     for (int i = 0; i < cfg->nheaps; i++) {
         m->resolve[i] = resolve_heap(cfg, i);
         if (m->resolve[i] == cfg->nheaps)
@@ -65,7 +83,7 @@ hr_routed_t *hr_routed_create(const hr_heapcfg_t *cfg, hr_error_t *err) {
             hr_routed_destroy(m);
             return NULL;
         }
-        if (hc->kind != HR_HEAP_NONE)
+        if (hc->kind != HR_HEAP_NONE && hc->kind != HR_HEAP_ALIAS) /* no storage to ask */
             m->probe[m->nprobe++] = i;
     }
     if (m->nheaps > cfg->nheaps) {
@@ -83,6 +101,9 @@ void hr_routed_destroy(hr_routed_t *m) {
         return;
     for (int i = 0; i < m->nheaps; i++)
         hr_heap_close(&m->heaps[i]);
+    for (int k = 0; k < m->nunk; k++)
+        free(m->unk[k].name);
+    free(m->unk);
     free(m);
 }
 
@@ -90,6 +111,8 @@ void hr_routed_destroy(hr_routed_t *m) {
 
 void hr_routed_push(hr_routed_t *m, int target) {
     m->tot.pushes++;
+    if (target >= m->first_unknown && target - m->first_unknown < m->nunk)
+        m->unk[target - m->first_unknown].pushes++;
     if (m->depth == HR_ROUTED_STACK_DEPTH) {
         m->tot.stack_overflows++;
         m->dropped++;
@@ -115,6 +138,36 @@ void hr_routed_pop(hr_routed_t *m, int target) {
 
 int hr_routed_top(const hr_routed_t *m) {
     return m->depth ? m->stack[m->depth - 1] : m->cfg.default_heap;
+}
+
+int hr_routed_unknown_target(hr_routed_t *m, const char *name, int *is_new) {
+    *is_new = 0;
+    for (int k = 0; k < m->nunk; k++)
+        if (strcmp(m->unk[k].name, name) == 0)
+            return m->first_unknown + k;
+    if (m->nunk == m->capunk) {
+        int cap = m->capunk ? 2 * m->capunk : 8;
+        unknown_name_t *u = realloc(m->unk, (size_t)cap * sizeof *u);
+        if (!u)
+            return -1;
+        m->unk = u;
+        m->capunk = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return -1;
+    m->unk[m->nunk] = (unknown_name_t){copy, 0, 0};
+    m->tot.unknown_names++;
+    *is_new = 1;
+    return m->first_unknown + m->nunk++;
+}
+
+int hr_routed_nunknown(const hr_routed_t *m) { return m->nunk; }
+
+void hr_routed_unknown_info(const hr_routed_t *m, int k, hr_routed_unknown_info_t *out) {
+    out->name = m->unk[k].name;
+    out->pushes = m->unk[k].pushes;
+    out->allocs = m->unk[k].allocs;
 }
 
 /* ---- allocation ------------------------------------------------------------ */
@@ -153,6 +206,14 @@ static void *try_heap(hr_routed_t *m, int h, size_t size, size_t align) {
     return p;
 }
 
+/* Counts a request that heap `named` (a none heap) sent to the root malloc. */
+static void note_none(hr_routed_t *m, int named) {
+    if (m->cfg.heaps[named].kind == HR_HEAP_NONE) {
+        m->acct[named].to_malloc++;
+        m->tot.none_mallocs++;
+    }
+}
+
 static void *search_alloc(hr_routed_t *m, int s, size_t size, size_t align) {
     const hr_heapcfg_search_t *se = &m->cfg.searches[s];
     hr_routed_search_info_t *sa = &m->sacct[s];
@@ -167,6 +228,7 @@ static void *search_alloc(hr_routed_t *m, int s, size_t size, size_t align) {
         void *p = try_heap(m, h, size, align);
         if (p) {
             sa->allocs++;
+            note_none(m, se->heaps[k]);
             return p;
         }
     }
@@ -179,6 +241,10 @@ void *hr_routed_alloc(hr_routed_t *m, size_t size, size_t align) {
     const hr_heapcfg_t *c = &m->cfg;
     int t = hr_routed_top(m);
     m->last_fail = -1;
+    if (t >= m->first_unknown) { /* a name the table does not know */
+        m->unk[t - m->first_unknown].allocs++;
+        t = c->default_heap;
+    }
     if (c->corral_below && size < c->corral_below && c->corral_heap >= 0 &&
         !(t < c->nheaps && c->heaps[t].corral_exempt)) {
         t = c->corral_heap;
@@ -190,6 +256,8 @@ void *hr_routed_alloc(hr_routed_t *m, size_t size, size_t align) {
     void *p = try_heap(m, h, size, align);
     if (!p)
         note_oom(m, h, size, NULL);
+    else
+        note_none(m, t);
     return p;
 }
 
@@ -282,6 +350,7 @@ void hr_routed_heap_info(const hr_routed_t *m, int i, hr_routed_heap_info_t *out
     out->peak_bytes = a->peak_bytes;
     out->over_budget = a->over_budget;
     out->mismatched_pops = a->mismatched_pops;
+    out->to_malloc = a->to_malloc;
     out->held = hr_heap_held(h);
 }
 

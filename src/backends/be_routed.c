@@ -1,10 +1,18 @@
 /* "routed": replays a trace through the routed heap manager (SHAR-style
  * HeapManager, include/heapreplay/routed.h).
  *
+ * The heap table: `-a routed:NAME` picks a built-in table ("shar-pc", the
+ * default, or "shar-ps2"), `-a routed:FILE` (any arg that is not a built-in
+ * name) loads a table file, else `--heap-config FILE`, else the default.
+ *
  * Trace heap names (push/pop string indices) map to config targets once at
- * create(); a name the config does not know is counted ("unknown_heap") and
- * routed to the config's default target, and so is a trace without heap
- * events. A request the manager cannot serve (heap exhausted, search found
+ * create() (the string table also holds mark names, so nothing is judged
+ * there). A pushed or popped name the config does not know is registered
+ * with the manager on first use: the violation "unknown_heap" counts it once
+ * per distinct name, its requests route to the config's default target, and
+ * stats list it in "unknown_heaps" with its pushes and allocations (the
+ * report prints that array as a table; stdout of the replay stays clean).
+ * A trace without heap events uses the default target. A request the manager cannot serve (heap exhausted, search found
  * nothing) is served by the fallback, counted as "out_of_memory" and against
  * the blamed heap's "fallbacks"; the first such event's report (heap name and
  * its GetStatus) is in stats as "oom_first".
@@ -37,7 +45,11 @@ static void *routed_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         hr_error_set(err, "routed: out of memory");
         return NULL;
     }
-    if (cfg->config_path) {
+    if (cfg->arg && *cfg->arg) {
+        if (hr_heapcfg_builtin(hc, cfg->arg) != 0 && hr_heapcfg_load(hc, cfg->arg, err) != 0)
+            goto fail;
+        snprintf(b->config, sizeof b->config, "%s", cfg->arg);
+    } else if (cfg->config_path) {
         if (hr_heapcfg_load(hc, cfg->config_path, err) != 0)
             goto fail;
         snprintf(b->config, sizeof b->config, "%s", cfg->config_path);
@@ -68,13 +80,22 @@ fail:
     return NULL;
 }
 
+/* The target for a pushed/popped name. An unknown name gets its own target
+ * from the manager (routed like the default, counted there); the violation is
+ * counted on its first registration only, and the index caches the target. */
 static int target_of(routed_be_t *b, uint32_t idx, const char *name) {
     int t = idx < b->nmap ? b->map[idx]
                           : (name ? hr_heapcfg_lookup(hr_routed_config(b->m), name) : -1);
-    if (t < 0) {
+    if (t >= 0)
+        return t;
+    int is_new = 0;
+    t = hr_routed_unknown_target(b->m, name ? name : "(unnamed)", &is_new);
+    if (is_new)
         hr_fallback_violation(&b->fb, "unknown_heap");
-        t = hr_routed_config(b->m)->default_heap;
-    }
+    if (t < 0) /* out of memory registering the name: route as the default */
+        return hr_routed_config(b->m)->default_heap;
+    if (idx < b->nmap)
+        b->map[idx] = t;
     return t;
 }
 
@@ -144,6 +165,7 @@ static void emit_heap(hr_emit_t *em, const hr_routed_heap_info_t *h) {
     hr_emit_u64(em, "failures", h->failures);
     hr_emit_u64(em, "fallbacks", h->fallbacks);
     hr_emit_u64(em, "over_budget", h->over_budget);
+    hr_emit_u64(em, "to_malloc", h->to_malloc);
     hr_emit_u64(em, "leaks_blocks", h->live_blocks);
     hr_emit_u64(em, "leaks_bytes", h->live_bytes);
     hr_emit_u64(em, "mismatched_pops", h->mismatched_pops);
@@ -161,6 +183,7 @@ static void routed_stats(void *self, hr_emit_t *em) {
     hr_emit_u64(em, "mismatched_pops", t->mismatched_pops);
     hr_emit_u64(em, "stack_overflows", t->stack_overflows);
     hr_emit_u64(em, "corralled", t->corralled);
+    hr_emit_u64(em, "none_heap_mallocs", t->none_mallocs);
     hr_emit_u64(em, "frees_routed", t->frees);
     hr_emit_u64(em, "free_owner_probes", t->free_probes);
     hr_emit_f64(em, "free_owner_probes_avg",
@@ -170,10 +193,15 @@ static void routed_stats(void *self, hr_emit_t *em) {
     hr_emit_u64(em, "oom_count", t->oom_count);
     if (t->oom_first[0])
         hr_emit_str(em, "oom_first", t->oom_first);
+    /* The implicit root "malloc" heap (when a none heap needs it) comes
+     * first: it is the root of the game's allocator tree, and with the PC
+     * table it serves most requests, so it must not be the row a text
+     * report's row limit cuts off. The table's heaps follow in table order. */
+    int ncfg = hr_routed_config(b->m)->nheaps, n = hr_routed_nheaps(b->m);
     hr_emit_arr_begin(em, "heaps");
-    for (int i = 0; i < hr_routed_nheaps(b->m); i++) {
+    for (int k = 0; k < n; k++) {
         hr_routed_heap_info_t h;
-        hr_routed_heap_info(b->m, i, &h);
+        hr_routed_heap_info(b->m, n > ncfg ? (k + ncfg) % n : k, &h);
         emit_heap(em, &h);
     }
     hr_emit_arr_end(em);
@@ -186,6 +214,17 @@ static void routed_stats(void *self, hr_emit_t *em) {
         hr_emit_u64(em, "allocs", si.allocs);
         hr_emit_u64(em, "skips", si.skips);
         hr_emit_u64(em, "failures", si.failures);
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
+    hr_emit_arr_begin(em, "unknown_heaps");
+    for (int k = 0; k < hr_routed_nunknown(b->m); k++) {
+        hr_routed_unknown_info_t u;
+        hr_routed_unknown_info(b->m, k, &u);
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_str(em, "name", u.name);
+        hr_emit_u64(em, "pushes", u.pushes);
+        hr_emit_u64(em, "allocs", u.allocs);
         hr_emit_obj_end(em);
     }
     hr_emit_arr_end(em);

@@ -41,41 +41,7 @@ static int owner_is(hr_routed_t *m, const hr_heapcfg_t *c, void *p, const char *
     return o == want;
 }
 
-/* ---- config ------------------------------------------------------------------ */
-
-static void test_default_config(void) {
-    hr_heapcfg_t c;
-    hr_heapcfg_default(&c);
-    static const char *const names[] = {
-        "Default", "Temp", "Persistent", "Level", "LevelMovie", "LevelFE", "LevelZone",
-        "LevelOther", "LevelHud", "LevelMission", "LevelAudio", "Debug", "Special", "Music",
-        "AudioPersistent", "SmallAlloc"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        int t = T(&c, names[i]);
-        HR_CHECK(t >= 0 && t < c.nheaps);
-        if (t < 0)
-            printf("# missing heap %s\n", names[i]);
-    }
-    HR_CHECK_EQ_U64(c.nheaps, 16);
-    HR_CHECK_EQ_U64(c.nsearches, 3);
-    HR_CHECK(T(&c, "ANYWHERE_IN_LEVEL") == c.nheaps);
-    HR_CHECK_EQ_U64(c.searches[0].n, 5);
-    HR_CHECK_STR(c.heaps[c.searches[0].heaps[0]].name, "Temp");
-    HR_CHECK_STR(c.heaps[c.searches[2].heaps[1]].name, "LevelZone");
-    HR_CHECK_EQ_U64(c.corral_below, 201);
-    HR_CHECK_STR(c.heaps[c.corral_heap].name, "SmallAlloc");
-    HR_CHECK(c.heaps[T(&c, "Persistent")].corral_exempt);
-    HR_CHECK(!c.heaps[T(&c, "Level")].corral_exempt);
-    HR_CHECK(c.heaps[T(&c, "Persistent")].kind == HR_HEAP_TRACKING); /* PC build */
-    HR_CHECK(c.heaps[T(&c, "Debug")].kind == HR_HEAP_NONE);
-    HR_CHECK_STR(c.heaps[c.default_heap].name, "Default");
-    HR_CHECK_EQ_U64(c.heaps[T(&c, "Music")].id, 14);
-    hr_error_t err;
-    hr_routed_t *m = hr_routed_create(&c, &err);
-    HR_CHECK(m != NULL);
-    HR_CHECK_EQ_U64(hr_routed_nheaps(m), 16); /* Debug resolves to Default: no "malloc" */
-    hr_routed_destroy(m);
-}
+/* ---- config (the built-in tables: tests/unit/test_routed_tables.c) ------------ */
 
 static void expect_error(const char *text, const char *want) {
     hr_heapcfg_t c;
@@ -104,6 +70,7 @@ static void test_config_errors(void) {
     expect_error("frobnicate\n", "t.conf:1: expected a directive");
     expect_error("# only a comment\n", "t.conf:2: expected at least one 'heap' line");
     expect_error("heap 0 9A dlheap 1M\n", "t.conf:1: expected a name");
+    expect_error("heap 0 A dlheap 1M\nheap 1 B alias 0\n", "t.conf:2: expected the heap an alias");
 
     hr_heapcfg_t c;
     hr_error_t err = {{0}};
@@ -134,7 +101,7 @@ static void test_top_heap_and_nesting(void) {
     void *p1 = hr_routed_alloc(m, 100, 0);
     hr_routed_push(m, T(&c, "DlA"));
     void *p2 = hr_routed_alloc(m, 100, 0);
-    hr_routed_push(m, T(&c, "Alias")); /* none -> parent DlA */
+    hr_routed_push(m, T(&c, "Alias")); /* alias -> DlA */
     void *p3 = hr_routed_alloc(m, 100, 0);
     hr_routed_pop(m, T(&c, "Alias"));
     void *p4 = hr_routed_alloc(m, 100, 0);
@@ -149,12 +116,30 @@ static void test_top_heap_and_nesting(void) {
     HR_CHECK(owner_is(m, &c, p5, "Stat"));
     HR_CHECK(owner_is(m, &c, p6, "Base"));
     HR_CHECK_EQ_U64(hr_routed_totals(m)->mismatched_pops, 0);
-    HR_CHECK_EQ_U64(hr_routed_nheaps(m), 9); /* Orphan needs the implicit "malloc" */
+    HR_CHECK_EQ_U64(hr_routed_nheaps(m), 10); /* none heaps need the implicit "malloc" */
+    HR_CHECK_EQ_U64(hr_routed_totals(m)->none_mallocs, 0);
+    /* none heaps go to plain malloc, parent or not, and are counted */
     hr_routed_push(m, T(&c, "Orphan"));
     void *p7 = hr_routed_alloc(m, 100, 0);
-    HR_CHECK(owner_is(m, &c, p7, "malloc"));
     hr_routed_pop(m, T(&c, "Orphan"));
+    hr_routed_push(m, T(&c, "Gone")); /* parent DlA is ignored */
+    void *p8 = hr_routed_alloc(m, 100, 0), *p9 = hr_routed_alloc(m, 100, 0);
+    hr_routed_pop(m, T(&c, "Gone"));
+    HR_CHECK(owner_is(m, &c, p7, "malloc"));
+    HR_CHECK(owner_is(m, &c, p8, "malloc"));
+    HR_CHECK_EQ_U64(hr_routed_totals(m)->none_mallocs, 3);
+    hr_routed_heap_info_t hi;
+    hr_routed_heap_info(m, T(&c, "Gone"), &hi);
+    HR_CHECK_EQ_U64(hi.to_malloc, 2);
+    HR_CHECK_STR(hr_heap_kind_name(hi.kind), "none");
+    hr_routed_heap_info(m, c.nheaps, &hi); /* the implicit root */
+    HR_CHECK_STR(hi.name, "malloc");
+    HR_CHECK_EQ_U64(hi.allocs, 3);
+    hr_routed_heap_info(m, T(&c, "DlA"), &hi);
+    HR_CHECK_EQ_U64(hi.to_malloc, 0);
     HR_CHECK(hr_routed_free(m, p7, 100) == 0);
+    HR_CHECK(hr_routed_free(m, p8, 100) == 0);
+    HR_CHECK(hr_routed_free(m, p9, 100) == 0);
     hr_routed_destroy(m);
 }
 
@@ -365,6 +350,8 @@ static void test_backend(void) {
     hr_trace_init(&t);
     int64_t s_dla = hr_trace_intern(&t, "DlA");
     int64_t s_unknown = hr_trace_intern(&t, "NoSuchHeap");
+    int64_t s_ghost = hr_trace_intern(&t, "Ghost");
+    hr_trace_intern(&t, "a mark, never pushed"); /* the string table also holds marks */
     hr_backend_config_t cfg = hr_backend_config_default();
     cfg.config_path = data_path("small.conf");
     cfg.heap_names = (const char *const *)t.strings;
@@ -389,56 +376,45 @@ static void test_backend(void) {
     be->heap_push(inst, (uint32_t)s_unknown, "NoSuchHeap"); /* -> default heap Base */
     void *b = be->alloc(inst, 500, 0, (int32_t)s_unknown);
     be->heap_pop(inst, (uint32_t)s_dla, "DlA"); /* mismatched */
+    be->heap_push(inst, (uint32_t)s_unknown, "NoSuchHeap"); /* same name: counted once */
+    void *b2 = be->alloc(inst, 300, 0, (int32_t)s_unknown);
+    be->heap_pop(inst, (uint32_t)s_unknown, "NoSuchHeap"); /* matches its push */
+    be->heap_push(inst, (uint32_t)s_ghost, "Ghost");
+    be->heap_pop(inst, (uint32_t)s_ghost, "Ghost");
     be->free(inst, big, 100000);
     be->free(inst, a, 1000);
     HR_CHECK_EQ_U64(be->footprint(inst), fp0);
     char *js = run_stats(be, inst);
-    HR_CHECK(strstr(js, "\"native_ops\":3") != NULL);
+    HR_CHECK(strstr(js, "\"native_ops\":4") != NULL);
     HR_CHECK(strstr(js, "\"fallback_ops\":2") != NULL);
-    HR_CHECK(strstr(js, "\"unknown_heap\":1") != NULL);
+    HR_CHECK(strstr(js, "\"unknown_heap\":2") != NULL); /* distinct names */
+    HR_CHECK(strstr(js, "\"unknown_heaps\":[{\"name\":\"NoSuchHeap\",\"pushes\":2,\"allocs\":2},"
+                        "{\"name\":\"Ghost\",\"pushes\":1,\"allocs\":0}]") != NULL);
     HR_CHECK(strstr(js, "\"mismatched_pop\":1") != NULL);
     HR_CHECK(strstr(js, "\"out_of_memory\":1") != NULL);
     HR_CHECK(strstr(js, "\"free_owner_probes\":") != NULL);
     HR_CHECK(strstr(js, "\"oom_first\":\"out of memory in heap 'DlA'") != NULL);
-    HR_CHECK(strstr(js, "\"heaps\":[{\"name\":\"Base\",\"kind\":\"dlheap\"") != NULL);
+    HR_CHECK(strstr(js, "\"heaps\":[{\"name\":\"malloc\",\"kind\":\"tracking\"") != NULL);
+    HR_CHECK(strstr(js, "\"held\":0},{\"name\":\"Base\",\"kind\":\"dlheap\"") != NULL);
     HR_CHECK(strstr(js, "\"name\":\"DlA\",\"kind\":\"dlheap\",\"size\":8192,\"peak\":1000,") !=
              NULL);
     HR_CHECK(strstr(js, "\"fallbacks\":1,") != NULL);
-    HR_CHECK(strstr(js, "\"leaks_blocks\":1,\"leaks_bytes\":500,") != NULL); /* b in Base */
+    HR_CHECK(strstr(js, "\"leaks_blocks\":2,\"leaks_bytes\":800,") != NULL); /* b, b2: Base */
     HR_CHECK(strstr(js, "\"searches\":[{\"name\":\"EITHER\"") != NULL);
     if (!strstr(js, "\"heaps\":["))
         printf("# %s\n", js);
     free(js);
     be->free(inst, b, 500);
+    be->free(inst, b2, 300);
     be->destroy(inst);
-    /* no config path and no heap events: the compiled-in default, heap Default */
-    hr_trace_t empty;
-    hr_trace_init(&empty);
-    cfg.config_path = NULL;
-    cfg.heap_names = NULL;
-    cfg.n_heap_names = 0;
-    inst = be->create(&cfg, &err);
-    HR_CHECK(inst != NULL);
-    if (inst) {
-        void *p = be->alloc(inst, 4096, 0, -1);
-        js = run_stats(be, inst);
-        HR_CHECK(strstr(js, "\"heap_config\":\"(default)\"") != NULL);
-        HR_CHECK(strstr(js, "{\"name\":\"Default\",\"kind\":\"dlheap\",\"size\":33554432,"
-                            "\"peak\":4096,") != NULL);
-        free(js);
-        be->free(inst, p, 4096);
-        be->destroy(inst);
-    }
     /* a bad config file fails create() with the file:line message */
     cfg.config_path = data_path("bad_kind.conf");
     HR_CHECK(be->create(&cfg, &err) == NULL);
     HR_CHECK(strstr(err.msg, "bad_kind.conf:3: expected a kind") != NULL);
-    hr_trace_free(&empty);
     hr_trace_free(&t);
 }
 
 int main(void) {
-    HR_RUN(test_default_config);
     HR_RUN(test_config_errors);
     HR_RUN(test_top_heap_and_nesting);
     HR_RUN(test_mismatched_pop);
