@@ -196,8 +196,14 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
     }
     hr_json_set(out, "deterministic", hr_json_new_bool(exact_agree(runs, n)));
     hr_json_set(out, "unstable", hr_json_new_bool(hr_results_unstable(&rank)));
+    hr_json_set(out, "mostly_fallback", hr_json_new_bool(hr_result_mostly_fallback(out)));
     hr_json_set(out, "samples", samples);
     return out;
+}
+
+int hr_result_mostly_fallback(const hr_json_t *r) {
+    double nat = hr_json_path_num(r, "native.native_ops"), fb = hr_json_path_num(r, "native.fallback_ops");
+    return isfinite(nat) && isfinite(fb) && nat + fb > 0 && nat / (nat + fb) < HR_MOSTLY_FALLBACK;
 }
 
 int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err) {

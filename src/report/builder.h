@@ -57,4 +57,11 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n);
 #define HR_UNSTABLE_RANGE 0.25
 int hr_results_unstable(const hr_stats_t *rank);
 
+/* "mostly_fallback": an in-house row whose native share (native_ops over
+ * native + fallback ops) is below HR_MOSTLY_FALLBACK: most of the trace went
+ * to the system malloc, so the row measures that malloc, not the allocator;
+ * reports mark it and never rank it against the others. */
+#define HR_MOSTLY_FALLBACK 0.5
+int hr_result_mostly_fallback(const hr_json_t *r);
+
 #endif

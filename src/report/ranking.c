@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
+#include "report/builder.h"
 #include "report/stats.h"
 
 #define HR_RANK_MAX 64
@@ -31,7 +32,8 @@ static int collect(const hr_json_t *results, const char *trace, const hr_metric_
     for (size_t i = 0; i < hr_json_len(results) && n < HR_RANK_MAX; i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
-        if (!st || strcmp(st, "ok") != 0 || !tr || strcmp(tr, trace) != 0)
+        if (!st || strcmp(st, "ok") != 0 || !tr || strcmp(tr, trace) != 0 ||
+            hr_result_mostly_fallback(r))
             continue;
         hr_spread_of(r, path, &out[n].s);
         if (out[n].s.n == 0 || isnan(out[n].s.center))

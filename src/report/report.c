@@ -199,8 +199,39 @@ static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, 
     return 1;
 }
 
+/* The violations cell: the most frequent kind and its count, "+N" for the
+ * other kinds ("entry_limit 47468 +1"); "0" when there are none. The kinds
+ * are what a reader can act on, a total is not (docs/METRICS.md). */
+static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
+    const hr_json_t *v = hr_json_path(r, "native.violations");
+    size_t top = 0, kinds = 0;
+    double best = 0;
+    for (size_t i = 0; i < hr_json_len(v); i++) {
+        double c = hr_json_num(hr_json_at(v, i), 0);
+        kinds += c > 0;
+        if (c > best)
+            best = c, top = i;
+    }
+    char buf[96];
+    if (hr_json_type(v) != HR_JSON_OBJECT) {
+        hr_emit_cell_str(em, NULL);
+        return;
+    }
+    if (kinds == 0)
+        snprintf(buf, sizeof buf, "0");
+    else
+        snprintf(buf, sizeof buf, "%s %.0f%s", hr_json_key_at(v, top), best, kinds > 1 ? " +" : "");
+    if (kinds > 1)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%zu", kinds - 1);
+    hr_emit_cell_str(em, buf);
+}
+
 /* One cell of metric m in its registry format. */
 static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m) {
+    if (m == &hr_metrics[HR_M_VIOLATIONS]) {
+        violations_cell(em, r);
+        return;
+    }
     double v = m->cell == HR_CELL_STR ? NAN : hr_metric_value(m, r);
     if (spread_cell(em, r, m, v))
         return;
@@ -223,7 +254,10 @@ static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m)
 }
 
 static void main_row(hr_emit_t *em, const hr_json_t *r) {
-    hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
+    char name[160];
+    snprintf(name, sizeof name, "%s%s", hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "",
+             hr_json_path_str(r, "allocator"));
+    hr_emit_cell_str(em, name);
     hr_emit_cell_str(em, hr_json_path_str(r, "status"));
     if (!status_ok(r)) {
         hr_emit_row_end(em); /* the rest stays "-"; the error is a note below */
@@ -238,12 +272,18 @@ static void main_row(hr_emit_t *em, const hr_json_t *r) {
 /* Notes under a trace's table: the legend of the unstable mark when a row
  * has it, then the error of every row that is not ok. */
 static void print_notes(FILE *out, const hr_json_t *results, const char *trace, int md) {
-    int any = 0, unstable = 0;
+    int any = 0, unstable = 0, fallback = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        unstable |= strcmp(hr_json_path_str(r, "trace"), trace) == 0 && status_ok(r) &&
-                    hr_json_is_true(hr_json_get(r, "unstable"));
+        int mine = strcmp(hr_json_path_str(r, "trace"), trace) == 0 && status_ok(r);
+        unstable |= mine && hr_json_is_true(hr_json_get(r, "unstable"));
+        fallback |= mine && hr_result_mostly_fallback(r);
     }
+    if (fallback)
+        fprintf(out, "%s" HR_REPORT_FALLBACK_MARK " mostly fallback: below %.0f%% of the ops served "
+                "natively, so the row measures the system malloc behind it; not ranked (a "
+                "composition such as stack+block gives it only what it can hold)\n\n",
+                md ? "- " : "  ", HR_MOSTLY_FALLBACK * 100);
     if (unstable)
         fprintf(out, "%s" HR_REPORT_UNSTABLE_MARK " unstable: the samples spread too widely to "
                 "rank (MAD > %.0f%% or range > %.0f%% of the median); rerun on a quieter "

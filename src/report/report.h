@@ -15,6 +15,8 @@
 /* Put in front of the ranking figure's cell of an "unstable" result in the
  * text and Markdown tables (explained in a note under the table). */
 #define HR_REPORT_UNSTABLE_MARK "~"
+/* Put in front of the allocator of a "mostly fallback" result (builder.h). */
+#define HR_REPORT_FALLBACK_MARK "!"
 
 /* A new report object holding schema, schema_version and tool_version; the
  * builder (builder.h) adds created, machine, options and results. NULL on

@@ -256,6 +256,37 @@ static void test_threads_lines(void) {
     hr_json_free(rep);
 }
 
+/* A row serving under half its ops natively is marked "!" and left out of
+ * the ranking, with a note saying why. */
+static void test_mostly_fallback(void) {
+    static const char doc[] =
+        "{\"schema\":\"heapreplay-report\",\"schema_version\":1,\"results\":["
+        "{\"trace\":\"t.hrt\",\"allocator\":\"stack\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"ns_per_op\":5},\"native\":{\"native_ops\":40,\"fallback_ops\":60,"
+        "\"violations\":{\"entry_limit\":55,\"non_lifo_free\":5}}},"
+        "{\"trace\":\"t.hrt\",\"allocator\":\"block\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"ns_per_op\":9},\"native\":{\"native_ops\":60,\"fallback_ops\":40,"
+        "\"violations\":{}}},"
+        "{\"trace\":\"t.hrt\",\"allocator\":\"glibc\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"ns_per_op\":12}}]}";
+    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", NULL);
+    HR_CHECK(rep != NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    HR_CHECK(hr_report_render(rep, HR_EMIT_TEXT, f) == 0);
+    fclose(f);
+    HR_CHECK(buf && strstr(buf, "\n!stack ") != NULL);
+    HR_CHECK(buf && strstr(buf, "\nblock ") != NULL);
+    HR_CHECK(buf && strstr(buf, "entry_limit 55 +1") != NULL);
+    HR_CHECK(buf && strstr(buf, "! mostly fallback: below 50%") != NULL);
+    HR_CHECK(buf && strstr(buf, "within noise): block 9 ? glibc 12\n") != NULL);
+    if (buf && !strstr(buf, "block 9 ? glibc 12"))
+        printf("# %s\n", buf);
+    free(buf);
+    hr_json_free(rep);
+}
+
 int main(void) {
     HR_RUN(test_doc_pretty);
     HR_RUN(test_doc_compact);
@@ -271,5 +302,6 @@ int main(void) {
     HR_RUN(test_units);
     HR_RUN(test_ranking_line);
     HR_RUN(test_threads_lines);
+    HR_RUN(test_mostly_fallback);
     return hr_test_done();
 }
