@@ -15,6 +15,7 @@
 #define HR_ALLOC_CHUNK_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #define HR_CHUNK_MMAP_THRESHOLD ((size_t)128 * 1024)
@@ -41,6 +42,16 @@ static inline size_t hr_chunk_bytes(size_t req) {
  * heap, 16 when mmapped). Always >= req. */
 static inline size_t hr_chunk_usable(size_t req) {
     return hr_chunk_bytes(req) - (hr_chunk_mmapped(req) ? 16 : 8);
+}
+
+/* A block from the system malloc as the in-house allocators take one (a
+ * fallback, Box2D's per-request malloc): posix_memalign above 16, else
+ * malloc; a 0-byte request is served as 1 byte. NULL on failure. */
+static inline void *hr_chunk_malloc(size_t size, size_t align) {
+    void *p = NULL;
+    if (align > 16)
+        return posix_memalign(&p, align, size ? size : 1) == 0 ? p : NULL;
+    return malloc(size ? size : 1);
 }
 
 #endif

@@ -90,13 +90,7 @@ static int buffer_fits(const hr_stack_t *s, size_t size, size_t align, size_t *p
 
 /* The Box2D per-request malloc entry, aligned as asked (malloc gives 16). */
 static int push_malloc(hr_stack_t *s, hr_stack_entry_t *e, size_t size, size_t align) {
-    void *p = NULL;
-    if (align > 16) {
-        if (posix_memalign(&p, align, size ? size : 1) != 0)
-            p = NULL;
-    } else {
-        p = malloc(size ? size : 1);
-    }
+    void *p = hr_chunk_malloc(size, align);
     if (!p)
         return HR_STACK_ENOMEM;
     e->data = p;

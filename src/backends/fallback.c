@@ -7,13 +7,7 @@
 #include <string.h>
 
 void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align) {
-    void *p = NULL;
-    if (align > 16) {
-        if (posix_memalign(&p, align, size ? size : 1) != 0)
-            p = NULL;
-    } else {
-        p = malloc(size ? size : 1);
-    }
+    void *p = hr_chunk_malloc(size, align);
     if (p) {
         fb->fallback_ops++;
         fb->bytes_held += hr_chunk_usable(size);
