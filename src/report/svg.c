@@ -8,6 +8,7 @@
 
 #include "base/metrics.h"
 #include "report/compare.h"
+#include "report/builder.h"
 #include "report/report.h"
 
 #define LABEL_W 230
@@ -175,6 +176,8 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
             double v = hr_json_path_num(r, path);
             int ok = strcmp(hr_json_path_str(r, "status"), "ok") == 0 && isfinite(v);
             fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LABEL_W - 8, y + 13);
+            if (hr_result_mostly_fallback(r)) /* as in the tables: "!" = mostly fallback */
+                fputs(HR_REPORT_FALLBACK_MARK, out);
             put_xml(out, alloc);
             fputs("</text>\n", out);
             if (ok) {
