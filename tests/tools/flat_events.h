@@ -17,6 +17,9 @@
 #define HR_TESTS_TOOLS_FLAT_EVENTS_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define HR_FLAT_MAGIC "HRFLAT02" /* 8 bytes, no terminator stored */
 
@@ -47,5 +50,36 @@ typedef struct hr_flat_event {
 
 _Static_assert(sizeof(hr_flat_header_t) == 24, "flat header is 24 bytes");
 _Static_assert(sizeof(hr_flat_event_t) == 24, "flat record is 24 bytes");
+
+/* The command line both reference replays take:
+ *   PROGRAM [--warm-time SECONDS | --warm-laps N] FLATFILE
+ * Sets *warm_time (default 0.5), *warm_laps (-1 unless given, at most
+ * max_laps) and *path; 0, or -1 after printing the usage line. */
+static inline int hr_flat_args(int argc, char **argv, const char *prog, long max_laps,
+                               double *warm_time, long *warm_laps, const char **path) {
+    *warm_time = 0.5;
+    *warm_laps = -1;
+    *path = NULL;
+    int bad = 0;
+    for (int i = 1; i < argc && !bad; i++) {
+        char *end;
+        if (strcmp(argv[i], "--warm-time") == 0 && i + 1 < argc) {
+            *warm_time = strtod(argv[++i], &end);
+            bad = *end || *warm_time < 0;
+        } else if (strcmp(argv[i], "--warm-laps") == 0 && i + 1 < argc) {
+            *warm_laps = strtol(argv[++i], &end, 10);
+            bad = *end || *warm_laps < 0 || *warm_laps > max_laps;
+        } else if (argv[i][0] != '-' && !*path) {
+            *path = argv[i];
+        } else {
+            bad = 1;
+        }
+    }
+    if (bad || !*path) {
+        fprintf(stderr, "usage: %s [--warm-time SECONDS | --warm-laps N] FLATFILE\n", prog);
+        return -1;
+    }
+    return 0;
+}
 
 #endif

@@ -318,11 +318,6 @@ static double mt_median(uint64_t *a, size_t n) {
     return n % 2 ? (double)a[n / 2] : ((double)a[n / 2 - 1] + (double)a[n / 2]) / 2.0;
 }
 
-static int mt_usage(void) {
-    fputs("usage: fresh_mt_replay [--warm-time SECONDS | --warm-laps N] FLATFILE\n", stderr);
-    return 2;
-}
-
 /* Maps and checks the file; sets *ev, *h. */
 static int mt_open(const char *path, const hr_flat_event_t **ev, hr_flat_header_t *h) {
     int fd = open(path, O_RDONLY);
@@ -373,29 +368,14 @@ static int mt_alloc_threads(const hr_flat_event_t *ev, uint64_t n) {
 }
 
 int main(int argc, char **argv) {
-    double warm_time = 0.5;
-    long warm_fixed = -1;
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        char *end;
-        if (strcmp(argv[i], "--warm-time") == 0 && i + 1 < argc) {
-            warm_time = strtod(argv[++i], &end);
-            if (*end || warm_time < 0)
-                return mt_usage();
-        } else if (strcmp(argv[i], "--warm-laps") == 0 && i + 1 < argc) {
-            warm_fixed = strtol(argv[++i], &end, 10);
-            if (*end || warm_fixed < 0 || warm_fixed > (long)MT_MAX_LAPS)
-                return mt_usage();
-        } else if (argv[i][0] != '-' && !path) {
-            path = argv[i];
-        } else {
-            return mt_usage();
-        }
-    }
+    double warm_time;
+    long warm_fixed;
+    const char *path;
+    if (hr_flat_args(argc, argv, "fresh_mt_replay", (long)MT_MAX_LAPS, &warm_time, &warm_fixed,
+                     &path) != 0)
+        return 2;
     const hr_flat_event_t *ev;
     hr_flat_header_t h;
-    if (!path)
-        return mt_usage();
     if (mt_open(path, &ev, &h) != 0)
         return 2;
     uint64_t handoffs = 0;

@@ -195,33 +195,13 @@ static size_t hr_fresh_num(char *buf, size_t len, size_t cap, const char *key, d
     return n > 0 && (size_t)n < cap - len ? len + (size_t)n : len;
 }
 
-static int hr_fresh_usage(void) {
-    fputs("usage: fresh_replay [--warm-time SECONDS | --warm-laps N] FLATFILE\n", stderr);
-    return 2;
-}
-
 int main(int argc, char **argv) {
-    double warm_time = 0.5;
-    long warm_laps_fixed = -1;
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        char *end;
-        if (strcmp(argv[i], "--warm-time") == 0 && i + 1 < argc) {
-            warm_time = strtod(argv[++i], &end);
-            if (*end || warm_time < 0)
-                return hr_fresh_usage();
-        } else if (strcmp(argv[i], "--warm-laps") == 0 && i + 1 < argc) {
-            warm_laps_fixed = strtol(argv[++i], &end, 10);
-            if (*end || warm_laps_fixed < 0 || warm_laps_fixed > (long)HR_FRESH_MAX_LAPS)
-                return hr_fresh_usage();
-        } else if (argv[i][0] != '-' && !path) {
-            path = argv[i];
-        } else {
-            return hr_fresh_usage();
-        }
-    }
-    if (!path)
-        return hr_fresh_usage();
+    double warm_time;
+    long warm_laps_fixed;
+    const char *path;
+    if (hr_flat_args(argc, argv, "fresh_replay", (long)HR_FRESH_MAX_LAPS, &warm_time,
+                     &warm_laps_fixed, &path) != 0)
+        return 2;
 
     int fd = open(path, O_RDONLY);
     struct stat st;

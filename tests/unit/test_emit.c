@@ -188,6 +188,24 @@ static void test_units(void) {
     HR_CHECK_STR(b, "40.0 us");
 }
 
+/* The text report of a report document given as a string (malloc'd), or
+ * NULL when it does not parse or render. */
+static char *render_text(const char *doc, size_t n) {
+    hr_json_t *rep = hr_json_parse(doc, n, "doc", NULL);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = rep ? open_memstream(&buf, &len) : NULL;
+    int rc = f ? hr_report_render(rep, HR_EMIT_TEXT, f) : -1;
+    if (f)
+        fclose(f);
+    hr_json_free(rep);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 /* Ranking line: overlapping samples are within noise, separated ones are
  * ordered; a failed row is not ranked. */
 static void test_ranking_line(void) {
@@ -201,19 +219,12 @@ static void test_ranking_line(void) {
         "\"error\":\"overlap\"},"
         "{\"trace\":\"t.hrt\",\"allocator\":\"a\",\"status\":\"ok\",\"runs\":3,"
         "\"time\":{\"ns_per_op\":11},\"samples\":{\"time.ns_per_op\":[10,11,12]}}]}";
-    hr_error_t err;
-    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", &err);
-    HR_CHECK(rep != NULL);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    HR_CHECK(hr_report_render(rep, HR_EMIT_TEXT, f) == 0);
-    fclose(f);
+    char *buf = render_text(doc, sizeof doc - 1);
+    HR_CHECK(buf != NULL);
     HR_CHECK(buf && strstr(buf, "within noise): a 11 \xe2\x89\x88 b 12.5 < c 21\n") != NULL);
     if (buf && !strstr(buf, "a 11 "))
         printf("# %s\n", buf);
     free(buf);
-    hr_json_free(rep);
 }
 
 /* A trace replayed on its threads: the threads line, the throughput ranking
@@ -236,14 +247,8 @@ static void test_threads_lines(void) {
         "\"time\":{\"ns_per_op\":22},"
         "\"threads\":{\"mode\":\"recorded\",\"n\":2,\"pace\":\"none\",\"cross_thread_frees\":7,"
         "\"ops_per_s\":8.5e7},\"samples\":{\"threads.ops_per_s\":[8e7,8.5e7,8.95e7]}}]}";
-    hr_error_t err;
-    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", &err);
-    HR_CHECK(rep != NULL);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    HR_CHECK(hr_report_render(rep, HR_EMIT_TEXT, f) == 0);
-    fclose(f);
+    char *buf = render_text(doc, sizeof doc - 1);
+    HR_CHECK(buf != NULL);
     HR_CHECK(buf && strstr(buf, "  threads: 2 recorded threads, each on its own OS thread; 7 "
                                 "cross-thread frees; pacing none\n") != NULL);
     HR_CHECK(buf && strstr(buf, "within noise): b 200 > a 90 \xe2\x89\x88 c 85\n") != NULL);
@@ -253,7 +258,6 @@ static void test_threads_lines(void) {
     if (buf && !strstr(buf, "b 200 > a 90"))
         printf("# %s\n", buf);
     free(buf);
-    hr_json_free(rep);
 }
 
 /* A row serving under half its ops natively is marked "!" and left out of
@@ -269,13 +273,8 @@ static void test_mostly_fallback(void) {
         "\"violations\":{}}},"
         "{\"trace\":\"t.hrt\",\"allocator\":\"glibc\",\"status\":\"ok\",\"runs\":1,"
         "\"time\":{\"ns_per_op\":12}}]}";
-    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", NULL);
-    HR_CHECK(rep != NULL);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    HR_CHECK(hr_report_render(rep, HR_EMIT_TEXT, f) == 0);
-    fclose(f);
+    char *buf = render_text(doc, sizeof doc - 1);
+    HR_CHECK(buf != NULL);
     HR_CHECK(buf && strstr(buf, "\n!stack ") != NULL);
     HR_CHECK(buf && strstr(buf, "\nblock ") != NULL);
     HR_CHECK(buf && strstr(buf, "entry_limit 55 +1") != NULL);
@@ -284,7 +283,6 @@ static void test_mostly_fallback(void) {
     if (buf && !strstr(buf, "block 9 ? glibc 12"))
         printf("# %s\n", buf);
     free(buf);
-    hr_json_free(rep);
 }
 
 int main(void) {
