@@ -133,19 +133,20 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
     const hr_json_t *results = hr_json_get(report, "results");
     size_t nr = hr_json_len(results);
     double vmax = 0;
-    int ngroups = 0;
+    int ngroups = 0, fallback = 0;
     for (size_t i = 0; i < nr; i++) {
         double v = hr_json_path_num(hr_json_at(results, i), path);
         if (isfinite(v) && v > vmax)
             vmax = v;
         ngroups += first_of_trace(results, i);
+        fallback |= hr_result_mostly_fallback(hr_json_at(results, i));
     }
     if (nr == 0) {
         hr_error_set(err, "report has no results to plot");
         return -1;
     }
     int width = opt->width >= 400 ? opt->width : 400, plot_w = width - LABEL_W - 110;
-    int height = TOP + ngroups * (GROUP_GAP + 20) + (int)nr * (BAR_H + BAR_GAP) + 50;
+    int height = TOP + ngroups * (GROUP_GAP + 20) + (int)nr * (BAR_H + BAR_GAP) + 50 + 20 * fallback;
     double axis = nice_max(vmax);
     const hr_metric_t *def = hr_metric_by_path(path);
     int higher = def && (def->flags & HR_MF_HIGHER);
@@ -207,6 +208,10 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
                      "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
                 x, y, x, y + 5, x, y + 18, buf);
     }
+    if (fallback) /* the legend of the tables' mark */
+        fprintf(out, "<text x=\"10\" y=\"%d\" font-size=\"11\">" HR_REPORT_FALLBACK_MARK
+                " mostly fallback: under %.0f%% of its ops served natively (the bar measures the "
+                "system malloc behind it)</text>\n", y + 40, HR_MOSTLY_FALLBACK * 100);
     fputs("</svg>\n", out);
     return ferror(out) ? -1 : 0;
 }

@@ -7,6 +7,7 @@
 #include "hr_test.h"
 #include "base/emit.h"
 #include "report/report.h"
+#include "report/svg.h"
 
 static char *read_all(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -283,6 +284,18 @@ static void test_mostly_fallback(void) {
     if (buf && !strstr(buf, "block 9 ? glibc 12"))
         printf("# %s\n", buf);
     free(buf);
+    /* the chart marks the bar and explains the mark */
+    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", NULL);
+    size_t len = 0;
+    buf = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    hr_svg_options_t so = hr_svg_options_default();
+    so.metric = "ns_per_op";
+    HR_CHECK(rep && hr_svg_render(rep, &so, f, NULL) == 0);
+    fclose(f);
+    HR_CHECK(buf && strstr(buf, ">!stack<") && strstr(buf, ">block<") && strstr(buf, "! mostly fallback"));
+    free(buf);
+    hr_json_free(rep);
 }
 
 int main(void) {
