@@ -11,18 +11,19 @@
 #include "base/hmem.h"
 
 /* Marks per event: wait on / post to chain slot 0 or 1. */
-enum { M_W0 = 1, M_W1 = 2, M_P0 = 4, M_P1 = 8 };
+enum { M_WAIT = 1, M_POST = 2 };
 
 /* The slot an event's chain runs through: `cur` maps ids to slots, `nslot`
  * is the slot a creating event takes. A realloc keeps its block's slot
  * (rename_ids gives the old slot back to the same thread, which takes it at
- * once), so every memory event is on exactly one chain: sync records use
- * their slot 0 only. The walk keeps `cur` current with update_slots. */
-static int event_slots(const hr_event_t *ev, const uint32_t *cur, uint32_t nslot, uint32_t sl[2]) {
-    sl[0] = sl[1] = HR_SCHED_NONE;
+ * once), so every memory event is on exactly one chain, and a sync record
+ * has one slot. 1 and *sl for a memory event, else 0. The walk keeps `cur`
+ * current with update_slots. */
+static int event_slot(const hr_event_t *ev, const uint32_t *cur, uint32_t nslot, uint32_t *sl) {
+    *sl = HR_SCHED_NONE;
     if (!hr_op_is_mem(ev->op))
         return 0;
-    sl[0] = ev->op == HR_OP_ALLOC || ev->op == HR_OP_CALLOC ? nslot : cur[ev->op == HR_OP_FREE ? ev->id : ev->aux];
+    *sl = ev->op == HR_OP_ALLOC || ev->op == HR_OP_CALLOC ? nslot : cur[ev->op == HR_OP_FREE ? ev->id : ev->aux];
     return 1;
 }
 
@@ -101,17 +102,17 @@ static uint32_t rename_ids(const hr_trace_t *t, scratch_t *x) {
 static void mark_deps(const hr_trace_t *t, scratch_t *x) {
     for (size_t i = 0; i < t->n_events; i++) {
         const hr_event_t *ev = &t->events[i];
-        uint32_t sl[2];
-        int n = event_slots(ev, x->cur, x->nslot[i], sl);
+        uint32_t sl;
+        int n = event_slot(ev, x->cur, x->nslot[i], &sl);
         update_slots(ev, x->cur, x->nslot[i]);
-        for (int k = 0; k < n; k++) {
-            uint64_t p = x->last[sl[k]];
-            x->last[sl[k]] = i + 1;
-            if (!p || t->events[p - 1].thread == ev->thread)
-                continue;
-            x->mark[i] |= (uint8_t)(k ? M_W1 : M_W0);
-            x->mark[p - 1] |= M_P0; /* every event is on one chain (event_slots) */
-        }
+        if (!n)
+            continue;
+        uint64_t p = x->last[sl];
+        x->last[sl] = i + 1;
+        if (!p || t->events[p - 1].thread == ev->thread)
+            continue;
+        x->mark[i] |= M_WAIT;
+        x->mark[p - 1] |= M_POST;
     }
 }
 
@@ -139,29 +140,28 @@ static int track_owner(const hr_event_t *ev, uint32_t slot, scratch_t *x, hr_syn
  * one. Rewrites the event's ids into slots in `out` (may be NULL). */
 static int make_sync(const hr_trace_t *t, size_t i, scratch_t *x, hr_sync_t *sy, hr_event_t *out) {
     const hr_event_t *ev = &t->events[i];
-    uint32_t sl[2];
-    int n = event_slots(ev, x->cur, x->nslot[i], sl);
+    uint32_t sl;
+    int n = event_slot(ev, x->cur, x->nslot[i], &sl);
     update_slots(ev, x->cur, x->nslot[i]);
     memset(sy, 0, sizeof *sy);
-    for (int k = 0; k < 2; k++)
-        sy->wait_slot[k] = sy->post_slot[k] = HR_SCHED_NONE;
+    sy->wait_slot = sy->post_slot = HR_SCHED_NONE;
     sy->owner = ev->thread;
     if (out && n) {
-        out->id = sl[0];
+        out->id = sl;
         if (ev->op == HR_OP_REALLOC)
-            out->aux = sl[0];
+            out->aux = sl;
     }
-    int need = n ? track_owner(ev, sl[0], x, sy) : 0;
-    for (int k = 0; k < n; k++) {
-        uint32_t pos = x->ord[sl[k]]++;
-        if (x->mark[i] & (k ? M_W1 : M_W0)) {
-            sy->wait_slot[k] = sl[k];
-            sy->wait_seq[k] = pos;
+    int need = n ? track_owner(ev, sl, x, sy) : 0;
+    if (n) {
+        uint32_t pos = x->ord[sl]++;
+        if (x->mark[i] & M_WAIT) {
+            sy->wait_slot = sl;
+            sy->wait_seq = pos;
             need = 1;
         }
-        if (x->mark[i] & (k ? M_P1 : M_P0)) {
-            sy->post_slot[k] = sl[k];
-            sy->post_seq[k] = pos + 1;
+        if (x->mark[i] & M_POST) {
+            sy->post_slot = sl;
+            sy->post_seq = pos + 1;
             need = 1;
         }
     }
@@ -213,7 +213,7 @@ static int fill_streams(hr_sched_t *s, const hr_trace_t *t, scratch_t *x) {
         sy.at = st->n - 1;
         st->sync[st->n_sync++] = sy;
         st->cross_frees += sy.xfree;
-        st->sync_waits += (sy.wait_slot[0] != HR_SCHED_NONE) + (sy.wait_slot[1] != HR_SCHED_NONE);
+        st->sync_waits += sy.wait_slot != HR_SCHED_NONE;
         if (sy.foreign)
             s->s[sy.owner].locked = 1;
     }

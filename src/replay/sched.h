@@ -50,17 +50,19 @@
 
 #define HR_SCHED_NONE UINT32_MAX
 
-/* What one synced event does besides its op. Slot 0 is the id the event
- * consumes or creates (free: id; alloc/calloc: id; realloc: the old id), slot
- * 1 a realloc's new id when it differs from the old. */
+/* What one synced event does besides its op, on the one slot its block's
+ * chain runs through (a realloc keeps its block's slot: sched.c). 32 bytes:
+ * a job system reads one per hand-off. */
 typedef struct hr_sync {
-    uint64_t at;                        /* the event's index in its stream */
-    uint32_t wait_slot[2], wait_seq[2]; /* wait until seq[slot] >= value */
-    uint32_t post_slot[2], post_seq[2]; /* then store value into seq[slot] */
+    uint64_t at;                   /* the event's index in its stream */
+    uint32_t wait_slot, wait_seq;  /* wait until seq[slot] >= value (slot NONE: no wait) */
+    uint32_t post_slot, post_seq;  /* then store value into seq[slot] (NONE: no post) */
     uint16_t owner;   /* the instance that owns the block it frees/reallocs */
     uint8_t  foreign; /* 1: that owner is another thread's instance */
     uint8_t  xfree;   /* 1: frees/reallocs a block made on another thread */
 } hr_sync_t;
+
+_Static_assert(sizeof(hr_sync_t) == 32, "one hand-off record: half a cache line");
 
 /* One recorded thread's part. Its events' ids are slots (above). */
 typedef struct hr_stream {

@@ -215,9 +215,8 @@ static inline __attribute__((always_inline)) void synced_op(tctx_t *c, run_t *r,
                                                             const hr_event_t *ev,
                                                             const hr_sync_t *sy, int locked) {
     pool_t *p = c->p;
-    for (int k = 0; k < 2; k++)
-        if (sy->wait_slot[k] != HR_SCHED_NONE)
-            wait_word(p, sy->wait_slot[k], sy->wait_seq[k], &c->st);
+    if (sy->wait_slot != HR_SCHED_NONE)
+        wait_word(p, sy->wait_slot, sy->wait_seq, &c->st);
     if (__builtin_expect(sy->foreign && !p->shared, 0)) {
         foreign_op(p, r, ev, sy->owner);
     } else if (locked) {
@@ -227,9 +226,8 @@ static inline __attribute__((always_inline)) void synced_op(tctx_t *c, run_t *r,
     } else {
         dispatch(r, ev);
     }
-    for (int k = 0; k < 2; k++)
-        if (sy->post_slot[k] != HR_SCHED_NONE)
-            post_word(p, sy->post_slot[k], sy->post_seq[k]);
+    if (sy->post_slot != HR_SCHED_NONE)
+        post_word(p, sy->post_slot, sy->post_seq);
 }
 
 /* The stream loop of locked or paced streams (each op checked); `locked`

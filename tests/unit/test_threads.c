@@ -53,10 +53,10 @@ static void test_cross_free_sync(void) {
     HR_CHECK_EQ_U64(s.s[0].n_sync, 1); /* the alloc that posts */
     HR_CHECK(s.s[0].ev[0].flags & HR_EVF_SYNC);
     HR_CHECK(!(s.s[0].ev[1].flags & HR_EVF_SYNC));
-    HR_CHECK_EQ_U64(s.s[0].sync[0].post_seq[0], 1);
+    HR_CHECK_EQ_U64(s.s[0].sync[0].post_seq, 1);
     HR_CHECK_EQ_U64(s.s[1].n_sync, 1); /* the free that waits */
-    HR_CHECK_EQ_U64(s.s[1].sync[0].wait_seq[0], 1);
-    HR_CHECK_EQ_U64(s.s[1].sync[0].wait_slot[0], s.s[0].sync[0].post_slot[0]);
+    HR_CHECK_EQ_U64(s.s[1].sync[0].wait_seq, 1);
+    HR_CHECK_EQ_U64(s.s[1].sync[0].wait_slot, s.s[0].sync[0].post_slot);
     HR_CHECK(s.s[1].sync[0].foreign && s.s[1].sync[0].xfree);
     HR_CHECK(s.s[0].locked && !s.s[1].locked);
     hr_sched_free(&s);
@@ -97,7 +97,7 @@ static void test_realloc_keeps_owner(void) {
     HR_CHECK(s.s[1].sync[0].xfree && s.s[1].sync[0].foreign);
     HR_CHECK(!s.s[1].sync[1].xfree && s.s[1].sync[1].foreign);
     HR_CHECK_EQ_U64(s.s[1].sync[1].owner, 0);
-    HR_CHECK_EQ_U64(s.s[1].sync[1].wait_slot[0], HR_SCHED_NONE); /* program order */
+    HR_CHECK_EQ_U64(s.s[1].sync[1].wait_slot, HR_SCHED_NONE); /* program order */
     HR_CHECK_EQ_U64(s.owner_end[s.s[1].ev[1].id], 0);
     hr_sched_free(&s);
     hr_trace_free(&t);
