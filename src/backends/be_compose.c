@@ -120,8 +120,10 @@ static void note_failed(compose_t *c, uint64_t k) {
     if (c->n_skip == c->cap_skip) {
         size_t cap = c->cap_skip ? c->cap_skip * 2 : 16;
         uint64_t *s = realloc(c->skip, cap * sizeof *s);
-        if (!s)
-            return; /* the cursor may then serve a free from the wrong part: counted below */
+        if (!s) { /* the engine's skipped free cannot be stepped over: say so */
+            c->desync++;
+            return;
+        }
         c->skip = s, c->cap_skip = cap;
     }
     size_t i = c->n_skip++;
