@@ -67,8 +67,8 @@ static int lifo_take(lifo_t *s, uint64_t f) {
 
 /* First walk: consumers, and which blocks are frame-scoped (bit 0 of `fs`). */
 static int find_consumers(const hr_trace_t *t, uint64_t *consumer, uint8_t *fs, int *has_frames) {
-    size_t ids = (size_t)(t->n_ids ? t->n_ids : 1) * 2 * sizeof(uint64_t);
-    uint64_t *maker = hr_hmem_alloc(ids, 0), *frame_of = maker ? maker + (ids / 16) : NULL;
+    size_t n_ids = t->n_ids ? t->n_ids : 1, ids = n_ids * 2 * sizeof(uint64_t);
+    uint64_t *maker = hr_hmem_alloc(ids, 0), *frame_of = maker ? maker + n_ids : NULL; /* per id */
     if (!maker)
         return -1;
     uint64_t frames = 0;

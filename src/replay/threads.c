@@ -14,8 +14,9 @@
  *
  * Publishing a dependency is on the hot path (jobs: a quarter of all events),
  * so it is a plain release store followed by a read of a sleeper count (one
- * of HR_SLEEP_BUCKETS, chosen by the word's slot), not an atomic exchange (a full barrier that stalled every post: 40 %
- * of a 2-thread tcmalloc replay's time). That is a Dekker pattern (store
+ * of HR_SLEEP_BUCKETS, chosen by the word's slot), not an atomic exchange (a
+ * full barrier that stalled every post: 40 % of a 2-thread tcmalloc replay's
+ * time). That is a Dekker pattern (store
  * word, load count / increment count, load word), which needs a full barrier
  * on both sides; the poster's half is paid by the rare sleeper instead: it
  * increments the count, then calls membarrier(PRIVATE_EXPEDITED), which runs
@@ -48,6 +49,11 @@
 
 #define HR_SPIN_ROUNDS 2000u          /* pauses before sleeping on a dependency */
 #define HR_YIELD_ROUNDS 16u           /* then sched_yield()s before sleeping */
+#define HR_SLEEP_BUCKETS 256u         /* sleeper counts, by slot (header) */
+/* Below this many events per synced event, a stream runs the per-event loop
+ * (stream_loop_t) rather than the serial loop between synced events
+ * (stretch_loop), which copies the run state in and out per stretch. */
+#define HR_STRETCH_MIN 16u
 
 /* The dependency wait's policy (tests set 0, 0 to sleep at once). */
 static uint32_t g_spin_rounds = HR_SPIN_ROUNDS, g_yield_rounds = HR_YIELD_ROUNDS;
@@ -56,11 +62,6 @@ void hr_threads_set_wait_policy(uint32_t spins, uint32_t yields) {
     g_spin_rounds = spins;
     g_yield_rounds = yields;
 }
-#define HR_SLEEP_BUCKETS 256u         /* sleeper counts, by slot (header) */
-/* Below this many events per synced event, a stream runs the per-event loop
- * (stream_loop_t) rather than the serial loop between synced events
- * (stretch_loop), which copies the run state in and out per stretch. */
-#define HR_STRETCH_MIN 16u
 
 typedef struct pool pool_t;
 
@@ -230,16 +231,17 @@ static inline __attribute__((always_inline)) void synced_op(tctx_t *c, run_t *r,
         post_word(p, sy->post_slot, sy->post_seq);
 }
 
-/* The stream loop of locked or paced streams (each op checked); `locked`
- * and `paced` are constants in each instance of it. */
+/* The per-event stream loop: locked or paced streams, and streams dense in
+ * synced events (a flag test per event); `locked` and `paced` are constants
+ * in each instance of it. */
 static inline __attribute__((always_inline)) void stream_loop_t(tctx_t *c, run_t *r, int locked,
                                                                 int paced) {
     const hr_stream_t *st = &c->p->s->s[c->k];
     const hr_event_t *ev = st->ev, *end = ev + st->n;
     const hr_sync_t *sy = st->sync;
     /* As in the serial loop (engine.c): a local copy whose address does not
-     * escape stays in registers across the allocator calls; the rare synced
-     * events work on a second copy. */
+     * escape stays in registers across the allocator calls (synced_op is
+     * inlined; only foreign_op, out of line, works on a copy). */
     run_t lr = *r;
     for (; ev < end; ev++) {
         if (paced)

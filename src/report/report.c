@@ -204,6 +204,10 @@ static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, 
  * are what a reader can act on, a total is not (docs/METRICS.md). */
 static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
     const hr_json_t *v = hr_json_path(r, "native.violations");
+    if (hr_json_type(v) != HR_JSON_OBJECT) {
+        hr_emit_cell_str(em, NULL);
+        return;
+    }
     size_t top = 0, kinds = 0;
     double best = 0;
     for (size_t i = 0; i < hr_json_len(v); i++) {
@@ -213,16 +217,12 @@ static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
             best = c, top = i;
     }
     char buf[96];
-    if (hr_json_type(v) != HR_JSON_OBJECT) {
-        hr_emit_cell_str(em, NULL);
-        return;
-    }
     if (kinds == 0)
         snprintf(buf, sizeof buf, "0");
+    else if (kinds == 1)
+        snprintf(buf, sizeof buf, "%s %.0f", hr_json_key_at(v, top), best);
     else
-        snprintf(buf, sizeof buf, "%s %.0f%s", hr_json_key_at(v, top), best, kinds > 1 ? " +" : "");
-    if (kinds > 1)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%zu", kinds - 1);
+        snprintf(buf, sizeof buf, "%s %.0f +%zu", hr_json_key_at(v, top), best, kinds - 1);
     hr_emit_cell_str(em, buf);
 }
 

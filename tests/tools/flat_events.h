@@ -82,4 +82,39 @@ static inline int hr_flat_args(int argc, char **argv, const char *prog, long max
     return 0;
 }
 
+/* In-place heap sort for the lap times: qsort may allocate a merge buffer,
+ * and the reference replays allocate nothing of their own. */
+static inline void hr_flat_sift(uint64_t *a, size_t root, size_t n) {
+    for (;;) {
+        size_t c = 2 * root + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && a[c + 1] > a[c])
+            c++;
+        if (a[root] >= a[c])
+            return;
+        uint64_t t = a[root];
+        a[root] = a[c];
+        a[c] = t;
+        root = c;
+    }
+}
+
+static inline void hr_flat_sort(uint64_t *a, size_t n) {
+    for (size_t i = n / 2; i-- > 0;)
+        hr_flat_sift(a, i, n);
+    for (size_t end = n; end-- > 1;) {
+        uint64_t t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        hr_flat_sift(a, 0, end);
+    }
+}
+
+/* Median of n > 0 values (sorts them): the mean of the middle two when n is even. */
+static inline double hr_flat_median(uint64_t *a, size_t n) {
+    hr_flat_sort(a, n);
+    return n % 2 ? (double)a[n / 2] : ((double)a[n / 2 - 1] + (double)a[n / 2]) / 2.0;
+}
+
 #endif

@@ -301,23 +301,6 @@ static void mt_lap_all(uint64_t *wall, uint64_t *cpu, uint64_t *waits, uint64_t 
     *wall = last - first;
 }
 
-static int mt_cmp(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* In-place median (qsort of a uint64 array allocates nothing in glibc for
- * arrays this small, but sort by insertion to be sure: at most 65 536). */
-static double mt_median(uint64_t *a, size_t n) {
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && mt_cmp(&a[j - 1], &a[j]) > 0; j--) {
-            uint64_t t = a[j];
-            a[j] = a[j - 1];
-            a[j - 1] = t;
-        }
-    return n % 2 ? (double)a[n / 2] : ((double)a[n / 2 - 1] + (double)a[n / 2]) / 2.0;
-}
-
 /* Maps and checks the file; sets *ev, *h. */
 static int mt_open(const char *path, const hr_flat_event_t **ev, hr_flat_header_t *h) {
     int fd = open(path, O_RDONLY);
@@ -416,7 +399,8 @@ int main(int argc, char **argv) {
     pthread_barrier_wait(&g_start);
     for (uint32_t k = 1; k < g_nthr; k++)
         pthread_join(g_thr[k].th, NULL);
-    double mw = laps ? mt_median(lap_wall, laps) : 0, mc = laps ? mt_median(lap_cpu, laps) : 0;
+    double mw = laps ? hr_flat_median(lap_wall, laps) : 0;
+    double mc = laps ? hr_flat_median(lap_cpu, laps) : 0;
     double ops = h.n_events ? (double)h.n_events : 1;
 
     Dl_info info;

@@ -134,41 +134,6 @@ static void hr_fresh_release(hr_fresh_slot_t *s, uint32_t n_ids) {
         }
 }
 
-/* In-place heap sort: qsort may allocate a merge buffer, and this program
- * allocates nothing of its own. */
-static void hr_fresh_sift(uint64_t *a, size_t root, size_t n) {
-    for (;;) {
-        size_t c = 2 * root + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && a[c + 1] > a[c])
-            c++;
-        if (a[root] >= a[c])
-            return;
-        uint64_t t = a[root];
-        a[root] = a[c];
-        a[c] = t;
-        root = c;
-    }
-}
-
-static void hr_fresh_sort(uint64_t *a, size_t n) {
-    for (size_t i = n / 2; i-- > 0;)
-        hr_fresh_sift(a, i, n);
-    for (size_t end = n; end-- > 1;) {
-        uint64_t t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        hr_fresh_sift(a, 0, end);
-    }
-}
-
-/* Median of n > 0 values (sorts them): the mean of the middle two when n is even. */
-static double hr_fresh_median(uint64_t *a, size_t n) {
-    hr_fresh_sort(a, n);
-    return n % 2 ? (double)a[n / 2] : ((double)a[n / 2 - 1] + (double)a[n / 2]) / 2.0;
-}
-
 /* Anonymous zeroed memory, faulted in now when `populate`. */
 static void *hr_fresh_map(size_t bytes, int populate) {
     void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
@@ -269,8 +234,8 @@ int main(int argc, char **argv) {
         lap_wall[laps] = w1 - w0;
         laps++;
     }
-    double med_cpu = laps ? hr_fresh_median(lap_cpu, laps) : 0;
-    double med_wall = laps ? hr_fresh_median(lap_wall, laps) : 0;
+    double med_cpu = laps ? hr_flat_median(lap_cpu, laps) : 0;
+    double med_wall = laps ? hr_flat_median(lap_wall, laps) : 0;
 
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
