@@ -9,6 +9,7 @@
 #include "backends/backend.h"
 
 void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err);
+void *hr_sys_create_plain(const hr_backend_config_t *cfg, hr_error_t *err);
 void *hr_sys_alloc(void *self, size_t size, size_t align, int32_t heap);
 void *hr_sys_calloc(void *self, size_t n, size_t size, int32_t heap);
 void  hr_sys_free(void *self, void *ptr, size_t size);
