@@ -77,15 +77,7 @@ void hr_sys_stats(void *self, hr_emit_t *em) {
 
 void *hr_sys_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)self, (void)heap;
-    if (align > 16) {
-        /* C11 aligned_alloc where its contract holds (size a multiple of the
-         * alignment), posix_memalign otherwise: both paths of the library. */
-        if (size % align == 0 && size)
-            return aligned_alloc(align, size);
-        void *p;
-        return posix_memalign(&p, align, size) == 0 ? p : NULL;
-    }
-    return malloc(size);
+    return hr_sys_alloc_inline(size, align);
 }
 
 void *hr_sys_calloc(void *self, size_t n, size_t size, int32_t heap) {
@@ -101,6 +93,10 @@ void hr_sys_free(void *self, void *ptr, size_t size) {
         hr_sized_free(ptr, size);
     else
         free(ptr);
+}
+
+int hr_sys_is_plain(const hr_backend_t *be) {
+    return be->free == hr_sys_free && !hr_sdallocx && !hr_sized_free;
 }
 
 void *hr_sys_realloc(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap) {
