@@ -45,13 +45,16 @@ hr_bench_setup() {
 }
 
 hr_header() {
-    local title=$1 cmd=$2
+    local title=$1 cmd=$2 cpus
+    cpus=$(taskset -cp $$ | sed 's/.*: //')
+    [ "$(nproc)" -ge "$(nproc --all)" ] || cmd="taskset -c $cpus env $cmd" # the run was pinned
     echo "# $title"
     echo
     echo "Command: \`$cmd\`"
     echo
     echo "- machine: \`$(uname -a)\`"
-    echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), nproc $(nproc)"
+    echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc --all) online;" \
+         "this run used CPU(s) $cpus"
     echo "- date: started $HR_START_DATE, finished $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $HR_START_LOAD"
     echo "- heapreplay: $("$HR" --version 2>/dev/null | head -1 || true) ($(git -C "$S" describe --always --dirty 2>/dev/null || echo "no git"))"
     echo "- replay --warm-time supported: $(hr_has_warm_time && echo yes || echo "no (old engine)")"

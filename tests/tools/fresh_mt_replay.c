@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +96,7 @@ typedef struct mt_thread {
     mt_rec_t  *rec;
     uint64_t   n;
     uint64_t   start, end, cpu, spin_ns, waits, failed;
+    uint64_t   sleeps, timeouts; /* futex sleeps, and those ended by the timeout */
     char       pad[64];
 } mt_thread_t;
 
@@ -103,6 +105,7 @@ static mt_thread_t      *g_thr;
 static uint32_t          g_nthr;
 static pthread_barrier_t g_start, g_end;
 static _Atomic int       g_quit;
+static uint64_t          g_sleeps, g_timeouts; /* over every lap */
 
 static uint64_t mt_now(clockid_t clk) {
     struct timespec ts;
@@ -144,8 +147,11 @@ static void mt_wait(mt_thread_t *t, mt_cell_t *c) {
         return;
     atomic_store(&c->sleeper, 1);
     struct timespec to = {0, 200000};
+    t->sleeps++;
     while (!atomic_load_explicit(&c->ready, memory_order_acquire))
-        syscall(SYS_futex, &c->ready, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0);
+        if (syscall(SYS_futex, &c->ready, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0) != 0 &&
+            errno == ETIMEDOUT)
+            t->timeouts++;
     atomic_store_explicit(&c->sleeper, 0, memory_order_relaxed);
 }
 
@@ -206,7 +212,7 @@ static void mt_run(mt_thread_t *t) {
 }
 
 static void mt_lap(mt_thread_t *t) {
-    t->waits = t->spin_ns = t->failed = 0;
+    t->waits = t->spin_ns = t->failed = t->sleeps = t->timeouts = 0;
     t->start = mt_now(CLOCK_MONOTONIC);
     uint64_t c0 = mt_now(CLOCK_THREAD_CPUTIME_ID);
     mt_run(t);
@@ -296,6 +302,8 @@ static void mt_lap_all(uint64_t *wall, uint64_t *cpu, uint64_t *waits, uint64_t 
         last = t->end > last ? t->end : last;
         *cpu += t->cpu > t->spin_ns ? t->cpu - t->spin_ns : 0;
         *waits += t->waits;
+        g_sleeps += t->sleeps;
+        g_timeouts += t->timeouts;
         *failed += t->failed;
     }
     *wall = last - first;
@@ -420,10 +428,11 @@ int main(int argc, char **argv) {
         "{\"program\":\"fresh_mt_replay\",\"threads\":%u,\"ops\":%llu,\"blocks\":%u,"
         "\"handoffs\":%llu,\"cold_wall_s\":%.9f,\"cold_cpu_s\":%.9f,\"cold_ops_per_s\":%.1f,"
         "\"wall_s\":%s,\"cpu_s\":%s,\"ops_per_s\":%s,\"ns_per_op\":%s,\"warm_laps\":%zu,"
-        "\"waits\":%llu,\"failed_allocs\":%llu,\"malloc_provider\":\"%s\"}\n",
+        "\"waits\":%llu,\"sleeps\":%llu,\"sleep_timeouts\":%llu,\"failed_allocs\":%llu,\"malloc_provider\":\"%s\"}\n",
         g_nthr, (unsigned long long)h.n_events, blocks - 1, (unsigned long long)handoffs,
         (double)cold_wall / 1e9, (double)cold_cpu / 1e9,
         cold_wall ? ops / ((double)cold_wall / 1e9) : 0.0, w[0], w[1], w[2], w[3], laps,
-        (unsigned long long)waits, (unsigned long long)failed, strchr(prov, '"') ? "?" : prov);
+        (unsigned long long)waits, (unsigned long long)g_sleeps,
+        (unsigned long long)g_timeouts, (unsigned long long)failed, strchr(prov, '"') ? "?" : prov);
     return len > 0 && (size_t)len < sizeof out && write(1, out, (size_t)len) == len ? 0 : 2;
 }
