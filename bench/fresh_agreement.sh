@@ -59,13 +59,7 @@ fi
 warm_opt=""
 hr_has_warm_time && warm_opt="--warm-time $WARM_TIME"
 
-same_libs=""
-case "$FRESH_LIBS" in
-    same) same_libs=$(ldd "$HR" | awk '$2 == "=>" && $3 ~ /^\// && $1 !~ /^(libc|ld-linux)/ { print $3 }' | tr '\n' ' ')
-          same_libs=${same_libs% } ;;
-    none) ;;
-    *) echo "FRESH_LIBS must be same or none" >&2; exit 2 ;;
-esac
+same_libs=$(hr_same_libs "$FRESH_LIBS")
 
 # The flat event files, one per trace.
 for t in $traces; do

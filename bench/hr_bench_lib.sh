@@ -96,3 +96,16 @@ hr_median() { grep -v '^null$' | sort -g | awk '{ v[NR] = $1 } END {
     if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 hr_min() { grep -v '^null$' | sort -g | awk 'NR == 1 { print; f = 1 } END { if (!f) print "-" }'; }
 hr_max() { grep -v '^null$' | sort -g | awk '{ l = $1 } END { print (NR ? l : "-") }'; }
+
+# hr_same_libs MODE: the shared libraries to preload into a reference program
+# so that its process has the same mappings as heapreplay's (MODE same), or
+# nothing (MODE none). glibc's brk/trim cost grows with the number of mappings
+# (results/fresh-agreement.md), so "same" isolates what the harness itself costs.
+hr_same_libs() {
+    case "$1" in
+        same) ldd "$HR" | awk '$2 == "=>" && $3 ~ /^\// && $1 !~ /^(libc|ld-linux)/ { print $3 }' |
+                  tr '\n' ' ' | sed 's/ $//' ;;
+        none) ;;
+        *) echo "FRESH_LIBS must be same or none" >&2; return 2 ;;
+    esac
+}
