@@ -78,15 +78,17 @@ typedef struct mt_rec {
     uint8_t  op, flags;
     uint16_t pad;
     uint32_t align;
-    uint32_t blk;  /* block created (alloc, calloc, realloc) or freed (free) */
-    uint32_t oblk; /* realloc: the block it consumes */
-    uint32_t n;    /* calloc: element count */
+    uint32_t blk; /* block created (alloc, calloc, realloc) or freed (free) */
+    uint32_t aux; /* realloc: the block it consumes; calloc: element count */
     uint64_t size;
+    uint64_t osz; /* realloc: the size of the block it consumes */
 } mt_rec_t;
 
+/* 16 bytes: every allocation writes a fresh cell, so the cell is the
+ * reference's own memory traffic per op (24-byte cells with the size cost
+ * ~0.5 ns/op at one thread against tests/tools/fresh_replay's slots). */
 typedef struct mt_cell {
     void            *p;
-    uint64_t         size;
     _Atomic uint32_t ready;
     _Atomic uint32_t sleeper; /* a consumer sleeps on `ready` */
 } mt_cell_t;
@@ -183,13 +185,13 @@ static void mt_run(mt_thread_t *t) {
                 mt_touch(p, 0, r->size);
             break;
         case HR_FLAT_CALLOC:
-            p = calloc(r->n, r->size);
+            p = calloc(r->aux, r->size);
             break;
         default: { /* HR_FLAT_REALLOC */
-            mt_cell_t *o = &cell[r->oblk];
+            mt_cell_t *o = &cell[r->aux];
             if (r->flags & MT_WAIT)
                 mt_wait(t, o);
-            uint64_t osz = o->p ? o->size : 0;
+            uint64_t osz = o->p ? r->osz : 0;
             p = realloc(o->p, r->size);
             if (p)
                 mt_touch(p, osz, r->size);
@@ -200,7 +202,6 @@ static void mt_run(mt_thread_t *t) {
         }
         }
         c->p = p;
-        c->size = r->op == HR_FLAT_CALLOC ? (uint64_t)r->n * r->size : r->size;
         failed += p == NULL;
         if (r->flags & MT_POST) {
             atomic_store_explicit(&c->ready, 1, memory_order_release);
@@ -249,7 +250,7 @@ static uint32_t mt_plan(const hr_flat_event_t *ev, uint64_t n, uint32_t n_ids, u
         uint32_t consumed = e->op == HR_FLAT_FREE ? e->id : e->op == HR_FLAT_REALLOC ? e->aux : n_ids;
         r->op = (uint8_t)e->op;
         r->align = e->align;
-        r->n = e->aux;
+        r->aux = e->aux; /* calloc's count; a realloc's block below */
         r->size = e->size;
         if (consumed < n_ids) {
             uint32_t b = cur[consumed];
@@ -257,12 +258,18 @@ static uint32_t mt_plan(const hr_flat_event_t *ev, uint64_t n, uint32_t n_ids, u
                 return 0;
             cur[consumed] = 0;
             uint64_t m = maker[b];
+            mt_rec_t *mk = &g_thr[m >> 32].rec[(uint32_t)m];
             if ((uint32_t)(m >> 32) != e->thread) { /* a hand-off */
-                g_thr[m >> 32].rec[(uint32_t)m].flags |= MT_POST;
+                mk->flags |= MT_POST;
                 r->flags |= MT_WAIT;
                 ++*handoffs;
             }
-            *(e->op == HR_FLAT_FREE ? &r->blk : &r->oblk) = b;
+            if (e->op == HR_FLAT_FREE) {
+                r->blk = b;
+            } else {
+                r->aux = b;
+                r->osz = mk->op == HR_FLAT_CALLOC ? (uint64_t)mk->aux * mk->size : mk->size;
+            }
         }
         if (e->op != HR_FLAT_FREE) {
             if (cur[e->id])
