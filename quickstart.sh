@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 
 DEPS="build-essential autoconf automake libtool pkg-config libjemalloc-dev \
 libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev heaptrack valgrind strace jq \
-freeciv-server python3 sqlite3"
+freeciv-server python3 sqlite3 time"
 
 install_deps() {
     command -v dpkg >/dev/null 2>&1 || return 0

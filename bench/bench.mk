@@ -36,8 +36,9 @@ bench_spin_shim_la_SOURCES = bench/spin_shim.c
 bench_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench
 bench_spin_shim_la_LIBADD = $(LIBS)
 HR_CHECK_SH = bench/fresh_agreement.sh bench/false_alarms.sh bench/power.sh \
-	bench/rank_stability.sh bench/threads_agreement.sh bench/threads_overhead.sh
-EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh
+	bench/rank_stability.sh bench/threads_agreement.sh bench/threads_overhead.sh \
+	bench/fidelity.sh
+EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh bench/fidelity_report.py
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
 	tests/tools/dump_events$(EXEEXT) bench/spin_shim.la
 .PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-issue10
@@ -56,3 +57,7 @@ bench-threads: $(HR_CHECK_PREREQS)
 bench-threads-overhead: $(HR_CHECK_PREREQS) bench/bench_threads$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/threads_overhead.sh $(top_builddir)
 bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank
+# Issue 17: real programs (traces/real) under each allocator against their replays.
+.PHONY: fidelity
+fidelity: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/fidelity.sh $(top_builddir)

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Does a replay predict what switching allocator does to the real program?
+# (issue 17) For each real program of traces/real/ and each allocator:
+#   real    the program itself under LD_PRELOAD=LIB, ROUNDS interleaved rounds
+#           (program x allocator inside a round): user+sys CPU time and max RSS
+#           (/usr/bin/time);
+#   replay  heapreplay replay traces/real/NAME.hrt -a ALLOCATORS -r REPEAT for
+#           each --touch policy in TOUCH: the predicted allocator time is the
+#           cold lap (a program runs its allocations once) times the ops, and
+#           the predicted memory is the peak footprint.
+# Then, per program and policy: real and predicted rankings, Spearman rho for
+# time and for memory, the predicted and the real saving against glibc, and
+# whether the real differences exceed the noise (rounds' ranges do not
+# overlap). bench/fidelity_report.py does the arithmetic.
+# Writes results/fidelity-<host>.md (or $OUT).
+#
+# Usage: bench/fidelity.sh [BUILDDIR]      (make fidelity)
+# Environment (defaults):
+#   ROUNDS=5  REPEAT=3  TOUCH="none first"
+#   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
+#   PROGRAMS="freeciv_ai python_json sqlite_index"
+#   WARM_TIME=0.2            --warm-time of the replays (the warm figure is
+#                            reported beside the cold one, not used to predict)
+#   OUT=results/fidelity-$(hostname).md
+set -euo pipefail
+. "$(dirname "$0")/hr_bench_lib.sh"
+hr_bench_setup "${1:-.}"
+ROUNDS=${ROUNDS:-5}
+REPEAT=${REPEAT:-3}
+TOUCH=${TOUCH:-none first}
+ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
+PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index}
+WARM_TIME=${WARM_TIME:-0.2}
+OUT=${OUT:-$S/results/fidelity-$(hostname).md}
+CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity.sh"
+R=$S/traces/real
+FREECIV=${FREECIV:-/usr/games/freeciv-server}
+[ -x /usr/bin/time ] || { echo "fidelity.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+
+# The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT; one line on stdout:
+# "cpu_s max_rss_kb wall_s exit".
+run_real() {
+    local name=$1 lib=$2 port=$3 fmt="%U %S %M %e %x"
+    local pre=(env "LD_PRELOAD=$lib")
+    [ -n "$lib" ] || pre=(env -u LD_PRELOAD)
+    case "$name" in
+    freeciv_ai)
+        local d="$W/fc"
+        chmod o+x "$W" # the freeciv server runs as nobody when we are root
+        rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"; cp "$R/freeciv_ai.serv" "$d/"
+        local as=()
+        [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+        (cd "$d" && /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" HOME="$d" TMPDIR="$d" \
+            "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
+            -p "$port" < /dev/null > /dev/null 2>&1) || true ;;
+    python_json)
+        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" python3 "$R/python_json.py" > /dev/null 2>&1 || true ;;
+    sqlite_index)
+        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" sqlite3 :memory: ".read $R/sqlite_index.sql" \
+            > /dev/null 2>&1 || true ;;
+    *) echo "fidelity.sh: unknown program $name" >&2; exit 2 ;;
+    esac
+    awk 'END { printf "%.3f %d %.3f %d\n", $1 + $2, $3, $4, $5 }' "$W/time.txt"
+}
+
+# real.tsv: program allocator round cpu_s max_rss_kb wall_s
+: > "$W/real.tsv"
+port=$((30000 + $$ % 10000)) # a fresh port per server: the last one may be in TIME_WAIT
+for r in $(seq 1 "$ROUNDS"); do
+    for p in $PROGRAMS; do
+        for a in $ALLOCATORS; do
+            lib=$(hr_lib "$a") || { say "skipping $a: not found at configure time"; continue; }
+            say "round $r/$ROUNDS $p on $a (real)"
+            port=$((port + 1))
+            read -r cpu rss wall code < <(run_real "$p" "$lib" "$port")
+            [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; exit 1; }
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$a" "$r" "$cpu" "$rss" "$wall" >> "$W/real.tsv"
+        done
+    done
+done
+
+# replay.tsv: program touch allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint status
+: > "$W/replay.tsv"
+alist=$(echo "$ALLOCATORS" | tr ' ' ',')
+for p in $PROGRAMS; do
+    for t in $TOUCH; do
+        say "replay $p --touch $t"
+        "$HR" replay "$R/$p.hrt" -a "$alist" -r "$REPEAT" --touch "$t" --warm-time "$WARM_TIME" -q \
+            -f json > "$W/rep.json" 2> "$W/rep.err" || true
+        jq -r --arg p "$p" --arg t "$t" '.results[] | [$p, $t, .allocator, .ops.total,
+            (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
+            (.time.cold_ns_per_op_max // "null"), (.time.ns_per_op // "null"),
+            (.memory.peak_footprint // "null"), .status] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+    done
+done
+
+{
+    hr_header "Fidelity: replays against the real programs (issue 17)" "$CMD"
+    python3 "$S/bench/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
+    echo
+    echo "<details><summary>Raw values</summary>"
+    echo
+    echo '```'
+    echo "# real: program allocator round cpu_s max_rss_kb wall_s"
+    cat "$W/real.tsv"
+    echo "# replay: program touch allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status"
+    cat "$W/replay.tsv"
+    echo '```'
+    echo
+    echo "</details>"
+    echo
+    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+} > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+say "written to $OUT"

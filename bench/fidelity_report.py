@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The arithmetic of bench/fidelity.sh: reads its real.tsv and replay.tsv and
+prints the Markdown body of results/fidelity-<host>.md.
+
+  fidelity_report.py REAL_TSV REPLAY_TSV "glibc jemalloc mimalloc tcmalloc"
+
+real.tsv:   program allocator round cpu_s max_rss_kb wall_s
+replay.tsv: program touch allocator ops cold_ns cold_min cold_max warm_ns
+            peak_footprint status
+
+Per program: the real CPU time and max RSS per allocator (median [min-max]
+over the rounds), and whether each allocator's CPU differs from glibc's beyond
+the noise (its rounds' range does not overlap glibc's). Per program and touch
+policy: the predicted allocator time (cold ns/op x ops; a program runs its
+allocations once), the predicted saving against glibc in seconds and in % of
+glibc's real CPU time, with the range from the repeats' cold min/max, and
+Spearman's rho between real and predicted rankings for time (CPU time vs
+predicted allocator time) and memory (max RSS vs peak footprint)."""
+import sys
+from collections import defaultdict
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2) if n else float("nan")
+
+
+def ranks(vals):
+    order = sorted(range(len(vals)), key=lambda i: vals[i])
+    r = [0.0] * len(vals)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and vals[order[j + 1]] == vals[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    if len(a) < 3:
+        return float("nan")
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb) if va and vb else float("nan")
+
+
+def fmt_range(v, f="%.3f"):
+    return (f + " [" + f + "-" + f + "]") % (median(v), min(v), max(v))
+
+
+def main(real_path, replay_path, allocators):
+    allocs = allocators.split()
+    real = defaultdict(lambda: defaultdict(list))  # program -> alloc -> [(cpu, rss)]
+    programs = []
+    for line in open(real_path):
+        p, a, _r, cpu, rss, _wall = line.rstrip("\n").split("\t")
+        if p not in programs:
+            programs.append(p)
+        real[p][a].append((float(cpu), int(rss)))
+    rep = defaultdict(dict)  # (program, touch) -> alloc -> row
+    touches = []
+    for line in open(replay_path):
+        f = line.rstrip("\n").split("\t")
+        p, t, a = f[0], f[1], f[2]
+        if t not in touches:
+            touches.append(t)
+        if f[9] != "ok" or "null" in f[4:7]:
+            continue
+        rep[(p, t)][a] = dict(ops=int(f[3]), cold=float(f[4]), lo=float(f[5]), hi=float(f[6]),
+                              warm=float(f[7]) if f[7] != "null" else float("nan"),
+                              fp=int(f[8]) if f[8] != "null" else 0)
+    print("Real: the program under `LD_PRELOAD` (user+sys CPU s, max RSS MiB; median [min-max] over")
+    print("the rounds). *beyond noise*: the allocator's CPU range does not overlap glibc's.")
+    print("Predicted: allocator time from the replay's cold lap (cold ns/op x ops), saving against")
+    print("glibc with the range from the repeats' fastest and slowest cold laps; % of glibc's real")
+    print("CPU time. rho: Spearman between the real and the predicted order (time: CPU vs")
+    print("predicted allocator time; memory: max RSS vs peak footprint).")
+    for p in programs:
+        base = [c for c, _ in real[p].get("glibc", [])]
+        print()
+        print("## %s" % p)
+        print()
+        print("| allocator | real CPU s | real max RSS MiB | vs glibc (real, s) | beyond noise |")
+        print("|---|---:|---:|---:|---|")
+        present = [a for a in allocs if real[p].get(a)]
+        for a in present:
+            cpu = [c for c, _ in real[p][a]]
+            rss = [r / 1024 for _, r in real[p][a]]
+            if a == "glibc" or not base:
+                d, noise = "-", "-"
+            else:
+                d = "%+.3f" % (median(cpu) - median(base))
+                noise = "yes" if max(cpu) < min(base) or min(cpu) > max(base) else "no"
+            print("| %s | %s | %s | %s | %s |" % (a, fmt_range(cpu), fmt_range(rss, "%.1f"), d, noise))
+        for t in touches:
+            rows = rep.get((p, t), {})
+            both = [a for a in present if a in rows]
+            if not both:
+                continue
+            print()
+            print("`--touch %s`:" % t)
+            print()
+            print("| allocator | cold ns/op | warm ns/op | predicted alloc time s | predicted saving vs glibc, s | % of glibc's CPU | peak footprint MiB |")
+            print("|---|---:|---:|---:|---:|---:|---:|")
+            g = rows.get("glibc")
+            for a in both:
+                x = rows[a]
+                pt = x["cold"] * x["ops"] / 1e9
+                if g and a != "glibc":
+                    s_med = (g["cold"] - x["cold"]) * x["ops"] / 1e9
+                    s_lo = (g["lo"] - x["hi"]) * x["ops"] / 1e9
+                    s_hi = (g["hi"] - x["lo"]) * x["ops"] / 1e9
+                    sav = "%+.3f [%+.3f, %+.3f]" % (s_med, s_lo, s_hi)
+                    pct = "%+.1f %%" % (100 * s_med / median(base)) if base else "-"
+                else:
+                    sav, pct = "-", "-"
+                print("| %s | %.1f | %.1f | %.3f | %s | %s | %.1f |" % (
+                    a, x["cold"], x["warm"], pt, sav, pct, x["fp"] / 1048576))
+            rt = [median([c for c, _ in real[p][a]]) for a in both]
+            pt = [rows[a]["cold"] for a in both]
+            rm = [median([r for _, r in real[p][a]]) for a in both]
+            pm = [rows[a]["fp"] for a in both]
+            order = lambda names, v: " < ".join(n for _, n in sorted(zip(v, names)))
+            print()
+            print("- time: real %s; predicted %s; rho = %.2f" % (order(both, rt), order(both, pt), spearman(rt, pt)))
+            print("- memory: real %s; predicted %s; rho = %.2f" % (order(both, rm), order(both, pm), spearman(rm, pm)))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.stderr.write("usage: fidelity_report.py REAL_TSV REPLAY_TSV ALLOCATORS\n")
+        sys.exit(2)
+    sys.exit(main(*sys.argv[1:]))
