@@ -79,7 +79,8 @@ for r in $(seq 1 "$ROUNDS"); do
     done
 done
 
-# replay.tsv: program touch allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint status
+# replay.tsv: program touch allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
+#             status peak_rss_above_baseline
 : > "$W/replay.tsv"
 alist=$(echo "$ALLOCATORS" | tr ' ' ',')
 for p in $PROGRAMS; do
@@ -90,7 +91,8 @@ for p in $PROGRAMS; do
         jq -r --arg p "$p" --arg t "$t" '.results[] | [$p, $t, .allocator, .ops.total,
             (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
             (.time.cold_ns_per_op_max // "null"), (.time.ns_per_op // "null"),
-            (.memory.peak_footprint // "null"), .status] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+            (.memory.peak_footprint // "null"), .status,
+            (.memory.peak_rss_above_baseline // "null")] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
     done
 done
 
@@ -103,7 +105,7 @@ done
     echo '```'
     echo "# real: program allocator round cpu_s max_rss_kb wall_s"
     cat "$W/real.tsv"
-    echo "# replay: program touch allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status"
+    echo "# replay: program touch allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base"
     cat "$W/replay.tsv"
     echo '```'
     echo

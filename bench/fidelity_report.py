@@ -6,7 +6,7 @@ prints the Markdown body of results/fidelity-<host>.md.
 
 real.tsv:   program allocator round cpu_s max_rss_kb wall_s
 replay.tsv: program touch allocator ops cold_ns cold_min cold_max warm_ns
-            peak_footprint status
+            peak_footprint status peak_rss_above_baseline
 
 Per program: the real CPU time and max RSS per allocator (median [min-max]
 over the rounds), and whether each allocator's CPU differs from glibc's beyond
@@ -15,7 +15,8 @@ policy: the predicted allocator time (cold ns/op x ops; a program runs its
 allocations once), the predicted saving against glibc in seconds and in % of
 glibc's real CPU time, with the range from the repeats' cold min/max, and
 Spearman's rho between real and predicted rankings for time (CPU time vs
-predicted allocator time) and memory (max RSS vs peak footprint)."""
+predicted allocator time) and memory (max RSS vs peak footprint, and vs the
+replay's peak RSS above its baseline)."""
 import sys
 from collections import defaultdict
 
@@ -75,7 +76,8 @@ def main(real_path, replay_path, allocators):
             continue
         rep[(p, t)][a] = dict(ops=int(f[3]), cold=float(f[4]), lo=float(f[5]), hi=float(f[6]),
                               warm=float(f[7]) if f[7] != "null" else float("nan"),
-                              fp=int(f[8]) if f[8] != "null" else 0)
+                              fp=int(f[8]) if f[8] != "null" else 0,
+                              rss=int(f[10]) if len(f) > 10 and f[10] != "null" else 0)
     print("Real: the program under `LD_PRELOAD` (user+sys CPU s, max RSS MiB; median [min-max] over")
     print("the rounds). *beyond noise*: the allocator's CPU range does not overlap glibc's.")
     print("Predicted: allocator time from the replay's cold lap (cold ns/op x ops), saving against")
@@ -107,8 +109,8 @@ def main(real_path, replay_path, allocators):
             print()
             print("`--touch %s`:" % t)
             print()
-            print("| allocator | cold ns/op | warm ns/op | predicted alloc time s | predicted saving vs glibc, s | % of glibc's CPU | peak footprint MiB |")
-            print("|---|---:|---:|---:|---:|---:|---:|")
+            print("| allocator | cold ns/op | warm ns/op | predicted alloc time s | predicted saving vs glibc, s | % of glibc's CPU | peak footprint MiB | peak RSS above baseline MiB |")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
             g = rows.get("glibc")
             for a in both:
                 x = rows[a]
@@ -121,16 +123,19 @@ def main(real_path, replay_path, allocators):
                     pct = "%+.1f %%" % (100 * s_med / median(base)) if base else "-"
                 else:
                     sav, pct = "-", "-"
-                print("| %s | %.1f | %.1f | %.3f | %s | %s | %.1f |" % (
-                    a, x["cold"], x["warm"], pt, sav, pct, x["fp"] / 1048576))
+                print("| %s | %.1f | %.1f | %.3f | %s | %s | %.1f | %.1f |" % (
+                    a, x["cold"], x["warm"], pt, sav, pct, x["fp"] / 1048576, x["rss"] / 1048576))
             rt = [median([c for c, _ in real[p][a]]) for a in both]
             pt = [rows[a]["cold"] for a in both]
             rm = [median([r for _, r in real[p][a]]) for a in both]
             pm = [rows[a]["fp"] for a in both]
+            pr = [rows[a]["rss"] for a in both]
             order = lambda names, v: " < ".join(n for _, n in sorted(zip(v, names)))
             print()
             print("- time: real %s; predicted %s; rho = %.2f" % (order(both, rt), order(both, pt), spearman(rt, pt)))
-            print("- memory: real %s; predicted %s; rho = %.2f" % (order(both, rm), order(both, pm), spearman(rm, pm)))
+            print("- memory: real %s; predicted by peak footprint %s, rho = %.2f; by peak RSS above"
+                  " baseline %s, rho = %.2f" % (order(both, rm), order(both, pm), spearman(rm, pm),
+                                               order(both, pr), spearman(rm, pr)))
     return 0
 
 
