@@ -89,25 +89,28 @@ static void info_text(const char *path, const hr_trace_t *t) {
     free(pushes);
 }
 
+static const hr_opt_t info_opts[] = {
+    {'j', "json", NULL, "print a JSON array, one object per trace"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_info = {
+    .name = "info", .operands = "TRACE...", .opts = info_opts, .min_operands = 1, .max_operands = -1,
+    .summary = "print a trace's counts, threads, heaps, pools, frames and peak live"};
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    *(int *)ctx = o->key == 'j';
+    return 0;
+}
+
 int hr_cmd_info(int argc, char **argv) {
-    int json = 0, nfiles = 0, rc = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: heapreplay info [--json] TRACE...\n");
-            return 0;
-        } else if (argv[i][0] == '-')
-            return hr_cli_usage_error("info", "unknown option '%s'", argv[i]);
-    }
+    int json = 0, first, rc;
+    if ((rc = hr_opts_parse(&hr_spec_info, argc, argv, on_opt, &json, &first)) != 0)
+        return rc == HR_OPTS_HELP ? 0 : rc;
     hr_emit_t em;
     hr_emit_init(&em, stdout, HR_EMIT_JSON);
     if (json)
         hr_emit_arr_begin(&em, NULL);
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-')
-            continue;
-        nfiles++;
+    for (int i = first; i < argc; i++) {
         hr_trace_t t;
         hr_error_t err = {{0}};
         hr_trace_init(&t);
@@ -125,7 +128,5 @@ int hr_cmd_info(int argc, char **argv) {
         hr_emit_arr_end(&em);
         hr_emit_end(&em);
     }
-    if (!nfiles)
-        return hr_cli_usage_error("info", "expected a trace file");
     return rc;
 }

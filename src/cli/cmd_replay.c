@@ -24,9 +24,10 @@
 
 typedef struct replay_args {
     hr_replay_options_t opt;
-    const char *allocators, *output;
+    char *allocators; /* every -a joined by commas; NULL: all */
+    const char *output;
     hr_emit_format_t format;
-    int quiet;
+    int quiet, verbose;
     char **paths;
     int npaths, cap_paths;
 } replay_args_t;
@@ -48,40 +49,116 @@ static int parse_pace(const char *v, double *out) {
     return *end || v[11] == 0 || !(*out > 0 && *out <= 1e6) ? -1 : 0;
 }
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: heapreplay replay [options] TRACE|DIR...\n"
-            "  -a, --allocators LIST  comma-separated specs, or 'all' (default: all built)\n"
-            "                         e.g. glibc,jemalloc,bank:round=16,preload:/path/lib.so\n"
-            "  -r, --repeat N         samples per trace x allocator (default 3), each made\n"
-            "                         of fresh processes, interleaved across allocators;\n"
-            "                         figures are medians, with min/max and spread\n"
-            "  -o, --output FILE      write the report as JSON\n"
-            "  -f, --format FMT       stdout: text (default), json, csv, md\n"
-            "      --touch POLICY     none | first (default) | all\n"
-            "      --timeout SECONDS  per replay child (default 600)\n"
-            "      --budget BYTES     report the first op whose footprint exceeds it\n"
-            "      --heap-config FILE heap table for the routed allocator\n"
-            "      --warm-time SECONDS  warm laps per sample run this long (default 0.5;\n"
-            "                         0: one warm lap); the cold lap is always the first\n"
-            "      --stall-us US      ops slower than this are checked for a context\n"
-            "                         switch and kept out of latency and frames (default 20)\n"
-            "      --threads MODE     recorded: one OS thread per recorded thread, blocks\n"
-            "                         shared across threads wait for each other (default\n"
-            "                         when the trace has several threads); serial: every\n"
-            "                         event on one thread in trace order. Timed laps only:\n"
-            "                         memory figures always come from trace order\n"
-            "      --pace timestamps[:F]  threaded laps also wait for each event's\n"
-            "                         recorded time (times F, default 1); none (default)\n"
-            "      --count MODE       also count the instructions of the allocator calls\n"
-            "                         (one lap per allocator, deterministic): perf (hardware\n"
-            "                         counter), callgrind (valgrind, ~50x slower), auto,\n"
-            "                         none (default)\n"
-            "      --verify           also check every pointer each allocator returns\n"
-            "                         (alignment, overlap, contents); a violation makes\n"
-            "                         the row invalid\n"
-            "  -q, --quiet            no progress lines on stderr\n"
-            "A DIR stands for every *.hrt and *.hrtt file in it.\n");
+enum {
+    O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
+    O_COUNT, O_VERIFY
+};
+
+static const hr_opt_t replay_opts[] = {
+    {'a', "allocators", "LIST", "allocator specs separated by commas, or 'all' (default: "
+     "all built); may be repeated. A comma splits only before an "
+     "allocator name, so a spec keeps its own options:\n"
+     "-a glibc,sizeclass:max=32K,refill=1 -a bank:round=16"},
+    {'r', "repeat", "N", "samples per trace x allocator, 1..1000 (default 3), each "
+     "made of fresh processes, interleaved across allocators; "
+     "figures are medians, with min/max and spread"},
+    {'o', "output", "FILE", "write the report as JSON (on SIGINT/SIGTERM: the rows "
+     "finished so far, marked interrupted)"},
+    {'f', "format", "FMT", "standard output: text (default), json, csv, md"},
+    {O_TOUCH, "touch", "POLICY", "none | first (default) | all"},
+    {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
+    {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
+    {O_HEAPCFG, "heap-config", "FILE", "heap table for the routed allocator"},
+    {O_WARM, "warm-time", "SECONDS", "warm laps per sample run this long (default 0.5; 0: one "
+     "warm lap); the cold lap is always the first"},
+    {O_STALL, "stall-us", "US", "ops slower than this are checked for a context switch "
+     "and kept out of latency and frames (default 20)"},
+    {O_THREADS, "threads", "MODE", "recorded: one OS thread per recorded thread, blocks "
+     "shared across threads wait for each other (default "
+     "when the trace has several threads); serial: every "
+     "event on one thread in trace order; auto. Timed laps "
+     "only: memory figures always come from trace order"},
+    {O_PACE, "pace", "timestamps[:F]", "threaded laps also wait for each event's recorded time "
+     "(times F, default 1); none (default)"},
+    {O_COUNT, "count", "MODE", "also count the instructions of the allocator calls (one "
+     "lap per allocator, deterministic): perf (hardware "
+     "counter), callgrind (valgrind, ~50x slower), auto, "
+     "none (default)"},
+    {O_VERIFY, "verify", NULL, "also check every pointer each allocator returns "
+     "(alignment, overlap, contents); a violation makes the "
+     "row invalid"},
+    {'q', "quiet", NULL, "no progress on standard error"},
+    {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_replay = {
+    .name = "replay", .operands = "TRACE|DIR...", .opts = replay_opts, .min_operands = 1,
+    .max_operands = -1, .summary = "replay traces against allocators and report",
+    .details = "A DIR stands for every *.hrt and *.hrtt file in it. Every (trace, allocator,\n"
+               "sample) runs in its own fresh process; the processes end with heapreplay.\n"
+               "On a terminal, progress is one line, [k/N] processes and an ETA; elsewhere\n"
+               "nothing unless -v. SIGINT or SIGTERM stops the replay: the rows finished so\n"
+               "far are reported (and written to -o) marked interrupted, exit 130 or 143.\n"
+               "'heapreplay list' names the allocators and the compositions (PART+PART).\n"};
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    replay_args_t *a = ctx;
+    uint64_t n;
+    switch (o->key) {
+    case 'a': {
+        size_t old = a->allocators ? strlen(a->allocators) + 1 : 0;
+        char *s = realloc(a->allocators, old + strlen(o->arg) + 1);
+        if (!s)
+            return hr_cli_usage_error("replay", "out of memory");
+        if (old)
+            s[old - 1] = ',';
+        strcpy(s + old, o->arg);
+        a->allocators = s;
+        return 0;
+    }
+    case 'r':
+        if (hr_opt_uint(o, 1, 1000, &n) != 0)
+            return 2;
+        a->opt.repeat = (int)n;
+        return 0;
+    case 'o': a->output = o->arg; return 0;
+    case 'f':
+        return hr_emit_format_parse(o->arg, &a->format) != 0 ? hr_opt_bad(o, "text|json|csv|md") : 0;
+    case O_TOUCH:
+        return hr_touch_parse(o->arg, &a->opt.touch) != 0 ? hr_opt_bad(o, "none|first|all") : 0;
+    case O_TIMEOUT: return hr_opt_double(o, 0, 1e7, 1, &a->opt.timeout_s);
+    case O_BUDGET:
+        if (hr_opt_bytes(o, &n) != 0)
+            return 2;
+        a->opt.budget = n;
+        return 0;
+    case O_HEAPCFG: a->opt.heap_config = o->arg; return 0;
+    case O_WARM: return hr_opt_double(o, 0, 3600, 0, &a->opt.warm_time_s);
+    case O_STALL: return hr_opt_double(o, 0, 1e9, 1, &a->opt.stall_us);
+    case O_THREADS: {
+        hr_threads_mode_t m;
+        if (hr_threads_mode_parse(o->arg, &m) != 0)
+            return hr_opt_bad(o, "recorded|serial|auto");
+        a->opt.threads = (int)m;
+        return 0;
+    }
+    case O_PACE:
+        return parse_pace(o->arg, &a->opt.pace) != 0 ? hr_opt_bad(o, "none|timestamps[:FACTOR > 0]")
+                                                     : 0;
+    case O_COUNT: {
+        hr_count_mode_t want, got;
+        hr_error_t err = {{0}};
+        if (hr_count_mode_parse(o->arg, &want) != 0)
+            return hr_opt_bad(o, "none|auto|perf|callgrind");
+        if (hr_count_resolve(want, &got, &err) != 0)
+            return hr_cli_usage_error("replay", "%s", err.msg);
+        a->opt.count = (int)got;
+        return 0;
+    }
+    case O_VERIFY: a->opt.verify = 1; return 0;
+    case 'q': a->quiet = 1; return 0;
+    default: a->verbose = 1; return 0;
+    }
 }
 
 static int add_path(replay_args_t *a, const char *p) {
@@ -130,78 +207,13 @@ static int parse_args(int argc, char **argv, replay_args_t *a) {
     memset(a, 0, sizeof *a);
     a->opt = hr_replay_options_default();
     a->opt.repeat = 3;
-    a->allocators = "all";
     a->format = HR_EMIT_TEXT;
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned long long n;
-        if ((!strcmp(k, "-a") || !strcmp(k, "--allocators")) && v)
-            a->allocators = v, i++;
-        else if ((!strcmp(k, "-r") || !strcmp(k, "--repeat")) && v) {
-            a->opt.repeat = atoi(v), i++;
-            if (a->opt.repeat < 1 || a->opt.repeat > 1000)
-                return hr_cli_usage_error("replay", "--repeat expects 1..1000, got '%s'", v);
-        } else if ((!strcmp(k, "-o") || !strcmp(k, "--output")) && v)
-            a->output = v, i++;
-        else if ((!strcmp(k, "-f") || !strcmp(k, "--format")) && v) {
-            if (hr_emit_format_parse(v, &a->format) != 0)
-                return hr_cli_usage_error("replay", "--format expects text|json|csv|md, got '%s'", v);
-            i++;
-        } else if (!strcmp(k, "--touch") && v) {
-            if (hr_touch_parse(v, &a->opt.touch) != 0)
-                return hr_cli_usage_error("replay", "--touch expects none|first|all, got '%s'", v);
-            i++;
-        } else if (!strcmp(k, "--timeout") && v) {
-            a->opt.timeout_s = atof(v), i++;
-            if (a->opt.timeout_s <= 0)
-                return hr_cli_usage_error("replay", "--timeout expects seconds > 0, got '%s'", v);
-        } else if (!strcmp(k, "--budget") && v) {
-            if (hr_cli_parse_size(v, &n) != 0)
-                return hr_cli_usage_error("replay", "--budget expects bytes (e.g. 64M), got '%s'", v);
-            a->opt.budget = n, i++;
-        } else if (!strcmp(k, "--heap-config") && v)
-            a->opt.heap_config = v, i++;
-        else if (!strcmp(k, "--warm-time") && v) {
-            char *end;
-            a->opt.warm_time_s = strtod(v, &end), i++;
-            if (*end || !(a->opt.warm_time_s >= 0 && a->opt.warm_time_s <= 3600))
-                return hr_cli_usage_error("replay", "--warm-time expects seconds 0..3600, got '%s'", v);
-        } else if (!strcmp(k, "--stall-us") && v) {
-            char *end;
-            a->opt.stall_us = strtod(v, &end), i++;
-            if (*end || !(a->opt.stall_us > 0))
-                return hr_cli_usage_error("replay", "--stall-us expects microseconds > 0, got '%s'", v);
-        } else if (!strcmp(k, "--threads") && v) {
-            hr_threads_mode_t m;
-            if (hr_threads_mode_parse(v, &m) != 0)
-                return hr_cli_usage_error("replay", "--threads expects recorded|serial|auto, got '%s'", v);
-            a->opt.threads = (int)m, i++;
-        } else if (!strcmp(k, "--pace") && v) {
-            if (parse_pace(v, &a->opt.pace) != 0)
-                return hr_cli_usage_error("replay", "--pace expects none|timestamps[:FACTOR > 0], got '%s'", v);
-            i++;
-        } else if (!strcmp(k, "--count") && v) {
-            hr_count_mode_t want, got;
-            hr_error_t err = {{0}};
-            if (hr_count_mode_parse(v, &want) != 0)
-                return hr_cli_usage_error("replay", "--count expects none|auto|perf|callgrind, got '%s'", v);
-            if (hr_count_resolve(want, &got, &err) != 0)
-                return hr_cli_usage_error("replay", "%s", err.msg);
-            a->opt.count = (int)got, i++;
-        } else if (!strcmp(k, "--verify"))
-            a->opt.verify = 1;
-        else if (!strcmp(k, "-q") || !strcmp(k, "--quiet"))
-            a->quiet = 1;
-        else if (!strcmp(k, "-h") || !strcmp(k, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (k[0] == '-')
-            return hr_cli_usage_error("replay", "unknown option '%s' (see --help)", k);
-        else if (add_trace_arg(a, k) != 0)
+    int first, rc = hr_opts_parse(&hr_spec_replay, argc, argv, on_opt, a, &first);
+    if (rc)
+        return rc == HR_OPTS_HELP ? 1 : rc;
+    for (int i = first; i < argc; i++)
+        if (add_trace_arg(a, argv[i]) != 0)
             return 2;
-    }
-    if (a->npaths == 0)
-        return hr_cli_usage_error("replay", "expected at least one TRACE or DIR (see --help)");
     if (a->opt.heap_config) { /* bad input is found before any replay */
         hr_heapcfg_t *cfg = malloc(sizeof *cfg);
         hr_error_t err = {{0}};
@@ -213,12 +225,51 @@ static int parse_args(int argc, char **argv, replay_args_t *a) {
     return 0;
 }
 
+/* Does an allocator spec start at s? "all", or a backend's name followed by
+ * the end of its name (':', '+', ',' or the end), not by '=' (an option). */
+static int starts_spec(const char *s) {
+    size_t n = strcspn(s, ":+,=");
+    if (s[n] == '=')
+        return 0;
+    if (n == 3 && strncmp(s, "all", 3) == 0)
+        return 1;
+    for (size_t i = 0; hr_backends[i]; i++)
+        if (strlen(hr_backends[i]->name) == n && strncmp(hr_backends[i]->name, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Next spec of a -a list, in place: a comma ends a spec only when an
+ * allocator name follows it ("sizeclass:max=32K,refill=1,glibc" is two
+ * specs). Empty specs are skipped. */
+static char *next_spec(char **cursor) {
+    char *p = *cursor;
+    while (p && *p == ',')
+        p++;
+    if (!p || !*p)
+        return NULL;
+    char *tok = p;
+    for (;;) {
+        char *c = strchr(p, ',');
+        if (!c) {
+            *cursor = NULL;
+            return tok;
+        }
+        if (c[1] == ',' || c[1] == 0 || starts_spec(c + 1)) {
+            *c = 0;
+            *cursor = c + 1;
+            return tok;
+        }
+        p = c + 1;
+    }
+}
+
 /* Expands "all" and checks every spec; fills specs[] (borrowed/strdup'd). */
 static int expand_allocators(const char *list, char ***specs, int *n, int quiet) {
-    char *copy = strdup(list), *save = NULL;
+    char *copy = strdup(list ? list : "all"), *cursor = copy;
     *specs = NULL;
     *n = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *tok; (tok = next_spec(&cursor));) {
         if (strcmp(tok, "all") == 0) {
             for (size_t i = 0; hr_backends[i]; i++) {
                 const hr_backend_t *b = hr_backends[i];
@@ -457,5 +508,6 @@ int hr_cmd_replay(int argc, char **argv) {
     for (int i = 0; i < a.npaths; i++)
         free(a.paths[i]);
     free(a.paths);
+    free(a.allocators);
     return rc;
 }
