@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -306,11 +309,55 @@ static int expand_allocators(const char *list, char ***specs, int *n, int quiet)
     return 0;
 }
 
-/* Progress line per replay process. */
+/* Progress over the whole run: on a terminal one line rewritten in place
+ * ([k/N] processes, percent, ETA from the mean time per finished process);
+ * elsewhere nothing, or with -v one line per process. */
+typedef struct progress {
+    int tty, lines;     /* rewrite one line; print lines */
+    int done, total;    /* processes started before the current trace, all */
+    double t0;          /* start of the run */
+    int shown;          /* a terminal line is on screen */
+} progress_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void progress(const hr_child_job_t *job, int index, void *ctx) {
-    (void)index, (void)ctx;
-    fprintf(stderr, "replay %s on %s (%s)\n", job->trace_name, job->spec,
-            hr_replay_mode_name(job->mode));
+    progress_t *pg = ctx;
+    int k = pg->done + index; /* processes finished */
+    char eta[32] = "";
+    double el = now_s() - pg->t0;
+    if (k > 0) {
+        double left = el / k * (pg->total - k);
+        snprintf(eta, sizeof eta, ", ETA %dm%02ds", (int)(left / 60), (int)left % 60);
+    }
+    if (pg->tty) { /* cut to the terminal's width: a wrapped line would scroll */
+        char line[512];
+        struct winsize ws;
+        int cols = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 8 ? ws.ws_col - 1 : 79;
+        snprintf(line, sizeof line, "[%d/%d] %3.0f%%%s  %s on %s (%s)", k + 1, pg->total,
+                 100.0 * k / pg->total, eta, job->trace_name, job->spec,
+                 hr_replay_mode_name(job->mode));
+        fprintf(stderr, "\r\033[K%.*s", cols, line);
+        pg->shown = 1;
+    } else if (pg->lines) {
+        fprintf(stderr, "[%d/%d] replay %s on %s (%s)\n", k + 1, pg->total, job->trace_name,
+                job->spec, hr_replay_mode_name(job->mode));
+    }
+}
+
+static void progress_end(progress_t *pg) {
+    if (pg->shown)
+        fputs("\r\033[K", stderr);
+    pg->shown = 0;
+}
+
+/* "SIGINT" for the exit message and the report. */
+static const char *sig_name(int sig) {
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
 /* The processes of one trace: for each sample, a measure and a time process
@@ -400,23 +447,35 @@ static char *count_from_callgrind(char *line, const char *out) {
     return line;
 }
 
-/* Joins each sample's process lines and adds one result per allocator. */
+/* Joins each sample's process lines and adds one result per allocator.
+ * After an interruption (stop != 0) only the samples whose processes all
+ * ended are joined; an allocator with none is left out, one with fewer
+ * than asked for (or without its verify or count process) is marked. */
 static int add_results(const plan_t *p, char **lines, char **specs, const char *path,
-                       hr_report_builder_t *rb) {
+                       int stop, hr_report_builder_t *rb) {
     char **samples = calloc((size_t)p->rep, sizeof *samples);
     int failed = 0;
     for (int s = 0; s < p->nspecs && !failed; s++) {
         const char *verify = p->verify ? lines[job_index(p, s, 0, HR_MODE_VERIFY)] : NULL;
         const char *count = p->count ? lines[job_index(p, s, 0, HR_MODE_COUNT)] : NULL;
-        for (int r = 0; r < p->rep; r++)
-            samples[r] = hr_result_join(lines[job_index(p, s, r, HR_MODE_MEASURE)],
-                                        lines[job_index(p, s, r, HR_MODE_TIME)], verify, count);
+        int n = 0;
+        for (int r = 0; r < p->rep; r++) {
+            const char *m = lines[job_index(p, s, r, HR_MODE_MEASURE)];
+            const char *t = lines[job_index(p, s, r, HR_MODE_TIME)];
+            if (!stop || (m && t))
+                samples[n++] = hr_result_join(m, t, verify, count);
+        }
+        int partial = n < p->rep || (p->verify && !verify) || (p->count && !count);
         hr_error_t err = {{0}};
-        if (hr_report_builder_add(rb, samples, p->rep, &err) != 0) {
+        if (n == 0)
+            continue;
+        if (hr_report_builder_add(rb, samples, n, &err) != 0) {
             fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
             failed = 1;
+        } else if (stop) {
+            hr_report_builder_interrupted(rb, sig_name(stop), partial);
         }
-        for (int r = 0; r < p->rep; r++)
+        for (int r = 0; r < n; r++)
             free(samples[r]);
     }
     free(samples);
@@ -426,7 +485,7 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
 /* Replays one trace on every allocator (all processes forked from one
  * pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
-                        hr_report_builder_t *rb) {
+                        progress_t *pg, hr_report_builder_t *rb) {
     hr_trace_t t;
     hr_error_t err = {{0}};
     hr_trace_init(&t);
@@ -456,7 +515,11 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     hr_child_job_t proto = {&t, tfd, path, digest, NULL, NULL, &a->opt, hr_cli_self_exe(),
                             HR_MODE_MEASURE, NULL};
     fill_jobs(&p, jobs, &proto, specs);
-    if (hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, NULL) != 0) {
+    int run = hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, pg);
+    int stop = run == 1 ? hr_child_interrupted() : 0;
+    pg->done += n;
+    progress_end(pg);
+    if (run < 0) {
         fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
         failed = 1;
     }
@@ -469,14 +532,14 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         free(p.outs);
     }
     if (!failed)
-        failed = add_results(&p, lines, specs, path, rb);
+        failed = add_results(&p, lines, specs, path, stop, rb);
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
     free(jobs);
     close(tfd);
     hr_trace_free(&t);
-    return failed;
+    return stop ? 3 : failed;
 }
 
 int hr_cmd_replay(int argc, char **argv) {
@@ -490,17 +553,30 @@ int hr_cmd_replay(int argc, char **argv) {
         return rc;
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
     hr_report_builder_set_command(rb, argc, argv);
-    int failed = 0;
-    for (int i = 0; i < a.npaths && rc == 0; i++) {
-        int r = replay_trace(&a, a.paths[i], specs, nspecs, rb);
+    plan_t per = {nspecs, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
+    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * a.npaths, now_s(), 0};
+    int failed = 0, stop = 0;
+    hr_child_trap_signals();
+    for (int i = 0; i < a.npaths && rc == 0 && !stop; i++) {
+        int r = replay_trace(&a, a.paths[i], specs, nspecs, &pg, rb);
         if (r == 2)
             rc = 2;
-        failed |= r;
+        else if (r == 3 || hr_child_interrupted())
+            stop = hr_child_interrupted();
+        else
+            failed |= r;
+    }
+    if (stop) { /* the rows finished so far, marked (add_results) */
+        hr_report_builder_interrupted(rb, sig_name(stop), 0);
+        fprintf(stderr, "heapreplay replay: interrupted by %s%s%s\n", sig_name(stop),
+                a.output ? "; partial report in " : "", a.output ? a.output : "");
     }
     if (rc == 0)
         rc = hr_report_builder_finish(rb, a.output, a.format, stdout);
     if (rc == 0 && (failed || hr_report_builder_failures(rb)))
         rc = 1;
+    if (stop && rc != 2)
+        rc = 128 + stop;
     hr_report_builder_free(rb);
     for (int i = 0; i < nspecs; i++)
         free(specs[i]);

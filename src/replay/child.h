@@ -21,6 +21,13 @@ typedef struct hr_child_job {
 
 typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void *ctx);
 
+/* SIGINT, SIGTERM and SIGHUP stop hr_child_run_all: the running replay
+ * process is killed and no further one starts. hr_child_interrupted() is
+ * then the signal (0 before). Every replay process dies with heapreplay
+ * whatever kills it (PR_SET_PDEATHSIG on the server and on each worker). */
+void hr_child_trap_signals(void);
+int hr_child_interrupted(void);
+
 /* Runs every job in its own process and stores its result object, one line of
  * JSON (malloc'd), in results[i]: the process's own, or one made here with
  * status "crashed" (+ "signal"), "timeout" or "error". Replay processes run
@@ -28,7 +35,8 @@ typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void 
  * allocator under test, in-house or external), started from one server
  * process forked before the first job.
  * `progress` (may be NULL) is called with `ctx` as each job starts. Returns 0, or -1 if
- * no process could be started. */
+ * no process could be started, 1 when interrupted (hr_child_trap_signals):
+ * the jobs that had ended have their result, the others NULL. */
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx);
 

@@ -436,6 +436,10 @@ static void print_header(FILE *out, const hr_json_t *rep, int md) {
             HR_REPORT_SCHEMA, hr_json_path_num(rep, "schema_version"));
     if (hr_json_path_str(rep, "created"))
         fprintf(out, "%screated: %s\n", md ? "- " : "", hr_json_path_str(rep, "created"));
+    if (hr_json_path_str(rep, "interrupted"))
+        fprintf(out, "%sINTERRUPTED by %s: only the rows finished before it (a row marked\n"
+                "%sinterrupted has fewer samples than asked for)\n", md ? "- " : "",
+                hr_json_path_str(rep, "interrupted"), md ? "  " : "");
     fprintf(out, "%smachine: %s, %s, %.0f cores, %s, %s, cycle counter %.3f GHz\n", md ? "- " : "",
             hr_json_path_str(m, "hostname") ? hr_json_path_str(m, "hostname") : "?",
             hr_json_path_str(m, "cpu") ? hr_json_path_str(m, "cpu") : "?",
