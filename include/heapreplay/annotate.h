@@ -6,6 +6,18 @@
  *   hr_mark("boss-fight");  a named point in the trace
  *   HR_HEAP_SCOPE("level"); C++: push now, pop at the end of the scope
  *
+ * An engine's own allocators (pools, arenas, frame allocators) are invisible
+ * to a malloc hook: their blocks come out of memory the engine already holds.
+ * Report them, and they become their own allocation streams in the trace:
+ *   p = my_pool_alloc(&particles, 64);  hr_alloc_named(p, 64, "Particles");
+ *   hr_free_named(p, "Particles");      my_pool_free(&particles, p);
+ *   q = my_pool_realloc(&particles, p, 128);
+ *                                       hr_realloc_named(p, q, 128, "Particles");
+ * Call hr_free_named before the block can be handed out again (as free()
+ * would), hr_alloc_named / hr_realloc_named after the block exists. `heapreplay
+ * info` lists the pools by name; `heapreplay replay` replays them as plain
+ * malloc by default, or on an allocator of your choice (--pool NAME=ALLOC).
+ *
  * Header-only, no library to link. Each function looks its hook up once with
  * dlsym(RTLD_DEFAULT, "hr_capture_...") and caches the result per translation
  * unit: when libheapreplay-capture.so is not preloaded the lookup fails once
@@ -23,7 +35,9 @@
 #ifndef HEAPREPLAY_ANNOTATE_H
 #define HEAPREPLAY_ANNOTATE_H
 
-#define HEAPREPLAY_ANNOTATE_VERSION 2 /* 2: HR_ANNOTATE_DISABLE, HR_HEAP_SCOPE */
+#define HEAPREPLAY_ANNOTATE_VERSION 2 /* 2: HR_ANNOTATE_DISABLE, HR_HEAP_SCOPE, pools */
+
+#include <stddef.h>
 
 #ifndef HR_ANNOTATE_DISABLE
 #include <dlfcn.h>
@@ -40,6 +54,13 @@ static inline void hr_heap_push(const char *name) { (void)name; }
 static inline void hr_heap_pop(const char *name) { (void)name; }
 static inline void hr_mark(const char *name) { (void)name; }
 static inline void hr_frame(void) {}
+static inline void hr_alloc_named(void *ptr, size_t size, const char *pool) {
+    (void)ptr, (void)size, (void)pool;
+}
+static inline void hr_free_named(void *ptr, const char *pool) { (void)ptr, (void)pool; }
+static inline void hr_realloc_named(void *old, void *ptr, size_t size, const char *pool) {
+    (void)old, (void)ptr, (void)size, (void)pool;
+}
 
 #else
 
@@ -67,6 +88,9 @@ static inline void *hr_annotate_lookup_(void **cache, const char *sym) {
  * pointer, POSIX guarantees the representation: copy the bytes. */
 typedef void (*hr_annotate_str_fn_)(const char *);
 typedef void (*hr_annotate_void_fn_)(void);
+typedef void (*hr_annotate_alloc_fn_)(void *, size_t, const char *);
+typedef void (*hr_annotate_free_fn_)(void *, const char *);
+typedef void (*hr_annotate_realloc_fn_)(void *, void *, size_t, const char *);
 
 static inline void hr_annotate_str_(void **cache, const char *sym, const char *arg) {
     void *f = hr_annotate_lookup_(cache, sym);
@@ -99,6 +123,39 @@ static inline void hr_frame(void) {
     if (f) {
         memcpy(&fn, &f, sizeof fn);
         fn();
+    }
+}
+
+/* A block of the engine's allocator `pool` now exists at ptr. */
+static inline void hr_alloc_named(void *ptr, size_t size, const char *pool) {
+    static void *hook;
+    void *f = hr_annotate_lookup_(&hook, "hr_capture_alloc_named");
+    hr_annotate_alloc_fn_ fn;
+    if (f) {
+        memcpy(&fn, &f, sizeof fn);
+        fn(ptr, size, pool);
+    }
+}
+
+/* The block at ptr goes back to `pool` (call before it can be reused). */
+static inline void hr_free_named(void *ptr, const char *pool) {
+    static void *hook;
+    void *f = hr_annotate_lookup_(&hook, "hr_capture_free_named");
+    hr_annotate_free_fn_ fn;
+    if (f) {
+        memcpy(&fn, &f, sizeof fn);
+        fn(ptr, pool);
+    }
+}
+
+/* The pool block at old now lives at ptr with size bytes (it keeps its pool). */
+static inline void hr_realloc_named(void *old, void *ptr, size_t size, const char *pool) {
+    static void *hook;
+    void *f = hr_annotate_lookup_(&hook, "hr_capture_realloc_named");
+    hr_annotate_realloc_fn_ fn;
+    if (f) {
+        memcpy(&fn, &f, sizeof fn);
+        fn(old, ptr, size, pool);
     }
 }
 

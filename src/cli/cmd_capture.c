@@ -199,14 +199,24 @@ static hr_format_t out_format(const char *path) {
 
 static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repair_t *rep,
                     double secs) {
+    uint64_t pool_ops = t->op_counts[HR_OP_POOL_ALLOC] + t->op_counts[HR_OP_POOL_FREE] +
+                        t->op_counts[HR_OP_POOL_REALLOC];
     fprintf(f, "trace: %s: %zu events (%llu alloc, %llu calloc, %llu realloc, %llu free, "
-            "%llu annotations), %u threads, %u ids, peak live %llu bytes\n",
+            "%llu pool ops, %llu annotations), %u threads, %u ids, peak live %llu bytes\n",
             out, t->n_events, (unsigned long long)t->op_counts[HR_OP_ALLOC],
             (unsigned long long)t->op_counts[HR_OP_CALLOC],
             (unsigned long long)t->op_counts[HR_OP_REALLOC],
-            (unsigned long long)t->op_counts[HR_OP_FREE],
+            (unsigned long long)t->op_counts[HR_OP_FREE], (unsigned long long)pool_ops,
             (unsigned long long)(t->n_events - hr_trace_mem_ops(t)),
             t->n_threads, t->n_ids, (unsigned long long)t->peak_live);
+    hr_pool_stat_t *ps;
+    int np = hr_trace_pools(t, &ps);
+    for (int i = 0; i < np; i++)
+        fprintf(f, "%s%s (%llu allocs, %llu reallocs, peak live %llu bytes)%s", i ? ", " : "pools: ",
+                t->strings[ps[i].name], (unsigned long long)ps[i].allocs,
+                (unsigned long long)ps[i].reallocs, (unsigned long long)ps[i].peak_live,
+                i + 1 == np ? "\n" : "");
+    free(ps);
     hr_repair_print(rep, f);
     if (rep->overhead_ns && rep->events_in && secs > 0) {
         double ms = rep->overhead_ns / 1e6;

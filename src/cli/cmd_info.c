@@ -39,6 +39,38 @@ static void info_heaps(const hr_trace_t *t, hr_emit_t *em) {
     free(marks);
 }
 
+/* The engine's own pools (palloc/pfree/prealloc, annotate.h's
+ * hr_alloc_named), by name. */
+static void info_pools_json(const hr_trace_t *t, hr_emit_t *em) {
+    hr_pool_stat_t *ps;
+    int n = hr_trace_pools(t, &ps);
+    hr_emit_arr_begin(em, "pools");
+    for (int i = 0; i < n; i++) {
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_str(em, "name", t->strings[ps[i].name]);
+        hr_emit_u64(em, "allocs", ps[i].allocs);
+        hr_emit_u64(em, "frees", ps[i].frees);
+        hr_emit_u64(em, "reallocs", ps[i].reallocs);
+        hr_emit_u64(em, "bytes", ps[i].bytes);
+        hr_emit_u64(em, "peak_live_bytes", ps[i].peak_live);
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
+    free(ps);
+}
+
+static void info_pools_text(const hr_trace_t *t) {
+    hr_pool_stat_t *ps;
+    int n = hr_trace_pools(t, &ps);
+    printf("  pools          ");
+    for (int i = 0; i < n; i++)
+        printf("%s%s (%llu allocs, %llu reallocs, peak live %llu bytes)", i ? ", " : " ",
+               t->strings[ps[i].name], (unsigned long long)ps[i].allocs,
+               (unsigned long long)ps[i].reallocs, (unsigned long long)ps[i].peak_live);
+    printf("%s\n", n < 0 ? " (out of memory)" : "");
+    free(ps);
+}
+
 static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     struct stat st;
     uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -62,6 +94,7 @@ static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_u64(em, "file_bytes", bytes);
     hr_emit_f64(em, "bytes_per_event", t->n_events ? (double)bytes / (double)t->n_events : 0);
     info_heaps(t, em);
+    info_pools_json(t, em);
     hr_emit_obj_end(em);
 }
 
@@ -87,6 +120,7 @@ static void info_text(const char *path, const hr_trace_t *t) {
             printf("%s%s", n++ ? ", " : " ", t->strings[i]);
     printf("\n");
     free(pushes);
+    info_pools_text(t);
 }
 
 static const hr_opt_t info_opts[] = {

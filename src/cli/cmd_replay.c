@@ -17,6 +17,7 @@
 #include "backends/compose.h"
 #include "backends/be_system.h"
 #include "cli/cli.h"
+#include "cli/replay_pools.h"
 #include "report/builder.h"
 #include "heapreplay/routed.h"
 #include "replay/child.h"
@@ -31,6 +32,7 @@ typedef struct replay_args {
     const char *output;
     hr_emit_format_t format;
     int quiet, verbose;
+    hr_pool_routes_t pools;
     char **paths;
     int npaths, cap_paths;
 } replay_args_t;
@@ -54,7 +56,7 @@ static int parse_pace(const char *v, double *out) {
 
 enum {
     O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
-    O_COUNT, O_VERIFY
+    O_COUNT, O_VERIFY, O_POOL
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -90,6 +92,10 @@ static const hr_opt_t replay_opts[] = {
     {O_VERIFY, "verify", NULL, "also check every pointer each allocator returns "
      "(alignment, overlap, contents); a violation makes the "
      "row invalid"},
+    {O_POOL, "pool", "NAME=ALLOC", "replay the engine's pool NAME (hr_alloc_named in the "
+     "program) on ALLOC: stack, marker, block, bank or sizeclass (with its options), in "
+     "front of each -a allocator; or malloc. Default: every pool is replayed as plain "
+     "malloc calls of the row's allocator. Up to 3, repeated"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -159,6 +165,7 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     }
     case O_VERIFY: a->opt.verify = 1; return 0;
+    case O_POOL: return hr_pool_route_add(&a->pools, o);
     case 'q': a->quiet = 1; return 0;
     default: a->verbose = 1; return 0;
     }
@@ -452,7 +459,7 @@ static char *count_from_callgrind(char *line, const char *out) {
  * ended are joined; an allocator with none is left out, one with fewer
  * than asked for (or without its verify or count process) is marked. */
 static int add_results(const plan_t *p, char **lines, char **specs, const char *path,
-                       int stop, hr_report_builder_t *rb) {
+                       int stop, const hr_pool_info_t *pi, hr_report_builder_t *rb) {
     char **samples = calloc((size_t)p->rep, sizeof *samples);
     int failed = 0;
     for (int s = 0; s < p->nspecs && !failed; s++) {
@@ -472,8 +479,12 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
         if (hr_report_builder_add(rb, samples, n, &err) != 0) {
             fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
             failed = 1;
-        } else if (stop) {
-            hr_report_builder_interrupted(rb, sig_name(stop), partial);
+        } else {
+            hr_json_t *pools = hr_pool_json(pi);
+            if (pools)
+                hr_report_builder_set_last(rb, "pools", pools);
+            if (stop)
+                hr_report_builder_interrupted(rb, sig_name(stop), partial);
         }
         for (int r = 0; r < n; r++)
             free(samples[r]);
@@ -495,10 +506,13 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         return 2;
     }
     char digest[17];
-    hr_trace_digest(&t, digest);
-    int tfd = hr_trace_share(&t, digest, &err);
+    hr_trace_digest(&t, digest); /* of the trace as read, before lowering its pools */
+    hr_pool_info_t pi;
+    int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0
+                  ? hr_trace_share(&t, digest, &err) : -1;
     if (tfd < 0) {
         fprintf(stderr, "heapreplay replay: %s: %s\n", path, err.msg);
+        hr_pool_info_free(&pi);
         hr_trace_free(&t);
         return 2;
     }
@@ -506,6 +520,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     if (a->opt.count == HR_COUNT_CALLGRIND && plan_count_files(&p) != 0) {
         fprintf(stderr, "heapreplay replay: cannot create a temporary directory: %s\n", strerror(errno));
         close(tfd);
+        hr_pool_info_free(&pi);
         hr_trace_free(&t);
         return 2;
     }
@@ -532,12 +547,13 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         free(p.outs);
     }
     if (!failed)
-        failed = add_results(&p, lines, specs, path, stop, rb);
+        failed = add_results(&p, lines, specs, path, stop, &pi, rb);
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
     free(jobs);
     close(tfd);
+    hr_pool_info_free(&pi);
     hr_trace_free(&t);
     return stop ? 3 : failed;
 }
@@ -549,7 +565,8 @@ int hr_cmd_replay(int argc, char **argv) {
         return rc == 1 ? 0 : rc;
     char **specs;
     int nspecs;
-    if ((rc = expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0)
+    if ((rc = expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0 ||
+        (rc = hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0)
         return rc;
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
     hr_report_builder_set_command(rb, argc, argv);
