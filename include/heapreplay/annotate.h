@@ -3,6 +3,7 @@
  *
  *   hr_heap_push("level");  ... allocations ...  hr_heap_pop("level");
  *   hr_frame();             once per game frame
+ *   hr_frame_named("physics");  once per frame of another frame stream
  *   hr_mark("boss-fight");  a named point in the trace
  *   HR_HEAP_SCOPE("level"); C++: push now, pop at the end of the scope
  *
@@ -54,6 +55,7 @@ static inline void hr_heap_push(const char *name) { (void)name; }
 static inline void hr_heap_pop(const char *name) { (void)name; }
 static inline void hr_mark(const char *name) { (void)name; }
 static inline void hr_frame(void) {}
+static inline void hr_frame_named(const char *stream) { (void)stream; }
 static inline void hr_alloc_named(void *ptr, size_t size, const char *pool) {
     (void)ptr, (void)size, (void)pool;
 }
@@ -114,6 +116,13 @@ static inline void hr_heap_pop(const char *name) {
 static inline void hr_mark(const char *name) {
     static void *hook;
     hr_annotate_str_(&hook, "hr_capture_mark", name);
+}
+
+/* A frame of the named stream (render, physics, audio ...): its own counter,
+ * apart from hr_frame()'s main stream, which replay measures frames by. */
+static inline void hr_frame_named(const char *stream) {
+    static void *hook;
+    hr_annotate_str_(&hook, "hr_capture_frame_named", stream);
 }
 
 static inline void hr_frame(void) {

@@ -41,7 +41,10 @@ typedef enum hr_field_kind { HR_FIELD_LIST(HR_FIELD_ENUM_) HR_F__COUNT } hr_fiel
  *   MEM    a memory op: timed, counted in ops.total and ns/op (alloc, calloc,
  *          realloc, free)
  *   HEAP   a heap-stack op (push, pop): routes later allocations
- *   MARKER a marker in time (frame, mark): no allocator work
+ *   MARKER a marker in time (frame, mark): no allocator work. A frame with
+ *          its optional STR (since format 1.3) belongs to a named frame
+ *          stream (annotate.h's hr_frame_named); without it, to the
+ *          program's one main stream, which replay measures frames by
  *   POOL   a block of an engine's own allocator (a pool, arena, frame
  *          allocator), named by the STR of its palloc (annotate.h's
  *          hr_alloc_named): pfree and prealloc act on the block the id
@@ -58,7 +61,7 @@ enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3, HR_OPC_POOL = 4 };
     X(FREE,         3, "free",    ID,    SIZE,  NONE,   1, MEM,    "free")                \
     X(HEAP_PUSH,    4, "push",    STR,   NONE,  NONE,   0, HEAP,   "heap_push")           \
     X(HEAP_POP,     5, "pop",     STR,   NONE,  NONE,   0, HEAP,   "heap_pop")            \
-    X(FRAME,        6, "frame",   NUM,   NONE,  NONE,   0, MARKER, "frame")               \
+    X(FRAME,        6, "frame",   NUM,   STR,   NONE,   1, MARKER, "frame")               \
     X(MARK,         7, "mark",    STR,   NONE,  NONE,   0, MARKER, "mark")                \
     X(POOL_ALLOC,   8, "palloc",  ID,    SIZE,  STR,    0, POOL,   "pool_alloc")          \
     X(POOL_FREE,    9, "pfree",   ID,    STR,   NONE,   0, POOL,   "pool_free")           \
@@ -182,11 +185,21 @@ typedef struct hr_pool_stat {
  * malloc'd (NULL when none). Returns the count, or -1 on out of memory. */
 int hr_trace_pools(const hr_trace_t *t, hr_pool_stat_t **out);
 
+/* Frames per named frame stream (string index), in order of first frame;
+ * *out malloc'd. Returns the count, or -1 on out of memory. */
+typedef struct hr_stream_stat {
+    uint32_t name;
+    uint64_t frames;
+} hr_stream_stat_t;
+int hr_trace_streams(const hr_trace_t *t, hr_stream_stat_t **out);
+
 /* Lowers pool ops to the malloc-family ops for replay: palloc -> alloc and
  * pfree -> free with aux = the pool's string index + 1 (plain ops have aux
  * 0 there: readers never produce this form, only replay routes on it),
- * prealloc -> realloc (the new block keeps the old block's pool). Then
- * revalidates (op counts). Returns the number of pool ops lowered, or -1. */
+ * prealloc -> realloc (the new block keeps the old block's pool); and a
+ * frame of a named stream becomes a mark of the stream's name (replay's
+ * frames are the main stream's). Then revalidates (op counts). Returns the
+ * number of events lowered, or -1. */
 int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err);
 
 /* ---- file formats (src/trace/) ---------------------------------------- */

@@ -64,6 +64,8 @@ typedef struct hr_cap_block {
  *   POOL_ALLOC    ptr=result  a=size         b=pool name length; the name follows
  *   POOL_FREE     ptr=pointer a=0            b=pool name length; the name follows
  *   POOL_REALLOC  ptr=result  a=old pointer  b=size (the block keeps its pool)
+ *   FRAME_NAMED   a=0 b=stream name length; the name follows (hr_frame_named;
+ *                 the importer numbers each stream's frames from 1)
  *                 (the POOL_ ops: annotate.h's hr_alloc_named & co., an
  *                 engine's own allocators; added to version 2 at the end of
  *                 the op list: older importers reject them as unknown ops)
@@ -82,6 +84,7 @@ typedef enum hr_cap_op {
     HR_CAP_POOL_ALLOC,
     HR_CAP_POOL_FREE,
     HR_CAP_POOL_REALLOC,
+    HR_CAP_FRAME_NAMED,
     HR_CAP__COUNT
 } hr_cap_op_t;
 
@@ -105,7 +108,7 @@ _Static_assert(sizeof(hr_cap_block_t) == 32, "capture block header is 32 bytes")
 
 static inline int hr_cap_has_name(unsigned op) {
     return op == HR_CAP_HEAP_PUSH || op == HR_CAP_HEAP_POP || op == HR_CAP_MARK ||
-           op == HR_CAP_POOL_ALLOC || op == HR_CAP_POOL_FREE;
+           op == HR_CAP_POOL_ALLOC || op == HR_CAP_POOL_FREE || op == HR_CAP_FRAME_NAMED;
 }
 
 /* REALLOC and POOL_REALLOC code their old pointer relative to the result. */

@@ -114,6 +114,7 @@ HR_CAP_API void hr_capture_heap_push(const char *name);
 HR_CAP_API void hr_capture_heap_pop(const char *name);
 HR_CAP_API void hr_capture_mark(const char *name);
 HR_CAP_API void hr_capture_frame(void);
+HR_CAP_API void hr_capture_frame_named(const char *stream);
 /* An engine's own allocators (annotate.h's hr_alloc_named & co.): a block of
  * `pool` at ptr, its release (before the engine reuses it), its move. */
 HR_CAP_API void hr_capture_alloc_named(void *ptr, size_t size, const char *pool);

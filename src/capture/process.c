@@ -66,6 +66,7 @@ static void annot(unsigned op, const char *name) {
 HR_CAP_API void hr_capture_heap_push(const char *name) { annot(HR_CAP_HEAP_PUSH, name); }
 HR_CAP_API void hr_capture_heap_pop(const char *name) { annot(HR_CAP_HEAP_POP, name); }
 HR_CAP_API void hr_capture_mark(const char *name) { annot(HR_CAP_MARK, name); }
+HR_CAP_API void hr_capture_frame_named(const char *stream) { annot(HR_CAP_FRAME_NAMED, stream); }
 
 /* Pool blocks: clocked like malloc-family events (capture_int.h: a release
  * takes its clock before the block can be reused, a new block after it

@@ -71,6 +71,40 @@ static void info_pools_text(const hr_trace_t *t) {
     free(ps);
 }
 
+/* Frames of the main stream (hr_frame: a frame event without a stream name). */
+static uint64_t main_frames(const hr_trace_t *t) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n += t->events[i].op == HR_OP_FRAME && !(t->events[i].flags & HR_EVF_HAS_OPT);
+    return n;
+}
+
+/* Named frame streams (hr_frame_named) and their frame counts. */
+static void info_streams_json(const hr_trace_t *t, hr_emit_t *em) {
+    hr_stream_stat_t *ss;
+    int n = hr_trace_streams(t, &ss);
+    hr_emit_arr_begin(em, "frame_streams");
+    for (int i = 0; i < n; i++) {
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_str(em, "name", t->strings[ss[i].name]);
+        hr_emit_u64(em, "frames", ss[i].frames);
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
+    free(ss);
+}
+
+static void info_streams_text(const hr_trace_t *t) {
+    hr_stream_stat_t *ss;
+    int n = hr_trace_streams(t, &ss);
+    printf("  frame streams  ");
+    for (int i = 0; i < n; i++)
+        printf("%s%s (%llu frames)", i ? ", " : " ", t->strings[ss[i].name],
+               (unsigned long long)ss[i].frames);
+    printf("%s\n", n < 0 ? " (out of memory)" : "");
+    free(ss);
+}
+
 static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     struct stat st;
     uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -86,7 +120,7 @@ static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_obj_end(em);
     hr_emit_u64(em, "ids", t->n_ids);
     hr_emit_u64(em, "threads", t->n_threads);
-    hr_emit_u64(em, "frames", t->op_counts[HR_OP_FRAME]);
+    hr_emit_u64(em, "frames", main_frames(t));
     hr_emit_u64(em, "peak_live_bytes", t->peak_live);
     hr_emit_bool(em, "timestamps", (t->flags & HR_TRACEF_TIMESTAMPS) != 0);
     if ((t->flags & HR_TRACEF_TIMESTAMPS) && t->n_events)
@@ -95,6 +129,7 @@ static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_f64(em, "bytes_per_event", t->n_events ? (double)bytes / (double)t->n_events : 0);
     info_heaps(t, em);
     info_pools_json(t, em);
+    info_streams_json(t, em);
     hr_emit_obj_end(em);
 }
 
@@ -107,7 +142,7 @@ static void info_text(const char *path, const hr_trace_t *t) {
     for (unsigned op = 0; op < HR_OP__COUNT; op++)
         printf("    %-12s  %llu\n", hr_op_name(op), (unsigned long long)t->op_counts[op]);
     printf("  ids (max live)  %u\n  threads         %u\n  frames          %llu\n", t->n_ids,
-           t->n_threads, (unsigned long long)t->op_counts[HR_OP_FRAME]);
+           t->n_threads, (unsigned long long)main_frames(t));
     printf("  peak live       %llu bytes (%.2f MiB)\n", (unsigned long long)t->peak_live,
            (double)t->peak_live / 1048576.0);
     printf("  timestamps      %s\n", (t->flags & HR_TRACEF_TIMESTAMPS) ? "yes" : "no");
@@ -121,6 +156,7 @@ static void info_text(const char *path, const hr_trace_t *t) {
     printf("\n");
     free(pushes);
     info_pools_text(t);
+    info_streams_text(t);
 }
 
 static const hr_opt_t info_opts[] = {

@@ -55,6 +55,8 @@ struct hr_addrmap {
     uint32_t    *free_ids;
     size_t       n_free, cap_free;
     uint32_t     next_id;
+    uint64_t    *stream_frames; /* frames so far per string index (named streams) */
+    uint32_t     n_stream_frames;
 };
 
 /* The entry for addr in tab, or NULL when the address was never returned. */
@@ -295,6 +297,24 @@ int hr_addrmap_pool_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint
     return add_live_in(m, &m->pools, &ev, addr, size, ts, p);
 }
 
+int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream, uint64_t ts) {
+    int64_t s = hr_trace_intern(m->out, stream ? stream : "");
+    if (s < 0)
+        return -1;
+    if ((uint32_t)s >= m->n_stream_frames) {
+        uint32_t n = (uint32_t)s + 16;
+        uint64_t *f = realloc(m->stream_frames, n * sizeof *f);
+        if (!f)
+            return -1;
+        memset(f + m->n_stream_frames, 0, (n - m->n_stream_frames) * sizeof *f);
+        m->stream_frames = f;
+        m->n_stream_frames = n;
+    }
+    hr_event_t ev = {.op = HR_OP_FRAME, .flags = HR_EVF_HAS_OPT, .thread = thread,
+                     .aux = (uint32_t)s, .size = ++m->stream_frames[s]};
+    return emit(m, &ev, ts);
+}
+
 void hr_addrmap_finish(hr_addrmap_t *m) {
     if (!m)
         return;
@@ -307,6 +327,7 @@ void hr_addrmap_finish(hr_addrmap_t *m) {
         if (((const hr_aentry_t *)v)->state == E_LIVE)
             m->rep->leaked_at_end++;
     hr_ptrmap_free(&m->pools);
+    free(m->stream_frames);
     m->rep->events_out = m->out->n_events;
     hr_ptrmap_free(&m->tab);
     free(m->free_ids);

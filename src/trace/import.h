@@ -75,6 +75,8 @@ int hr_addrmap_pool_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, const 
                          uint64_t ts);
 int hr_addrmap_pool_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t addr,
                             uint64_t size, uint64_t ts);
+/* A frame of the named stream (numbered per stream from 1). */
+int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream, uint64_t ts);
 /* Counts what is still live, frees the map; the trace is left as built. */
 void hr_addrmap_finish(hr_addrmap_t *m);
 

@@ -234,6 +234,8 @@ static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, ui
             return hr_addrmap_pool_alloc(m, th, r->ptr, r->a, name, ts);
         if (r->op == HR_CAP_POOL_FREE)
             return hr_addrmap_pool_free(m, th, r->ptr, name, ts);
+        if (r->op == HR_CAP_FRAME_NAMED)
+            return hr_addrmap_stream_frame(m, th, name, ts);
         hr_op_t op = r->op == HR_CAP_HEAP_PUSH ? HR_OP_HEAP_PUSH
                      : r->op == HR_CAP_HEAP_POP ? HR_OP_HEAP_POP : HR_OP_MARK;
         return hr_addrmap_annot(m, th, op, name, 0, ts);

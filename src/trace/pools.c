@@ -1,6 +1,7 @@
 /* Pools: the blocks of an engine's own allocators (pool ops, HR_OPC_POOL),
  * summed per pool for `info` and the replay report, and lowered to the
- * malloc-family ops that the replay engine runs (trace.h). */
+ * malloc-family ops that the replay engine runs (trace.h); and named frame
+ * streams, counted for `info` and lowered to marks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,33 @@ int hr_trace_pools(const hr_trace_t *t, hr_pool_stat_t **out) {
     return n;
 }
 
+int hr_trace_streams(const hr_trace_t *t, hr_stream_stat_t **out) {
+    int n = 0, cap = 0;
+    *out = NULL;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        if (ev->op != HR_OP_FRAME || !(ev->flags & HR_EVF_HAS_OPT))
+            continue;
+        int k = 0;
+        while (k < n && (*out)[k].name != ev->aux)
+            k++;
+        if (k == n) {
+            if (n == cap) {
+                hr_stream_stat_t *p = realloc(*out, (size_t)(cap = cap ? cap * 2 : 4) * sizeof *p);
+                if (!p) {
+                    free(*out);
+                    *out = NULL;
+                    return -1;
+                }
+                *out = p;
+            }
+            (*out)[n++] = (hr_stream_stat_t){ev->aux, 0};
+        }
+        (*out)[k].frames++;
+    }
+    return n;
+}
+
 int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err) {
     int64_t n = 0;
     for (size_t i = 0; i < t->n_events; i++) {
@@ -116,6 +144,14 @@ int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err) {
         case HR_OP_POOL_REALLOC:
             ev->op = HR_OP_REALLOC;
             n++;
+            break;
+        case HR_OP_FRAME: /* a named stream's frame: a mark of its name */
+            if (ev->flags & HR_EVF_HAS_OPT) {
+                ev->op = HR_OP_MARK;
+                ev->flags = 0;
+                ev->size = 0;
+                n++;
+            }
             break;
         default:
             break;

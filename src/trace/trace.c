@@ -266,6 +266,9 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
                 VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
             break;
         case HR_OP_FRAME:
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->aux >= t->n_strings)
+                VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
+            break;
         case HR_OP__COUNT:
             break;
         }

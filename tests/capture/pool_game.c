@@ -5,7 +5,8 @@
  * checks the pools by name and count:
  *   Particles  200 allocs, 200 frees
  *   FrameArena 10 frames x 16 allocs, freed at the end of their frame
- *   Strings    5 allocs, each moved 3 times (reallocs), then freed */
+ *   Strings    5 allocs, each moved 3 times (reallocs), then freed
+ * and a named frame stream "physics" ticking twice per main frame (20). */
 #include <heapreplay/annotate.h>
 
 #include <stdio.h>
@@ -60,6 +61,8 @@ int main(void) {
         for (int i = 0; i < 16; i++)
             hr_free_named(tmp[i], "FrameArena");
         arena_top = frame_base; /* the frame allocator resets */
+        hr_frame_named("physics");
+        hr_frame_named("physics");
         hr_frame();
     }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Custom-allocator events: a game with its own pools (tests/capture/
+# Custom-allocator events (and named frame streams): a game with its own pools (tests/capture/
 # pool_game.c, annotated with hr_alloc_named & co.) is captured; its pools
 # appear by name and count in the capture summary, `info` and the replay
 # report; replay runs them as plain malloc by default and routes one to an
@@ -77,6 +77,12 @@ else
     not_ok "info --json: pools" "$got"
 fi
 check "info (text): pools line" grep -q "pools  *Particles (200 allocs" <("$HR" info "$T/g.hrt")
+if [ "$("$JGET" 0.frame_streams.0.name "$T/info.json")" = physics ] &&
+   [ "$("$JGET" 0.frame_streams.0.frames "$T/info.json")" = 20 ] && [ "$("$JGET" 0.frames "$T/info.json")" = 10 ]; then
+    ok "hr_frame_named: stream physics with 20 frames, main stream 10 frames"
+else
+    not_ok "named frame stream" "$(grep -A6 frame_streams "$T/info.json")"
+fi
 
 # 3. replay: plain malloc by default, said on stderr and in the report
 "$HR" replay -a glibc -r 1 --warm-time 0 --verify -o "$T/d.json" "$T/g.hrt" > "$T/d.txt" 2> "$T/d.err"

@@ -31,7 +31,8 @@ static const char k_canon[] =
     "mark caf%C3%A9 @241\n"
     "palloc 0 32 Particles @250\n"
     "prealloc 0 1 48 t=1 @251\n"
-    "pfree 1 Particles t=1 @252\n";
+    "pfree 1 Particles t=1 @252\n"
+    "frame 7 render%20heap t=1 @253\n";
 
 static const char *srcdir(void) {
     const char *s = getenv("srcdir");
@@ -350,6 +351,8 @@ static void test_binary_record_errors(void) {
                "skipped; written by a newer heapreplay?)", 0x0f);
     EXPECT_REC(1, 0, 0, "t.hrt: offset 66: opcode 9 ('pfree') in a 1.0 file (pool ops arrived "
                "in 1.3)", 0x09);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: a named frame stream in a 1.0 file (they arrived in "
+               "1.3)", 0x26, 0x02, 0x00);
     EXPECT_REC(1, 0, 0, "t.hrt: offset 66: opcode byte 0x80 sets the reserved bit 7", 0x80);
     EXPECT_REC(1, 1, 8, "t.hrt: offset 66: 'calloc' has no optional field but the opcode "
                "byte sets the optional-field bit", 0x21, 0x00, 0x01, 0x08);
