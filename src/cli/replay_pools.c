@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/replay_pools.h"
+#include "cli/replay_int.h"
 #include "backends/compose.h"
 
 /* Allocators a pool may be routed to: the in-house ones (an external

@@ -1,10 +1,14 @@
-/* replay and the engine's pools: --pool NAME=ALLOC routes (replay_pools.c). */
-#ifndef HR_CLI_REPLAY_POOLS_H
-#define HR_CLI_REPLAY_POOLS_H
+/* heapreplay replay's pieces (src/cli/): cmd_replay.c runs the replays,
+ * replay_args.c holds the option table and reads the arguments,
+ * replay_pools.c handles the engine's pools (--pool NAME=ALLOC). */
+#ifndef HR_CLI_REPLAY_INT_H
+#define HR_CLI_REPLAY_INT_H
 
 #include "cli/cli.h"
+#include "base/emit.h"
 #include "base/json.h"
 #include "heapreplay/trace.h"
+#include "replay/engine.h"
 
 #define HR_POOL_ROUTES_MAX 3 /* a composition has at most 4 parts: 3 pools + the row's */
 
@@ -15,6 +19,24 @@ typedef struct hr_pool_routes {
         char alloc[64]; /* "bank", "bank:round=16", or "malloc" (the default) */
     } r[HR_POOL_ROUTES_MAX];
 } hr_pool_routes_t;
+
+typedef struct replay_args {
+    hr_replay_options_t opt;
+    char *allocators; /* every -a joined by commas; NULL: all */
+    const char *output;
+    hr_emit_format_t format;
+    int quiet, verbose;
+    hr_pool_routes_t pools;
+    char **paths;
+    int npaths, cap_paths;
+} replay_args_t;
+
+/* Reads the options and operands into *a (zeroed first). Returns 0, 1 when
+ * --help was printed (exit 0), or 2 after a usage error. */
+int hr_replay_parse_args(int argc, char **argv, replay_args_t *a);
+/* Expands "all" and checks every spec of the -a list (NULL: all); fills
+ * *specs (malloc'd strings). 0, or 2 after a usage error. */
+int hr_replay_expand_allocators(const char *list, char ***specs, int *n, int quiet);
 
 /* One trace's pools (before lowering) and the routes, for the report. */
 typedef struct hr_pool_info {
