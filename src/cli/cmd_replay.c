@@ -25,13 +25,21 @@
 #include "base/json.h"
 
 /* Progress over the whole run: on a terminal one line rewritten in place
- * ([k/N] processes, percent, ETA from the mean time per finished process);
- * elsewhere nothing, or with -v one line per process. */
+ * (every HR_CHILD_TICK_MS): [k/N] processes, the share of processes done,
+ * how far the current process is (its elapsed time over the time the same
+ * allocator took in the same mode for the previous sample; the elapsed
+ * time alone for a first sample) and an ETA from the mean time per finished
+ * process. Off a terminal nothing, or with -v one line per process. */
 typedef struct progress {
     int tty, lines;     /* rewrite one line; print lines */
     int done, total;    /* processes started before the current trace, all */
     double t0;          /* start of the run */
     int shown;          /* a terminal line is on screen */
+    int cur;            /* the current trace's running job (-1: none yet) */
+    double cur_t0;      /* when it started */
+    double *dur;        /* seconds per job of the current trace (0: not ended) */
+    const hr_child_job_t **job; /* the jobs seen, for their spec and mode */
+    int n;              /* jobs of the current trace */
 } progress_t;
 
 static double now_s(void) {
@@ -40,34 +48,77 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ", this one 40%" from the previous sample of the same allocator and mode,
+ * or ", this one 12 s" when there is none. Returns the share done (0..0.99),
+ * or 0 when unknown. */
+static double current_share(const progress_t *pg, int index, double now, char *out, size_t cap) {
+    const hr_child_job_t *j = pg->job[index];
+    double el = now - pg->cur_t0;
+    for (int i = index - 1; i >= 0; i--)
+        if (pg->job[i] && pg->dur[i] > 0 && pg->job[i]->mode == j->mode &&
+            strcmp(pg->job[i]->spec, j->spec) == 0) {
+            double pct = 100.0 * el / pg->dur[i];
+            pct = pct < 99 ? pct : 99;
+            snprintf(out, cap, ", this one %.0f%%", pct);
+            return pct / 100;
+        }
+    snprintf(out, cap, ", this one %.0f s", el);
+    return 0;
+}
+
 static void progress(const hr_child_job_t *job, int index, void *ctx) {
     progress_t *pg = ctx;
+    double now = now_s();
+    int fresh = index != pg->cur;
+    if (fresh && pg->dur && index < pg->n) {
+        if (pg->cur >= 0)
+            pg->dur[pg->cur] = now - pg->cur_t0;
+        pg->job[index] = job;
+        pg->cur = index;
+        pg->cur_t0 = now;
+    }
     int k = pg->done + index; /* processes finished */
-    char eta[32] = "";
-    double el = now_s() - pg->t0;
-    if (k > 0) {
-        double left = el / k * (pg->total - k);
+    char eta[32] = "", cur[32] = "";
+    double el = now - pg->t0;
+    double part = pg->dur && index < pg->n ? current_share(pg, index, now, cur, sizeof cur) : 0;
+    if (k + part > 0) { /* the mean time per process so far, the current one's share counted */
+        double left = el / (k + part) * (pg->total - k - part);
         snprintf(eta, sizeof eta, ", ETA %dm%02ds", (int)(left / 60), (int)left % 60);
     }
     if (pg->tty) { /* cut to the terminal's width: a wrapped line would scroll */
         char line[512];
         struct winsize ws;
         int cols = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 8 ? ws.ws_col - 1 : 79;
-        snprintf(line, sizeof line, "[%d/%d] %3.0f%%%s  %s on %s (%s)", k + 1, pg->total,
-                 100.0 * k / pg->total, eta, job->trace_name, job->spec,
+        snprintf(line, sizeof line, "[%d/%d] %3.0f%%%s%s  %s on %s (%s)", k + 1, pg->total,
+                 100.0 * k / pg->total, cur, eta, job->trace_name, job->spec,
                  hr_replay_mode_name(job->mode));
         fprintf(stderr, "\r\033[K%.*s", cols, line);
         pg->shown = 1;
-    } else if (pg->lines) {
+    } else if (pg->lines && fresh) {
         fprintf(stderr, "[%d/%d] replay %s on %s (%s)\n", k + 1, pg->total, job->trace_name,
                 job->spec, hr_replay_mode_name(job->mode));
     }
+}
+
+/* Before a trace's n jobs run: fresh per-job records. */
+static void progress_trace(progress_t *pg, int n) {
+    free(pg->dur);
+    free(pg->job);
+    pg->dur = calloc((size_t)n, sizeof *pg->dur);
+    pg->job = calloc((size_t)n, sizeof *pg->job);
+    pg->n = pg->dur && pg->job ? n : 0;
+    pg->cur = -1;
 }
 
 static void progress_end(progress_t *pg) {
     if (pg->shown)
         fputs("\r\033[K", stderr);
     pg->shown = 0;
+    free(pg->dur);
+    free(pg->job);
+    pg->dur = NULL;
+    pg->job = NULL;
+    pg->n = 0;
 }
 
 /* "SIGINT" for the exit message and the report. */
@@ -238,6 +289,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     hr_child_job_t proto = {&t, tfd, path, digest, NULL, NULL, &a->opt, hr_cli_self_exe(),
                             HR_MODE_MEASURE, NULL};
     fill_jobs(&p, jobs, &proto, specs);
+    progress_trace(pg, n);
     int run = hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, pg);
     int stop = run == 1 ? hr_child_interrupted() : 0;
     pg->done += n;
@@ -279,7 +331,8 @@ int hr_cmd_replay(int argc, char **argv) {
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
     hr_report_builder_set_command(rb, argc, argv);
     plan_t per = {nspecs, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
-    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * a.npaths, now_s(), 0};
+    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * a.npaths, now_s(), 0,
+                     -1, 0, NULL, NULL, 0};
     int failed = 0, stop = 0;
     hr_child_trap_signals();
     for (int i = 0; i < a.npaths && rc == 0 && !stop; i++) {

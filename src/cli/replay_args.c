@@ -82,10 +82,11 @@ const hr_cmd_spec_t hr_spec_replay = {
     .max_operands = -1, .summary = "replay traces against allocators and report",
     .details = "A DIR stands for every *.hrt and *.hrtt file in it. Every (trace, allocator,\n"
                "sample) runs in its own fresh process; the processes end with heapreplay.\n"
-               "On a terminal, progress is one line, [k/N] processes and an ETA; elsewhere\n"
-               "nothing unless -v. SIGINT or SIGTERM stops the replay: the rows finished so\n"
-               "far are reported (and written to -o) marked interrupted, exit 130 or 143.\n"
-               "'heapreplay list' names the allocators and the compositions (PART+PART).\n"};
+               "On a terminal, progress is one line: [k/N] processes, how far the running\n"
+               "one is, an ETA; elsewhere nothing unless -v. SIGINT or SIGTERM stops the\n"
+               "replay: the rows finished so far are reported (and written to -o) marked\n"
+               "interrupted, exit 130 or 143. 'heapreplay list' names the allocators and\n"
+               "the compositions (PART+PART).\n"};
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
     replay_args_t *a = ctx;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -215,13 +216,20 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
     _exit(0);
 }
 
-static char *read_all(int fd, size_t *len) {
+/* Reads fd to its end; while nothing arrives, calls tick (if any) about
+ * every HR_CHILD_TICK_MS (the caller's progress display). */
+static char *read_all(int fd, size_t *len, void (*tick)(void *), void *ctx) {
     size_t cap = 4096;
     char *buf = malloc(cap);
     *len = 0;
     for (;;) {
         if (*len + 4096 > cap)
             buf = realloc(buf, cap *= 2);
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (tick && poll(&pfd, 1, HR_CHILD_TICK_MS) == 0) {
+            tick(ctx);
+            continue;
+        }
         ssize_t r = read(fd, buf + *len, cap - *len - 1);
         if (r < 0 && errno == EINTR)
             continue;
@@ -256,6 +264,20 @@ static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_en
         return synth_result(job, "error", msg, 0);
     }
     return out;
+}
+
+/* The progress callback again, for the job that is running. */
+typedef struct tick_ctx {
+    hr_child_progress_fn fn;
+    const hr_child_job_t *job;
+    int index;
+    void *ctx;
+} tick_ctx_t;
+
+static void tick(void *p) {
+    tick_ctx_t *t = p;
+    if (!stop_sig)
+        t->fn(t->job, t->index, t->ctx);
 }
 
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
@@ -293,7 +315,9 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         if (progress && !stop_sig)
             progress(&jobs[i], i, ctx);
         size_t len = 0;
-        char *out = rfd[i] >= 0 && !stop_sig ? read_all(rfd[i], &len) : NULL;
+        tick_ctx_t tc = {progress, &jobs[i], i, ctx};
+        char *out = rfd[i] >= 0 && !stop_sig ? read_all(rfd[i], &len, progress ? tick : NULL, &tc)
+                                             : NULL;
         job_end_t e;
         ssize_t got = stop_sig ? 0 : read(sp[0], &e, sizeof e);
         while (got < 0 && errno == EINTR && !stop_sig)

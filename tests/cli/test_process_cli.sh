@@ -75,6 +75,21 @@ check "progress: quiet when stderr is not a terminal" test ! -s "$T/err"
 if [ "$(grep -c '^\[[1-4]/4\] replay ' "$T/err")" = 4 ]; then ok "progress: -v prints [k/N] per process"
 else not_ok "progress: -v prints [k/N] per process" "$(cat "$T/err")"; fi
 
+# On a terminal (script(1) gives one): one line rewritten in place, [k/N],
+# the share of the current process (from the previous sample) and an ETA.
+if command -v script > /dev/null; then
+    script -qec "'$HR' replay -a bump -r 2 --warm-time 0.6 '$T/s.hrt' > /dev/null" /dev/null > "$T/tty" 2>&1
+    nl=$(tr -cd '\n' < "$T/tty" | wc -c)
+    if grep -q '\[4/4\]' "$T/tty" && grep -q 'this one [0-9]*%' "$T/tty" && grep -q 'ETA [0-9]*m[0-9][0-9]s' "$T/tty" &&
+       [ "$nl" -le 1 ]; then
+        ok "progress on a terminal: [k/N], the current process's share, ETA, nothing scrolls ($nl newline)"
+    else
+        not_ok "progress on a terminal" "newlines $nl" "$(tr '\r' '\n' < "$T/tty" | head -8)"
+    fi
+else
+    skip "progress on a terminal" "script(1) not installed"
+fi
+
 # 4. capture leaves the program's stdout byte-identical
 LIB="$top_builddir/.libs/libheapreplay-capture.so"
 if [ -f "$LIB" ]; then
