@@ -35,7 +35,7 @@ $libdir/pkgconfig/heapreplay.pc $libdir/cmake/heapreplay/heapreplayConfig.cmake
 $libdir/cmake/heapreplay/heapreplayConfigVersion.cmake"
 missing=
 for f in $want; do [ -f "$f" ] || missing="$missing ${f#"$STAGE"}"; done
-extra=$(cd "$R/include/heapreplay" 2> /dev/null && ls | grep -vx annotate.h)
+extra=$(find "$R/include" -type f ! -name annotate.h)
 if [ -z "$missing" ] && [ -z "$extra" ]; then
     ok "make install: binary, capture library, annotate.h only, man page, completion, docs, .pc, CMake package"
 else
@@ -43,12 +43,14 @@ else
 fi
 
 # The moved tree finds its own capture library (no HEAPREPLAY_CAPTURE_LIB).
+# shellcheck disable=SC2046 # pkg-config's output is words
 $CC -std=c11 -pedantic -Wall -Wextra -Werror $($PC --cflags --libs heapreplay) \
     "$S/tests/capture/pool_game.c" -o "$T/game_pc" 2> "$T/err"
 rc=$?
 if [ $rc = 0 ]; then ok "C: -std=c11 -pedantic -Wall -Wextra -Werror against the installed tree via pkg-config"
 else not_ok "C via pkg-config" "$(head -5 "$T/err")"; fi
 if command -v "$CXX" > /dev/null; then
+    # shellcheck disable=SC2046 # pkg-config's output is words
     $CXX -std=c++11 -pedantic -Wall -Wextra -Werror $($PC --cflags --libs heapreplay) \
         "$S/tests/capture/annotate_game.cpp" -o "$T/game_pc_cxx" 2> "$T/err"
     if [ $? = 0 ]; then ok "C++: -std=c++11 -pedantic -Werror via pkg-config"

@@ -20,14 +20,14 @@ trap 'rm -rf "$T"' EXIT
 left() { pgrep -f -- "$T/s.hrt" | grep -vx "$$" || true; }
 # Waits up to 10 s for every such process to end; prints what is left.
 wait_gone() {
-    local i
-    for i in $(seq 100); do [ -z "$(left)" ] && return 0; sleep 0.1; done
+    local _
+    for _ in $(seq 100); do [ -z "$(left)" ] && return 0; sleep 0.1; done
     left
 }
 # Waits up to 20 s until a replay process of spec $1 runs.
 wait_worker() {
-    local i
-    for i in $(seq 200); do pgrep -f -- "--spec $1 .*$T/s.hrt" > /dev/null && return 0; sleep 0.1; done
+    local _
+    for _ in $(seq 200); do pgrep -f -- "--spec $1 .*$T/s.hrt" > /dev/null && return 0; sleep 0.1; done
     return 1
 }
 
@@ -117,7 +117,7 @@ if [ -f "$LIB" ]; then
         grep -q "^trace: $T/f.$p.hrt" "$T/fk.err" && [ -s "$T/f.$p.hrt" ] &&
             "$HR" info "$T/f.$p.hrt" > /dev/null || good=0
     done
-    raw=$(ls "$T" | grep -c 'f\.hrt\.raw' || true)
+    raw=$(find "$T" -name 'f.hrt.raw*' | wc -l)
     if [ $rc = 0 ] && [ -n "$named" ] && [ $good = 1 ] && [ "$raw" = 0 ]; then
         ok "capture --follow-forks: $(echo $named | wc -w) child traces, named in the summary, no raw log left"
     else
