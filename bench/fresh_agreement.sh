@@ -23,6 +23,14 @@
 #   FRESH_COLD=.cold_ns_per_op    FRESH_WARM=.ns_per_op     fresh_replay's
 #                            (thread CPU time; .cold_wall_ns_per_op and
 #                            .wall_ns_per_op are the wall-clock ones)
+#   FRESH_LIBS=same          same: fresh_replay also preloads heapreplay's own
+#                            shared libraries (ldd: libzstd, libz, libm), so both
+#                            processes have the same mappings; none: only LIB.
+#                            Why: glibc's brk/trim cost grows with the kernel's
+#                            work per mapping change, which depends on how many
+#                            mappings the process has (frame_loop on glibc: fresh
+#                            71 ns/op alone, 61 with those libraries, heapreplay
+#                            63); `same` isolates what the harness itself costs
 #   OUT=results/fresh-agreement.md
 set -euo pipefail
 . "$(dirname "$0")/hr_bench_lib.sh"
@@ -37,8 +45,9 @@ HR_COLD=${HR_COLD:-.time.cold_ns_per_op}
 HR_WARM=${HR_WARM:-.time.ns_per_op}
 FRESH_COLD=${FRESH_COLD:-.cold_ns_per_op}
 FRESH_WARM=${FRESH_WARM:-.ns_per_op}
+FRESH_LIBS=${FRESH_LIBS:-same}
 OUT=${OUT:-$S/results/fresh-agreement.md}
-CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh_agreement.sh"
+CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh_agreement.sh"
 
 traces=$(hr_traces)
 if [ "$BIG_EVENTS" != 0 ]; then
@@ -49,6 +58,8 @@ if [ "$BIG_EVENTS" != 0 ]; then
 fi
 warm_opt=""
 hr_has_warm_time && warm_opt="--warm-time $WARM_TIME"
+
+same_libs=$(hr_same_libs "$FRESH_LIBS")
 
 # The flat event files, one per trace.
 for t in $traces; do
@@ -74,8 +85,8 @@ for r in $(seq 1 "$ROUNDS"); do
                 else [$t, $a, $r, "error", .status, (.error // "")] end | @tsv' "$W/hr.json" >> "$W/data.tsv" ||
                 printf '%s\t%s\t%s\terror\tno report\t\n' "$tn" "$a" "$r" >> "$W/data.tsv"
             say "round $r/$ROUNDS $tn $a: fresh_replay"
-            if [ -n "$lib" ]; then
-                LD_PRELOAD="$lib" "$FRESH" --warm-time "$WARM_TIME" "$W/$tn.flat" > "$W/fresh.json"
+            if [ -n "$lib$same_libs" ]; then
+                LD_PRELOAD="${lib:+$lib }$same_libs" "$FRESH" --warm-time "$WARM_TIME" "$W/$tn.flat" > "$W/fresh.json"
             else
                 env -u LD_PRELOAD "$FRESH" --warm-time "$WARM_TIME" "$W/$tn.flat" > "$W/fresh.json"
             fi
@@ -110,7 +121,7 @@ verdict() { # verdict MEDIAN_RATIO
 {
     hr_header "heapreplay vs a fresh hand-written replay (issue 10)" "$CMD"
     echo "Per round: \`heapreplay replay TRACE -a ALLOC -r 1 -f json $warm_opt $HR_OPTS\` then"
-    echo "\`LD_PRELOAD=LIB tests/tools/fresh_replay --warm-time $WARM_TIME TRACE.flat\`, interleaved"
+    echo "\`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" tests/tools/fresh_replay --warm-time $WARM_TIME TRACE.flat\`, interleaved"
     echo "(A B per trace x allocator, $ROUNDS rounds). heapreplay figures: \`$HR_COLD\` (cold),"
     echo "\`$HR_WARM\` (warm); fresh_replay: \`$FRESH_COLD\`, \`$FRESH_WARM\` (thread CPU time)."
     echo "Ratio = heapreplay / fresh within a round; median [min-max] over the rounds. Target 0.9-1.1."

@@ -45,13 +45,16 @@ hr_bench_setup() {
 }
 
 hr_header() {
-    local title=$1 cmd=$2
+    local title=$1 cmd=$2 cpus
+    cpus=$(taskset -cp $$ | sed 's/.*: //')
+    [ "$(nproc)" -ge "$(nproc --all)" ] || cmd="taskset -c $cpus env $cmd" # the run was pinned
     echo "# $title"
     echo
     echo "Command: \`$cmd\`"
     echo
     echo "- machine: \`$(uname -a)\`"
-    echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), nproc $(nproc)"
+    echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc --all) online;" \
+         "this run used CPU(s) $cpus"
     echo "- date: started $HR_START_DATE, finished $(date -u +%Y-%m-%dT%H:%M:%SZ); load average at start: $HR_START_LOAD"
     echo "- heapreplay: $("$HR" --version 2>/dev/null | head -1 || true) ($(git -C "$S" describe --always --dirty 2>/dev/null || echo "no git"))"
     echo "- replay --warm-time supported: $(hr_has_warm_time && echo yes || echo "no (old engine)")"
@@ -93,3 +96,16 @@ hr_median() { grep -v '^null$' | sort -g | awk '{ v[NR] = $1 } END {
     if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 hr_min() { grep -v '^null$' | sort -g | awk 'NR == 1 { print; f = 1 } END { if (!f) print "-" }'; }
 hr_max() { grep -v '^null$' | sort -g | awk '{ l = $1 } END { print (NR ? l : "-") }'; }
+
+# hr_same_libs MODE: the shared libraries to preload into a reference program
+# so that its process has the same mappings as heapreplay's (MODE same), or
+# nothing (MODE none). glibc's brk/trim cost grows with the number of mappings
+# (results/fresh-agreement.md), so "same" isolates what the harness itself costs.
+hr_same_libs() {
+    case "$1" in
+        same) ldd "$HR" | awk '$2 == "=>" && $3 ~ /^\// && $1 !~ /^(libc|ld-linux)/ { print $3 }' |
+                  tr '\n' ' ' | sed 's/ $//' ;;
+        none) ;;
+        *) echo "FRESH_LIBS must be same or none" >&2; return 2 ;;
+    esac
+}

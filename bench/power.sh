@@ -12,26 +12,27 @@
 # Usage: bench/power.sh [BUILDDIR]      (make bench-power)
 # Environment (defaults):
 #   TRIALS=20
-#   TRACE=traces/frame_loop.hrt
+#   TRACE=traces/strings.hrt    a trace slow enough per op (~78 ns on glibc) that the spin
+#                            can be set to 15 % (particles, ~10 ns, gave +20-35 %)
 #   SLOWDOWN=0.15            the injected slowdown of METRIC to calibrate for
 #   SPIN_NS=                 skip calibration and use this spin (ns per call)
 #   CAL_RUNS=5 CAL_ITERS=6 CAL_TOL=0.03   calibration: pairs per step, at
 #                            most this many steps, stop within +-CAL_TOL
 #   METRIC=.time.ns_per_op   heapreplay's figure (jq path into a result)
-#   REPLAY_OPTS=             more `heapreplay replay` options (both runs)
+#   REPLAY_OPTS="-r 5 --warm-time 0.2"   `heapreplay replay` options (both runs)
 #   COMPARE='"$HR" compare "$OLD" "$NEW"'   as in false_alarms.sh
 #   OUT=results/power.md
 set -euo pipefail
 . "$(dirname "$0")/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 TRIALS=${TRIALS:-20}
-TRACE=${TRACE:-$S/traces/frame_loop.hrt}
+TRACE=${TRACE:-$S/traces/strings.hrt}
 SLOWDOWN=${SLOWDOWN:-0.15}
 CAL_RUNS=${CAL_RUNS:-5}
 CAL_ITERS=${CAL_ITERS:-6}
 CAL_TOL=${CAL_TOL:-0.03}
 METRIC=${METRIC:-.time.ns_per_op}
-REPLAY_OPTS=${REPLAY_OPTS:-}
+REPLAY_OPTS=${REPLAY_OPTS--r 5 --warm-time 0.2}
 COMPARE=${COMPARE:-'"$HR" compare "$OLD" "$NEW"'}
 OUT=${OUT:-$S/results/power.md}
 GIVEN_SPIN=${SPIN_NS:-}

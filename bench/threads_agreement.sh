@@ -19,6 +19,9 @@
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
 #   WARM_TIME=0.5            --warm-time of both sides
 #   HR_OPTS=                 more `heapreplay replay` options
+#   FRESH_LIBS=same          same: fresh_mt_replay also preloads heapreplay's own
+#                            shared libraries, so both processes have the same
+#                            mappings (see fresh_agreement.sh); none: only LIB
 #   OUT=results/threads-agreement.md
 set -euo pipefail
 . "$(dirname "$0")/hr_bench_lib.sh"
@@ -31,8 +34,10 @@ SEED=${SEED:-5}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 WARM_TIME=${WARM_TIME:-0.5}
 HR_OPTS=${HR_OPTS:-}
+FRESH_LIBS=${FRESH_LIBS:-same}
 OUT=${OUT:-$S/results/threads-agreement.md}
-CMD="ROUNDS=$ROUNDS THREADS='$THREADS' EVENTS=$EVENTS SCENARIO=$SCENARIO SEED=$SEED ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME${HR_OPTS:+ HR_OPTS='$HR_OPTS'} bench/threads_agreement.sh"
+CMD="ROUNDS=$ROUNDS THREADS='$THREADS' EVENTS=$EVENTS SCENARIO=$SCENARIO SEED=$SEED ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'} bench/threads_agreement.sh"
+same_libs=$(hr_same_libs "$FRESH_LIBS")
 
 for n in $THREADS; do
     say "gen $SCENARIO --threads $n --events $EVENTS"
@@ -59,8 +64,9 @@ for r in $(seq 1 "$ROUNDS"); do
                 else [$n, $a, $r, "error", .status, (.error // ""), ""] end | @tsv' \
                 "$W/hr.json" >> "$W/data.tsv" ||
                 printf '%s\t%s\t%s\terror\tno report\t\t\n' "$n" "$a" "$r" >> "$W/data.tsv"
-            if [ -n "$lib" ]; then
-                LD_PRELOAD="$lib" "$FRESH_MT" --warm-time "$WARM_TIME" "$W/t$n.flat" > "$W/fresh.json"
+            if [ -n "$lib$same_libs" ]; then
+                LD_PRELOAD="${lib:+$lib }$same_libs" "$FRESH_MT" --warm-time "$WARM_TIME" "$W/t$n.flat" \
+                    > "$W/fresh.json"
             else
                 env -u LD_PRELOAD "$FRESH_MT" --warm-time "$WARM_TIME" "$W/t$n.flat" > "$W/fresh.json"
             fi
@@ -137,7 +143,7 @@ pairs() {
     done
     echo
     echo "Per round, per allocator: \`heapreplay replay TRACE -a ALLOC -r 1 -f json --warm-time $WARM_TIME $HR_OPTS\`"
-    echo "then \`LD_PRELOAD=LIB tests/tools/fresh_mt_replay --warm-time $WARM_TIME TRACE.flat\`"
+    echo "then \`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" tests/tools/fresh_mt_replay --warm-time $WARM_TIME TRACE.flat\`"
     echo "($ROUNDS rounds, A B interleaved). Throughput = memory ops / wall time of the median warm lap,"
     echo "from the first thread's start to the last thread's end (heapreplay: \`threads.ops_per_s\`;"
     echo "one thread: \`ops.total / time.wall_s\`). Ratio = heapreplay / hand-written within a round;"

@@ -8,20 +8,24 @@
 #define HR_EXT_CAPS (HR_CAP_ALIGNED | HR_CAP_REALLOC | HR_CAP_EXTERNAL_PROCESS | HR_CAP_THREAD_SAFE)
 
 const hr_backend_t hr_backend_jemalloc = {
-    .name = "jemalloc", .description = "jemalloc (Debian libjemalloc2), LD_PRELOAD worker",
+    .name = "jemalloc", .description = "jemalloc (Debian libjemalloc2), LD_PRELOAD worker; jemalloc:sized frees with sdallocx",
     .caps = HR_EXT_CAPS, HR_SYS_BACKEND_FNS,
 };
 const hr_backend_t hr_backend_mimalloc = {
-    .name = "mimalloc", .description = "mimalloc (Debian libmimalloc2.0), LD_PRELOAD worker",
+    .name = "mimalloc", .description = "mimalloc (Debian libmimalloc2.0), LD_PRELOAD worker; :sized frees with mi_free_size",
     .caps = HR_EXT_CAPS, HR_SYS_BACKEND_FNS,
 };
 const hr_backend_t hr_backend_tcmalloc = {
-    .name = "tcmalloc", .description = "tcmalloc (gperftools), LD_PRELOAD worker",
+    .name = "tcmalloc", .description = "tcmalloc (gperftools), LD_PRELOAD worker; :sized frees with tc_free_sized",
     .caps = HR_EXT_CAPS, HR_SYS_BACKEND_FNS,
 };
+/* Its argument is the library's path, and it always frees plainly. */
 const hr_backend_t hr_backend_preload = {
     .name = "preload", .description = "any malloc replacement: preload:PATH.so",
-    .caps = HR_EXT_CAPS | HR_CAP_NOT_IN_ALL, HR_SYS_BACKEND_FNS,
+    .caps = HR_EXT_CAPS | HR_CAP_NOT_IN_ALL,
+    .create = hr_sys_create_plain, .alloc = hr_sys_alloc, .calloc = hr_sys_calloc,
+    .free = hr_sys_free, .realloc = hr_sys_realloc,
+    .usable_size = hr_sys_usable_size, .stats = hr_sys_stats, .destroy = hr_sys_destroy,
 };
 
 const char *hr_external_lib(const char *spec) {
@@ -33,8 +37,9 @@ const char *hr_external_lib(const char *spec) {
         spec = last + 1;
     if (strncmp(spec, "preload:", 8) == 0)
         return spec[8] ? spec + 8 : NULL;
+    size_t len = strcspn(spec, ":"); /* "jemalloc:sized" preloads jemalloc */
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
-        if (strcmp(spec, libs[i].name) == 0)
+        if (strlen(libs[i].name) == len && strncmp(spec, libs[i].name, len) == 0)
             return (libs[i].so[0] || i == 0) ? libs[i].so : NULL;
     return NULL;
 }

@@ -10,9 +10,12 @@
 static char hr_sys_instance; /* the process heap has no state of ours */
 
 /* The sized free of the library that provides malloc, found by name: jemalloc
- * sdallocx, mimalloc mi_free_size, tcmalloc tc_free_sized. Used only for
- * traces without over-aligned allocations: those calls must also be told the
- * alignment, and free() receives just the pointer and the requested size. */
+ * sdallocx, mimalloc mi_free_size, tcmalloc tc_free_sized. Off by default:
+ * a capture records the program's free(ptr), and the fresh-program check of
+ * docs/METRICS.md replays it with plain free, so "NAME:sized" is an opt-in
+ * ("what would sized deallocation buy"). Used only for traces without
+ * over-aligned allocations: those calls must also be told the alignment, and
+ * free() receives just the pointer and the requested size. */
 typedef void (*hr_sdallocx_fn)(void *, size_t, int);
 typedef void (*hr_sized_fn)(void *, size_t);
 static hr_sdallocx_fn hr_sdallocx;
@@ -26,7 +29,7 @@ static void find_sized_free(void) {
     static const char *const names[] = {"mi_free_size", "tc_free_sized"};
     static hr_sdallocx_fn sdx;
     static hr_sized_fn sized;
-    static const char *name = "none";
+    static const char *name = "none (the library has no sized free)";
     if (!done) {
         done = 1;
         if ((sdx = (hr_sdallocx_fn)dlsym(RTLD_DEFAULT, "sdallocx")))
@@ -40,14 +43,30 @@ static void find_sized_free(void) {
     hr_sized_name = name;
 }
 
+/* Shared by glibc, jemalloc, mimalloc and tcmalloc; preload:PATH has its own
+ * create (its argument is the path, and it frees plainly). */
 void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
-    (void)err;
     hr_sdallocx = NULL;
     hr_sized_free = NULL;
+    hr_sized_name = "none (plain free, as recorded)";
+    int sized = cfg->arg && strcmp(cfg->arg, "sized") == 0;
+    if (cfg->arg && !sized) {
+        hr_error_set(err, "bad option '%s' (an external allocator takes none, or 'sized')", cfg->arg);
+        return NULL;
+    }
     int known = cfg->max_align != HR_ALIGN_UNKNOWN, overaligned = known && cfg->max_align > 16;
-    hr_sized_name = overaligned ? "none (trace has over-aligned blocks)" : "none";
-    if (known && !overaligned)
+    if (sized && overaligned)
+        hr_sized_name = "none (trace has over-aligned blocks)";
+    else if (sized && known)
         find_sized_free();
+    return &hr_sys_instance;
+}
+
+void *hr_sys_create_plain(const hr_backend_config_t *cfg, hr_error_t *err) {
+    (void)cfg, (void)err;
+    hr_sdallocx = NULL;
+    hr_sized_free = NULL;
+    hr_sized_name = "none (plain free, as recorded)";
     return &hr_sys_instance;
 }
 
@@ -58,15 +77,7 @@ void hr_sys_stats(void *self, hr_emit_t *em) {
 
 void *hr_sys_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)self, (void)heap;
-    if (align > 16) {
-        /* C11 aligned_alloc where its contract holds (size a multiple of the
-         * alignment), posix_memalign otherwise: both paths of the library. */
-        if (size % align == 0 && size)
-            return aligned_alloc(align, size);
-        void *p;
-        return posix_memalign(&p, align, size) == 0 ? p : NULL;
-    }
-    return malloc(size);
+    return hr_sys_alloc_inline(size, align);
 }
 
 void *hr_sys_calloc(void *self, size_t n, size_t size, int32_t heap) {
@@ -82,6 +93,10 @@ void hr_sys_free(void *self, void *ptr, size_t size) {
         hr_sized_free(ptr, size);
     else
         free(ptr);
+}
+
+int hr_sys_is_plain(const hr_backend_t *be) {
+    return be->free == hr_sys_free && !hr_sdallocx && !hr_sized_free;
 }
 
 void *hr_sys_realloc(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap) {

@@ -118,7 +118,8 @@ static const hr_extstats_t ext_rss = {"rss", NULL, NULL};
 
 const hr_extstats_t *hr_extstats_for(const char *spec) {
     const char *last = strrchr(spec, '+'); /* a composition: its last part */
-    int is_glibc = strcmp(last ? last + 1 : spec, "glibc") == 0;
+    const char *name = last ? last + 1 : spec;
+    int is_glibc = strncmp(name, "glibc", 5) == 0 && (name[5] == '\0' || name[5] == ':');
     if (is_glibc)
         return &ext_glibc;
     je_ctl = (hr_mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");

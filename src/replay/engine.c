@@ -107,26 +107,41 @@ void hr_run_close(run_t *r, int destroy) {
 
 /* A local copy whose address does not escape lets the compiler keep the hot
  * fields (slot arrays, function pointers, instance) in registers; the touch
- * policy is a constant in each instantiation, so its test folds away. */
+ * policy and the libc switch are constants in each instantiation, so their
+ * tests fold away. */
 static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, const hr_event_t *ev,
                                                               const hr_event_t *end,
-                                                              hr_touch_t touch) {
+                                                              hr_touch_t touch, int libc) {
     run_t lr = *r;
     lr.touch = touch;
+    lr.libc = libc;
     for (; ev < end; ev++)
         dispatch(&lr, ev);
+    lr.libc = r->libc;
     *r = lr;
 }
 
-/* GCC: compare-and-branch chains instead of a jump table (see dispatch). */
+/* GCC: compare-and-branch chains instead of a jump table (see dispatch).
+ * The libc loops serve system backends that free plainly, only while the run
+ * calls the backend's own functions (the counting and verifying laps wrap
+ * them and go through engine_slow.c). */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-jump-tables")))
 #endif
 void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
+    int libc = r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
+    if (libc) {
+        switch (r->touch) {
+        case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 1); break;
+        case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 1); break;
+        case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 1); break;
+        }
+        return;
+    }
     switch (r->touch) {
-    case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE); break;
-    case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST); break;
-    case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL); break;
+    case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 0); break;
+    case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 0); break;
+    case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 0); break;
     }
 }
 

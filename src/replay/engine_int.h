@@ -38,6 +38,8 @@ typedef struct run {
     hr_slot_t          *slots;    /* n_ids: live pointer + requested size, one line */
     heapstack_t        *hs;
     hr_touch_t          touch;
+    int                 libc;     /* call malloc/free directly (hr_sys_is_plain);
+                                   * set only in engine.c's throughput loop */
     uint64_t            failed;   /* allocations that returned NULL */
     uint64_t            first_failed;
     uint64_t            empty_frees; /* free/realloc of an id with no block: its

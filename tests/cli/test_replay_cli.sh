@@ -71,11 +71,21 @@ for a in jemalloc mimalloc tcmalloc; do
         not_ok "$a worker: malloc provided by $so" "status=$st library=$got" "$(jget results.0.error "$T/$a.json")"
     fi
     sf=$(jget results.0.native.sized_free "$T/$a.json")
-    case "$a:$sf" in jemalloc:sdallocx|mimalloc:mi_free_size|tcmalloc:tc_free_sized) ok "$a frees through its sized free ($sf)" ;;
-        *) not_ok "$a frees through its sized free" "sized_free=$sf" ;; esac
+    check "$a frees plainly by default, as the program did ($sf)" test "$sf" = "none (plain free, as recorded)"
+    "$HR" replay --warm-time 0 --verify "$T/peak.hrtt" -a "$a:sized" -r 1 -q -o "$T/$a-sized.json" >/dev/null
+    sf=$(jget results.0.native.sized_free "$T/$a-sized.json")
+    case "$a:$sf" in jemalloc:sdallocx|mimalloc:mi_free_size|tcmalloc:tc_free_sized) ok "$a:sized frees through its sized free ($sf)" ;;
+        *) not_ok "$a:sized frees through its sized free" "sized_free=$sf" ;; esac
+    check "$a:sized preloads $a" test "$(readlink -f "$(jget results.0.library "$T/$a-sized.json")")" = "$(readlink -f "$so")"
     src=$(jget results.0.memory.footprint_source "$T/$a.json")
     check "$a footprint from the allocator's own stats ($src)" test "$src" = "$a"
 done
+
+# an external allocator takes no option but 'sized': anything else is an error row
+"$HR" replay --warm-time 0 "$T/peak.hrtt" -a glibc:bogus -r 1 -q -o "$T/bogus.json" >/dev/null 2>&1
+check "glibc:bogus is an error row" test "$(jget results.0.status "$T/bogus.json")" = error
+case "$(jget results.0.error "$T/bogus.json")" in *"bad option 'bogus'"*) ok "glibc:bogus names the option" ;;
+    *) not_ok "glibc:bogus names the option" "$(jget results.0.error "$T/bogus.json")" ;; esac
 
 # 4. jemalloc stats are plausible: sampled peak allocated >= peak live
 if [ -f "$T/jemalloc.json" ]; then

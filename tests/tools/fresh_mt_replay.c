@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,15 +78,17 @@ typedef struct mt_rec {
     uint8_t  op, flags;
     uint16_t pad;
     uint32_t align;
-    uint32_t blk;  /* block created (alloc, calloc, realloc) or freed (free) */
-    uint32_t oblk; /* realloc: the block it consumes */
-    uint32_t n;    /* calloc: element count */
+    uint32_t blk; /* block created (alloc, calloc, realloc) or freed (free) */
+    uint32_t aux; /* realloc: the block it consumes; calloc: element count */
     uint64_t size;
+    uint64_t osz; /* realloc: the size of the block it consumes */
 } mt_rec_t;
 
+/* 16 bytes: every allocation writes a fresh cell, so the cell is the
+ * reference's own memory traffic per op (24-byte cells with the size cost
+ * ~0.5 ns/op at one thread against tests/tools/fresh_replay's slots). */
 typedef struct mt_cell {
     void            *p;
-    uint64_t         size;
     _Atomic uint32_t ready;
     _Atomic uint32_t sleeper; /* a consumer sleeps on `ready` */
 } mt_cell_t;
@@ -95,6 +98,7 @@ typedef struct mt_thread {
     mt_rec_t  *rec;
     uint64_t   n;
     uint64_t   start, end, cpu, spin_ns, waits, failed;
+    uint64_t   sleeps, timeouts; /* futex sleeps, and those ended by the timeout */
     char       pad[64];
 } mt_thread_t;
 
@@ -103,6 +107,7 @@ static mt_thread_t      *g_thr;
 static uint32_t          g_nthr;
 static pthread_barrier_t g_start, g_end;
 static _Atomic int       g_quit;
+static uint64_t          g_sleeps, g_timeouts; /* over every lap */
 
 static uint64_t mt_now(clockid_t clk) {
     struct timespec ts;
@@ -144,8 +149,11 @@ static void mt_wait(mt_thread_t *t, mt_cell_t *c) {
         return;
     atomic_store(&c->sleeper, 1);
     struct timespec to = {0, 200000};
+    t->sleeps++;
     while (!atomic_load_explicit(&c->ready, memory_order_acquire))
-        syscall(SYS_futex, &c->ready, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0);
+        if (syscall(SYS_futex, &c->ready, FUTEX_WAIT_PRIVATE, 0, &to, NULL, 0) != 0 &&
+            errno == ETIMEDOUT)
+            t->timeouts++;
     atomic_store_explicit(&c->sleeper, 0, memory_order_relaxed);
 }
 
@@ -177,13 +185,13 @@ static void mt_run(mt_thread_t *t) {
                 mt_touch(p, 0, r->size);
             break;
         case HR_FLAT_CALLOC:
-            p = calloc(r->n, r->size);
+            p = calloc(r->aux, r->size);
             break;
         default: { /* HR_FLAT_REALLOC */
-            mt_cell_t *o = &cell[r->oblk];
+            mt_cell_t *o = &cell[r->aux];
             if (r->flags & MT_WAIT)
                 mt_wait(t, o);
-            uint64_t osz = o->p ? o->size : 0;
+            uint64_t osz = o->p ? r->osz : 0;
             p = realloc(o->p, r->size);
             if (p)
                 mt_touch(p, osz, r->size);
@@ -194,7 +202,6 @@ static void mt_run(mt_thread_t *t) {
         }
         }
         c->p = p;
-        c->size = r->op == HR_FLAT_CALLOC ? (uint64_t)r->n * r->size : r->size;
         failed += p == NULL;
         if (r->flags & MT_POST) {
             atomic_store_explicit(&c->ready, 1, memory_order_release);
@@ -206,7 +213,7 @@ static void mt_run(mt_thread_t *t) {
 }
 
 static void mt_lap(mt_thread_t *t) {
-    t->waits = t->spin_ns = t->failed = 0;
+    t->waits = t->spin_ns = t->failed = t->sleeps = t->timeouts = 0;
     t->start = mt_now(CLOCK_MONOTONIC);
     uint64_t c0 = mt_now(CLOCK_THREAD_CPUTIME_ID);
     mt_run(t);
@@ -243,7 +250,7 @@ static uint32_t mt_plan(const hr_flat_event_t *ev, uint64_t n, uint32_t n_ids, u
         uint32_t consumed = e->op == HR_FLAT_FREE ? e->id : e->op == HR_FLAT_REALLOC ? e->aux : n_ids;
         r->op = (uint8_t)e->op;
         r->align = e->align;
-        r->n = e->aux;
+        r->aux = e->aux; /* calloc's count; a realloc's block below */
         r->size = e->size;
         if (consumed < n_ids) {
             uint32_t b = cur[consumed];
@@ -251,12 +258,18 @@ static uint32_t mt_plan(const hr_flat_event_t *ev, uint64_t n, uint32_t n_ids, u
                 return 0;
             cur[consumed] = 0;
             uint64_t m = maker[b];
+            mt_rec_t *mk = &g_thr[m >> 32].rec[(uint32_t)m];
             if ((uint32_t)(m >> 32) != e->thread) { /* a hand-off */
-                g_thr[m >> 32].rec[(uint32_t)m].flags |= MT_POST;
+                mk->flags |= MT_POST;
                 r->flags |= MT_WAIT;
                 ++*handoffs;
             }
-            *(e->op == HR_FLAT_FREE ? &r->blk : &r->oblk) = b;
+            if (e->op == HR_FLAT_FREE) {
+                r->blk = b;
+            } else {
+                r->aux = b;
+                r->osz = mk->op == HR_FLAT_CALLOC ? (uint64_t)mk->aux * mk->size : mk->size;
+            }
         }
         if (e->op != HR_FLAT_FREE) {
             if (cur[e->id])
@@ -296,6 +309,8 @@ static void mt_lap_all(uint64_t *wall, uint64_t *cpu, uint64_t *waits, uint64_t 
         last = t->end > last ? t->end : last;
         *cpu += t->cpu > t->spin_ns ? t->cpu - t->spin_ns : 0;
         *waits += t->waits;
+        g_sleeps += t->sleeps;
+        g_timeouts += t->timeouts;
         *failed += t->failed;
     }
     *wall = last - first;
@@ -420,10 +435,11 @@ int main(int argc, char **argv) {
         "{\"program\":\"fresh_mt_replay\",\"threads\":%u,\"ops\":%llu,\"blocks\":%u,"
         "\"handoffs\":%llu,\"cold_wall_s\":%.9f,\"cold_cpu_s\":%.9f,\"cold_ops_per_s\":%.1f,"
         "\"wall_s\":%s,\"cpu_s\":%s,\"ops_per_s\":%s,\"ns_per_op\":%s,\"warm_laps\":%zu,"
-        "\"waits\":%llu,\"failed_allocs\":%llu,\"malloc_provider\":\"%s\"}\n",
+        "\"waits\":%llu,\"sleeps\":%llu,\"sleep_timeouts\":%llu,\"failed_allocs\":%llu,\"malloc_provider\":\"%s\"}\n",
         g_nthr, (unsigned long long)h.n_events, blocks - 1, (unsigned long long)handoffs,
         (double)cold_wall / 1e9, (double)cold_cpu / 1e9,
         cold_wall ? ops / ((double)cold_wall / 1e9) : 0.0, w[0], w[1], w[2], w[3], laps,
-        (unsigned long long)waits, (unsigned long long)failed, strchr(prov, '"') ? "?" : prov);
+        (unsigned long long)waits, (unsigned long long)g_sleeps,
+        (unsigned long long)g_timeouts, (unsigned long long)failed, strchr(prov, '"') ? "?" : prov);
     return len > 0 && (size_t)len < sizeof out && write(1, out, (size_t)len) == len ? 0 : 2;
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Re-captures the real-program traces of traces/real/ (traces/README.md):
+#   freeciv_ai.hrt    freeciv-server 3.0 playing a 50-turn game of 6 AI players
+#   python_json.hrt   CPython 3.11 on python_json.py (JSON and dict churn)
+#   sqlite_index.hrt  sqlite3 3.40 on sqlite_index.sql (insert, index, update)
+# each with `heapreplay capture`, then prints each trace's event counts beside
+# the committed ones (a re-capture should agree within 5 %: the programs are
+# seeded, but the C library's and the interpreter's start-up vary a little).
+#
+# Usage: traces/real/recapture.sh [HEAPREPLAY] [OUTDIR]
+#   HEAPREPLAY  the heapreplay binary (default: ./heapreplay of the source tree)
+#   OUTDIR      where to write the traces (default: traces/real, replacing them)
+# Needs: freeciv-server, python3, sqlite3 (Debian: apt-get install
+# freeciv-server python3 sqlite3). freeciv-server refuses to run as root: as
+# root the freeciv capture runs as the user `nobody` (setpriv).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+HR=$(readlink -f "${1:-$here/../../heapreplay}")
+OUT=$(mkdir -p "${2:-$here}" && cd "${2:-$here}" && pwd)
+FREECIV=${FREECIV:-/usr/games/freeciv-server}
+for need in "$HR" "$FREECIV" "$(command -v python3)" "$(command -v sqlite3)"; do
+    [ -x "$need" ] || { echo "recapture.sh: missing $need" >&2; exit 2; }
+done
+work=$(mktemp -d)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+
+capture() { # capture NAME CMD... -> $work/NAME.hrt, the summary on stderr
+    local name=$1
+    shift
+    "$HR" capture -o "$work/$name.hrt" -- "$@" > "$work/$name.out" 2> "$work/$name.err" || {
+        echo "recapture.sh: capture of $name failed:" >&2
+        cat "$work/$name.err" "$work/$name.out" >&2
+        exit 1
+    }
+}
+
+# freeciv: an AI-only game (timeout -1 is freeciv's autogame mode), its own
+# home and temporary folder, no network announcement.
+cp "$here/freeciv_ai.serv" "$work/"
+if [ "$(id -u)" = 0 ]; then
+    chmod 777 "$work"
+    asuser=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+else
+    asuser=()
+fi
+(cd "$work" && HOME=$work TMPDIR=$work "${asuser[@]}" "$HR" capture -o "$work/freeciv_ai.hrt" -- \
+    "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none -p 55555 \
+    < /dev/null > "$work/freeciv_ai.out" 2> "$work/freeciv_ai.err") || {
+    echo "recapture.sh: capture of freeciv_ai failed:" >&2
+    tail -20 "$work/freeciv_ai.err" "$work/freeciv_ai.out" >&2
+    exit 1
+}
+capture python_json python3 "$here/python_json.py"
+capture sqlite_index sqlite3 :memory: ".read $here/sqlite_index.sql"
+
+events() { "$HR" info "$1" | awk '$1 == "events" { print $2 }'; }
+printf '%-18s %12s %12s %8s\n' trace events committed ratio
+for name in freeciv_ai python_json sqlite_index; do
+    new=$(events "$work/$name.hrt")
+    old=$([ -f "$OUT/$name.hrt" ] && events "$OUT/$name.hrt" || echo 0)
+    printf '%-18s %12s %12s %8s\n' "$name" "$new" "$old" \
+        "$(awk -v a="$new" -v b="$old" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')"
+    cp "$work/$name.hrt" "$OUT/$name.hrt"
+done
