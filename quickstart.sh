@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-DEPS="build-essential autoconf automake libtool pkg-config libjemalloc-dev \
+DEPS="build-essential autoconf automake libtool pkg-config cmake man-db groff-base libjemalloc-dev \
 libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev heaptrack valgrind strace jq \
 freeciv-server python3 sqlite3 time"
 

@@ -20,6 +20,10 @@
 
 #include "heapreplay/alloc_stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     HR_BANK_OK = 0,
     HR_BANK_ENOTOWNED = -1, /* free of a pointer that is no cell of the bank */
@@ -74,4 +78,7 @@ void hr_bank_stats(const hr_bank_t *b, hr_bank_stats_t *st);
  * total used = the bank's counter; segments do not overlap. */
 int hr_bank_check(const hr_bank_t *b);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -18,6 +18,10 @@
 
 #include "heapreplay/alloc_stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HR_BLOCK_NUM_CLASSES 14      /* b2_blockSizes */
 #define HR_BLOCK_MAX_SIZE 640        /* b2_maxBlockSize */
 #define HR_BLOCK_CHUNK_SIZE (16 * 1024) /* b2_chunkSize */
@@ -78,4 +82,7 @@ void hr_block_stats(const hr_block_t *b, hr_block_stats_t *st);
  * appears once, and per class free + live = blocks in its chunks. */
 int hr_block_check(const hr_block_t *b);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -21,6 +21,10 @@
 
 #include "heapreplay/alloc_stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     HR_MARKER_OK = 0,
     HR_MARKER_EINVAL = -1,   /* marker above the head, or from the future */
@@ -88,4 +92,7 @@ void hr_marker_stats(const hr_marker_t *m, hr_marker_stats_t *st);
  * head in increasing order: 0 or HR_MARKER_ECORRUPT. */
 int hr_marker_check(const hr_marker_t *m);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -44,6 +44,10 @@
 
 #include "heapreplay/alloc_stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HR_SIZECLASS_MAX_CLASSES 40
 #define HR_SIZECLASS_SGI_MAX 128  /* SGI STL __MAX_BYTES */
 #define HR_SIZECLASS_SGI_REFILL 20 /* SGI STL refill(): 20 nodes */
@@ -109,4 +113,7 @@ void hr_sizeclass_stats(const hr_sizeclass_t *sc, hr_sizeclass_stats_t *st);
  * footprint is the sum of the charges: 0 or HR_SIZECLASS_ECORRUPT. */
 int hr_sizeclass_check(const hr_sizeclass_t *sc);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -34,6 +34,10 @@
 
 #include "heapreplay/alloc_stats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define HR_STACK_BOX2D_SIZE (100 * 1024) /* b2_stackSize */
 #define HR_STACK_BOX2D_ENTRIES 32        /* b2_maxStackEntries */
 
@@ -110,4 +114,7 @@ void hr_stack_stats(const hr_stack_t *s, hr_stack_stats_t *st);
  * HR_STACK_ECORRUPT. */
 int hr_stack_check(const hr_stack_t *s);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

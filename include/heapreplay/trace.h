@@ -41,8 +41,16 @@ typedef enum hr_field_kind { HR_FIELD_LIST(HR_FIELD_ENUM_) HR_F__COUNT } hr_fiel
  *   MEM    a memory op: timed, counted in ops.total and ns/op (alloc, calloc,
  *          realloc, free)
  *   HEAP   a heap-stack op (push, pop): routes later allocations
- *   MARKER a marker in time (frame, mark): no allocator work */
-enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3 };
+ *   MARKER a marker in time (frame, mark): no allocator work. A frame with
+ *          its optional STR (since format 1.3) belongs to a named frame
+ *          stream (annotate.h's hr_frame_named); without it, to the
+ *          program's one main stream, which replay measures frames by
+ *   POOL   a block of an engine's own allocator (a pool, arena, frame
+ *          allocator), named by the STR of its palloc (annotate.h's
+ *          hr_alloc_named): pfree and prealloc act on the block the id
+ *          names, which keeps its pool. Replay lowers them to the malloc-family
+ *          op first (hr_trace_lower_pools), so the engine never sees them. */
+enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3, HR_OPC_POOL = 4 };
 
 /* X(ENUM,     code, "text",  field1, field2, field3, nopt, class, "report key")
  * The report key names the op's count in a result's "ops" object. */
@@ -53,8 +61,11 @@ enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3 };
     X(FREE,         3, "free",    ID,    SIZE,  NONE,   1, MEM,    "free")                \
     X(HEAP_PUSH,    4, "push",    STR,   NONE,  NONE,   0, HEAP,   "heap_push")           \
     X(HEAP_POP,     5, "pop",     STR,   NONE,  NONE,   0, HEAP,   "heap_pop")            \
-    X(FRAME,        6, "frame",   NUM,   NONE,  NONE,   0, MARKER, "frame")               \
-    X(MARK,         7, "mark",    STR,   NONE,  NONE,   0, MARKER, "mark")
+    X(FRAME,        6, "frame",   NUM,   STR,   NONE,   1, MARKER, "frame")               \
+    X(MARK,         7, "mark",    STR,   NONE,  NONE,   0, MARKER, "mark")                \
+    X(POOL_ALLOC,   8, "palloc",  ID,    SIZE,  STR,    0, POOL,   "pool_alloc")          \
+    X(POOL_FREE,    9, "pfree",   ID,    STR,   NONE,   0, POOL,   "pool_free")           \
+    X(POOL_REALLOC,10, "prealloc",OLD,   ID,    SIZE,   0, POOL,   "pool_realloc")
 
 #define HR_OP_ENUM_(e, c, t, f1, f2, f3, o, cls, key) HR_OP_##e = c,
 typedef enum hr_op { HR_OP_LIST(HR_OP_ENUM_) HR_OP__COUNT } hr_op_t;
@@ -99,6 +110,13 @@ static inline int hr_op_is_mem(unsigned op) {
 
 int hr_op_from_name(const char *name, size_t len); /* -1 if unknown */
 
+#define HR_OP_POOLBIT_(e, c, t, f1, f2, f3, o, cls, key) | (HR_OPC_##cls == HR_OPC_POOL ? 1u << (c) : 0u)
+#define HR_OP_POOL_MASK (0u HR_OP_LIST(HR_OP_POOLBIT_))
+/* 1 for the pool ops (HR_OPC_POOL: palloc, pfree, prealloc). */
+static inline int hr_op_is_pool(unsigned op) {
+    return op < 32 && ((HR_OP_POOL_MASK >> op) & 1u);
+}
+
 
 /* Trace-level flags (hr_trace_t.flags and the binary header). */
 enum {
@@ -137,19 +155,52 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name);
  * trace in messages (usually its file path). */
 int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err);
 
-/* 1 for the memory ops that give their ID field a block of hr_event_bytes()
- * bytes (alloc, calloc, realloc): every memory op but free. */
+/* 1 for the ops that give their ID field a block of hr_event_bytes() bytes
+ * (alloc, calloc, realloc, palloc, prealloc): every memory or pool op but the
+ * frees. */
 static inline int hr_op_creates_block(unsigned op) {
-    return hr_op_is_mem(op) && op != HR_OP_FREE;
+    return (hr_op_is_mem(op) || hr_op_is_pool(op)) && op != HR_OP_FREE && op != HR_OP_POOL_FREE;
 }
 
-/* Memory ops of a validated trace (the sum of op_counts over HR_OPC_MEM). */
+/* Memory and pool ops of a validated trace (op_counts over HR_OPC_MEM and
+ * HR_OPC_POOL). */
 uint64_t hr_trace_mem_ops(const hr_trace_t *t);
 
 /* Requested bytes an event adds when it succeeds (alloc, calloc, realloc new). */
 static inline uint64_t hr_event_bytes(const hr_event_t *ev) {
     return ev->op == HR_OP_CALLOC ? (uint64_t)ev->aux * ev->size : ev->size;
 }
+
+/* ---- pools (src/trace/pools.c) ------------------------------------------ */
+
+/* One pool of a trace: its name (a string-table index) and what it did. */
+typedef struct hr_pool_stat {
+    uint32_t name;               /* string index */
+    uint64_t allocs, frees, reallocs;
+    uint64_t bytes;              /* requested bytes of its pallocs and preallocs */
+    uint64_t peak_live;          /* its own peak of requested live bytes */
+} hr_pool_stat_t;
+
+/* The pools of a validated trace in order of first palloc; *out is
+ * malloc'd (NULL when none). Returns the count, or -1 on out of memory. */
+int hr_trace_pools(const hr_trace_t *t, hr_pool_stat_t **out);
+
+/* Frames per named frame stream (string index), in order of first frame;
+ * *out malloc'd. Returns the count, or -1 on out of memory. */
+typedef struct hr_stream_stat {
+    uint32_t name;
+    uint64_t frames;
+} hr_stream_stat_t;
+int hr_trace_streams(const hr_trace_t *t, hr_stream_stat_t **out);
+
+/* Lowers pool ops to the malloc-family ops for replay: palloc -> alloc and
+ * pfree -> free with aux = the pool's string index + 1 (plain ops have aux
+ * 0 there: readers never produce this form, only replay routes on it),
+ * prealloc -> realloc (the new block keeps the old block's pool); and a
+ * frame of a named stream becomes a mark of the stream's name (replay's
+ * frames are the main stream's). Then revalidates (op counts). Returns the
+ * number of events lowered, or -1. */
+int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err);
 
 /* ---- file formats (src/trace/) ---------------------------------------- */
 typedef enum hr_format { HR_FMT_AUTO = 0, HR_FMT_BINARY, HR_FMT_TEXT } hr_format_t;

@@ -7,7 +7,8 @@ libhr_a_SOURCES += src/alloc/stack.c src/alloc/marker.c src/alloc/block.c \
 	src/alloc/bank.c src/alloc/sizeclass.c \
 	src/alloc/dlheap.c src/alloc/heapcfg.c src/alloc/routed.c src/alloc/routed_heaps.c
 noinst_HEADERS += src/alloc/chunk.h src/alloc/routed_int.h
-pkginclude_HEADERS += include/heapreplay/stack.h include/heapreplay/marker.h \
+# Not installed (no installed library to link them with): README, "Install".
+noinst_HEADERS += include/heapreplay/stack.h include/heapreplay/marker.h \
 	include/heapreplay/block.h include/heapreplay/bank.h include/heapreplay/sizeclass.h \
 	include/heapreplay/routed.h include/heapreplay/dlheap.h include/heapreplay/alloc_stats.h
 # The routed backend's heap tables as annotated files (built-in twins in

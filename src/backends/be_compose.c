@@ -453,6 +453,16 @@ int hr_compose_parse(const char *spec, hr_compose_spec_t *out, hr_error_t *err) 
         hr_compose_part_t *p = &out->part[out->n++];
         memcpy(p->spec, s, len);
         p->spec[len] = '\0';
+        char *at = strchr(p->spec, '@'); /* PART@POOL */
+        if (at && (!at[1] || strlen(at + 1) >= sizeof p->pool)) {
+            hr_error_set(err, "composition '%s': '%s': expected PART@POOL with a pool name of at "
+                         "most %zu bytes", spec, p->spec, sizeof p->pool - 1);
+            return -1;
+        }
+        if (at) {
+            snprintf(p->pool, sizeof p->pool, "%s", at + 1);
+            *at = '\0';
+        }
         p->be = hr_backend_find(p->spec);
         if (!p->be || (p->be->caps & (HR_CAP_TEST_ONLY | HR_CAP_COMPOSITE))) {
             hr_error_set(err, "composition '%s': unknown allocator '%s' (see 'heapreplay list')",
@@ -460,6 +470,8 @@ int hr_compose_parse(const char *spec, hr_compose_spec_t *out, hr_error_t *err) 
             return -1;
         }
         part_rule(p);
+        if (p->pool[0])
+            p->take = HR_TAKE_POOL;
         if (!s[len])
             break;
         s += len + 1;

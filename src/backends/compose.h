@@ -24,6 +24,9 @@
  *   bank      requests up to 4 KiB (its largest default cell)
  *   others    (glibc, jemalloc, mimalloc, tcmalloc, preload:, routed) every
  *             block: allowed only as the last part
+ *   PART@POOL the blocks of the engine's pool POOL (pool ops of the trace,
+ *             annotate.h's hr_alloc_named), whatever the part is; `replay
+ *             --pool POOL=ALLOC` puts such parts in front of each -a spec
  * At most one part is an external allocator (a process has one malloc), and
  * it must be the last; the in-house parts' own memory then comes from it.
  *
@@ -46,6 +49,7 @@ typedef enum hr_take {
     HR_TAKE_FRAME,     /* marker */
     HR_TAKE_SIZE,      /* block, sizeclass, bank: size <= max_size */
     HR_TAKE_ALL,       /* a general allocator: last part only */
+    HR_TAKE_POOL,      /* PART@POOL: the blocks of one pool */
 } hr_take_t;
 
 typedef struct hr_compose_part {
@@ -54,6 +58,7 @@ typedef struct hr_compose_part {
     hr_take_t           take;
     uint64_t            max_size;  /* HR_TAKE_SIZE */
     uint32_t            entries;   /* HR_TAKE_LIFO_TEMP */
+    char                pool[64];  /* HR_TAKE_POOL: the pool's name */
 } hr_compose_part_t;
 
 typedef struct hr_compose_spec {

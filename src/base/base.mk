@@ -6,4 +6,5 @@ libhr_a_SOURCES += src/base/emit.c src/base/json.c src/base/error.c src/base/sys
 	src/base/metrics.c src/base/hmem.c
 noinst_HEADERS += src/base/emit.h src/base/json.h src/base/sysinfo.h src/base/varint.h \
 	src/base/rawlog.h src/base/metrics.h src/base/ptrmap.h src/base/hmem.h
-pkginclude_HEADERS += include/heapreplay/error.h
+# Not installed (no installed library to link them with): README, "Install".
+noinst_HEADERS += include/heapreplay/error.h

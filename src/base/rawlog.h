@@ -61,6 +61,14 @@ typedef struct hr_cap_block {
  *                 posix_memalign (ptr=0 on failure), valloc, pvalloc (size rounded))
  *   HEAP_PUSH/HEAP_POP/MARK   a=0            b=name length; the name follows
  *   FRAME         a=frame number (per process, from 1)
+ *   POOL_ALLOC    ptr=result  a=size         b=pool name length; the name follows
+ *   POOL_FREE     ptr=pointer a=0            b=pool name length; the name follows
+ *   POOL_REALLOC  ptr=result  a=old pointer  b=size (the block keeps its pool)
+ *   FRAME_NAMED   a=0 b=stream name length; the name follows (hr_frame_named;
+ *                 the importer numbers each stream's frames from 1)
+ *                 (the POOL_ ops: annotate.h's hr_alloc_named & co., an
+ *                 engine's own allocators; added to version 2 at the end of
+ *                 the op list: older importers reject them as unknown ops)
  *   END           ptr=events recorded  a=overhead estimate ns  b=how  (clean exit) */
 typedef enum hr_cap_op {
     HR_CAP_MALLOC = 1,
@@ -73,6 +81,10 @@ typedef enum hr_cap_op {
     HR_CAP_FRAME,
     HR_CAP_MARK,
     HR_CAP_END,
+    HR_CAP_POOL_ALLOC,
+    HR_CAP_POOL_FREE,
+    HR_CAP_POOL_REALLOC,
+    HR_CAP_FRAME_NAMED,
     HR_CAP__COUNT
 } hr_cap_op_t;
 
@@ -95,13 +107,19 @@ _Static_assert(sizeof(hr_cap_header_t) == 48, "capture header is 48 bytes");
 _Static_assert(sizeof(hr_cap_block_t) == 32, "capture block header is 32 bytes");
 
 static inline int hr_cap_has_name(unsigned op) {
-    return op == HR_CAP_HEAP_PUSH || op == HR_CAP_HEAP_POP || op == HR_CAP_MARK;
+    return op == HR_CAP_HEAP_PUSH || op == HR_CAP_HEAP_POP || op == HR_CAP_MARK ||
+           op == HR_CAP_POOL_ALLOC || op == HR_CAP_POOL_FREE || op == HR_CAP_FRAME_NAMED;
+}
+
+/* REALLOC and POOL_REALLOC code their old pointer relative to the result. */
+static inline int hr_cap_is_realloc(unsigned op) {
+    return op == HR_CAP_REALLOC || op == HR_CAP_POOL_REALLOC;
 }
 
 /* Encodes r at p (room: HR_CAP_REC_MAX + name length) and returns the bytes
  * written. Fields: op; clk - d->clk; zigzag(ptr - d->ptr); then FREE: none;
- * REALLOC: zigzag(a - ptr), b; every other op: a, b; annotation names: b raw
- * bytes (b = name length). */
+ * REALLOC, POOL_REALLOC: zigzag(a - ptr), b; every other op: a, b; names
+ * (annotations, pools): b raw bytes (b = name length). */
 static inline __attribute__((always_inline)) size_t
 hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
                                     const char *name) {
@@ -113,7 +131,7 @@ hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
     d->ptr = r->ptr;
     if (r->op == HR_CAP_FREE)
         return (size_t)(q - p);
-    if (r->op == HR_CAP_REALLOC)
+    if (hr_cap_is_realloc(r->op))
         q += hr_varint_put(q, hr_zigzag((int64_t)(r->a - r->ptr)));
     else
         q += hr_varint_put(q, r->a);

@@ -114,6 +114,12 @@ HR_CAP_API void hr_capture_heap_push(const char *name);
 HR_CAP_API void hr_capture_heap_pop(const char *name);
 HR_CAP_API void hr_capture_mark(const char *name);
 HR_CAP_API void hr_capture_frame(void);
+HR_CAP_API void hr_capture_frame_named(const char *stream);
+/* An engine's own allocators (annotate.h's hr_alloc_named & co.): a block of
+ * `pool` at ptr, its release (before the engine reuses it), its move. */
+HR_CAP_API void hr_capture_alloc_named(void *ptr, size_t size, const char *pool);
+HR_CAP_API void hr_capture_free_named(void *ptr, const char *pool);
+HR_CAP_API void hr_capture_realloc_named(void *old, void *ptr, size_t size, const char *pool);
 
 /* Records one allocation-family event (no name). The common case is encoded
  * right here into the thread's buffer; everything else (no buffer yet, buffer

@@ -66,6 +66,35 @@ static void annot(unsigned op, const char *name) {
 HR_CAP_API void hr_capture_heap_push(const char *name) { annot(HR_CAP_HEAP_PUSH, name); }
 HR_CAP_API void hr_capture_heap_pop(const char *name) { annot(HR_CAP_HEAP_POP, name); }
 HR_CAP_API void hr_capture_mark(const char *name) { annot(HR_CAP_MARK, name); }
+HR_CAP_API void hr_capture_frame_named(const char *stream) { annot(HR_CAP_FRAME_NAMED, stream); }
+
+/* Pool blocks: clocked like malloc-family events (capture_int.h: a release
+ * takes its clock before the block can be reused, a new block after it
+ * exists), so another thread's reuse of the address sorts after the release. */
+static void pool_event(unsigned op, uint64_t ptr, uint64_t a, uint64_t b, const char *name) {
+    if (!hr_cap_recording || hr_cap_guard)
+        return;
+    hr_cap_guard++;
+    size_t len = name ? strlen(name) : 0;
+    hr_cap_emit(hr_cap_tick(ptr), op, ptr, a, name ? len : b, name, len);
+    hr_cap_guard--;
+}
+
+HR_CAP_API void hr_capture_alloc_named(void *ptr, size_t size, const char *pool) {
+    pool_event(HR_CAP_POOL_ALLOC, (uintptr_t)ptr, size, 0, pool ? pool : "");
+}
+
+HR_CAP_API void hr_capture_free_named(void *ptr, const char *pool) {
+    if (ptr)
+        pool_event(HR_CAP_POOL_FREE, (uintptr_t)ptr, 0, 0, pool ? pool : "");
+}
+
+HR_CAP_API void hr_capture_realloc_named(void *old, void *ptr, size_t size, const char *pool) {
+    (void)pool; /* the block keeps the pool it was made in */
+    if (old)
+        (void)hr_cap_tick((uintptr_t)old); /* the old address's release is ordered first */
+    pool_event(HR_CAP_POOL_REALLOC, (uintptr_t)ptr, (uintptr_t)old, size, NULL);
+}
 
 HR_CAP_API void hr_capture_frame(void) {
     static uint64_t frames;

@@ -5,17 +5,13 @@
 #ifndef HR_CLI_CLI_H
 #define HR_CLI_CLI_H
 
-#define HR_CMD_LIST(X)                                                        \
-    X(replay,  "replay traces against allocators and report")                 \
-    X(compare, "compare two reports; exit 1 on a regression")                 \
-    X(info,    "print a trace's counts, threads, heaps, frames, peak live")   \
-    X(convert, "convert between trace formats; import captures")              \
-    X(gen,     "generate a synthetic game-like trace")                        \
-    X(capture, "record a program's allocations into a trace")                 \
-    X(plot,    "draw an SVG chart of a report")                               \
-    X(list,    "list the built allocators")
+#include "cli/opts.h"
 
-#define HR_CMD_DECL_(n, d) int hr_cmd_##n(int argc, char **argv);
+/* Each command also defines its option table, `hr_spec_<name>` (opts.h),
+ * which carries its one-line summary, its --help and its man page section. */
+#define HR_CMD_LIST(X) X(replay) X(compare) X(info) X(convert) X(gen) X(capture) X(plot) X(list)
+
+#define HR_CMD_DECL_(n) int hr_cmd_##n(int argc, char **argv); extern const hr_cmd_spec_t hr_spec_##n;
 HR_CMD_LIST(HR_CMD_DECL_)
 #undef HR_CMD_DECL_
 

@@ -3,8 +3,12 @@
 bin_PROGRAMS += heapreplay
 heapreplay_SOURCES += src/cli/main.c src/cli/cmd_replay.c src/cli/cmd_info.c \
 	src/cli/cmd_convert.c src/cli/cmd_gen.c src/cli/cmd_list.c \
-	src/cli/cmd_compare.c src/cli/cmd_plot.c src/cli/cmd_capture.c
-noinst_HEADERS += src/cli/cli.h
+	src/cli/cmd_compare.c src/cli/cmd_plot.c src/cli/cmd_capture.c \
+	src/cli/opts.c src/cli/help.c src/cli/replay_pools.c src/cli/replay_args.c
+noinst_HEADERS += src/cli/cli.h src/cli/opts.h src/cli/replay_int.h
 # cmd_capture.c looks the capture library up next to the binary (.libs/ in
-# the build tree), then at its installed path.
-heapreplay_CPPFLAGS = $(AM_CPPFLAGS) -DHR_CAPTURE_LIB_INSTALLED=\"$(libdir)/libheapreplay-capture.so\"
+# the build tree), then at libdir relative to the binary's own prefix (a
+# moved install: bindir and libdir give the relative path), then at its
+# configured path.
+heapreplay_CPPFLAGS = $(AM_CPPFLAGS) -DHR_CAPTURE_LIB_INSTALLED=\"$(libdir)/libheapreplay-capture.so\" \
+	-DHR_BINDIR=\"$(bindir)\" -DHR_LIBDIR=\"$(libdir)\"

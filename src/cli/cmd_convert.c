@@ -27,27 +27,39 @@ static int load_any(const char *in, hr_trace_t *t, int *imported, hr_repair_t *r
     return hr_trace_read_file(in, HR_FMT_AUTO, t, err);
 }
 
+static const hr_opt_t convert_opts[] = {
+    {'o', "output", "OUT", "the trace to write (required)"},
+    {'t', "to", "FORMAT", "binary or text (default: text when OUT ends in .txt or "
+                          ".hrtt, else binary)"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_convert = {
+    .name = "convert", .operands = "IN", .opts = convert_opts, .min_operands = 1, .max_operands = 1,
+    .summary = "convert between trace formats; import captures",
+    .details = "IN: a heapreplay trace (binary or text), a capture log, a heaptrack data file\n"
+    "(.zst/.gz) or a glibc mtrace log. Imports print what had to be repaired.\n"};
+
+typedef struct convert_args { const char *out, *to; } convert_args_t;
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    convert_args_t *a = ctx;
+    if (o->key == 'o')
+        a->out = o->arg;
+    else if (strcmp(o->arg, "text") != 0 && strcmp(o->arg, "binary") != 0)
+        return hr_opt_bad(o, "binary or text");
+    else
+        a->to = o->arg;
+    return 0;
+}
+
 int hr_cmd_convert(int argc, char **argv) {
-    const char *in = NULL, *out = NULL, *to = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            out = argv[++i];
-        else if (strcmp(argv[i], "--to") == 0 && i + 1 < argc)
-            to = argv[++i];
-        else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: heapreplay convert IN -o OUT [--to binary|text]\n"
-                   "IN: a heapreplay trace (binary or text), a capture log, a heaptrack\n"
-                   "data file (.zst/.gz) or a glibc mtrace log.\n");
-            return 0;
-        } else if (argv[i][0] != '-' && !in)
-            in = argv[i];
-        else
-            return hr_cli_usage_error("convert", "unexpected argument '%s'", argv[i]);
-    }
-    if (!in || !out)
-        return hr_cli_usage_error("convert", "expected IN and -o OUT");
-    if (to && strcmp(to, "text") != 0 && strcmp(to, "binary") != 0)
-        return hr_cli_usage_error("convert", "--to takes 'binary' or 'text', got '%s'", to);
+    convert_args_t a = {NULL, NULL};
+    int first, prc = hr_opts_parse(&hr_spec_convert, argc, argv, on_opt, &a, &first);
+    if (prc)
+        return prc == HR_OPTS_HELP ? 0 : prc;
+    const char *in = argv[first], *out = a.out, *to = a.to;
+    if (!out)
+        return hr_cli_usage_error("convert", "expected -o OUT (see 'heapreplay convert --help')");
     hr_trace_t t;
     hr_error_t err = {{0}};
     hr_repair_t rep;

@@ -14,49 +14,76 @@ static int list_scenarios(void) {
     return 0;
 }
 
-int hr_cmd_gen(int argc, char **argv) {
-    hr_gen_options_t opt = hr_gen_default();
-    const char *out = NULL;
-    int text = 0;
-    opt.scenario = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned long long n;
-        if (strcmp(a, "-o") == 0 && v)
-            out = v, i++;
-        else if ((strcmp(a, "--events") == 0 || strcmp(a, "-n") == 0) && v) {
-            if (hr_cli_parse_size(v, &n) != 0)
-                return hr_cli_usage_error("gen", "--events expects a count (e.g. 200000 or 10M), got '%s'", v);
-            opt.events = n, i++;
-        } else if (strcmp(a, "--seed") == 0 && v)
-            opt.seed = strtoull(v, NULL, 0), i++;
-        else if (strcmp(a, "--threads") == 0 && v)
-            opt.threads = (uint32_t)atoi(v), i++;
-        else if (strcmp(a, "--timestamps") == 0)
-            opt.timestamps = 1;
-        else if (strcmp(a, "--text") == 0)
-            text = 1;
-        else if (strcmp(a, "--list") == 0)
-            return list_scenarios();
-        else if (strcmp(a, "--help") == 0) {
-            printf("usage: heapreplay gen SCENARIO -o OUT [--events|-n N] [--seed S] [--threads N]\n"
-                   "                      [--timestamps] [--text]\n       heapreplay gen --list\n"
-                   "--threads 1..%u: relabels the events of level_load .. session; sets the\n"
-                   "thread roles of jobs, stream and queue (cross-thread frees)\n",
-                   HR_GEN_MAX_THREADS);
-            return 0;
-        } else if (a[0] != '-' && !opt.scenario)
-            opt.scenario = a;
-        else
-            return hr_cli_usage_error("gen", "unexpected argument '%s'", a);
+_Static_assert(HR_GEN_MAX_THREADS == 64, "gen --threads help says 1..64");
+
+static const hr_opt_t gen_opts[] = {
+    {'o', "output", "OUT", "the trace to write (required; text when OUT ends in .txt or .hrtt)"},
+    {'n', "events", "N", "about N events (e.g. 200000, 10M; default: the scenario's)"},
+    {'s', "seed", "S", "random seed, an integer (default 1): same seed, same trace"},
+    {'t', "threads", "N", "1..64: relabels the events of level_load .. session; sets "
+                          "the thread roles of jobs, stream and queue (cross-thread frees)"},
+    {'T', "timestamps", NULL, "record a timestamp with every event"},
+    {HR_OPT_LONG, "text", NULL, "write the text format whatever OUT's name"},
+    {'l', "list", NULL, "list the scenarios and exit"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_gen = {
+    .name = "gen", .operands = "SCENARIO", .opts = gen_opts, .min_operands = 0, .max_operands = 1,
+    .summary = "generate a synthetic game-like trace",
+    .details = "'heapreplay gen --list' names the scenarios. The same scenario, options and\n"
+    "seed always give the same trace.\n"};
+
+typedef struct gen_args {
+    hr_gen_options_t opt;
+    const char *out;
+    int text, list;
+} gen_args_t;
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    gen_args_t *a = ctx;
+    uint64_t v;
+    switch (o->key) {
+    case 'o': a->out = o->arg; return 0;
+    case 'n':
+        if (hr_opt_bytes(o, &v) != 0) /* a count: the same K/M/G suffixes */
+            return 2;
+        a->opt.events = v;
+        return 0;
+    case 's':
+        if (hr_opt_uint(o, 0, UINT64_MAX, &v) != 0)
+            return 2;
+        a->opt.seed = v;
+        return 0;
+    case 't':
+        if (hr_opt_uint(o, 1, HR_GEN_MAX_THREADS, &v) != 0)
+            return 2;
+        a->opt.threads = (uint32_t)v;
+        return 0;
+    case 'T': a->opt.timestamps = 1; return 0;
+    case 'l': a->list = 1; return 0;
+    default: a->text = 1; return 0;
     }
+}
+
+int hr_cmd_gen(int argc, char **argv) {
+    gen_args_t a = {hr_gen_default(), NULL, 0, 0};
+    int first, prc = hr_opts_parse(&hr_spec_gen, argc, argv, on_opt, &a, &first);
+    if (prc)
+        return prc == HR_OPTS_HELP ? 0 : prc;
+    if (a.list)
+        return list_scenarios();
+    hr_gen_options_t opt = a.opt;
+    const char *out = a.out;
+    int text = a.text;
+    opt.scenario = first < argc ? argv[first] : NULL;
     if (!opt.scenario || !out)
-        return hr_cli_usage_error("gen", "expected SCENARIO and -o OUT (see --list)");
+        return hr_cli_usage_error("gen", "expected SCENARIO and -o OUT (see 'heapreplay gen --list')");
     hr_trace_t t;
     hr_error_t err = {{0}};
     hr_trace_init(&t);
     if (hr_gen(&opt, &t, &err) != 0) {
-        fprintf(stderr, "heapreplay gen: %s\n", err.msg);
+        /* the library's messages start with "gen: " already */
+        fprintf(stderr, "heapreplay %s\n", err.msg);
         hr_trace_free(&t);
         return 2;
     }

@@ -39,6 +39,72 @@ static void info_heaps(const hr_trace_t *t, hr_emit_t *em) {
     free(marks);
 }
 
+/* The engine's own pools (palloc/pfree/prealloc, annotate.h's
+ * hr_alloc_named), by name. */
+static void info_pools_json(const hr_trace_t *t, hr_emit_t *em) {
+    hr_pool_stat_t *ps;
+    int n = hr_trace_pools(t, &ps);
+    hr_emit_arr_begin(em, "pools");
+    for (int i = 0; i < n; i++) {
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_str(em, "name", t->strings[ps[i].name]);
+        hr_emit_u64(em, "allocs", ps[i].allocs);
+        hr_emit_u64(em, "frees", ps[i].frees);
+        hr_emit_u64(em, "reallocs", ps[i].reallocs);
+        hr_emit_u64(em, "bytes", ps[i].bytes);
+        hr_emit_u64(em, "peak_live_bytes", ps[i].peak_live);
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
+    free(ps);
+}
+
+static void info_pools_text(const hr_trace_t *t) {
+    hr_pool_stat_t *ps;
+    int n = hr_trace_pools(t, &ps);
+    printf("  pools          ");
+    for (int i = 0; i < n; i++)
+        printf("%s%s (%llu allocs, %llu reallocs, peak live %llu bytes)", i ? ", " : " ",
+               t->strings[ps[i].name], (unsigned long long)ps[i].allocs,
+               (unsigned long long)ps[i].reallocs, (unsigned long long)ps[i].peak_live);
+    printf("%s\n", n < 0 ? " (out of memory)" : "");
+    free(ps);
+}
+
+/* Frames of the main stream (hr_frame: a frame event without a stream name). */
+static uint64_t main_frames(const hr_trace_t *t) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n_events; i++)
+        n += t->events[i].op == HR_OP_FRAME && !(t->events[i].flags & HR_EVF_HAS_OPT);
+    return n;
+}
+
+/* Named frame streams (hr_frame_named) and their frame counts. */
+static void info_streams_json(const hr_trace_t *t, hr_emit_t *em) {
+    hr_stream_stat_t *ss;
+    int n = hr_trace_streams(t, &ss);
+    hr_emit_arr_begin(em, "frame_streams");
+    for (int i = 0; i < n; i++) {
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_str(em, "name", t->strings[ss[i].name]);
+        hr_emit_u64(em, "frames", ss[i].frames);
+        hr_emit_obj_end(em);
+    }
+    hr_emit_arr_end(em);
+    free(ss);
+}
+
+static void info_streams_text(const hr_trace_t *t) {
+    hr_stream_stat_t *ss;
+    int n = hr_trace_streams(t, &ss);
+    printf("  frame streams  ");
+    for (int i = 0; i < n; i++)
+        printf("%s%s (%llu frames)", i ? ", " : " ", t->strings[ss[i].name],
+               (unsigned long long)ss[i].frames);
+    printf("%s\n", n < 0 ? " (out of memory)" : "");
+    free(ss);
+}
+
 static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     struct stat st;
     uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -54,7 +120,7 @@ static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_obj_end(em);
     hr_emit_u64(em, "ids", t->n_ids);
     hr_emit_u64(em, "threads", t->n_threads);
-    hr_emit_u64(em, "frames", t->op_counts[HR_OP_FRAME]);
+    hr_emit_u64(em, "frames", main_frames(t));
     hr_emit_u64(em, "peak_live_bytes", t->peak_live);
     hr_emit_bool(em, "timestamps", (t->flags & HR_TRACEF_TIMESTAMPS) != 0);
     if ((t->flags & HR_TRACEF_TIMESTAMPS) && t->n_events)
@@ -62,6 +128,8 @@ static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_u64(em, "file_bytes", bytes);
     hr_emit_f64(em, "bytes_per_event", t->n_events ? (double)bytes / (double)t->n_events : 0);
     info_heaps(t, em);
+    info_pools_json(t, em);
+    info_streams_json(t, em);
     hr_emit_obj_end(em);
 }
 
@@ -74,7 +142,7 @@ static void info_text(const char *path, const hr_trace_t *t) {
     for (unsigned op = 0; op < HR_OP__COUNT; op++)
         printf("    %-12s  %llu\n", hr_op_name(op), (unsigned long long)t->op_counts[op]);
     printf("  ids (max live)  %u\n  threads         %u\n  frames          %llu\n", t->n_ids,
-           t->n_threads, (unsigned long long)t->op_counts[HR_OP_FRAME]);
+           t->n_threads, (unsigned long long)main_frames(t));
     printf("  peak live       %llu bytes (%.2f MiB)\n", (unsigned long long)t->peak_live,
            (double)t->peak_live / 1048576.0);
     printf("  timestamps      %s\n", (t->flags & HR_TRACEF_TIMESTAMPS) ? "yes" : "no");
@@ -87,27 +155,32 @@ static void info_text(const char *path, const hr_trace_t *t) {
             printf("%s%s", n++ ? ", " : " ", t->strings[i]);
     printf("\n");
     free(pushes);
+    info_pools_text(t);
+    info_streams_text(t);
+}
+
+static const hr_opt_t info_opts[] = {
+    {'j', "json", NULL, "print a JSON array, one object per trace"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_info = {
+    .name = "info", .operands = "TRACE...", .opts = info_opts, .min_operands = 1, .max_operands = -1,
+    .summary = "print a trace's counts, threads, heaps, pools, frames and peak live"};
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    *(int *)ctx = o->key == 'j';
+    return 0;
 }
 
 int hr_cmd_info(int argc, char **argv) {
-    int json = 0, nfiles = 0, rc = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: heapreplay info [--json] TRACE...\n");
-            return 0;
-        } else if (argv[i][0] == '-')
-            return hr_cli_usage_error("info", "unknown option '%s'", argv[i]);
-    }
+    int json = 0, first, rc;
+    if ((rc = hr_opts_parse(&hr_spec_info, argc, argv, on_opt, &json, &first)) != 0)
+        return rc == HR_OPTS_HELP ? 0 : rc;
     hr_emit_t em;
     hr_emit_init(&em, stdout, HR_EMIT_JSON);
     if (json)
         hr_emit_arr_begin(&em, NULL);
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-')
-            continue;
-        nfiles++;
+    for (int i = first; i < argc; i++) {
         hr_trace_t t;
         hr_error_t err = {{0}};
         hr_trace_init(&t);
@@ -125,7 +198,5 @@ int hr_cmd_info(int argc, char **argv) {
         hr_emit_arr_end(&em);
         hr_emit_end(&em);
     }
-    if (!nfiles)
-        return hr_cli_usage_error("info", "expected a trace file");
     return rc;
 }

@@ -10,46 +10,43 @@
 #include "report/report.h"
 #include "report/svg.h"
 
-static void usage(FILE *f) {
-    fputs("usage: heapreplay plot REPORT.json [-o OUT.svg] [--metric METRIC] [--width PX]\n", f);
-    hr_svg_metric_names(f);
+static const hr_opt_t plot_opts[] = {
+    {'o', "output", "OUT.svg", "write the chart there (default: standard output)"},
+    {'m', "metric", "METRIC", "the metric to draw (see below)"},
+    {'w', "width", "PX", "chart width, 400..10000 pixels"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_plot = {
+    .name = "plot", .operands = "REPORT.json", .opts = plot_opts, .min_operands = 1,
+    .max_operands = 1, .summary = "draw an SVG bar chart (trace x allocator) of a report's metric",
+    .details_fn = hr_svg_metric_names};
+
+typedef struct plot_args {
+    hr_svg_options_t opt;
+    const char *out;
+} plot_args_t;
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    plot_args_t *a = ctx;
+    uint64_t w;
+    if (o->key == 'o')
+        a->out = o->arg;
+    else if (o->key == 'm')
+        a->opt.metric = o->arg;
+    else if (hr_opt_uint(o, 400, 10000, &w) != 0)
+        return 2;
+    else
+        a->opt.width = (int)w;
+    return 0;
 }
 
 int hr_cmd_plot(int argc, char **argv) {
-    hr_svg_options_t opt = hr_svg_options_default();
-    const char *in = NULL, *outp = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        }
-        int takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                    strcmp(a, "--metric") == 0 || strcmp(a, "-m") == 0 || strcmp(a, "--width") == 0;
-        if (takes && i + 1 >= argc)
-            return hr_cli_usage_error("plot", "%s: expected a value", a);
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            outp = argv[++i];
-        } else if (strcmp(a, "--metric") == 0 || strcmp(a, "-m") == 0) {
-            opt.metric = argv[++i];
-        } else if (strcmp(a, "--width") == 0) {
-            char *end;
-            long w = strtol(argv[++i], &end, 10);
-            if (*end || w < 400 || w > 10000)
-                return hr_cli_usage_error("plot", "--width: expected 400..10000, got \"%s\"", argv[i]);
-            opt.width = (int)w;
-        } else if (a[0] == '-' && a[1]) {
-            return hr_cli_usage_error("plot", "unknown option %s (see --help)", a);
-        } else if (!in) {
-            in = a;
-        } else {
-            return hr_cli_usage_error("plot", "expected one report, got a second: %s", a);
-        }
-    }
-    if (!in) {
-        usage(stderr);
-        return 2;
-    }
+    plot_args_t a = {hr_svg_options_default(), NULL};
+    int first, prc = hr_opts_parse(&hr_spec_plot, argc, argv, on_opt, &a, &first);
+    if (prc)
+        return prc == HR_OPTS_HELP ? 0 : prc;
+    hr_svg_options_t opt = a.opt;
+    const char *in = argv[first], *outp = a.out;
     hr_error_t err;
     char path[128];
     if (hr_svg_metric_path(opt.metric, path, sizeof path) < 0)

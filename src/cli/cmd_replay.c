@@ -1,265 +1,129 @@
 /* heapreplay replay [options] TRACE|DIR...: every (trace, allocator, repeat)
  * in its own child process; results aggregated (median timings) into one
- * report, written as JSON with -o and rendered on stdout. */
-#include <dirent.h>
+ * report, written as JSON with -o and rendered on stdout. The options and
+ * arguments are read in replay_args.c, the engine's pools handled in
+ * replay_pools.c; this file plans and runs the processes, shows progress
+ * and stops cleanly on SIGINT/SIGTERM. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/compose.h"
-#include "backends/be_system.h"
 #include "cli/cli.h"
+#include "cli/replay_int.h"
 #include "report/builder.h"
-#include "heapreplay/routed.h"
 #include "replay/child.h"
 #include "report/report.h"
 #include "trace/shared.h"
 #include "replay/counter.h"
 #include "base/json.h"
 
-typedef struct replay_args {
-    hr_replay_options_t opt;
-    const char *allocators, *output;
-    hr_emit_format_t format;
-    int quiet;
-    char **paths;
-    int npaths, cap_paths;
-} replay_args_t;
+/* Progress over the whole run: on a terminal one line rewritten in place
+ * (every HR_CHILD_TICK_MS): [k/N] processes, the share of processes done,
+ * how far the current process is (its elapsed time over the time the same
+ * allocator took in the same mode for the previous sample; the elapsed
+ * time alone for a first sample) and an ETA from the mean time per finished
+ * process. Off a terminal nothing, or with -v one line per process. */
+typedef struct progress {
+    int tty, lines;     /* rewrite one line; print lines */
+    int done, total;    /* processes started before the current trace, all */
+    double t0;          /* start of the run */
+    int shown;          /* a terminal line is on screen */
+    int cur;            /* the current trace's running job (-1: none yet) */
+    double cur_t0;      /* when it started */
+    double *dur;        /* seconds per job of the current trace (0: not ended) */
+    const hr_child_job_t **job; /* the jobs seen, for their spec and mode */
+    int n;              /* jobs of the current trace */
+} progress_t;
 
-/* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */
-static int parse_pace(const char *v, double *out) {
-    if (!strcmp(v, "none")) {
-        *out = 0;
-        return 0;
-    }
-    if (strncmp(v, "timestamps", 10) != 0 || (v[10] && v[10] != ':'))
-        return -1;
-    if (!v[10]) {
-        *out = 1;
-        return 0;
-    }
-    char *end;
-    *out = strtod(v + 11, &end);
-    return *end || v[11] == 0 || !(*out > 0 && *out <= 1e6) ? -1 : 0;
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void usage(FILE *f) {
-    fprintf(f,
-            "usage: heapreplay replay [options] TRACE|DIR...\n"
-            "  -a, --allocators LIST  comma-separated specs, or 'all' (default: all built)\n"
-            "                         e.g. glibc,jemalloc,bank:round=16,preload:/path/lib.so\n"
-            "  -r, --repeat N         samples per trace x allocator (default 3), each made\n"
-            "                         of fresh processes, interleaved across allocators;\n"
-            "                         figures are medians, with min/max and spread\n"
-            "  -o, --output FILE      write the report as JSON\n"
-            "  -f, --format FMT       stdout: text (default), json, csv, md\n"
-            "      --touch POLICY     none | first (default) | all\n"
-            "      --timeout SECONDS  per replay child (default 600)\n"
-            "      --budget BYTES     report the first op whose footprint exceeds it\n"
-            "      --heap-config FILE heap table for the routed allocator\n"
-            "      --warm-time SECONDS  warm laps per sample run this long (default 0.5;\n"
-            "                         0: one warm lap); the cold lap is always the first\n"
-            "      --stall-us US      ops slower than this are checked for a context\n"
-            "                         switch and kept out of latency and frames (default 20)\n"
-            "      --threads MODE     recorded: one OS thread per recorded thread, blocks\n"
-            "                         shared across threads wait for each other (default\n"
-            "                         when the trace has several threads); serial: every\n"
-            "                         event on one thread in trace order. Timed laps only:\n"
-            "                         memory figures always come from trace order\n"
-            "      --pace timestamps[:F]  threaded laps also wait for each event's\n"
-            "                         recorded time (times F, default 1); none (default)\n"
-            "      --count MODE       also count the instructions of the allocator calls\n"
-            "                         (one lap per allocator, deterministic): perf (hardware\n"
-            "                         counter), callgrind (valgrind, ~50x slower), auto,\n"
-            "                         none (default)\n"
-            "      --verify           also check every pointer each allocator returns\n"
-            "                         (alignment, overlap, contents); a violation makes\n"
-            "                         the row invalid\n"
-            "  -q, --quiet            no progress lines on stderr\n"
-            "A DIR stands for every *.hrt and *.hrtt file in it.\n");
-}
-
-static int add_path(replay_args_t *a, const char *p) {
-    if (a->npaths == a->cap_paths) {
-        a->cap_paths = a->cap_paths ? a->cap_paths * 2 : 16;
-        a->paths = realloc(a->paths, (size_t)a->cap_paths * sizeof *a->paths);
-    }
-    a->paths[a->npaths++] = strdup(p);
+/* ", this one 40%" from the previous sample of the same allocator and mode,
+ * or ", this one 12 s" when there is none. Returns the share done (0..0.99),
+ * or 0 when unknown. */
+static double current_share(const progress_t *pg, int index, double now, char *out, size_t cap) {
+    const hr_child_job_t *j = pg->job[index];
+    double el = now - pg->cur_t0;
+    for (int i = index - 1; i >= 0; i--)
+        if (pg->job[i] && pg->dur[i] > 0 && pg->job[i]->mode == j->mode &&
+            strcmp(pg->job[i]->spec, j->spec) == 0) {
+            double pct = 100.0 * el / pg->dur[i];
+            pct = pct < 99 ? pct : 99;
+            snprintf(out, cap, ", this one %.0f%%", pct);
+            return pct / 100;
+        }
+    snprintf(out, cap, ", this one %.0f s", el);
     return 0;
 }
 
-static int cmp_str(const void *x, const void *y) {
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-static int add_trace_arg(replay_args_t *a, const char *arg) {
-    struct stat st;
-    if (stat(arg, &st) != 0)
-        return hr_cli_usage_error("replay", "%s: no such file or directory", arg);
-    if (!S_ISDIR(st.st_mode))
-        return add_path(a, arg);
-    DIR *d = opendir(arg);
-    if (!d)
-        return hr_cli_usage_error("replay", "%s: cannot read directory", arg);
-    int first = a->npaths;
-    size_t alen = strlen(arg);
-    while (alen > 1 && arg[alen - 1] == '/')
-        alen--;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if ((n > 4 && strcmp(e->d_name + n - 4, ".hrt") == 0) ||
-            (n > 5 && strcmp(e->d_name + n - 5, ".hrtt") == 0)) {
-            char path[4096];
-            snprintf(path, sizeof path, "%.*s/%s", (int)alen, arg, e->d_name);
-            add_path(a, path);
-        }
-    }
-    closedir(d);
-    qsort(a->paths + first, (size_t)(a->npaths - first), sizeof *a->paths, cmp_str);
-    if (a->npaths == first)
-        return hr_cli_usage_error("replay", "%s: no *.hrt or *.hrtt traces in directory", arg);
-    return 0;
-}
-
-static int parse_args(int argc, char **argv, replay_args_t *a) {
-    memset(a, 0, sizeof *a);
-    a->opt = hr_replay_options_default();
-    a->opt.repeat = 3;
-    a->allocators = "all";
-    a->format = HR_EMIT_TEXT;
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned long long n;
-        if ((!strcmp(k, "-a") || !strcmp(k, "--allocators")) && v)
-            a->allocators = v, i++;
-        else if ((!strcmp(k, "-r") || !strcmp(k, "--repeat")) && v) {
-            a->opt.repeat = atoi(v), i++;
-            if (a->opt.repeat < 1 || a->opt.repeat > 1000)
-                return hr_cli_usage_error("replay", "--repeat expects 1..1000, got '%s'", v);
-        } else if ((!strcmp(k, "-o") || !strcmp(k, "--output")) && v)
-            a->output = v, i++;
-        else if ((!strcmp(k, "-f") || !strcmp(k, "--format")) && v) {
-            if (hr_emit_format_parse(v, &a->format) != 0)
-                return hr_cli_usage_error("replay", "--format expects text|json|csv|md, got '%s'", v);
-            i++;
-        } else if (!strcmp(k, "--touch") && v) {
-            if (hr_touch_parse(v, &a->opt.touch) != 0)
-                return hr_cli_usage_error("replay", "--touch expects none|first|all, got '%s'", v);
-            i++;
-        } else if (!strcmp(k, "--timeout") && v) {
-            a->opt.timeout_s = atof(v), i++;
-            if (a->opt.timeout_s <= 0)
-                return hr_cli_usage_error("replay", "--timeout expects seconds > 0, got '%s'", v);
-        } else if (!strcmp(k, "--budget") && v) {
-            if (hr_cli_parse_size(v, &n) != 0)
-                return hr_cli_usage_error("replay", "--budget expects bytes (e.g. 64M), got '%s'", v);
-            a->opt.budget = n, i++;
-        } else if (!strcmp(k, "--heap-config") && v)
-            a->opt.heap_config = v, i++;
-        else if (!strcmp(k, "--warm-time") && v) {
-            char *end;
-            a->opt.warm_time_s = strtod(v, &end), i++;
-            if (*end || !(a->opt.warm_time_s >= 0 && a->opt.warm_time_s <= 3600))
-                return hr_cli_usage_error("replay", "--warm-time expects seconds 0..3600, got '%s'", v);
-        } else if (!strcmp(k, "--stall-us") && v) {
-            char *end;
-            a->opt.stall_us = strtod(v, &end), i++;
-            if (*end || !(a->opt.stall_us > 0))
-                return hr_cli_usage_error("replay", "--stall-us expects microseconds > 0, got '%s'", v);
-        } else if (!strcmp(k, "--threads") && v) {
-            hr_threads_mode_t m;
-            if (hr_threads_mode_parse(v, &m) != 0)
-                return hr_cli_usage_error("replay", "--threads expects recorded|serial|auto, got '%s'", v);
-            a->opt.threads = (int)m, i++;
-        } else if (!strcmp(k, "--pace") && v) {
-            if (parse_pace(v, &a->opt.pace) != 0)
-                return hr_cli_usage_error("replay", "--pace expects none|timestamps[:FACTOR > 0], got '%s'", v);
-            i++;
-        } else if (!strcmp(k, "--count") && v) {
-            hr_count_mode_t want, got;
-            hr_error_t err = {{0}};
-            if (hr_count_mode_parse(v, &want) != 0)
-                return hr_cli_usage_error("replay", "--count expects none|auto|perf|callgrind, got '%s'", v);
-            if (hr_count_resolve(want, &got, &err) != 0)
-                return hr_cli_usage_error("replay", "%s", err.msg);
-            a->opt.count = (int)got, i++;
-        } else if (!strcmp(k, "--verify"))
-            a->opt.verify = 1;
-        else if (!strcmp(k, "-q") || !strcmp(k, "--quiet"))
-            a->quiet = 1;
-        else if (!strcmp(k, "-h") || !strcmp(k, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (k[0] == '-')
-            return hr_cli_usage_error("replay", "unknown option '%s' (see --help)", k);
-        else if (add_trace_arg(a, k) != 0)
-            return 2;
-    }
-    if (a->npaths == 0)
-        return hr_cli_usage_error("replay", "expected at least one TRACE or DIR (see --help)");
-    if (a->opt.heap_config) { /* bad input is found before any replay */
-        hr_heapcfg_t *cfg = malloc(sizeof *cfg);
-        hr_error_t err = {{0}};
-        int bad = !cfg || hr_heapcfg_load(cfg, a->opt.heap_config, &err) != 0;
-        free(cfg);
-        if (bad)
-            return hr_cli_usage_error("replay", "%s", err.msg[0] ? err.msg : "out of memory");
-    }
-    return 0;
-}
-
-/* Expands "all" and checks every spec; fills specs[] (borrowed/strdup'd). */
-static int expand_allocators(const char *list, char ***specs, int *n, int quiet) {
-    char *copy = strdup(list), *save = NULL;
-    *specs = NULL;
-    *n = 0;
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (strcmp(tok, "all") == 0) {
-            for (size_t i = 0; hr_backends[i]; i++) {
-                const hr_backend_t *b = hr_backends[i];
-                if (b->caps & (HR_CAP_TEST_ONLY | HR_CAP_NOT_IN_ALL))
-                    continue;
-                if ((b->caps & HR_CAP_EXTERNAL_PROCESS) && !hr_external_lib(b->name)) {
-                    if (!quiet)
-                        fprintf(stderr, "heapreplay replay: %s not found at configure time, skipped\n", b->name);
-                    continue;
-                }
-                *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
-                (*specs)[(*n)++] = strdup(b->name);
-            }
-            continue;
-        }
-        hr_compose_spec_t cs;
-        hr_error_t cerr = {{0}};
-        if (hr_compose_is(tok) && hr_compose_parse(tok, &cs, &cerr) != 0) {
-            hr_cli_usage_error("replay", "%s", cerr.msg);
-            free(copy);
-            return 2;
-        }
-        if (!hr_backend_find(tok)) {
-            hr_cli_usage_error("replay", "unknown allocator '%s' (see 'heapreplay list')", tok);
-            free(copy);
-            return 2;
-        }
-        *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
-        (*specs)[(*n)++] = strdup(tok);
-    }
-    free(copy);
-    if (*n == 0)
-        return hr_cli_usage_error("replay", "no allocator selected");
-    return 0;
-}
-
-/* Progress line per replay process. */
 static void progress(const hr_child_job_t *job, int index, void *ctx) {
-    (void)index, (void)ctx;
-    fprintf(stderr, "replay %s on %s (%s)\n", job->trace_name, job->spec,
-            hr_replay_mode_name(job->mode));
+    progress_t *pg = ctx;
+    double now = now_s();
+    int fresh = index != pg->cur;
+    if (fresh && pg->dur && index < pg->n) {
+        if (pg->cur >= 0)
+            pg->dur[pg->cur] = now - pg->cur_t0;
+        pg->job[index] = job;
+        pg->cur = index;
+        pg->cur_t0 = now;
+    }
+    int k = pg->done + index; /* processes finished */
+    char eta[32] = "", cur[32] = "";
+    double el = now - pg->t0;
+    double part = pg->dur && index < pg->n ? current_share(pg, index, now, cur, sizeof cur) : 0;
+    if (k + part > 0) { /* the mean time per process so far, the current one's share counted */
+        double left = el / (k + part) * (pg->total - k - part);
+        snprintf(eta, sizeof eta, ", ETA %dm%02ds", (int)(left / 60), (int)left % 60);
+    }
+    if (pg->tty) { /* cut to the terminal's width: a wrapped line would scroll */
+        char line[512];
+        struct winsize ws;
+        int cols = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 8 ? ws.ws_col - 1 : 79;
+        snprintf(line, sizeof line, "[%d/%d] %3.0f%%%s%s  %s on %s (%s)", k + 1, pg->total,
+                 100.0 * k / pg->total, cur, eta, job->trace_name, job->spec,
+                 hr_replay_mode_name(job->mode));
+        fprintf(stderr, "\r\033[K%.*s", cols, line);
+        pg->shown = 1;
+    } else if (pg->lines && fresh) {
+        fprintf(stderr, "[%d/%d] replay %s on %s (%s)\n", k + 1, pg->total, job->trace_name,
+                job->spec, hr_replay_mode_name(job->mode));
+    }
+}
+
+/* Before a trace's n jobs run: fresh per-job records. */
+static void progress_trace(progress_t *pg, int n) {
+    free(pg->dur);
+    free(pg->job);
+    pg->dur = calloc((size_t)n, sizeof *pg->dur);
+    pg->job = calloc((size_t)n, sizeof *pg->job);
+    pg->n = pg->dur && pg->job ? n : 0;
+    pg->cur = -1;
+}
+
+static void progress_end(progress_t *pg) {
+    if (pg->shown)
+        fputs("\r\033[K", stderr);
+    pg->shown = 0;
+    free(pg->dur);
+    free(pg->job);
+    pg->dur = NULL;
+    pg->job = NULL;
+    pg->n = 0;
+}
+
+/* "SIGINT" for the exit message and the report. */
+static const char *sig_name(int sig) {
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
 /* The processes of one trace: for each sample, a measure and a time process
@@ -349,23 +213,39 @@ static char *count_from_callgrind(char *line, const char *out) {
     return line;
 }
 
-/* Joins each sample's process lines and adds one result per allocator. */
+/* Joins each sample's process lines and adds one result per allocator.
+ * After an interruption (stop != 0) only the samples whose processes all
+ * ended are joined; an allocator with none is left out, one with fewer
+ * than asked for (or without its verify or count process) is marked. */
 static int add_results(const plan_t *p, char **lines, char **specs, const char *path,
-                       hr_report_builder_t *rb) {
+                       int stop, const hr_pool_info_t *pi, hr_report_builder_t *rb) {
     char **samples = calloc((size_t)p->rep, sizeof *samples);
     int failed = 0;
     for (int s = 0; s < p->nspecs && !failed; s++) {
         const char *verify = p->verify ? lines[job_index(p, s, 0, HR_MODE_VERIFY)] : NULL;
         const char *count = p->count ? lines[job_index(p, s, 0, HR_MODE_COUNT)] : NULL;
-        for (int r = 0; r < p->rep; r++)
-            samples[r] = hr_result_join(lines[job_index(p, s, r, HR_MODE_MEASURE)],
-                                        lines[job_index(p, s, r, HR_MODE_TIME)], verify, count);
+        int n = 0;
+        for (int r = 0; r < p->rep; r++) {
+            const char *m = lines[job_index(p, s, r, HR_MODE_MEASURE)];
+            const char *t = lines[job_index(p, s, r, HR_MODE_TIME)];
+            if (!stop || (m && t))
+                samples[n++] = hr_result_join(m, t, verify, count);
+        }
+        int partial = n < p->rep || (p->verify && !verify) || (p->count && !count);
         hr_error_t err = {{0}};
-        if (hr_report_builder_add(rb, samples, p->rep, &err) != 0) {
+        if (n == 0)
+            continue;
+        if (hr_report_builder_add(rb, samples, n, &err) != 0) {
             fprintf(stderr, "heapreplay replay: %s on %s: %s\n", path, specs[s], err.msg);
             failed = 1;
+        } else {
+            hr_json_t *pools = hr_pool_json(pi);
+            if (pools)
+                hr_report_builder_set_last(rb, "pools", pools);
+            if (stop)
+                hr_report_builder_interrupted(rb, sig_name(stop), partial);
         }
-        for (int r = 0; r < p->rep; r++)
+        for (int r = 0; r < n; r++)
             free(samples[r]);
     }
     free(samples);
@@ -375,7 +255,7 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
 /* Replays one trace on every allocator (all processes forked from one
  * pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
-                        hr_report_builder_t *rb) {
+                        progress_t *pg, hr_report_builder_t *rb) {
     hr_trace_t t;
     hr_error_t err = {{0}};
     hr_trace_init(&t);
@@ -385,10 +265,13 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         return 2;
     }
     char digest[17];
-    hr_trace_digest(&t, digest);
-    int tfd = hr_trace_share(&t, digest, &err);
+    hr_trace_digest(&t, digest); /* of the trace as read, before lowering its pools */
+    hr_pool_info_t pi;
+    int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0
+                  ? hr_trace_share(&t, digest, &err) : -1;
     if (tfd < 0) {
         fprintf(stderr, "heapreplay replay: %s: %s\n", path, err.msg);
+        hr_pool_info_free(&pi);
         hr_trace_free(&t);
         return 2;
     }
@@ -396,6 +279,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     if (a->opt.count == HR_COUNT_CALLGRIND && plan_count_files(&p) != 0) {
         fprintf(stderr, "heapreplay replay: cannot create a temporary directory: %s\n", strerror(errno));
         close(tfd);
+        hr_pool_info_free(&pi);
         hr_trace_free(&t);
         return 2;
     }
@@ -405,7 +289,12 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     hr_child_job_t proto = {&t, tfd, path, digest, NULL, NULL, &a->opt, hr_cli_self_exe(),
                             HR_MODE_MEASURE, NULL};
     fill_jobs(&p, jobs, &proto, specs);
-    if (hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, NULL) != 0) {
+    progress_trace(pg, n);
+    int run = hr_child_run_all(jobs, n, lines, a->quiet ? NULL : progress, pg);
+    int stop = run == 1 ? hr_child_interrupted() : 0;
+    pg->done += n;
+    progress_end(pg);
+    if (run < 0) {
         fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
         failed = 1;
     }
@@ -418,38 +307,54 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         free(p.outs);
     }
     if (!failed)
-        failed = add_results(&p, lines, specs, path, rb);
+        failed = add_results(&p, lines, specs, path, stop, &pi, rb);
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
     free(jobs);
     close(tfd);
+    hr_pool_info_free(&pi);
     hr_trace_free(&t);
-    return failed;
+    return stop ? 3 : failed;
 }
 
 int hr_cmd_replay(int argc, char **argv) {
     replay_args_t a;
-    int rc = parse_args(argc, argv, &a);
+    int rc = hr_replay_parse_args(argc, argv, &a);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
     char **specs;
     int nspecs;
-    if ((rc = expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0)
+    if ((rc = hr_replay_expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0 ||
+        (rc = hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0)
         return rc;
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
     hr_report_builder_set_command(rb, argc, argv);
-    int failed = 0;
-    for (int i = 0; i < a.npaths && rc == 0; i++) {
-        int r = replay_trace(&a, a.paths[i], specs, nspecs, rb);
+    plan_t per = {nspecs, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
+    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * a.npaths, now_s(), 0,
+                     -1, 0, NULL, NULL, 0};
+    int failed = 0, stop = 0;
+    hr_child_trap_signals();
+    for (int i = 0; i < a.npaths && rc == 0 && !stop; i++) {
+        int r = replay_trace(&a, a.paths[i], specs, nspecs, &pg, rb);
         if (r == 2)
             rc = 2;
-        failed |= r;
+        else if (r == 3 || hr_child_interrupted())
+            stop = hr_child_interrupted();
+        else
+            failed |= r;
+    }
+    if (stop) { /* the rows finished so far, marked (add_results) */
+        hr_report_builder_interrupted(rb, sig_name(stop), 0);
+        fprintf(stderr, "heapreplay replay: interrupted by %s%s%s\n", sig_name(stop),
+                a.output ? "; partial report in " : "", a.output ? a.output : "");
     }
     if (rc == 0)
         rc = hr_report_builder_finish(rb, a.output, a.format, stdout);
     if (rc == 0 && (failed || hr_report_builder_failures(rb)))
         rc = 1;
+    if (stop && rc != 2)
+        rc = 128 + stop;
     hr_report_builder_free(rb);
     for (int i = 0; i < nspecs; i++)
         free(specs[i]);
@@ -457,5 +362,6 @@ int hr_cmd_replay(int argc, char **argv) {
     for (int i = 0; i < a.npaths; i++)
         free(a.paths[i]);
     free(a.paths);
+    free(a.allocators);
     return rc;
 }

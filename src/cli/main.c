@@ -10,13 +10,14 @@
 #include "replay/child.h"
 
 typedef struct hr_cmd {
-    const char *name, *help;
+    const hr_cmd_spec_t *spec;
     int (*fn)(int, char **);
 } hr_cmd_t;
 
-#define HR_CMD_ENTRY_(n, d) {#n, d, hr_cmd_##n},
+#define HR_CMD_ENTRY_(n) {&hr_spec_##n, hr_cmd_##n},
 static const hr_cmd_t commands[] = {HR_CMD_LIST(HR_CMD_ENTRY_)};
 #undef HR_CMD_ENTRY_
+#define HR_NCMDS (sizeof commands / sizeof commands[0])
 
 int hr_cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
@@ -61,10 +62,47 @@ const char *hr_cli_self_exe(void) {
 }
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: heapreplay COMMAND [options]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\n'heapreplay COMMAND --help' describes a command. Version %s.\n", PACKAGE_VERSION);
+    fprintf(f, "usage: heapreplay COMMAND [options] [ARGS...]\n\ncommands:\n");
+    for (size_t i = 0; i < HR_NCMDS; i++)
+        fprintf(f, "  %-8s  %s\n", commands[i].spec->name, commands[i].spec->summary);
+    fprintf(f, "\n'heapreplay help COMMAND' or 'heapreplay COMMAND --help' describes a command;\n"
+               "'man heapreplay' all of them. Version %s.\n", PACKAGE_VERSION);
+}
+
+static const hr_cmd_t *find_cmd(const char *name) {
+    for (size_t i = 0; i < HR_NCMDS; i++)
+        if (strcmp(commands[i].spec->name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* The generated documents (help.c): the build writes them with this binary. */
+static int print_doc(const char *what) {
+    const hr_cmd_spec_t *specs[HR_NCMDS + 1];
+    for (size_t i = 0; i < HR_NCMDS; i++)
+        specs[i] = commands[i].spec;
+    specs[HR_NCMDS] = NULL;
+    if (strcmp(what, "__man") == 0)
+        hr_opts_man(specs, stdout);
+    else
+        hr_opts_bash(specs, stdout);
+    return fflush(stdout) == 0 ? 0 : 2;
+}
+
+/* heapreplay help [COMMAND] */
+static int help(int argc, char **argv) {
+    if (argc < 3) {
+        usage(stdout);
+        return 0;
+    }
+    const hr_cmd_t *c = find_cmd(argv[2]);
+    if (!c || argc > 3) {
+        fprintf(stderr, "heapreplay help: %s '%s' (commands: see 'heapreplay help')\n",
+                c ? "expected one command, got also" : "unknown command", c ? argv[3] : argv[2]);
+        return 2;
+    }
+    hr_opts_help(c->spec, stdout);
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -75,18 +113,22 @@ int main(int argc, char **argv) {
     const char *name = argv[1];
     if (strcmp(name, "__worker") == 0)
         return hr_worker_main(argc - 1, argv + 1);
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    if (strcmp(name, "__man") == 0 || strcmp(name, "__bash-completion") == 0)
+        return print_doc(name);
+    if (strcmp(name, "help") == 0)
+        return help(argc, argv);
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(name, "--version") == 0) {
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
         printf("heapreplay %s\n", PACKAGE_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(commands[i].name, name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "heapreplay: unknown command '%s'\n", name);
-    usage(stderr);
+    const hr_cmd_t *c = find_cmd(name);
+    if (c)
+        return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "heapreplay: unknown %s '%s' (see 'heapreplay --help')\n",
+            name[0] == '-' ? "option" : "command", name);
     return 2;
 }

@@ -18,12 +18,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "backends/be_system.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
+
+/* Interruption (hr_child_trap_signals): the signal caught, and the server
+ * to stop. The handler only stores and kills (async-signal-safe). */
+static volatile sig_atomic_t stop_sig;
+static volatile pid_t server_pid;
+
+static void on_stop(int sig) {
+    if (!stop_sig)
+        stop_sig = sig;
+    if (server_pid > 0)
+        kill(server_pid, SIGKILL); /* the worker follows it (die_with_parent) */
+}
+
+void hr_child_trap_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop; /* no SA_RESTART: a blocked read returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int hr_child_interrupted(void) { return stop_sig; }
+
+/* In a freshly forked process: SIGKILL when the parent dies, whatever kills
+ * it (SIGKILL included, which no handler sees), so that no replay outlives
+ * heapreplay. The death signal survives exec; a parent already gone before
+ * prctl took effect is caught by the getppid test. */
+static void die_with_parent(pid_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(1);
+}
 
 /* Builds a result object for a replay that produced none. */
 static char *synth_result(const hr_child_job_t *job, const char *status, const char *msg,
@@ -152,11 +187,16 @@ static double job_timeout(const hr_child_job_t *job) {
  * another on a 2-core machine), waits for it with the deadline and reports how
  * it ended on `status_fd`. It allocates nothing between forks. */
 static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd) {
+    pid_t self = getpid();
+    signal(SIGINT, SIG_DFL); /* the parent's handlers are not the server's */
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     for (int i = 0; i < n; i++) {
         job_end_t e = {0, 0};
         if (wfd[i] >= 0) {
             pid_t pid = fork();
             if (pid == 0) {
+                die_with_parent(self);
                 for (int k = 0; k < n; k++)
                     if (k != i && wfd[k] >= 0)
                         close(wfd[k]);
@@ -176,13 +216,20 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
     _exit(0);
 }
 
-static char *read_all(int fd, size_t *len) {
+/* Reads fd to its end; while nothing arrives, calls tick (if any) about
+ * every HR_CHILD_TICK_MS (the caller's progress display). */
+static char *read_all(int fd, size_t *len, void (*tick)(void *), void *ctx) {
     size_t cap = 4096;
     char *buf = malloc(cap);
     *len = 0;
     for (;;) {
         if (*len + 4096 > cap)
             buf = realloc(buf, cap *= 2);
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (tick && poll(&pfd, 1, HR_CHILD_TICK_MS) == 0) {
+            tick(ctx);
+            continue;
+        }
         ssize_t r = read(fd, buf + *len, cap - *len - 1);
         if (r < 0 && errno == EINTR)
             continue;
@@ -219,6 +266,20 @@ static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_en
     return out;
 }
 
+/* The progress callback again, for the job that is running. */
+typedef struct tick_ctx {
+    hr_child_progress_fn fn;
+    const hr_child_job_t *job;
+    int index;
+    void *ctx;
+} tick_ctx_t;
+
+static void tick(void *p) {
+    tick_ctx_t *t = p;
+    if (!stop_sig)
+        t->fn(t->job, t->index, t->ctx);
+}
+
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx) {
     int *rfd = malloc((size_t)n * sizeof *rfd), *wfd = malloc((size_t)n * sizeof *wfd), sp[2];
@@ -233,25 +294,45 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
     if (pipe(sp) != 0)
         return -1;
     fflush(NULL);
-    pid_t server = fork();
+    pid_t parent = getpid();
+    pid_t server = stop_sig ? -1 : fork();
     if (server == 0) {
+        die_with_parent(parent);
         close(sp[0]);
         for (int i = 0; i < n; i++)
             if (rfd[i] >= 0)
                 close(rfd[i]);
         server_main(jobs, n, wfd, sp[1]);
     }
+    server_pid = server;
+    if (stop_sig && server > 0) /* a signal came during the fork */
+        kill(server, SIGKILL);
     close(sp[1]);
     for (int i = 0; i < n; i++)
         if (wfd[i] >= 0)
             close(wfd[i]);
     for (int i = 0; i < n; i++) {
-        if (progress)
+        if (progress && !stop_sig)
             progress(&jobs[i], i, ctx);
         size_t len = 0;
-        char *out = rfd[i] >= 0 ? read_all(rfd[i], &len) : NULL;
+        tick_ctx_t tc = {progress, &jobs[i], i, ctx};
+        char *out = rfd[i] >= 0 && !stop_sig ? read_all(rfd[i], &len, progress ? tick : NULL, &tc)
+                                             : NULL;
         job_end_t e;
-        if (read(sp[0], &e, sizeof e) != (ssize_t)sizeof e) {
+        ssize_t got = stop_sig ? 0 : read(sp[0], &e, sizeof e);
+        while (got < 0 && errno == EINTR && !stop_sig)
+            got = read(sp[0], &e, sizeof e);
+        if (stop_sig) { /* this job and the rest have no result */
+            free(out);
+            for (int k = i; k < n; k++) {
+                if (rfd[k] >= 0)
+                    close(rfd[k]);
+                free(results[k]);
+                results[k] = NULL;
+            }
+            break;
+        }
+        if (got != (ssize_t)sizeof e) {
             e.status = 0;
             e.timed_out = 0;
         }
@@ -264,7 +345,8 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
     int st;
     while (server > 0 && waitpid(server, &st, 0) < 0 && errno == EINTR)
         ;
+    server_pid = 0;
     free(rfd);
     free(wfd);
-    return 0;
+    return stop_sig ? 1 : 0;
 }

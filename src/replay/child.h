@@ -20,6 +20,14 @@ typedef struct hr_child_job {
 } hr_child_job_t;
 
 typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void *ctx);
+#define HR_CHILD_TICK_MS 500 /* progress is called again this often while a job runs */
+
+/* SIGINT, SIGTERM and SIGHUP stop hr_child_run_all: the running replay
+ * process is killed and no further one starts. hr_child_interrupted() is
+ * then the signal (0 before). Every replay process dies with heapreplay
+ * whatever kills it (PR_SET_PDEATHSIG on the server and on each worker). */
+void hr_child_trap_signals(void);
+int hr_child_interrupted(void);
 
 /* Runs every job in its own process and stores its result object, one line of
  * JSON (malloc'd), in results[i]: the process's own, or one made here with
@@ -27,8 +35,10 @@ typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void 
  * one after another, each a freshly executed worker (a fresh program for the
  * allocator under test, in-house or external), started from one server
  * process forked before the first job.
- * `progress` (may be NULL) is called with `ctx` as each job starts. Returns 0, or -1 if
- * no process could be started. */
+ * `progress` (may be NULL) is called with `ctx` as each job starts, then
+ * about every HR_CHILD_TICK_MS while it runs (same job and index). Returns 0, or -1 if
+ * no process could be started, 1 when interrupted (hr_child_trap_signals):
+ * the jobs that had ended have their result, the others NULL. */
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx);
 

@@ -94,9 +94,12 @@ static int find_consumers(const hr_trace_t *t, uint64_t *consumer, uint8_t *fs, 
     return 0;
 }
 
+/* pool: the block's pool (string index + 1, 0 = malloc); want: the part's
+ * pool, the same way (UINT32_MAX when the trace has no pool of that name). */
 static int part_takes(const hr_compose_part_t *p, const hr_event_t *ev, int temp, int fscoped,
-                      uint64_t f, lifo_t *st) {
+                      uint64_t f, lifo_t *st, uint32_t pool, uint32_t want) {
     switch (p->take) {
+    case HR_TAKE_POOL: return pool != 0 && pool == want;
     case HR_TAKE_LIFO_TEMP: return temp && ev->op != HR_OP_REALLOC && lifo_take(st, f);
     case HR_TAKE_FRAME: return fscoped;
     case HR_TAKE_SIZE: return block_bytes(ev) <= p->max_size && ev->align <= 16;
@@ -114,8 +117,17 @@ static int assign_parts(const hr_trace_t *t, const hr_compose_spec_t *sp, plan_s
     uint8_t *part_of = hr_hmem_alloc(t->n_ids ? t->n_ids : 1, 0);
     if (!mem || !part_of)
         return -1;
-    for (int k = 0; k < sp->n; k++)
+    uint32_t want[HR_COMPOSE_MAX_PARTS], *pool_of = NULL; /* pool per id (lowered pool ops) */
+    size_t pool_bytes = (t->n_ids ? t->n_ids : 1) * sizeof *pool_of;
+    for (int k = 0; k < sp->n; k++) {
         st[k] = (lifo_t){mem + (size_t)k * 4096, 0, sp->part[k].entries < 4096 ? sp->part[k].entries : 4096};
+        want[k] = UINT32_MAX;
+        for (uint32_t s = 0; sp->part[k].take == HR_TAKE_POOL && s < t->n_strings; s++)
+            if (strcmp(t->strings[s], sp->part[k].pool) == 0)
+                want[k] = s + 1;
+        if (sp->part[k].take == HR_TAKE_POOL && !pool_of && !(pool_of = hr_hmem_alloc(pool_bytes, 0)))
+            return -1;
+    }
     any.c = mem + (size_t)HR_COMPOSE_MAX_PARTS * 4096, any.cap = 4096;
     for (size_t i = 0; i < t->n_events; i++) {
         const hr_event_t *ev = &t->events[i];
@@ -139,7 +151,13 @@ static int assign_parts(const hr_trace_t *t, const hr_compose_spec_t *sp, plan_s
         pl->live_at_end += (uint64_t)(f == HR_ROUTE_NO_CONSUMER);
         pl->frame_scoped += (uint64_t)fscoped;
         pl->lifo_temps += (uint64_t)(temp && ev->op != HR_OP_REALLOC && lifo_take(&any, f));
-        while (k < sp->n - 1 && !part_takes(&sp->part[k], ev, temp, fscoped, f, &st[k]))
+        uint32_t pool = 0;
+        if (pool_of) { /* a lowered palloc carries its pool in aux; prealloc inherits */
+            pool = ev->op == HR_OP_ALLOC ? ev->aux : ev->op == HR_OP_REALLOC ? pool_of[ev->aux] : 0;
+            pool_of[ev->id] = pool;
+        }
+        while (k < sp->n - 1 &&
+               !part_takes(&sp->part[k], ev, temp, fscoped, f, &st[k], pool, want[k]))
             k++;
         part_of[ev->id] = (uint8_t)k;
         pl->part_blocks[k]++;
@@ -148,6 +166,8 @@ static int assign_parts(const hr_trace_t *t, const hr_compose_spec_t *sp, plan_s
     }
     hr_hmem_free(mem, lifo_bytes);
     hr_hmem_free(part_of, t->n_ids ? t->n_ids : 1);
+    if (pool_of)
+        hr_hmem_free(pool_of, pool_bytes);
     return 0;
 }
 

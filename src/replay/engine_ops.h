@@ -149,6 +149,15 @@ static inline HR_ALWAYS_INLINE void op_FRAME(run_t *r, const hr_event_t *ev) {
 
 static inline HR_ALWAYS_INLINE void op_MARK(run_t *r, const hr_event_t *ev) { (void)r, (void)ev; }
 
+/* Pool ops: replay lowers them to alloc/free/realloc before a worker sees
+ * the trace (hr_trace_lower_pools, cmd_replay.c); should one reach the
+ * engine, it runs as that plain op (their fields are laid out alike). */
+static inline HR_ALWAYS_INLINE void op_POOL_ALLOC(run_t *r, const hr_event_t *ev) { op_ALLOC(r, ev); }
+static inline HR_ALWAYS_INLINE void op_POOL_FREE(run_t *r, const hr_event_t *ev) { op_FREE(r, ev); }
+static inline HR_ALWAYS_INLINE void op_POOL_REALLOC(run_t *r, const hr_event_t *ev) {
+    op_REALLOC(r, ev);
+}
+
 /* The replay switch, generated from the opcode table. free and alloc, nearly
  * every event of a trace, are tested first, and the throughput loop is built
  * without jump tables (fast_loop): measured on the bump backend

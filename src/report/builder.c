@@ -282,6 +282,22 @@ void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **arg
     free(cmd);
 }
 
+void hr_report_builder_interrupted(hr_report_builder_t *rb, const char *signame, int row) {
+    hr_json_set(rb->doc, "interrupted", hr_json_new_str(signame));
+    size_t n = hr_json_len(rb->results);
+    if (row && n)
+        hr_json_set((hr_json_t *)hr_json_at(rb->results, n - 1), "interrupted",
+                    hr_json_new_bool(1));
+}
+
+void hr_report_builder_set_last(hr_report_builder_t *rb, const char *key, hr_json_t *v) {
+    size_t n = hr_json_len(rb->results);
+    if (n)
+        hr_json_set((hr_json_t *)hr_json_at(rb->results, n - 1), key, v);
+    else
+        hr_json_free(v);
+}
+
 int hr_report_builder_failures(const hr_report_builder_t *rb) { return rb->failures; }
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb) { return rb->doc; }
 

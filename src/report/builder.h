@@ -35,6 +35,12 @@ char *hr_result_join(const char *measure, const char *time, const char *verify,
  * in `fmt`. Returns 0, or 2 when the file cannot be written. */
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out);
+/* Marks the report "interrupted": SIGNAME (a partial report; see
+ * docs/REPORT_SCHEMA.md), and with row != 0 the last result added as
+ * "interrupted": true (fewer samples than asked for). */
+void hr_report_builder_interrupted(hr_report_builder_t *rb, const char *signame, int row);
+/* Sets `key` of the last result added to v (taken over). */
+void hr_report_builder_set_last(hr_report_builder_t *rb, const char *key, hr_json_t *v);
 /* Number of results whose status is not "ok" (or that had failed repeats). */
 int hr_report_builder_failures(const hr_report_builder_t *rb);
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb);

@@ -436,6 +436,10 @@ static void print_header(FILE *out, const hr_json_t *rep, int md) {
             HR_REPORT_SCHEMA, hr_json_path_num(rep, "schema_version"));
     if (hr_json_path_str(rep, "created"))
         fprintf(out, "%screated: %s\n", md ? "- " : "", hr_json_path_str(rep, "created"));
+    if (hr_json_path_str(rep, "interrupted"))
+        fprintf(out, "%sINTERRUPTED by %s: only the rows finished before it (a row marked\n"
+                "%sinterrupted has fewer samples than asked for)\n", md ? "- " : "",
+                hr_json_path_str(rep, "interrupted"), md ? "  " : "");
     fprintf(out, "%smachine: %s, %s, %.0f cores, %s, %s, cycle counter %.3f GHz\n", md ? "- " : "",
             hr_json_path_str(m, "hostname") ? hr_json_path_str(m, "hostname") : "?",
             hr_json_path_str(m, "cpu") ? hr_json_path_str(m, "cpu") : "?",
@@ -468,6 +472,27 @@ static int traces_of(const hr_json_t *results, const char **out, int max) {
     return n;
 }
 
+/* The engine's pools of a trace and where each was replayed (the first
+ * result of the trace that has "pools"; every row of a trace has the same). */
+static void print_pools(FILE *out, const hr_json_t *results, const char *trace, int md) {
+    const hr_json_t *pools = NULL;
+    for (size_t i = 0; i < hr_json_len(results) && !pools; i++)
+        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+            pools = hr_json_get(hr_json_at(results, i), "pools");
+    if (!hr_json_len(pools))
+        return;
+    fprintf(out, "%spools (the engine's own allocators, hr_alloc_named):", md ? "- " : "");
+    for (size_t i = 0; i < hr_json_len(pools); i++) {
+        const hr_json_t *p = hr_json_at(pools, i);
+        char peak[32];
+        hr_fmt_bytes(peak, sizeof peak, hr_json_path_num(p, "peak_live_bytes"));
+        fprintf(out, "%s %s (%.0f allocs, peak live %s) -> %s", i ? ";" : "",
+                hr_json_path_str(p, "name"), hr_json_path_num(p, "allocs"), peak,
+                hr_json_path_str(p, "replayed_as"));
+    }
+    fputs("\n\n", out);
+}
+
 static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
     const hr_json_t *results = hr_json_get(rep, "results");
     const char *traces[256], *cols[N_MAIN_COLS_MAX];
@@ -487,6 +512,7 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
                 main_row(em, hr_json_at(results, i));
         hr_emit_table_end(em);
         print_notes(em->out, results, traces[t], md);
+        print_pools(em->out, results, traces[t], md);
         hr_report_ranking(em->out, results, traces[t], md);
         per_op_table(em, results, traces[t]);
         for (size_t i = 0; i < hr_json_len(results); i++)
@@ -525,7 +551,7 @@ static int csv_fixed(const char **cols, char (*names)[64], int max) {
             continue;
         }
         for (unsigned op = 0; op < HR_OP__COUNT && n < max; op++) {
-            if (m->family == HR_MFAM_MEM_OPS && !hr_op_is_mem(op))
+            if ((m->family == HR_MFAM_MEM_OPS && !hr_op_is_mem(op)) || hr_op_is_pool(op))
                 continue;
             char group[32];
             snprintf(names[nn], sizeof names[nn], "%s.%s", hr_metric_group(m, group, sizeof group),

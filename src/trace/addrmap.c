@@ -14,7 +14,14 @@
  *    block is freed first (reuse_inversions) and the next free of that address
  *    that arrives is taken as the late one and dropped;
  *  - NULL results: dropped (failed_allocs); realloc(NULL,n) -> alloc,
- *    realloc(p,0) returning NULL -> free. */
+ *    realloc(p,0) returning NULL -> free.
+ *
+ * Pool blocks (hr_alloc_named: an engine's own allocators) live inside the
+ * engine's arenas, which are themselves malloc'd blocks, so their addresses
+ * get a map of their own (`pools`): a pool block at an arena's first byte
+ * is no reuse of the arena's address. Ids are shared. The same repairs
+ * apply; a pfree naming another pool than the block's keeps the block's
+ * (pool_mismatches). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,25 +40,34 @@ typedef struct hr_aentry {
     uint8_t  stale; /* late frees still expected after a reuse inversion */
 } hr_aentry_t;
 
+/* A pool block: the entry, then its pool (string index + 1). */
+typedef struct hr_pentry {
+    hr_aentry_t e;
+    uint32_t    pool, pad;
+} hr_pentry_t;
+
 struct hr_addrmap {
     hr_trace_t  *out;
     hr_repair_t *rep;
     int          ts;
     hr_ptrmap_t  tab;       /* address -> hr_aentry_t; address 0 never enters */
+    hr_ptrmap_t  pools;     /* pool block address -> hr_pentry_t */
     uint32_t    *free_ids;
     size_t       n_free, cap_free;
     uint32_t     next_id;
+    uint64_t    *stream_frames; /* frames so far per string index (named streams) */
+    uint32_t     n_stream_frames;
 };
 
-/* The entry for addr, or NULL when the address was never returned. */
-static hr_aentry_t *find(const hr_addrmap_t *m, uint64_t addr) {
-    return hr_ptrmap_get(&m->tab, addr);
+/* The entry for addr in tab, or NULL when the address was never returned. */
+static hr_aentry_t *find(const hr_ptrmap_t *tab, uint64_t addr) {
+    return hr_ptrmap_get(tab, addr);
 }
 
 /* The entry for addr, created (not live: a zero-filled entry is E_FREED with
  * stale 0) if absent; NULL on OOM. */
-static hr_aentry_t *insert(hr_addrmap_t *m, uint64_t addr) {
-    return hr_ptrmap_put(&m->tab, addr, NULL);
+static hr_aentry_t *insert(hr_ptrmap_t *tab, uint64_t addr) {
+    return hr_ptrmap_put(tab, addr, NULL);
 }
 
 hr_addrmap_t *hr_addrmap_new(hr_trace_t *out, hr_repair_t *rep, int ts_enabled) {
@@ -62,6 +78,7 @@ hr_addrmap_t *hr_addrmap_new(hr_trace_t *out, hr_repair_t *rep, int ts_enabled) 
     m->rep = rep;
     m->ts = ts_enabled;
     hr_ptrmap_init(&m->tab, sizeof(hr_aentry_t));
+    hr_ptrmap_init(&m->pools, sizeof(hr_pentry_t));
     return m;
 }
 
@@ -93,33 +110,52 @@ static int give_id(hr_addrmap_t *m, uint32_t id) {
     return 0;
 }
 
-/* Frees the live block in e (emits the free event). */
-static int kill_entry(hr_addrmap_t *m, hr_aentry_t *e, uint16_t thread, uint64_t ts) {
+/* Frees the live block in e (emits the free event: pfree when pool, the
+ * block's pool + 1, is not 0). */
+static int kill_entry(hr_addrmap_t *m, hr_aentry_t *e, uint16_t thread, uint64_t ts,
+                      uint32_t pool) {
     hr_event_t ev = {.op = HR_OP_FREE, .thread = thread, .id = e->id};
+    if (pool)
+        ev.op = HR_OP_POOL_FREE, ev.aux = pool - 1;
     e->state = E_FREED;
     if (give_id(m, e->id) != 0)
         return -1;
     return emit(m, &ev, ts);
 }
 
+/* The pool of a pool-map entry (0 for the malloc map). */
+static uint32_t pool_of(const hr_addrmap_t *m, const hr_ptrmap_t *tab, const hr_aentry_t *e) {
+    return tab == &m->pools ? ((const hr_pentry_t *)e)->pool : 0;
+}
+
 /* Prepares e (the entry of a newly returned address) to become live. */
-static int make_room(hr_addrmap_t *m, hr_aentry_t *e, uint16_t thread, uint64_t ts) {
+static int make_room(hr_addrmap_t *m, hr_ptrmap_t *tab, hr_aentry_t *e, uint16_t thread,
+                     uint64_t ts) {
     if (e->state != E_LIVE)
         return 0;
     m->rep->reuse_inversions++;
     e->stale++;
-    return kill_entry(m, e, thread, ts);
+    return kill_entry(m, e, thread, ts, pool_of(m, tab, e));
 }
 
-static int add_live(hr_addrmap_t *m, hr_event_t *ev, uint64_t addr, uint64_t bytes, uint64_t ts) {
-    hr_aentry_t *e = insert(m, addr);
-    if (!e || make_room(m, e, ev->thread, ts) != 0 || take_id(m, &ev->id) != 0)
+/* Makes addr live in tab with the id of a new event; pool: the pool map's
+ * value (string index + 1). */
+static int add_live_in(hr_addrmap_t *m, hr_ptrmap_t *tab, hr_event_t *ev, uint64_t addr,
+                       uint64_t bytes, uint64_t ts, uint32_t pool) {
+    hr_aentry_t *e = insert(tab, addr);
+    if (!e || make_room(m, tab, e, ev->thread, ts) != 0 || take_id(m, &ev->id) != 0)
         return -1;
+    if (tab == &m->pools)
+        ((hr_pentry_t *)e)->pool = pool;
     e->state = E_LIVE;
     e->id = ev->id;
     e->size = bytes;
     e->thread = ev->thread;
     return emit(m, ev, ts);
+}
+
+static int add_live(hr_addrmap_t *m, hr_event_t *ev, uint64_t addr, uint64_t bytes, uint64_t ts) {
+    return add_live_in(m, &m->tab, ev, addr, bytes, ts, 0);
 }
 
 int hr_addrmap_alloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t size,
@@ -151,8 +187,9 @@ int hr_addrmap_calloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t 
 /* The live block being freed; NULL (and counted) when the free is dropped.
  * A freshly inserted entry is E_FREED with stale 0, so "never seen" is told
  * apart by find() returning NULL. */
-static hr_aentry_t *freeing(hr_addrmap_t *m, uint64_t addr, uint16_t thread) {
-    hr_aentry_t *e = find(m, addr);
+static hr_aentry_t *freeing(hr_addrmap_t *m, const hr_ptrmap_t *tab, uint64_t addr,
+                            uint16_t thread) {
+    hr_aentry_t *e = find(tab, addr);
     if (!e) {
         m->rep->unknown_frees++;
         return NULL;
@@ -173,10 +210,10 @@ static hr_aentry_t *freeing(hr_addrmap_t *m, uint64_t addr, uint16_t thread) {
 int hr_addrmap_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t ts) {
     if (!addr)
         return 0;
-    hr_aentry_t *e = freeing(m, addr, thread);
+    hr_aentry_t *e = freeing(m, &m->tab, addr, thread);
     if (!e)
         return 0;
-    return kill_entry(m, e, thread, ts);
+    return kill_entry(m, e, thread, ts, 0);
 }
 
 int hr_addrmap_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t addr,
@@ -193,7 +230,7 @@ int hr_addrmap_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t 
         m->rep->failed_allocs++; /* the old block stays live */
         return 0;
     }
-    hr_aentry_t *o = freeing(m, old, thread);
+    hr_aentry_t *o = freeing(m, &m->tab, old, thread);
     if (!o)
         return hr_addrmap_alloc(m, thread, addr, size, 0, ts);
     uint32_t old_id = o->id;
@@ -218,6 +255,66 @@ int hr_addrmap_annot(hr_addrmap_t *m, uint16_t thread, hr_op_t op, const char *n
     return emit(m, &ev, ts);
 }
 
+int hr_addrmap_pool_alloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t size,
+                          const char *pool, uint64_t ts) {
+    if (!addr) {
+        m->rep->failed_allocs++;
+        return 0;
+    }
+    int64_t s = hr_trace_intern(m->out, pool ? pool : "");
+    if (s < 0)
+        return -1;
+    hr_event_t ev = {.op = HR_OP_POOL_ALLOC, .thread = thread, .size = size, .aux = (uint32_t)s};
+    return add_live_in(m, &m->pools, &ev, addr, size, ts, (uint32_t)s + 1);
+}
+
+int hr_addrmap_pool_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, const char *pool,
+                         uint64_t ts) {
+    if (!addr)
+        return 0;
+    hr_aentry_t *e = freeing(m, &m->pools, addr, thread);
+    if (!e)
+        return 0;
+    uint32_t p = ((hr_pentry_t *)e)->pool;
+    if (p - 1 < m->out->n_strings && strcmp(m->out->strings[p - 1], pool ? pool : "") != 0)
+        m->rep->pool_mismatches++;
+    return kill_entry(m, e, thread, ts, p);
+}
+
+int hr_addrmap_pool_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t addr,
+                            uint64_t size, uint64_t ts) {
+    hr_aentry_t *o = old && addr ? freeing(m, &m->pools, old, thread) : NULL;
+    if (!o) { /* no block to move: counted by freeing(), or a NULL pointer */
+        if (!addr)
+            m->rep->failed_allocs++;
+        return 0;
+    }
+    uint32_t old_id = o->id, p = ((hr_pentry_t *)o)->pool;
+    o->state = E_FREED;
+    if (give_id(m, old_id) != 0)
+        return -1;
+    hr_event_t ev = {.op = HR_OP_POOL_REALLOC, .thread = thread, .aux = old_id, .size = size};
+    return add_live_in(m, &m->pools, &ev, addr, size, ts, p);
+}
+
+int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream, uint64_t ts) {
+    int64_t s = hr_trace_intern(m->out, stream ? stream : "");
+    if (s < 0)
+        return -1;
+    if ((uint32_t)s >= m->n_stream_frames) {
+        uint32_t n = (uint32_t)s + 16;
+        uint64_t *f = realloc(m->stream_frames, n * sizeof *f);
+        if (!f)
+            return -1;
+        memset(f + m->n_stream_frames, 0, (n - m->n_stream_frames) * sizeof *f);
+        m->stream_frames = f;
+        m->n_stream_frames = n;
+    }
+    hr_event_t ev = {.op = HR_OP_FRAME, .flags = HR_EVF_HAS_OPT, .thread = thread,
+                     .aux = (uint32_t)s, .size = ++m->stream_frames[s]};
+    return emit(m, &ev, ts);
+}
+
 void hr_addrmap_finish(hr_addrmap_t *m) {
     if (!m)
         return;
@@ -226,6 +323,11 @@ void hr_addrmap_finish(hr_addrmap_t *m) {
     for (size_t it = 0; (it = hr_ptrmap_next(&m->tab, it, &addr, &v));)
         if (((const hr_aentry_t *)v)->state == E_LIVE)
             m->rep->leaked_at_end++;
+    for (size_t it = 0; (it = hr_ptrmap_next(&m->pools, it, &addr, &v));)
+        if (((const hr_aentry_t *)v)->state == E_LIVE)
+            m->rep->leaked_at_end++;
+    hr_ptrmap_free(&m->pools);
+    free(m->stream_frames);
     m->rep->events_out = m->out->n_events;
     hr_ptrmap_free(&m->tab);
     free(m->free_ids);

@@ -203,6 +203,12 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
 
 #define DEC_CASE_(e, c, t, f1, f2, f3, o, cls, key)                                        \
     case c:                                                                      \
+        if (HR_OPC_##cls == HR_OPC_POOL && d->minor < 3)                         \
+            return dec_fail(d, at, "opcode %u ('%s') in a 1.%u file (pool ops "  \
+                            "arrived in 1.3)", c, t, d->minor);                  \
+        if (c == HR_OP_FRAME && opt && d->minor < 3)                             \
+            return dec_fail(d, at, "a named frame stream in a 1.%u file (they "  \
+                            "arrived in 1.3)", d->minor);                        \
         if (o == 0 && opt && !HR_ELIDES_ID(HR_F_##f1, HR_F_##f2, o))             \
             return dec_fail(d, at, "'%s' has no optional field but the opcode "  \
                             "byte sets the optional-field bit", t);              \

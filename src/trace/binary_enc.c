@@ -249,10 +249,18 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         }
         b->len = (size_t)(e - b->data);
     }
+    /* The lowest minor that holds the events: 1.3 only with pool ops or a
+     * named frame stream, so a trace without them is byte-identical to what 1.2 wrote (same digest,
+     * readable by 1.2 readers). */
+    unsigned minor = HR_BIN_MINOR - 1;
+    for (size_t i = 0; i < t->n_events && minor < HR_BIN_MINOR; i++)
+        if (hr_op_is_pool(t->events[i].op) ||
+            (t->events[i].op == HR_OP_FRAME && (t->events[i].flags & HR_EVF_HAS_OPT)))
+            minor = HR_BIN_MINOR;
     uint8_t *h = b->data + start;
     memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
     put_le(h + 8, HR_BIN_MAJOR, 2);
-    put_le(h + 10, HR_BIN_MINOR, 2);
+    put_le(h + 10, minor, 2);
     put_le(h + 12, has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
     put_le(h + 16, t->n_events, 8);
     put_le(h + 24, n_ids, 4);

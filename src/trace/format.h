@@ -14,7 +14,7 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 2
+#define HR_BIN_MINOR 3 /* 1.3: pool ops (codes 8-10); written only when used */
 #define HR_BIN_HEADER_SIZE 64
 #define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
 #define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */

@@ -70,6 +70,9 @@ void hr_repair_print(const hr_repair_t *r, FILE *f) {
                "%llu realloc(p,0) as free, %llu live at end\n",
             (unsigned long long)r->cross_thread_frees, (unsigned long long)r->realloc_null,
             (unsigned long long)r->realloc_zero, (unsigned long long)r->leaked_at_end);
+    if (r->pool_mismatches)
+        fprintf(f, "pools: %llu pfree naming another pool than the block's (kept the block's)\n",
+                (unsigned long long)r->pool_mismatches);
     if (r->duplicates)
         fprintf(f, "duplicates: %llu records flushed twice, dropped\n",
                 (unsigned long long)r->duplicates);

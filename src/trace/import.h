@@ -30,6 +30,7 @@ typedef struct hr_repair {
     uint64_t duplicates;         /* records seen twice (a flush interrupted by a signal) */
     uint64_t overhead_ns;        /* capture library's own estimate of its time (END record) */
     char     ended[96];          /* how the captured process ended, "" if unknown */
+    uint64_t pool_mismatches;    /* pfree naming another pool than the block's (kept its) */
 } hr_repair_t;
 
 typedef enum {
@@ -65,6 +66,17 @@ int hr_addrmap_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t ts
 /* heap_push / heap_pop / mark with a name, frame with a number. */
 int hr_addrmap_annot(hr_addrmap_t *m, uint16_t thread, hr_op_t op, const char *name,
                      uint64_t num, uint64_t ts);
+/* Pool blocks (hr_alloc_named), in an address map of their own: palloc,
+ * pfree (the block keeps its own pool), prealloc (a NULL old or new pointer
+ * is dropped and counted: pool reallocs have no malloc-like NULL rules). */
+int hr_addrmap_pool_alloc(hr_addrmap_t *m, uint16_t thread, uint64_t addr, uint64_t size,
+                          const char *pool, uint64_t ts);
+int hr_addrmap_pool_free(hr_addrmap_t *m, uint16_t thread, uint64_t addr, const char *pool,
+                         uint64_t ts);
+int hr_addrmap_pool_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint64_t addr,
+                            uint64_t size, uint64_t ts);
+/* A frame of the named stream (numbered per stream from 1). */
+int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream, uint64_t ts);
 /* Counts what is still live, frees the map; the trace is left as built. */
 void hr_addrmap_finish(hr_addrmap_t *m);
 

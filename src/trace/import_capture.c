@@ -102,7 +102,7 @@ static int get_rec(const cap_state_t *s, size_t *off, size_t end, hr_cap_delta_t
         return 1;
     r->clk = d->clk + dc;
     r->ptr = d->ptr + (uint64_t)hr_unzigzag(dp);
-    r->a = r->op == HR_CAP_REALLOC ? r->ptr + (uint64_t)hr_unzigzag(a) : a;
+    r->a = hr_cap_is_realloc(r->op) ? r->ptr + (uint64_t)hr_unzigzag(a) : a;
     r->b = b;
     d->clk = r->clk;
     d->ptr = r->ptr;
@@ -225,10 +225,17 @@ static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, ui
     case HR_CAP_MEMALIGN:
         return hr_addrmap_alloc(m, th, r->ptr, r->a, r->b > UINT32_MAX ? 0 : (uint32_t)r->b, ts);
     case HR_CAP_FRAME: return hr_addrmap_annot(m, th, HR_OP_FRAME, NULL, r->a, ts);
+    case HR_CAP_POOL_REALLOC: return hr_addrmap_pool_realloc(m, th, r->a, r->ptr, r->b, ts);
     default: {
         size_t n = r->b < sizeof name - 1 ? (size_t)r->b : sizeof name - 1;
         memcpy(name, s->buf + it->name_off, n);
         name[n] = 0;
+        if (r->op == HR_CAP_POOL_ALLOC)
+            return hr_addrmap_pool_alloc(m, th, r->ptr, r->a, name, ts);
+        if (r->op == HR_CAP_POOL_FREE)
+            return hr_addrmap_pool_free(m, th, r->ptr, name, ts);
+        if (r->op == HR_CAP_FRAME_NAMED)
+            return hr_addrmap_stream_frame(m, th, name, ts);
         hr_op_t op = r->op == HR_CAP_HEAP_PUSH ? HR_OP_HEAP_PUSH
                      : r->op == HR_CAP_HEAP_POP ? HR_OP_HEAP_POP : HR_OP_MARK;
         return hr_addrmap_annot(m, th, op, name, 0, ts);

@@ -27,7 +27,7 @@ int hr_op_from_name(const char *name, size_t len) {
 uint64_t hr_trace_mem_ops(const hr_trace_t *t) {
     uint64_t n = 0;
     for (unsigned op = 0; op < HR_OP__COUNT; op++)
-        if (hr_op_is_mem(op))
+        if (hr_op_is_mem(op) || hr_op_is_pool(op))
             n += t->op_counts[op];
     return n;
 }
@@ -100,10 +100,12 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
     return t->n_strings++;
 }
 
-/* Validation state: alive[id] says whether id is live, live[id] its size. */
+/* Validation state: alive[id] says whether id is live, live[id] its size,
+ * pool[id] its pool (string index + 1; 0: a malloc-family block). */
 typedef struct vstate {
     uint64_t *live;
     uint8_t  *alive;
+    uint32_t *pool;
     uint32_t  cap;
     uint64_t  cur, peak;
 } vstate_t;
@@ -123,13 +125,68 @@ static int ensure_id(vstate_t *v, uint32_t id) {
         return -1;
     memset(a + v->cap, 0, cap - v->cap);
     v->alive = a;
+    uint32_t *pl = realloc(v->pool, (size_t)cap * sizeof *pl);
+    if (!pl)
+        return -1;
+    v->pool = pl;
     v->cap = cap;
+    return 0;
+}
+
+/* "pool 'NAME'" or "malloc" for messages about a block's kind. */
+static const char *kind_of(const hr_trace_t *t, uint32_t pool, char *buf, size_t cap) {
+    if (!pool)
+        return "malloc";
+    snprintf(buf, cap, "pool '%.80s'", pool - 1 < t->n_strings ? t->strings[pool - 1] : "?");
+    return buf;
+}
+
+/* The checks and bookkeeping of the pool ops (HR_OPC_POOL); the message
+ * in what[] on failure. */
+static int validate_pool(const hr_trace_t *t, const hr_event_t *ev, vstate_t *v, char *what,
+                         size_t cap) {
+    char k1[128], k2[128];
+    uint32_t str = ev->op == HR_OP_POOL_ALLOC ? ev->aux : ev->op == HR_OP_POOL_FREE ? ev->aux : 0;
+    if (ev->op != HR_OP_POOL_REALLOC && str >= t->n_strings) {
+        snprintf(what, cap, "string index %u out of range (table has %u)", str, t->n_strings);
+        return -1;
+    }
+    if (ev->op != HR_OP_POOL_ALLOC) { /* pfree, prealloc: the block must be the pool's */
+        uint32_t old = ev->op == HR_OP_POOL_FREE ? ev->id : ev->aux;
+        if (old >= v->cap || !v->alive[old]) {
+            snprintf(what, cap, "id %u is not live", old);
+            return -1;
+        }
+        if (!v->pool[old] || (ev->op == HR_OP_POOL_FREE && v->pool[old] != str + 1)) {
+            snprintf(what, cap, "id %u is a block of %s, not of %s", old,
+                     kind_of(t, v->pool[old], k1, sizeof k1),
+                     ev->op == HR_OP_POOL_FREE ? kind_of(t, str + 1, k2, sizeof k2) : "a pool");
+            return -1;
+        }
+        str = v->pool[old] - 1;
+        v->cur -= v->live[old];
+        v->alive[old] = 0;
+        if (ev->op == HR_OP_POOL_FREE)
+            return 0;
+    }
+    if (ensure_id(v, ev->id) != 0) {
+        snprintf(what, cap, "out of memory");
+        return -1;
+    }
+    if (v->alive[ev->id]) {
+        snprintf(what, cap, "id %u is already live", ev->id);
+        return -1;
+    }
+    v->alive[ev->id] = 1;
+    v->pool[ev->id] = str + 1;
+    v->live[ev->id] = ev->size;
+    v->cur += ev->size;
     return 0;
 }
 
 #define VFAIL(...)                                                            \
     do {                                                                      \
-        char what_[256];                                                      \
+        char what_[400];                                                      \
         snprintf(what_, sizeof what_, __VA_ARGS__);                           \
         hr_error_set(err, "%s: event %zu (%s): %s", name, i, hr_op_name(ev->op), what_); \
         goto fail;                                                            \
@@ -137,6 +194,7 @@ static int ensure_id(vstate_t *v, uint32_t id) {
 
 int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     vstate_t v = {0};
+    char what[320];
     uint32_t max_id = 0, max_thread = 0;
     int any_id = 0;
     memset(t->op_counts, 0, sizeof t->op_counts);
@@ -162,12 +220,16 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
             if (v.alive[ev->id])
                 VFAIL("id %u is already live", ev->id);
             v.alive[ev->id] = 1;
+            v.pool[ev->id] = 0;
             v.live[ev->id] = hr_event_bytes(ev);
             v.cur += hr_event_bytes(ev);
             break;
         case HR_OP_FREE:
             if (ev->id >= v.cap || !v.alive[ev->id])
                 VFAIL("id %u is not live (free of a dead id or double free)", ev->id);
+            if (v.pool[ev->id])
+                VFAIL("id %u is a block of %s (expected pfree)", ev->id,
+                      kind_of(t, v.pool[ev->id], what, sizeof what));
             if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != v.live[ev->id])
                 VFAIL("free size %llu differs from the allocated size %llu",
                       (unsigned long long)ev->size, (unsigned long long)v.live[ev->id]);
@@ -177,6 +239,9 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
         case HR_OP_REALLOC:
             if (ev->aux >= v.cap || !v.alive[ev->aux])
                 VFAIL("old id %u is not live", ev->aux);
+            if (v.pool[ev->aux])
+                VFAIL("old id %u is a block of %s (expected prealloc)", ev->aux,
+                      kind_of(t, v.pool[ev->aux], what, sizeof what));
             v.cur -= v.live[ev->aux];
             v.alive[ev->aux] = 0;
             if (ensure_id(&v, ev->id))
@@ -184,8 +249,15 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
             if (v.alive[ev->id])
                 VFAIL("new id %u is already live", ev->id);
             v.alive[ev->id] = 1;
+            v.pool[ev->id] = 0;
             v.live[ev->id] = ev->size;
             v.cur += ev->size;
+            break;
+        case HR_OP_POOL_ALLOC:
+        case HR_OP_POOL_FREE:
+        case HR_OP_POOL_REALLOC:
+            if (validate_pool(t, ev, &v, what, sizeof what) != 0)
+                VFAIL("%s", what);
             break;
         case HR_OP_HEAP_PUSH:
         case HR_OP_HEAP_POP:
@@ -194,6 +266,9 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
                 VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
             break;
         case HR_OP_FRAME:
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->aux >= t->n_strings)
+                VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
+            break;
         case HR_OP__COUNT:
             break;
         }
@@ -210,9 +285,11 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     t->peak_live = v.peak;
     free(v.live);
     free(v.alive);
+    free(v.pool);
     return 0;
 fail:
     free(v.live);
     free(v.alive);
+    free(v.pool);
     return -1;
 }

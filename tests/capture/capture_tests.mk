@@ -6,3 +6,5 @@ check_PROGRAMS += tests/capture/cap_single tests/capture/cap_threads tests/captu
 	tests/capture/cap_realloc tests/capture/cap_aligned tests/capture/cap_sigterm \
 	tests/capture/cap_annotate tests/capture/cap_exits tests/capture/hr_import_dump
 EXTRA_DIST += tests/capture/sample.mtrace
+EXTRA_DIST += tests/capture/annotate_game.cpp
+EXTRA_DIST += tests/capture/pool_game.c

@@ -28,7 +28,11 @@ static const char k_canon[] =
     "free 2 @230\n"
     "free 0 @231\n"
     "push % @240\n"
-    "mark caf%C3%A9 @241\n";
+    "mark caf%C3%A9 @241\n"
+    "palloc 0 32 Particles @250\n"
+    "prealloc 0 1 48 t=1 @251\n"
+    "pfree 1 Particles t=1 @252\n"
+    "frame 7 render%20heap t=1 @253\n";
 
 static const char *srcdir(void) {
     const char *s = getenv("srcdir");
@@ -264,7 +268,7 @@ static void test_text_errors(void) {
                 ":2: id 2147483648 out of range (max 2147483647)");
     expect_file("text_unknown_op.txt", HR_FMT_AUTO,
                 ":4: unknown op 'allok' (expected one of alloc, calloc, realloc, free, push, "
-                "pop, frame, mark)");
+                "pop, frame, mark, palloc, pfree, prealloc)");
     expect_file("text_double_free.txt", HR_FMT_AUTO,
                 ":5: event 2 (free): id 0 is not live (free of a dead id or double free)");
     expect_file("text_no_header.txt", HR_FMT_AUTO,
@@ -343,8 +347,12 @@ static void test_binary_record_errors(void) {
     EXPECT_REC(1000, 1, 300, "t.hrt: offset 16: record count mismatch: header claims 1000 "
                "events but the records section has only 6 bytes",
                0x00, 0x00, 0xac, 0x02, 0x03, 0x00);
-    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: unknown opcode 9 (codes below 16 cannot be "
-               "skipped; written by a newer heapreplay?)", 0x09);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: unknown opcode 15 (codes below 16 cannot be "
+               "skipped; written by a newer heapreplay?)", 0x0f);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: opcode 9 ('pfree') in a 1.0 file (pool ops arrived "
+               "in 1.3)", 0x09);
+    EXPECT_REC(1, 0, 0, "t.hrt: offset 66: a named frame stream in a 1.0 file (they arrived in "
+               "1.3)", 0x26, 0x02, 0x00);
     EXPECT_REC(1, 0, 0, "t.hrt: offset 66: opcode byte 0x80 sets the reserved bit 7", 0x80);
     EXPECT_REC(1, 1, 8, "t.hrt: offset 66: 'calloc' has no optional field but the opcode "
                "byte sets the optional-field bit", 0x21, 0x00, 0x01, 0x08);

@@ -1,0 +1,296 @@
+/* heapreplay replay: the option table (opts.h) and the arguments: traces
+ * and directories, allocator specs (-a, split only before an allocator name),
+ * --pool routes. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "backends/backend.h"
+#include "backends/be_system.h"
+#include "backends/compose.h"
+#include "cli/replay_int.h"
+#include "heapreplay/routed.h"
+#include "replay/counter.h"
+
+/* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */
+static int parse_pace(const char *v, double *out) {
+    if (!strcmp(v, "none")) {
+        *out = 0;
+        return 0;
+    }
+    if (strncmp(v, "timestamps", 10) != 0 || (v[10] && v[10] != ':'))
+        return -1;
+    if (!v[10]) {
+        *out = 1;
+        return 0;
+    }
+    char *end;
+    *out = strtod(v + 11, &end);
+    return *end || v[11] == 0 || !(*out > 0 && *out <= 1e6) ? -1 : 0;
+}
+
+enum {
+    O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
+    O_COUNT, O_VERIFY, O_POOL
+};
+
+static const hr_opt_t replay_opts[] = {
+    {'a', "allocators", "LIST", "allocator specs separated by commas, or 'all' (default: "
+     "all built); may be repeated. A comma splits only before an "
+     "allocator name, so a spec keeps its own options:\n"
+     "-a glibc,sizeclass:max=32K,refill=1 -a bank:round=16"},
+    {'r', "repeat", "N", "samples per trace x allocator, 1..1000 (default 3), each "
+     "made of fresh processes, interleaved across allocators; "
+     "figures are medians, with min/max and spread"},
+    {'o', "output", "FILE", "write the report as JSON (on SIGINT/SIGTERM: the rows "
+     "finished so far, marked interrupted)"},
+    {'f', "format", "FMT", "standard output: text (default), json, csv, md"},
+    {O_TOUCH, "touch", "POLICY", "none | first (default) | all"},
+    {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
+    {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
+    {O_HEAPCFG, "heap-config", "FILE", "heap table for the routed allocator"},
+    {O_WARM, "warm-time", "SECONDS", "warm laps per sample run this long (default 0.5; 0: one "
+     "warm lap); the cold lap is always the first"},
+    {O_STALL, "stall-us", "US", "ops slower than this are checked for a context switch "
+     "and kept out of latency and frames (default 20)"},
+    {O_THREADS, "threads", "MODE", "recorded: one OS thread per recorded thread, blocks "
+     "shared across threads wait for each other (default "
+     "when the trace has several threads); serial: every "
+     "event on one thread in trace order; auto. Timed laps "
+     "only: memory figures always come from trace order"},
+    {O_PACE, "pace", "timestamps[:F]", "threaded laps also wait for each event's recorded time "
+     "(times F, default 1); none (default)"},
+    {O_COUNT, "count", "MODE", "also count the instructions of the allocator calls (one "
+     "lap per allocator, deterministic): perf (hardware "
+     "counter), callgrind (valgrind, ~50x slower), auto, "
+     "none (default)"},
+    {O_VERIFY, "verify", NULL, "also check every pointer each allocator returns "
+     "(alignment, overlap, contents); a violation makes the "
+     "row invalid"},
+    {O_POOL, "pool", "NAME=ALLOC", "replay the engine's pool NAME (hr_alloc_named in the "
+     "program) on ALLOC: stack, marker, block, bank or sizeclass (with its options), in "
+     "front of each -a allocator; or malloc. Default: every pool is replayed as plain "
+     "malloc calls of the row's allocator. Up to 3, repeated"},
+    {'q', "quiet", NULL, "no progress on standard error"},
+    {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
+    {0, NULL, NULL, NULL}};
+
+const hr_cmd_spec_t hr_spec_replay = {
+    .name = "replay", .operands = "TRACE|DIR...", .opts = replay_opts, .min_operands = 1,
+    .max_operands = -1, .summary = "replay traces against allocators and report",
+    .details = "A DIR stands for every *.hrt and *.hrtt file in it. Every (trace, allocator,\n"
+               "sample) runs in its own fresh process; the processes end with heapreplay.\n"
+               "On a terminal, progress is one line: [k/N] processes, how far the running\n"
+               "one is, an ETA; elsewhere nothing unless -v. SIGINT or SIGTERM stops the\n"
+               "replay: the rows finished so far are reported (and written to -o) marked\n"
+               "interrupted, exit 130 or 143. 'heapreplay list' names the allocators and\n"
+               "the compositions (PART+PART).\n"};
+
+static int on_opt(void *ctx, const hr_optarg_t *o) {
+    replay_args_t *a = ctx;
+    uint64_t n;
+    switch (o->key) {
+    case 'a': {
+        size_t old = a->allocators ? strlen(a->allocators) + 1 : 0;
+        char *s = realloc(a->allocators, old + strlen(o->arg) + 1);
+        if (!s)
+            return hr_cli_usage_error("replay", "out of memory");
+        if (old)
+            s[old - 1] = ',';
+        strcpy(s + old, o->arg);
+        a->allocators = s;
+        return 0;
+    }
+    case 'r':
+        if (hr_opt_uint(o, 1, 1000, &n) != 0)
+            return 2;
+        a->opt.repeat = (int)n;
+        return 0;
+    case 'o': a->output = o->arg; return 0;
+    case 'f':
+        return hr_emit_format_parse(o->arg, &a->format) != 0 ? hr_opt_bad(o, "text|json|csv|md") : 0;
+    case O_TOUCH:
+        return hr_touch_parse(o->arg, &a->opt.touch) != 0 ? hr_opt_bad(o, "none|first|all") : 0;
+    case O_TIMEOUT: return hr_opt_double(o, 0, 1e7, 1, &a->opt.timeout_s);
+    case O_BUDGET:
+        if (hr_opt_bytes(o, &n) != 0)
+            return 2;
+        a->opt.budget = n;
+        return 0;
+    case O_HEAPCFG: a->opt.heap_config = o->arg; return 0;
+    case O_WARM: return hr_opt_double(o, 0, 3600, 0, &a->opt.warm_time_s);
+    case O_STALL: return hr_opt_double(o, 0, 1e9, 1, &a->opt.stall_us);
+    case O_THREADS: {
+        hr_threads_mode_t m;
+        if (hr_threads_mode_parse(o->arg, &m) != 0)
+            return hr_opt_bad(o, "recorded|serial|auto");
+        a->opt.threads = (int)m;
+        return 0;
+    }
+    case O_PACE:
+        return parse_pace(o->arg, &a->opt.pace) != 0 ? hr_opt_bad(o, "none|timestamps[:FACTOR > 0]")
+                                                     : 0;
+    case O_COUNT: {
+        hr_count_mode_t want, got;
+        hr_error_t err = {{0}};
+        if (hr_count_mode_parse(o->arg, &want) != 0)
+            return hr_opt_bad(o, "none|auto|perf|callgrind");
+        if (hr_count_resolve(want, &got, &err) != 0)
+            return hr_cli_usage_error("replay", "%s", err.msg);
+        a->opt.count = (int)got;
+        return 0;
+    }
+    case O_VERIFY: a->opt.verify = 1; return 0;
+    case O_POOL: return hr_pool_route_add(&a->pools, o);
+    case 'q': a->quiet = 1; return 0;
+    default: a->verbose = 1; return 0;
+    }
+}
+
+static int add_path(replay_args_t *a, const char *p) {
+    if (a->npaths == a->cap_paths) {
+        a->cap_paths = a->cap_paths ? a->cap_paths * 2 : 16;
+        a->paths = realloc(a->paths, (size_t)a->cap_paths * sizeof *a->paths);
+    }
+    a->paths[a->npaths++] = strdup(p);
+    return 0;
+}
+
+static int cmp_str(const void *x, const void *y) {
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int add_trace_arg(replay_args_t *a, const char *arg) {
+    struct stat st;
+    if (stat(arg, &st) != 0)
+        return hr_cli_usage_error("replay", "%s: no such file or directory", arg);
+    if (!S_ISDIR(st.st_mode))
+        return add_path(a, arg);
+    DIR *d = opendir(arg);
+    if (!d)
+        return hr_cli_usage_error("replay", "%s: cannot read directory", arg);
+    int first = a->npaths;
+    size_t alen = strlen(arg);
+    while (alen > 1 && arg[alen - 1] == '/')
+        alen--;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if ((n > 4 && strcmp(e->d_name + n - 4, ".hrt") == 0) ||
+            (n > 5 && strcmp(e->d_name + n - 5, ".hrtt") == 0)) {
+            char path[4096];
+            snprintf(path, sizeof path, "%.*s/%s", (int)alen, arg, e->d_name);
+            add_path(a, path);
+        }
+    }
+    closedir(d);
+    qsort(a->paths + first, (size_t)(a->npaths - first), sizeof *a->paths, cmp_str);
+    if (a->npaths == first)
+        return hr_cli_usage_error("replay", "%s: no *.hrt or *.hrtt traces in directory", arg);
+    return 0;
+}
+
+int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
+    memset(a, 0, sizeof *a);
+    a->opt = hr_replay_options_default();
+    a->opt.repeat = 3;
+    a->format = HR_EMIT_TEXT;
+    int first, rc = hr_opts_parse(&hr_spec_replay, argc, argv, on_opt, a, &first);
+    if (rc)
+        return rc == HR_OPTS_HELP ? 1 : rc;
+    for (int i = first; i < argc; i++)
+        if (add_trace_arg(a, argv[i]) != 0)
+            return 2;
+    if (a->opt.heap_config) { /* bad input is found before any replay */
+        hr_heapcfg_t *cfg = malloc(sizeof *cfg);
+        hr_error_t err = {{0}};
+        int bad = !cfg || hr_heapcfg_load(cfg, a->opt.heap_config, &err) != 0;
+        free(cfg);
+        if (bad)
+            return hr_cli_usage_error("replay", "%s", err.msg[0] ? err.msg : "out of memory");
+    }
+    return 0;
+}
+
+/* Does an allocator spec start at s? "all", or a backend's name followed by
+ * the end of its name (':', '+', ',' or the end), not by '=' (an option). */
+static int starts_spec(const char *s) {
+    size_t n = strcspn(s, ":+,=");
+    if (s[n] == '=')
+        return 0;
+    if (n == 3 && strncmp(s, "all", 3) == 0)
+        return 1;
+    for (size_t i = 0; hr_backends[i]; i++)
+        if (strlen(hr_backends[i]->name) == n && strncmp(hr_backends[i]->name, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Next spec of a -a list, in place: a comma ends a spec only when an
+ * allocator name follows it ("sizeclass:max=32K,refill=1,glibc" is two
+ * specs). Empty specs are skipped. */
+static char *next_spec(char **cursor) {
+    char *p = *cursor;
+    while (p && *p == ',')
+        p++;
+    if (!p || !*p)
+        return NULL;
+    char *tok = p;
+    for (;;) {
+        char *c = strchr(p, ',');
+        if (!c) {
+            *cursor = NULL;
+            return tok;
+        }
+        if (c[1] == ',' || c[1] == 0 || starts_spec(c + 1)) {
+            *c = 0;
+            *cursor = c + 1;
+            return tok;
+        }
+        p = c + 1;
+    }
+}
+
+/* Expands "all" and checks every spec; fills specs[] (borrowed/strdup'd). */
+int hr_replay_expand_allocators(const char *list, char ***specs, int *n, int quiet) {
+    char *copy = strdup(list ? list : "all"), *cursor = copy;
+    *specs = NULL;
+    *n = 0;
+    for (char *tok; (tok = next_spec(&cursor));) {
+        if (strcmp(tok, "all") == 0) {
+            for (size_t i = 0; hr_backends[i]; i++) {
+                const hr_backend_t *b = hr_backends[i];
+                if (b->caps & (HR_CAP_TEST_ONLY | HR_CAP_NOT_IN_ALL))
+                    continue;
+                if ((b->caps & HR_CAP_EXTERNAL_PROCESS) && !hr_external_lib(b->name)) {
+                    if (!quiet)
+                        fprintf(stderr, "heapreplay replay: %s not found at configure time, skipped\n", b->name);
+                    continue;
+                }
+                *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
+                (*specs)[(*n)++] = strdup(b->name);
+            }
+            continue;
+        }
+        hr_compose_spec_t cs;
+        hr_error_t cerr = {{0}};
+        if (hr_compose_is(tok) && hr_compose_parse(tok, &cs, &cerr) != 0) {
+            hr_cli_usage_error("replay", "%s", cerr.msg);
+            free(copy);
+            return 2;
+        }
+        if (!hr_backend_find(tok)) {
+            hr_cli_usage_error("replay", "unknown allocator '%s' (see 'heapreplay list')", tok);
+            free(copy);
+            return 2;
+        }
+        *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
+        (*specs)[(*n)++] = strdup(tok);
+    }
+    free(copy);
+    if (*n == 0)
+        return hr_cli_usage_error("replay", "no allocator selected");
+    return 0;
+}
+

@@ -1,0 +1,62 @@
+/* heapreplay replay's pieces (src/cli/): cmd_replay.c runs the replays,
+ * replay_args.c holds the option table and reads the arguments,
+ * replay_pools.c handles the engine's pools (--pool NAME=ALLOC). */
+#ifndef HR_CLI_REPLAY_INT_H
+#define HR_CLI_REPLAY_INT_H
+
+#include "cli/cli.h"
+#include "base/emit.h"
+#include "base/json.h"
+#include "heapreplay/trace.h"
+#include "replay/engine.h"
+
+#define HR_POOL_ROUTES_MAX 3 /* a composition has at most 4 parts: 3 pools + the row's */
+
+typedef struct hr_pool_routes {
+    int n;
+    struct {
+        char name[64];  /* the pool */
+        char alloc[64]; /* "bank", "bank:round=16", or "malloc" (the default) */
+    } r[HR_POOL_ROUTES_MAX];
+} hr_pool_routes_t;
+
+typedef struct replay_args {
+    hr_replay_options_t opt;
+    char *allocators; /* every -a joined by commas; NULL: all */
+    const char *output;
+    hr_emit_format_t format;
+    int quiet, verbose;
+    hr_pool_routes_t pools;
+    char **paths;
+    int npaths, cap_paths;
+} replay_args_t;
+
+/* Reads the options and operands into *a (zeroed first). Returns 0, 1 when
+ * --help was printed (exit 0), or 2 after a usage error. */
+int hr_replay_parse_args(int argc, char **argv, replay_args_t *a);
+/* Expands "all" and checks every spec of the -a list (NULL: all); fills
+ * *specs (malloc'd strings). 0, or 2 after a usage error. */
+int hr_replay_expand_allocators(const char *list, char ***specs, int *n, int quiet);
+
+/* One trace's pools (before lowering) and the routes, for the report. */
+typedef struct hr_pool_info {
+    const hr_pool_routes_t *routes;
+    const hr_trace_t       *t;
+    hr_pool_stat_t         *stats;
+    int                     n;
+} hr_pool_info_t;
+
+/* --pool NAME=ALLOC; 0, or 2 after a usage error. */
+int hr_pool_route_add(hr_pool_routes_t *pr, const hr_optarg_t *o);
+/* Puts ALLOC@NAME+ in front of every spec (specs[] are malloc'd and
+ * replaced); 0, or 2 after a usage error (e.g. more than 4 parts). */
+int hr_pool_routes_apply(const hr_pool_routes_t *pr, char **specs, int n);
+/* Sums t's pools into pi, lowers its pool ops, and (unless quiet) says on
+ * stderr where each pool goes. 0, or -1 with err set. */
+int hr_pool_prepare(const hr_pool_routes_t *pr, hr_trace_t *t, const char *path, int quiet,
+                    hr_pool_info_t *pi, hr_error_t *err);
+/* The "pools" array of a result (NULL when the trace has no pool). */
+hr_json_t *hr_pool_json(const hr_pool_info_t *pi);
+void hr_pool_info_free(hr_pool_info_t *pi);
+
+#endif
