@@ -47,7 +47,7 @@ static const hr_opt_t replay_opts[] = {
     {'o', "output", "FILE", "write the report as JSON (on SIGINT/SIGTERM: the rows "
      "finished so far, marked interrupted)"},
     {'f', "format", "FMT", "standard output: text (default), json, csv, md"},
-    {O_TOUCH, "touch", "POLICY", "none | first (default) | all"},
+    {O_TOUCH, "touch", "POLICY", "none | first (default) | all; first:SIZE, all:SIZE only a block's first SIZE bytes"},
     {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
     {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
     {O_HEAPCFG, "heap-config", "FILE", "heap table for the routed allocator"},
@@ -112,7 +112,9 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
     case 'f':
         return hr_emit_format_parse(o->arg, &a->format) != 0 ? hr_opt_bad(o, "text|json|csv|md") : 0;
     case O_TOUCH:
-        return hr_touch_parse(o->arg, &a->opt.touch) != 0 ? hr_opt_bad(o, "none|first|all") : 0;
+        return hr_touch_parse(o->arg, &a->opt.touch, &a->opt.touch_cap) != 0
+                   ? hr_opt_bad(o, "none|first|all, first:SIZE or all:SIZE")
+                   : 0;
     case O_TIMEOUT: return hr_opt_double(o, 0, 1e7, 1, &a->opt.timeout_s);
     case O_BUDGET:
         if (hr_opt_bytes(o, &n) != 0)

@@ -77,7 +77,7 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
 
 /* The worker's command line (argv[0] is the program to run). */
 typedef struct worker_cmd {
-    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32];
+    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48];
     const char *argv[32];
 } worker_cmd_t;
 
@@ -91,7 +91,8 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
     snprintf(w->pace, sizeof w->pace, "%.17g", o->pace);
     const char *argv[] = {job->self_exe, "__worker", "--fd", w->fd, "--trace-fd", w->tfd,
                           "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
-                          "--touch", hr_touch_name(o->touch), "--budget", w->budget,
+                          "--touch", hr_touch_spec(o->touch, o->touch_cap, w->touch, sizeof w->touch),
+                          "--budget", w->budget,
                           "--warm-time", w->warm, "--stall-us", w->stall, "--pace", w->pace,
                           "--threads", hr_threads_mode_name((hr_threads_mode_t)o->threads),
                           "--count", hr_count_mode_name((hr_count_mode_t)o->count),

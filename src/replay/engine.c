@@ -72,6 +72,7 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
     r->heap_pop = be->heap_pop;
     r->top = -1;
     r->touch = opt->touch;
+    r->touch_cap = opt->touch_cap;
     /* Harness memory, faulted in now: its page faults are the harness's, not
      * the allocator's, and must not land in a timed loop. */
     r->slots = take_slots(slot_bytes(t));

@@ -58,6 +58,7 @@ typedef enum hr_threads_mode {
 
 typedef struct hr_replay_options {
     hr_touch_t  touch;        /* what the replay writes into each new block */
+    uint64_t    touch_cap;    /* first/all: only a block's first touch_cap bytes (0 = all) */
     uint64_t    budget;       /* 0 = none; else first op whose footprint exceeds it */
     double      timeout_s;    /* per child process */
     int         repeat;       /* samples per (trace, allocator) */
@@ -75,7 +76,11 @@ typedef struct hr_replay_options {
 
 hr_replay_options_t hr_replay_options_default(void);
 const char *hr_touch_name(hr_touch_t t);
-int hr_touch_parse(const char *s, hr_touch_t *out);
+/* "none", "first" or "all", the last two optionally ":SIZE" (bytes, or with
+ * a K, M or G suffix; > 0): touch only the first SIZE bytes of each block. */
+int hr_touch_parse(const char *s, hr_touch_t *out, uint64_t *cap);
+/* The policy as hr_touch_parse reads it ("first", "first:64K"), in buf. */
+const char *hr_touch_spec(hr_touch_t t, uint64_t cap, char *buf, size_t n);
 const char *hr_replay_mode_name(hr_replay_mode_t m);
 const char *hr_threads_mode_name(hr_threads_mode_t m);
 int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out);

@@ -19,7 +19,8 @@ void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const 
     hr_emit_str(em, "allocator", spec);
     hr_emit_str(em, "status", status);
     hr_emit_u64(em, "runs", 1);
-    hr_emit_str(em, "touch", hr_touch_name(opt->touch));
+    char tb[48];
+    hr_emit_str(em, "touch", hr_touch_spec(opt->touch, opt->touch_cap, tb, sizeof tb));
     if (opt->library)
         hr_emit_str(em, "library", opt->library);
 }

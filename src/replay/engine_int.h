@@ -38,6 +38,7 @@ typedef struct run {
     hr_slot_t          *slots;    /* n_ids: live pointer + requested size, one line */
     heapstack_t        *hs;
     hr_touch_t          touch;
+    uint64_t            touch_cap; /* 0: every byte the policy would touch */
     int                 libc;     /* call malloc/free directly (hr_sys_is_plain);
                                    * set only in engine.c's throughput loop */
     uint64_t            failed;   /* allocations that returned NULL */

@@ -1,4 +1,5 @@
 /* The replay modes (engine.h): one process does one of them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
@@ -29,13 +30,42 @@ const char *hr_touch_name(hr_touch_t t) {
     return (unsigned)t < 3 ? touch_names[t] : "?";
 }
 
-int hr_touch_parse(const char *s, hr_touch_t *out) {
+int hr_touch_parse(const char *s, hr_touch_t *out, uint64_t *cap) {
+    size_t len = strcspn(s, ":");
+    uint64_t c = 0;
+    if (s[len]) { /* ":SIZE" */
+        char *end;
+        const char *v = s + len + 1;
+        if (*v < '0' || *v > '9')
+            return -1;
+        c = strtoull(v, &end, 10);
+        int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+                  : *end == 'G' || *end == 'g' ? 30 : 0;
+        if ((shift && *++end) || *end || c == 0 || c > (UINT64_MAX >> shift))
+            return -1;
+        c <<= shift;
+    }
     for (int i = 0; i < 3; i++)
-        if (strcmp(s, touch_names[i]) == 0) {
+        if (strlen(touch_names[i]) == len && strncmp(s, touch_names[i], len) == 0) {
+            if (c && i == HR_TOUCH_NONE)
+                return -1;
             *out = (hr_touch_t)i;
+            *cap = c;
             return 0;
         }
     return -1;
+}
+
+const char *hr_touch_spec(hr_touch_t t, uint64_t cap, char *buf, size_t n) {
+    static const char suffix[] = {0, 'K', 'M', 'G'};
+    int k = 0;
+    while (cap && k < 3 && cap % 1024 == 0)
+        cap /= 1024, k++;
+    if (cap)
+        snprintf(buf, n, "%s:%llu%.1s", hr_touch_name(t), (unsigned long long)cap, &suffix[k]);
+    else
+        snprintf(buf, n, "%s", hr_touch_name(t));
+    return buf;
 }
 
 const char *hr_replay_mode_name(hr_replay_mode_t m) {

@@ -15,7 +15,11 @@
 #define HR_ALWAYS_INLINE __attribute__((always_inline))
 
 static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
-    if (r->touch == HR_TOUCH_NONE || to <= from)
+    if (r->touch == HR_TOUCH_NONE)
+        return;
+    if (r->touch_cap && to > r->touch_cap) /* only the block's first touch_cap bytes */
+        to = r->touch_cap;
+    if (to <= from)
         return;
     if (r->touch == HR_TOUCH_ALL) {
         memset((char *)p + from, 0xA5, to - from);

@@ -295,6 +295,7 @@ static void run_stream(tctx_t *c) {
     r.slots = p->slots;
     r.hs = &c->hs;
     r.touch = p->opt->touch;
+    r.touch_cap = p->opt->touch_cap;
     c->hs.n = 0;
     int locked = p->s->s[c->k].locked && !p->shared, paced = p->opt->pace > 0 && p->s->s[c->k].ts;
     memset(&c->st, 0, sizeof c->st);

@@ -48,7 +48,7 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             a->name = v;
         else if (strcmp(k, "--mode") == 0 && hr_replay_mode_parse(v, &a->opt.mode) == 0)
             ;
-        else if (strcmp(k, "--touch") == 0 && hr_touch_parse(v, &a->opt.touch) == 0)
+        else if (strcmp(k, "--touch") == 0 && hr_touch_parse(v, &a->opt.touch, &a->opt.touch_cap) == 0)
             ;
         else if (strcmp(k, "--budget") == 0)
             a->opt.budget = strtoull(v, NULL, 10);

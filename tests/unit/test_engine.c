@@ -152,10 +152,69 @@ static void test_latency_histogram(void) {
 
 static void test_touch_parse(void) {
     hr_touch_t t;
-    HR_CHECK(hr_touch_parse("none", &t) == 0 && t == HR_TOUCH_NONE);
-    HR_CHECK(hr_touch_parse("all", &t) == 0 && t == HR_TOUCH_ALL);
-    HR_CHECK(hr_touch_parse("some", &t) == -1);
+    uint64_t cap = 7;
+    char b[48];
+    HR_CHECK(hr_touch_parse("none", &t, &cap) == 0 && t == HR_TOUCH_NONE && cap == 0);
+    HR_CHECK(hr_touch_parse("all", &t, &cap) == 0 && t == HR_TOUCH_ALL && cap == 0);
+    HR_CHECK(hr_touch_parse("some", &t, &cap) == -1);
+    HR_CHECK(hr_touch_parse("first:64K", &t, &cap) == 0 && t == HR_TOUCH_FIRST && cap == 65536);
+    HR_CHECK(hr_touch_parse("all:4096", &t, &cap) == 0 && t == HR_TOUCH_ALL && cap == 4096);
+    HR_CHECK(hr_touch_parse("first:1M", &t, &cap) == 0 && cap == 1048576);
+    HR_CHECK(hr_touch_parse("none:4K", &t, &cap) == -1); /* nothing to cap */
+    HR_CHECK(hr_touch_parse("first:0", &t, &cap) == -1);
+    HR_CHECK(hr_touch_parse("first:", &t, &cap) == -1);
+    HR_CHECK(hr_touch_parse("first:4X", &t, &cap) == -1);
+    HR_CHECK(hr_touch_parse("first:4KB", &t, &cap) == -1);
+    HR_CHECK(hr_touch_parse("firs", &t, &cap) == -1);
     HR_CHECK_STR(hr_touch_name(HR_TOUCH_FIRST), "first");
+    HR_CHECK_STR(hr_touch_spec(HR_TOUCH_FIRST, 65536, b, sizeof b), "first:64K");
+    HR_CHECK_STR(hr_touch_spec(HR_TOUCH_ALL, 1000, b, sizeof b), "all:1000");
+    HR_CHECK_STR(hr_touch_spec(HR_TOUCH_ALL, 0, b, sizeof b), "all");
+}
+
+/* A backend whose blocks come from one zeroed static arena, so the test can
+ * see which bytes the replay wrote. */
+static unsigned char cap_arena[1 << 16];
+static size_t        cap_used;
+static void *cap_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)self, (void)align, (void)heap;
+    if (cap_used + size > sizeof cap_arena)
+        return NULL;
+    void *p = cap_arena + cap_used;
+    cap_used += (size + 15) & ~(size_t)15;
+    return p;
+}
+static void cap_free(void *self, void *ptr, size_t size) { (void)self, (void)ptr, (void)size; }
+
+/* --touch all:4K writes a block's first 4 KiB and nothing past them; plain
+ * all writes the whole block. */
+static void test_touch_cap(void) {
+    hr_backend_t be = hr_backend_bump;
+    be.alloc = cap_alloc;
+    be.free = cap_free;
+    be.calloc = NULL;
+    be.realloc = NULL;
+    static const uint64_t caps[2] = {4096, 0};
+    for (int k = 0; k < 2; k++) {
+        memset(cap_arena, 0, sizeof cap_arena);
+        cap_used = 0;
+        hr_trace_t t;
+        hr_trace_init(&t);
+        push(&t, HR_OP_ALLOC, 0, 0, 32768);
+        hr_error_t err;
+        HR_CHECK(hr_trace_validate(&t, "test", &err) == 0);
+        hr_emit_mem_t m;
+        hr_emit_mem_open(&m, 1);
+        hr_replay_options_t opt = hr_replay_options_default();
+        opt.touch = HR_TOUCH_ALL;
+        opt.touch_cap = caps[k];
+        opt.warm_time_s = 0;
+        hr_replay_one(&t, "test", "0000000000000000", &be, be.name, NULL, &opt, &m.em);
+        free(hr_emit_mem_close(&m));
+        HR_CHECK(cap_arena[0] == 0xA5 && cap_arena[4095] == 0xA5);
+        HR_CHECK(k == 0 ? cap_arena[4096] == 0 && cap_arena[32767] == 0 : cap_arena[32767] == 0xA5);
+        hr_trace_free(&t);
+    }
 }
 
 /* alloc/chunk.h: the charge never falls below the request; the figures are
@@ -241,6 +300,7 @@ int main(void) {
     HR_RUN(test_failed_alloc_counted);
     HR_RUN(test_latency_histogram);
     HR_RUN(test_touch_parse);
+    HR_RUN(test_touch_cap);
     HR_RUN(test_chunk_model);
     HR_RUN(test_time_mode);
     HR_RUN(test_stall_not_worst_frame);
