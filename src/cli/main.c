@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "base/outfile.h"
 #include "replay/child.h"
 
 typedef struct hr_cmd {
@@ -67,6 +68,17 @@ static void usage(FILE *f) {
     fprintf(f, "\n'heapreplay COMMAND --help' describes a command. Version %s.\n", PACKAGE_VERSION);
 }
 
+/* A command's output that did not reach stdout (full disk, closed pipe
+ * reader...) is an error: exit 2 with one line, whatever the command said. */
+static int finish(const char *cmd, int rc) {
+    hr_error_t err;
+    if (hr_stdout_check(&err) != 0) {
+        fprintf(stderr, "heapreplay %s: %s\n", cmd, err.msg);
+        return 2;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -84,8 +96,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(commands[i].name, name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
+        if (strcmp(commands[i].name, name) == 0) {
+            hr_stdout_capture();
+            return finish(name, commands[i].fn(argc - 1, argv + 1));
+        }
     fprintf(stderr, "heapreplay: unknown command '%s'\n", name);
     usage(stderr);
     return 2;

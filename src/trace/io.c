@@ -1,6 +1,7 @@
 /* Trace file I/O: format detection, whole-file reading, writers, digest.
  * The formats themselves live in binary.c / binary_enc.c / text.c. */
 #include "trace/format.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -136,30 +137,23 @@ static hr_format_t format_for_path(const char *path) {
 
 int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t,
                         hr_error_t *err) {
-    int is_stdout = strcmp(path, "-") == 0;
     if (fmt == HR_FMT_AUTO)
         fmt = format_for_path(path);
-    FILE *f = is_stdout ? stdout : fopen(path, "wb");
-    if (!f) {
-        hr_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+    hr_outfile_t o;
+    FILE *f = hr_outfile_open(&o, path, err);
+    if (!f)
         return -1;
-    }
     errno = 0;
     int rc = fmt == HR_FMT_TEXT ? hr_trace_write_text(f, t) : hr_trace_write_binary(f, t);
-    int saved = errno;
-    if (is_stdout ? fflush(f) != 0 : fclose(f) != 0) {
-        rc = -1;
-        saved = saved ? saved : errno;
+    if (rc && errno == EINVAL) {
+        hr_outfile_abort(&o);
+        hr_error_set(err, "%s: cannot encode the trace: an event holds a value the format "
+                     "cannot represent (unknown op, id >= 2^31, bad alignment or string)",
+                     path);
+        return -1;
     }
-    if (rc) {
-        if (saved == EINVAL)
-            hr_error_set(err, "%s: cannot encode the trace: an event holds a value the format "
-                         "cannot represent (unknown op, id >= 2^31, bad alignment or string)",
-                         path);
-        else
-            hr_error_set(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
-    }
-    return rc;
+    /* A failed write is reported by the commit with its errno. */
+    return hr_outfile_commit(&o, err);
 }
 
 void hr_trace_digest(const hr_trace_t *t, char out[17]) {
