@@ -18,6 +18,7 @@
 #include "heapreplay/routed.h"
 #include "replay/child.h"
 #include "report/report.h"
+#include "trace/format.h"
 #include "trace/shared.h"
 #include "replay/counter.h"
 #include "base/json.h"
@@ -386,7 +387,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     }
     char digest[17];
     hr_trace_digest(&t, digest);
-    int tfd = hr_trace_share(&t, digest, &err);
+    int tfd = hr_trace_compact_ids(&t, &err) == 0 ? hr_trace_share(&t, digest, &err) : -1;
     if (tfd < 0) {
         fprintf(stderr, "heapreplay replay: %s: %s\n", path, err.msg);
         hr_trace_free(&t);

@@ -7,6 +7,7 @@
  * an op to the list needs no change here. */
 #include "trace/format.h"
 #include "base/varint.h"
+#include "trace/idtab.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ typedef struct dec {
     uint64_t       ts;
     uint16_t       thread;
     uint16_t       minor;
-    uint64_t      *bytes; /* n_ids: requested size of each id's block (1.2 size deltas) */
+    hr_idtab_t     bytes; /* requested size of each id's block (1.2 size deltas) */
 } dec_t;
 
 HR_COLD __attribute__((format(printf, 3, 4))) static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
@@ -190,14 +191,14 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
                         int nopt, int delta, const uint8_t *at) {
     if (HR_SIZE_DELTA_OK(k1, k2, k3, nopt) && delta) {
         int64_t dv = hr_unzigzag(ev->size);
-        uint64_t old = d->bytes[ev->aux];
+        uint64_t old = hr_idtab_get(&d->bytes, ev->aux);
         if (dv < 0 ? (uint64_t)0 - (uint64_t)dv > old : (uint64_t)dv > UINT64_MAX - old)
             return dec_fail(d, at, "size delta %lld out of range: id %u's block has %llu "
                             "bytes", (long long)dv, ev->aux, (unsigned long long)old);
         ev->size = old + (uint64_t)dv;
     }
-    if (hr_op_creates_block(code))
-        d->bytes[ev->id] = hr_event_bytes(ev);
+    if (hr_op_creates_block(code) && hr_idtab_set(&d->bytes, ev->id, hr_event_bytes(ev)))
+        return dec_fail(d, at, "out of memory for the sizes of %u ids", d->n_ids);
     return 0;
 }
 
@@ -460,12 +461,14 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     advise_huge(t->events, cap * sizeof *t->events);
     if (t->ts)
         advise_huge(t->ts, cap * sizeof *t->ts);
-    if (!(d.bytes = calloc(h.n_ids ? h.n_ids : 1, sizeof *d.bytes)))
+    /* Sized by the events when the header's n_ids is far above them (a
+     * few huge ids, or a lying header: check_counts reports that one). */
+    if (hr_idtab_init(&d.bytes, h.n_ids, h.n_events))
         return dec_fail(&d, r, "out of memory for %u ids", h.n_ids);
     uint64_t skipped = 0;
     int rc = (h.flags & HR_TRACEF_TIMESTAMPS) ? dec_loop_ts(&d, r, end, t, h.n_events, &skipped)
                                               : dec_loop_plain(&d, r, end, t, h.n_events, &skipped);
-    free(d.bytes);
+    hr_idtab_free(&d.bytes);
     if (rc)
         return -1;
     if (st) {

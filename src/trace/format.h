@@ -73,6 +73,13 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name,
 int hr_trace_decode_text(const char *buf, size_t len, const char *name,
                          hr_trace_t *t, hr_error_t *err);
 
+/* Renames the ids of a validated trace densely (0..most live at once - 1)
+ * when its id space is far above its events (HR_IDTAB_DENSE_MAX), so that
+ * per-id tables of the replay follow the live ids; else leaves t alone. The
+ * events stay a valid trace replaying the same requests; take the digest
+ * before. 0, or -1 with err (out of memory). */
+int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err);
+
 /* hr_trace_read_mem with reader statistics (st may be NULL). */
 int hr_trace_read_mem_stats(const void *buf, size_t len, const char *name, hr_format_t fmt,
                             hr_trace_t *t, hr_read_stats_t *st, hr_error_t *err);

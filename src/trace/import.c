@@ -5,6 +5,7 @@
 
 #include "base/rawlog.h"
 #include "trace/import.h"
+#include "trace/zsrc.h"
 
 /* mtrace lines start with "= Start", "@ " or one of "+ - < > !" followed by a
  * space and "0x"; heaptrack's first line is "v <hex> <hex>". */
@@ -20,20 +21,30 @@ static hr_import_kind_t detect_text(const unsigned char *b, size_t n) {
     return HR_IMPORT_UNKNOWN;
 }
 
+/* Sniffed from the first decoded bytes: a zstd or gzip file is a heaptrack
+ * file only when what it holds looks like one (anything else compressed, a
+ * heapreplay trace for instance, is left to hr_trace_read_file). */
 hr_import_kind_t hr_import_detect(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return HR_IMPORT_UNKNOWN;
     unsigned char b[16];
-    size_t n = fread(b, 1, sizeof b, f);
+    size_t n = 0;
+    hr_zsrc_t *z = hr_zsrc_open(f, path, NULL);
+    while (z && n < sizeof b) {
+        long got = hr_zsrc_read(z, b + n, sizeof b - n, NULL);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    hr_zkind_t kind = z ? hr_zsrc_kind(z) : HR_Z_PLAIN;
+    hr_zsrc_close(z);
     fclose(f);
-    if (n >= 8 && memcmp(b, HR_CAP_MAGIC, 8) == 0)
+    if (kind == HR_Z_PLAIN && n >= 8 && memcmp(b, HR_CAP_MAGIC, 8) == 0)
         return HR_IMPORT_CAPTURE;
-    if (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
-        return HR_IMPORT_HEAPTRACK; /* zstd frame */
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-        return HR_IMPORT_HEAPTRACK; /* gzip */
-    return detect_text(b, n);
+    hr_import_kind_t k = detect_text(b, n);
+    /* Compressed: only heaptrack is read through the decompressor here. */
+    return kind != HR_Z_PLAIN && k != HR_IMPORT_HEAPTRACK ? HR_IMPORT_UNKNOWN : k;
 }
 
 int hr_import_file(const char *path, hr_import_kind_t kind, hr_trace_t *out, hr_repair_t *rep,

@@ -1,5 +1,7 @@
 /* In-memory trace model: growth, string table, validation (see trace.h). */
 #include "heapreplay/trace.h"
+#include "trace/format.h"
+#include "trace/idtab.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -100,20 +102,47 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
     return t->n_strings++;
 }
 
-/* Validation state: alive[id] says whether id is live, live[id] its size. */
+/* Validation state: alive[id] says whether id is live, live[id] its size.
+ * The arrays grow with the largest id seen, up to HR_IDTAB_DENSE_MAX of the
+ * trace's events; past that (a few huge ids) the live ids move to a hash map
+ * (`sparse`, id + 1 -> size, present = live), so memory follows the ids used. */
 typedef struct vstate {
-    uint64_t *live;
-    uint8_t  *alive;
-    uint32_t  cap;
-    uint64_t  cur, peak;
+    uint64_t   *live;
+    uint8_t    *alive;
+    uint32_t    cap;
+    uint64_t    dense_max;
+    int         is_sparse;
+    hr_ptrmap_t sparse;
+    uint64_t    cur, peak;
 } vstate_t;
 
+static int go_sparse(vstate_t *v) {
+    for (uint32_t id = 0; id < v->cap; id++) {
+        uint64_t *p;
+        if (v->alive[id] && !(p = hr_ptrmap_put(&v->sparse, (uint64_t)id + 1, NULL)))
+            return -1;
+        if (v->alive[id])
+            *p = v->live[id];
+    }
+    free(v->live);
+    free(v->alive);
+    v->live = NULL;
+    v->alive = NULL;
+    v->cap = 0;
+    v->is_sparse = 1;
+    return 0;
+}
+
 static int ensure_id(vstate_t *v, uint32_t id) {
-    if (id < v->cap)
+    if (id < v->cap || v->is_sparse)
         return 0;
-    uint32_t cap = v->cap ? v->cap : 1024;
+    if (id >= v->dense_max)
+        return go_sparse(v);
+    uint64_t cap = v->cap ? v->cap : 1024;
     while (cap <= id)
-        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+        cap *= 2;
+    if (cap > v->dense_max)
+        cap = v->dense_max;
     uint64_t *l = realloc(v->live, (size_t)cap * sizeof *l);
     if (!l)
         return -1;
@@ -123,8 +152,51 @@ static int ensure_id(vstate_t *v, uint32_t id) {
         return -1;
     memset(a + v->cap, 0, cap - v->cap);
     v->alive = a;
-    v->cap = cap;
+    v->cap = (uint32_t)cap;
     return 0;
+}
+
+/* Whether id is live, and its size in *bytes. */
+static int v_live(const vstate_t *v, uint32_t id, uint64_t *bytes) {
+    if (v->is_sparse) {
+        const uint64_t *p = hr_ptrmap_get(&v->sparse, (uint64_t)id + 1);
+        if (p)
+            *bytes = *p;
+        return p != NULL;
+    }
+    if (id >= v->cap || !v->alive[id])
+        return 0;
+    *bytes = v->live[id];
+    return 1;
+}
+
+/* Marks id live with `bytes`; -1 on OOM. The caller checked it was dead. */
+static int v_birth(vstate_t *v, uint32_t id, uint64_t bytes) {
+    if (ensure_id(v, id))
+        return -1;
+    if (v->is_sparse) {
+        uint64_t *p = hr_ptrmap_put(&v->sparse, (uint64_t)id + 1, NULL);
+        if (!p)
+            return -1;
+        *p = bytes;
+        return 0;
+    }
+    v->alive[id] = 1;
+    v->live[id] = bytes;
+    return 0;
+}
+
+static void v_death(vstate_t *v, uint32_t id) {
+    if (v->is_sparse)
+        hr_ptrmap_remove(&v->sparse, (uint64_t)id + 1, NULL);
+    else
+        v->alive[id] = 0;
+}
+
+static void v_free(vstate_t *v) {
+    free(v->live);
+    free(v->alive);
+    hr_ptrmap_free(&v->sparse);
 }
 
 #define VFAIL(...)                                                            \
@@ -139,6 +211,9 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     vstate_t v = {0};
     uint32_t max_id = 0, max_thread = 0;
     int any_id = 0;
+    uint64_t had;
+    v.dense_max = HR_IDTAB_DENSE_MAX(t->n_events);
+    hr_ptrmap_init(&v.sparse, sizeof(uint64_t));
     memset(t->op_counts, 0, sizeof t->op_counts);
     t->max_align = 0;
     for (size_t i = 0; i < t->n_events; i++) {
@@ -157,34 +232,40 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
                 t->max_align = ev->align;
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
-            if (ensure_id(&v, ev->id))
-                VFAIL("out of memory");
-            if (v.alive[ev->id])
+            if (ev->id > HR_ID_MAX)
+                VFAIL("id %u out of range (max 2^31-1)", ev->id);
+            if (v_live(&v, ev->id, &had))
                 VFAIL("id %u is already live", ev->id);
-            v.alive[ev->id] = 1;
-            v.live[ev->id] = hr_event_bytes(ev);
+            if (hr_event_bytes(ev) > UINT64_MAX - v.cur)
+                VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
+                      (unsigned long long)v.cur, (unsigned long long)hr_event_bytes(ev));
+            if (v_birth(&v, ev->id, hr_event_bytes(ev)))
+                VFAIL("out of memory");
             v.cur += hr_event_bytes(ev);
             break;
         case HR_OP_FREE:
-            if (ev->id >= v.cap || !v.alive[ev->id])
+            if (!v_live(&v, ev->id, &had))
                 VFAIL("id %u is not live (free of a dead id or double free)", ev->id);
-            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != v.live[ev->id])
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != had)
                 VFAIL("free size %llu differs from the allocated size %llu",
-                      (unsigned long long)ev->size, (unsigned long long)v.live[ev->id]);
-            v.cur -= v.live[ev->id];
-            v.alive[ev->id] = 0;
+                      (unsigned long long)ev->size, (unsigned long long)had);
+            v.cur -= had;
+            v_death(&v, ev->id);
             break;
         case HR_OP_REALLOC:
-            if (ev->aux >= v.cap || !v.alive[ev->aux])
+            if (!v_live(&v, ev->aux, &had))
                 VFAIL("old id %u is not live", ev->aux);
-            v.cur -= v.live[ev->aux];
-            v.alive[ev->aux] = 0;
-            if (ensure_id(&v, ev->id))
-                VFAIL("out of memory");
-            if (v.alive[ev->id])
+            v.cur -= had;
+            v_death(&v, ev->aux);
+            if (ev->id > HR_ID_MAX)
+                VFAIL("id %u out of range (max 2^31-1)", ev->id);
+            if (v_live(&v, ev->id, &had))
                 VFAIL("new id %u is already live", ev->id);
-            v.alive[ev->id] = 1;
-            v.live[ev->id] = ev->size;
+            if (ev->size > UINT64_MAX - v.cur)
+                VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
+                      (unsigned long long)v.cur, (unsigned long long)ev->size);
+            if (v_birth(&v, ev->id, ev->size))
+                VFAIL("out of memory");
             v.cur += ev->size;
             break;
         case HR_OP_HEAP_PUSH:
@@ -208,11 +289,50 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     t->n_ids = any_id ? max_id + 1 : 0;
     t->n_threads = t->n_events ? max_thread + 1 : 0;
     t->peak_live = v.peak;
-    free(v.live);
-    free(v.alive);
+    v_free(&v);
     return 0;
 fail:
-    free(v.live);
-    free(v.alive);
+    v_free(&v);
     return -1;
+}
+
+/* Renames ids to 0..k-1 (k = most ids live at once), reusing the most
+ * recently freed id first (so a realloc that keeps its id still does). Only
+ * when the id space is far above the events: then the replay's slot table
+ * follows the live ids, not the largest id. */
+int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err) {
+    if (t->n_ids <= HR_IDTAB_DENSE_MAX(t->n_events))
+        return 0;
+    hr_ptrmap_t map; /* old id + 1 -> new id */
+    hr_ptrmap_init(&map, sizeof(uint32_t));
+    uint32_t *spare = malloc((t->n_events ? t->n_events : 1) * sizeof *spare), n_spare = 0;
+    uint32_t next = 0;
+    int rc = spare ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < t->n_events; i++) {
+        hr_event_t *ev = &t->events[i];
+        uint64_t gone; /* the map's value slot is 8 bytes */
+        if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC) {
+            uint32_t *old = ev->op == HR_OP_FREE ? &ev->id : &ev->aux;
+            if (hr_ptrmap_remove(&map, (uint64_t)*old + 1, &gone) == 0)
+                continue; /* not live: hr_trace_validate rejects such traces */
+            *old = (uint32_t)gone;
+            spare[n_spare++] = (uint32_t)gone;
+        }
+        if (hr_op_creates_block(ev->op)) {
+            uint32_t *slot = hr_ptrmap_put(&map, (uint64_t)ev->id + 1, NULL);
+            if (!slot) {
+                rc = -1;
+                break;
+            }
+            *slot = ev->id = n_spare ? spare[--n_spare] : next++;
+        }
+    }
+    hr_ptrmap_free(&map);
+    free(spare);
+    if (rc) {
+        hr_error_set(err, "out of memory renaming %u ids", t->n_ids);
+        return -1;
+    }
+    t->n_ids = next;
+    return 0;
 }

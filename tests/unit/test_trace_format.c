@@ -134,6 +134,7 @@ static void test_text_lenient_input(void) {
 static void build_random(hr_trace_t *t, size_t n) {
     uint64_t x = 88172645463325252ull;
     uint32_t live[512];
+    uint64_t bytes[512], cur = 0; /* live sizes: their sum stays below 2^64 */
     size_t n_live = 0;
     hr_trace_init(t);
     hr_trace_intern(t, "a");
@@ -152,7 +153,13 @@ static void build_random(hr_trace_t *t, size_t n) {
                     if (j != k && live[j] == ev.id)
                         ev.id = live[k] = ev.aux;
                 ev.size = x >> (x % 60);
+                cur -= bytes[k];
+                while (ev.size > UINT64_MAX - cur)
+                    ev.size >>= 1;
+                cur += bytes[k] = ev.size;
             } else {
+                cur -= bytes[k];
+                bytes[k] = bytes[n_live - 1];
                 live[k] = live[--n_live];
             }
         } else if (r < 8) {
@@ -171,6 +178,9 @@ static void build_random(hr_trace_t *t, size_t n) {
                 ev.flags = HR_EVF_HAS_OPT;
                 ev.align = 1u << (x % 32);
             }
+            while (ev.size > UINT64_MAX - cur)
+                ev.size >>= 1;
+            cur += bytes[n_live] = ev.size;
             live[n_live++] = ev.id;
         } else {
             ev.op = r == 8 ? HR_OP_FRAME : HR_OP_MARK;
