@@ -91,24 +91,27 @@ void hr_repair_print(const hr_repair_t *r, FILE *f) {
 }
 
 int hr_tidmap_get(hr_tidmap_t *t, uint64_t ext) {
-    for (uint32_t i = t->n; i-- > 0;) /* few threads; recent ones are likelier */
-        if (t->ids[i] == ext)
-            return (int)i;
-    if (t->n >= 65535)
-        return 65534;
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 16;
-        uint64_t *ids = realloc(t->ids, cap * sizeof *ids);
-        if (!ids)
-            return -1;
-        t->ids = ids;
-        t->cap = cap;
+    if (ext == UINT64_MAX && t->has_max) /* the one id whose key + 1 wraps */
+        return t->max_idx;
+    if (!t->map.stride)
+        hr_ptrmap_init(&t->map, sizeof(uint32_t));
+    uint32_t *v = ext == UINT64_MAX ? NULL : hr_ptrmap_get(&t->map, ext + 1);
+    if (v)
+        return (int)*v;
+    if (t->n >= HR_TIDMAP_MAX)
+        return HR_TIDMAP_FULL;
+    if (ext == UINT64_MAX) {
+        t->has_max = 1;
+        t->max_idx = (uint16_t)t->n;
+    } else if (!(v = hr_ptrmap_put(&t->map, ext + 1, NULL))) {
+        return -1;
+    } else {
+        *v = t->n;
     }
-    t->ids[t->n] = ext;
     return (int)t->n++;
 }
 
 void hr_tidmap_free(hr_tidmap_t *t) {
-    free(t->ids);
+    hr_ptrmap_free(&t->map);
     memset(t, 0, sizeof *t);
 }

@@ -259,7 +259,8 @@ static void describe_end(cap_state_t *s) {
 
 static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_t *cal,
                          hr_error_t *err) {
-    qsort(s->items, s->n, sizeof *s->items, by_clock);
+    if (s->n) /* qsort(NULL, 0) is undefined */
+        qsort(s->items, s->n, sizeof *s->items, by_clock);
     hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
     hr_tidmap_t tids = {0};
     int rc = m ? 0 : -1;
@@ -275,14 +276,20 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
             last_tid = it->rec.tid;
             last_idx = hr_tidmap_get(&tids, last_tid);
         }
+        if (last_idx == HR_TIDMAP_FULL) {
+            hr_error_set(err, "%s: record %zu: more than %u threads (trace thread indices are "
+                         "0..65535)", s->path, i, HR_TIDMAP_MAX);
+            rc = -2;
+            break;
+        }
         rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ts ? cal_ts(cal, it->rec.clk) : 0);
     }
     s->rep->threads = tids.n;
     hr_tidmap_free(&tids);
     hr_addrmap_finish(m);
-    if (rc != 0)
+    if (rc == -1)
         hr_error_set(err, "%s: out of memory while converting", s->path);
-    return rc;
+    return rc ? -1 : 0;
 }
 
 int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {
