@@ -6,7 +6,7 @@ CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
 	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/test_check_includes.sh \
 	tests/cli/test_pristine.sh tests/cli/test_verify_cli.sh tests/cli/test_threads_cli.sh \
 	tests/cli/test_compose_cli.sh tests/cli/test_output_cli.sh \
-	tests/cli/test_input_cli.sh
+	tests/cli/test_input_cli.sh tests/cli/test_broken_alloc_cli.sh
 TESTS += $(CLI_TESTS)
 check_PROGRAMS += tests/cli/jget
 EXTRA_DIST += $(CLI_TESTS) tests/cli/tap.sh
