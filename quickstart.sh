@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 DEPS="build-essential autoconf automake libtool pkg-config libjemalloc-dev \
-libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev zstd heaptrack valgrind strace jq"
+libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev zstd heaptrack valgrind strace jq clang libclang-rt-14-dev"
 
 install_deps() {
     command -v dpkg >/dev/null 2>&1 || return 0

@@ -15,9 +15,7 @@ JGET="$top_builddir/tests/cli/jget"
 jget() { "$JGET" "$1" "$2"; }
 LIB="$(cd "$top_builddir" && pwd)/tests/fixtures/.libs/null_big.so"
 [ -e "$LIB" ] || skip_all "tests/fixtures/.libs/null_big.so not built"
-if nm "$HR" 2>/dev/null | grep -q __asan_init; then
-    skip_all "ASan build: a malloc replacement cannot be preloaded into an instrumented worker"
-fi
+skip_all_if_asan "$HR" "a malloc replacement preloaded into a worker"
 T=$(mktemp -d "${TMPDIR:-/tmp}/hr_broken.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 # large blocks (assets up to 4 MiB) and small ones

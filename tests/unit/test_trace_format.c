@@ -513,6 +513,7 @@ static void test_realloc_size_delta(void) {
     HR_CHECK_STR(err.msg, "");
     HR_CHECK(r.n_events == t.n_events &&
              memcmp(r.events, t.events, t.n_events * sizeof *t.events) == 0);
+    hr_trace_free(&r);
     /* The same bit in a 1.1 file, on an alloc, or with a delta below zero. */
     uint8_t f[512];
     const uint8_t r11[] = {0x00, 0x00, 0x0a, 0xa2, 0x00, 0x02, 0x03, 0x00};
