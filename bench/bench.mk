@@ -56,3 +56,10 @@ bench-threads: $(HR_CHECK_PREREQS)
 bench-threads-overhead: $(HR_CHECK_PREREQS) bench/bench_threads$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/threads_overhead.sh $(top_builddir)
 bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank
+
+# Issue 15: resident bytes per event of info and replay -a all on 10 M and
+# 100 M events (results/scale-<host>.md; SIZES="10M 100M 1G" for more).
+.PHONY: bench-scale
+bench-scale: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/scale.sh $(top_builddir)
+EXTRA_DIST += bench/scale.sh

@@ -373,6 +373,26 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
     return failed;
 }
 
+/* From here on the parent reads the shared copy, as the workers do, and
+ * drops its own decoded one (24 bytes per event): the trace is resident once
+ * for the whole process tree. Returns 1 when t is now the mapping. */
+static int adopt_shared(hr_trace_t *t, int tfd) {
+    hr_trace_t m;
+    char d[17];
+    if (hr_trace_map(tfd, &m, d, NULL) != 0)
+        return 0; /* keep the private copy: it serves as well */
+    hr_trace_free(t);
+    *t = m;
+    return 1;
+}
+
+static void release_trace(hr_trace_t *t, int mapped) {
+    if (mapped)
+        hr_trace_unmap(t);
+    else
+        hr_trace_free(t);
+}
+
 /* Replays one trace on every allocator (all processes forked from one
  * pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
@@ -393,11 +413,12 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         hr_trace_free(&t);
         return 2;
     }
+    int mapped = adopt_shared(&t, tfd);
     plan_t p = {nspecs, a->opt.repeat, a->opt.verify, a->opt.count != HR_COUNT_NONE, "", NULL};
     if (a->opt.count == HR_COUNT_CALLGRIND && plan_count_files(&p) != 0) {
         fprintf(stderr, "heapreplay replay: cannot create a temporary directory: %s\n", strerror(errno));
         close(tfd);
-        hr_trace_free(&t);
+        release_trace(&t, mapped);
         return 2;
     }
     int n = plan_jobs(&p), failed = 0;
@@ -425,7 +446,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     free(lines);
     free(jobs);
     close(tfd);
-    hr_trace_free(&t);
+    release_trace(&t, mapped);
     return failed;
 }
 
