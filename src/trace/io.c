@@ -182,10 +182,13 @@ static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_
     return 0;
 }
 
-int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_error_t *err) {
+int hr_trace_read_bytes(const char *path, uint8_t **out, size_t *len, hr_format_t *fmt,
+                        const char **namep, hr_error_t *err) {
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
-    hr_trace_init(t);
+    *namep = name;
+    *out = NULL;
+    *len = 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         hr_error_set(err, "%s: cannot open: %s", path, strerror(errno));
@@ -206,14 +209,29 @@ int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_erro
         if (hr_zsrc_kind(z) != HR_Z_PLAIN)
             hint = 0; /* the decoded size is not the file's */
         errno = 0;
-        rc = read_stream(z, name, hint, &fmt, &b, err);
+        rc = read_stream(z, name, hint, fmt, &b, err);
         hr_zsrc_close(z);
     }
     if (!is_stdin)
         fclose(f);
-    if (rc == 0)
-        rc = hr_trace_read_mem(b.data ? (const void *)b.data : "", b.len, name, fmt, t, err);
-    free(b.data);
+    if (rc != 0) {
+        free(b.data);
+        return -1;
+    }
+    *out = b.data;
+    *len = b.len;
+    return 0;
+}
+
+int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_error_t *err) {
+    uint8_t *buf;
+    size_t len;
+    const char *name;
+    hr_trace_init(t);
+    if (hr_trace_read_bytes(path, &buf, &len, &fmt, &name, err) != 0)
+        return -1;
+    int rc = hr_trace_read_mem(buf ? (const void *)buf : "", len, name, fmt, t, err);
+    free(buf);
     return rc;
 }
 

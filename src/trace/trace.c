@@ -207,93 +207,136 @@ static void v_free(vstate_t *v) {
         goto fail;                                                            \
     } while (0)
 
-int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
-    vstate_t v = {0};
-    uint32_t max_id = 0, max_thread = 0;
-    int any_id = 0;
+/* The validator's state across calls (format.h). */
+struct hr_validator {
+    vstate_t    v;
+    const char *name;
+    size_t      next;        /* index of the next event */
+    uint32_t    max_id, max_thread, max_align;
+    int         any_id;
+    uint64_t    op_counts[HR_OP__COUNT];
+};
+
+hr_validator_t *hr_validator_new(uint64_t n_events, const char *name) {
+    hr_validator_t *vd = calloc(1, sizeof *vd);
+    if (!vd)
+        return NULL;
+    vd->v.dense_max = HR_IDTAB_DENSE_MAX(n_events);
+    hr_ptrmap_init(&vd->v.sparse, sizeof(uint64_t));
+    vd->name = name;
+    return vd;
+}
+
+void hr_validator_free(hr_validator_t *vd) {
+    if (vd) {
+        v_free(&vd->v);
+        free(vd);
+    }
+}
+
+void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t) {
+    t->n_ids = vd->any_id ? vd->max_id + 1 : 0;
+    t->n_threads = vd->next ? vd->max_thread + 1 : 0;
+    t->peak_live = vd->v.peak;
+    t->max_align = vd->max_align;
+    memcpy(t->op_counts, vd->op_counts, sizeof t->op_counts);
+}
+
+int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n, uint32_t n_strings,
+                      hr_error_t *err) {
+    vstate_t *vp = &vd->v;
+    const char *name = vd->name;
     uint64_t had;
-    v.dense_max = HR_IDTAB_DENSE_MAX(t->n_events);
-    hr_ptrmap_init(&v.sparse, sizeof(uint64_t));
-    memset(t->op_counts, 0, sizeof t->op_counts);
-    t->max_align = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
+    for (size_t k = 0; k < n; k++) {
+        const hr_event_t *ev = &evs[k];
+        size_t i = vd->next + k;
         if (ev->op >= HR_OP__COUNT)
             VFAIL("unknown opcode %u", ev->op);
-        t->op_counts[ev->op]++;
-        if (ev->thread > max_thread)
-            max_thread = ev->thread;
+        vd->op_counts[ev->op]++;
+        if (ev->thread > vd->max_thread)
+            vd->max_thread = ev->thread;
         switch ((hr_op_t)ev->op) {
         case HR_OP_ALLOC:
         case HR_OP_CALLOC:
             if (ev->op == HR_OP_ALLOC && ev->align && (ev->align & (ev->align - 1)))
                 VFAIL("alignment %u is not a power of two", ev->align);
-            if (ev->op == HR_OP_ALLOC && ev->align > t->max_align)
-                t->max_align = ev->align;
+            if (ev->op == HR_OP_ALLOC && ev->align > vd->max_align)
+                vd->max_align = ev->align;
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
             if (ev->id > HR_ID_MAX)
                 VFAIL("id %u out of range (max 2^31-1)", ev->id);
-            if (v_live(&v, ev->id, &had))
+            if (v_live(vp, ev->id, &had))
                 VFAIL("id %u is already live", ev->id);
-            if (hr_event_bytes(ev) > UINT64_MAX - v.cur)
+            if (hr_event_bytes(ev) > UINT64_MAX - vp->cur)
                 VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
-                      (unsigned long long)v.cur, (unsigned long long)hr_event_bytes(ev));
-            if (v_birth(&v, ev->id, hr_event_bytes(ev)))
+                      (unsigned long long)vp->cur, (unsigned long long)hr_event_bytes(ev));
+            if (v_birth(vp, ev->id, hr_event_bytes(ev)))
                 VFAIL("out of memory");
-            v.cur += hr_event_bytes(ev);
+            vp->cur += hr_event_bytes(ev);
             break;
         case HR_OP_FREE:
-            if (!v_live(&v, ev->id, &had))
+            if (!v_live(vp, ev->id, &had))
                 VFAIL("id %u is not live (free of a dead id or double free)", ev->id);
             if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != had)
                 VFAIL("free size %llu differs from the allocated size %llu",
                       (unsigned long long)ev->size, (unsigned long long)had);
-            v.cur -= had;
-            v_death(&v, ev->id);
+            vp->cur -= had;
+            v_death(vp, ev->id);
             break;
         case HR_OP_REALLOC:
-            if (!v_live(&v, ev->aux, &had))
+            if (!v_live(vp, ev->aux, &had))
                 VFAIL("old id %u is not live", ev->aux);
-            v.cur -= had;
-            v_death(&v, ev->aux);
+            vp->cur -= had;
+            v_death(vp, ev->aux);
             if (ev->id > HR_ID_MAX)
                 VFAIL("id %u out of range (max 2^31-1)", ev->id);
-            if (v_live(&v, ev->id, &had))
+            if (v_live(vp, ev->id, &had))
                 VFAIL("new id %u is already live", ev->id);
-            if (ev->size > UINT64_MAX - v.cur)
+            if (ev->size > UINT64_MAX - vp->cur)
                 VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
-                      (unsigned long long)v.cur, (unsigned long long)ev->size);
-            if (v_birth(&v, ev->id, ev->size))
+                      (unsigned long long)vp->cur, (unsigned long long)ev->size);
+            if (v_birth(vp, ev->id, ev->size))
                 VFAIL("out of memory");
-            v.cur += ev->size;
+            vp->cur += ev->size;
             break;
         case HR_OP_HEAP_PUSH:
         case HR_OP_HEAP_POP:
         case HR_OP_MARK:
-            if (ev->aux >= t->n_strings)
-                VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
+            if (ev->aux >= n_strings)
+                VFAIL("string index %u out of range (table has %u)", ev->aux, n_strings);
             break;
         case HR_OP_FRAME:
         case HR_OP__COUNT:
             break;
         }
         if (hr_op_creates_block(ev->op)) {
-            any_id = 1;
-            if (ev->id > max_id)
-                max_id = ev->id;
+            vd->any_id = 1;
+            if (ev->id > vd->max_id)
+                vd->max_id = ev->id;
         }
-        if (v.cur > v.peak)
-            v.peak = v.cur;
+        if (vp->cur > vp->peak)
+            vp->peak = vp->cur;
     }
-    t->n_ids = any_id ? max_id + 1 : 0;
-    t->n_threads = t->n_events ? max_thread + 1 : 0;
-    t->peak_live = v.peak;
-    v_free(&v);
+    vd->next += n;
     return 0;
 fail:
-    v_free(&v);
     return -1;
+}
+
+int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
+    hr_validator_t *vd = hr_validator_new(t->n_events, name);
+    if (!vd) {
+        hr_error_set(err, "%s: out of memory validating %zu events", name, t->n_events);
+        return -1;
+    }
+    memset(t->op_counts, 0, sizeof t->op_counts);
+    t->max_align = 0;
+    int rc = hr_validator_step(vd, t->events, t->n_events, t->n_strings, err);
+    if (rc == 0)
+        hr_validator_result(vd, t);
+    hr_validator_free(vd);
+    return rc;
 }
 
 /* Renames ids to 0..k-1 (k = most ids live at once), reusing the most

@@ -4,6 +4,8 @@
  * canonical form, so a lossless conversion keeps it. */
 #include "hr_test.h"
 #include "trace/format.h"
+#include "trace/scan.h"
+#include "heapreplay/gen.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -156,6 +158,95 @@ static void test_digest_canonical(void) {
     hr_trace_free(&c);
 }
 
+/* info's summary: a canonical binary trace is read in slices (no event
+ * array) and summarised exactly as the whole-trace path does; text and a
+ * binary with a permuted string table take the whole-trace path. */
+static void expect_same_summary(const char *path, const hr_trace_t *full, int streamed) {
+    hr_trace_summary_t s;
+    hr_error_t err = {""};
+    HR_CHECK(hr_trace_scan_file(path, &s, &err) == 0);
+    if (err.msg[0])
+        printf("# %s\n", err.msg);
+    char d[17];
+    hr_trace_digest(full, d);
+    HR_CHECK_STR(s.digest, d);
+    HR_CHECK_EQ_U64(s.streamed, streamed);
+    HR_CHECK_EQ_U64(s.t.n_events, full->n_events);
+    HR_CHECK_EQ_U64(s.t.n_ids, full->n_ids);
+    HR_CHECK_EQ_U64(s.t.n_threads, full->n_threads);
+    HR_CHECK_EQ_U64(s.t.peak_live, full->peak_live);
+    HR_CHECK_EQ_U64(s.t.max_align, full->max_align);
+    HR_CHECK(memcmp(s.t.op_counts, full->op_counts, sizeof s.t.op_counts) == 0);
+    if (full->ts && full->n_events)
+        HR_CHECK_EQ_U64(s.last_ts - s.first_ts, full->ts[full->n_events - 1] - full->ts[0]);
+    uint64_t pushes = 0, marks = 0;
+    for (uint32_t i = 0; i < s.t.n_strings; i++)
+        pushes += s.pushes[i], marks += s.marks[i];
+    HR_CHECK_EQ_U64(pushes, full->op_counts[HR_OP_HEAP_PUSH]);
+    HR_CHECK_EQ_U64(marks, full->op_counts[HR_OP_MARK]);
+    hr_trace_summary_free(&s);
+}
+
+static void test_scan_summary(void) {
+    char dir[] = "/tmp/hr_scanXXXXXX", bin[64], txt[64], perm[64];
+    HR_CHECK(mkdtemp(dir) != NULL);
+    snprintf(bin, sizeof bin, "%s/s.hrt", dir);
+    snprintf(txt, sizeof txt, "%s/s.txt", dir);
+    snprintf(perm, sizeof perm, "%s/p.hrt", dir);
+    hr_gen_options_t o = hr_gen_default();
+    o.scenario = "session";
+    o.events = 200000; /* several slices */
+    o.timestamps = 1;
+    hr_trace_t t;
+    hr_error_t err = {""};
+    HR_CHECK(hr_gen(&o, &t, &err) == 0);
+    HR_CHECK(hr_trace_write_file(bin, HR_FMT_BINARY, &t, &err) == 0);
+    HR_CHECK(hr_trace_write_file(txt, HR_FMT_TEXT, &t, &err) == 0);
+    expect_same_summary(bin, &t, 1);
+    expect_same_summary(txt, &t, 0);
+    /* the string table reversed: same canonical digest, whole-trace path */
+    if (t.n_strings > 1) {
+        hr_trace_t p = t;
+        char **rev = malloc(t.n_strings * sizeof *rev);
+        hr_event_t *evs = malloc(t.n_events * sizeof *evs);
+        for (uint32_t i = 0; i < t.n_strings; i++)
+            rev[i] = t.strings[t.n_strings - 1 - i];
+        memcpy(evs, t.events, t.n_events * sizeof *evs);
+        for (size_t i = 0; i < t.n_events; i++)
+            if (evs[i].op == HR_OP_HEAP_PUSH || evs[i].op == HR_OP_HEAP_POP || evs[i].op == HR_OP_MARK)
+                evs[i].aux = t.n_strings - 1 - evs[i].aux;
+        p.strings = rev;
+        p.events = evs;
+        HR_CHECK(hr_trace_write_file(perm, HR_FMT_BINARY, &p, &err) == 0);
+        expect_same_summary(perm, &t, 0);
+        free(rev);
+        free(evs);
+    }
+    /* a broken file: the same message as the whole-trace reader */
+    hr_trace_summary_t s;
+    hr_error_t e1 = {""}, e2 = {""};
+    FILE *f = fopen(bin, "r+b");
+    if (f) {
+        fseek(f, 24, SEEK_SET); /* n_ids: one less than the events need */
+        uint8_t b[4];
+        HR_CHECK(fread(b, 1, 4, f) == 4);
+        b[0]--;
+        fseek(f, 24, SEEK_SET);
+        fwrite(b, 1, 4, f);
+        fclose(f);
+    }
+    HR_CHECK(hr_trace_scan_file(bin, &s, &e1) != 0);
+    hr_trace_t u;
+    HR_CHECK(hr_trace_read_file(bin, HR_FMT_AUTO, &u, &e2) != 0);
+    HR_CHECK_STR(e1.msg, e2.msg);
+    printf("# scan: %s\n# read: %s\n", e1.msg, e2.msg);
+    hr_trace_free(&t);
+    unlink(bin);
+    unlink(txt);
+    unlink(perm);
+    rmdir(dir);
+}
+
 int main(void) {
     cap_memory();
     HR_RUN(test_huge_id);
@@ -163,5 +254,6 @@ int main(void) {
     HR_RUN(test_live_overflow);
     HR_RUN(test_endless_stream);
     HR_RUN(test_digest_canonical);
+    HR_RUN(test_scan_summary);
     return hr_test_done();
 }
