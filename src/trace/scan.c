@@ -109,15 +109,24 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
         hr_bin_scan_abort(bs);
         goto out;
     }
+    /* The whole-trace reader decodes everything before it validates: after a
+     * validation error keep decoding, so that a later decoding error wins as
+     * it does there (same message either way). */
+    hr_error_t verr = {{0}};
+    int vfailed = 0;
     const uint8_t *from = lay.records, *to;
     for (;;) {
         long k = hr_bin_scan_next(bs, sl.evs, sl.ts, SLICE, &to);
-        if (k < 0 || (k > 0 && hr_validator_step(sl.vd, sl.evs, (size_t)k, s->t.n_strings, err))) {
+        if (k < 0) {
             hr_bin_scan_abort(bs);
             goto out;
         }
         if (k == 0)
             break;
+        if (!vfailed && hr_validator_step(sl.vd, sl.evs, (size_t)k, s->t.n_strings, &verr))
+            vfailed = 1;
+        if (vfailed)
+            continue;
         count_slice(s, sl.evs, sl.ts, (size_t)k, done);
         for (long i = 0; canonical && i < k; i++)
             if (has_str(sl.evs[i].op) && sl.evs[i].aux >= next_str)
@@ -128,6 +137,11 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
         }
         done += (uint64_t)k;
         from = to;
+    }
+    if (vfailed) {
+        if (hr_bin_scan_close(bs, NULL, NULL) == 0 && err)
+            *err = verr;
+        goto out;
     }
     hr_validator_result(sl.vd, &s->t);
     s->t.n_events = done;

@@ -1,6 +1,6 @@
 /* libFuzzer target: the importers (capture log, heaptrack plain/gz/zst,
  * glibc mtrace) and hr_trace_read_file's stream reader (compression, format
- * sniffing). The first byte picks the reader, the rest is the file (a memfd,
+ * sniffing), checked against info's sliced reader (trace/scan.h). The first byte picks the reader, the rest is the file (a memfd,
  * read through /proc/self/fd). An import that succeeds is a valid trace
  * whose binary form reads back with the same digest; a failure is one line
  * naming the file. */
@@ -11,6 +11,7 @@
 #include "fuzz_common.h"
 #include "trace/format.h"
 #include "trace/import.h"
+#include "trace/scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -30,9 +31,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hr_error_t err = {{0}};
     int which = data[0] % 4, rc;
     hr_trace_init(&t);
-    if (which == 3)
+    if (which == 3) {
         rc = hr_trace_read_file(path, HR_FMT_AUTO, &t, &err);
-    else
+        /* info's sliced reader agrees with the whole-trace reader: the same
+         * summary, or the same error message */
+        hr_trace_summary_t sum;
+        hr_error_t err2 = {{0}};
+        int rc2 = hr_trace_scan_file(path, &sum, &err2);
+        FUZZ_REQUIRE((rc == 0) == (rc2 == 0));
+        if (rc2 == 0) {
+            char d[17];
+            hr_trace_digest(&t, d);
+            FUZZ_REQUIRE(strcmp(d, sum.digest) == 0);
+            FUZZ_REQUIRE(sum.t.n_events == t.n_events && sum.t.peak_live == t.peak_live &&
+                         sum.t.n_ids == t.n_ids && sum.t.n_threads == t.n_threads);
+            hr_trace_summary_free(&sum);
+        } else {
+            FUZZ_REQUIRE(strcmp(err.msg, err2.msg) == 0);
+        }
+    } else
         rc = hr_import_file(path, (hr_import_kind_t)(HR_IMPORT_CAPTURE + which), &t, &rep, &err);
     if (rc != 0) {
         fuzz_one_line(&err, path);

@@ -19,6 +19,7 @@ for t in trace import json heapcfg; do
     fi
     mkdir -p "$W/$t"
     if "$bin" -runs="$RUNS" -seed=1 -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+        -artifact_prefix="$W/$t-" \
         "$W/$t" "$S/tests/fuzz/corpus/$t" >"$W/$t.log" 2>&1; then
         ok "fuzz_$t: $RUNS runs ($(grep -o 'cov: [0-9]*' "$W/$t.log" | tail -1))"
     else

@@ -281,6 +281,33 @@ static void test_capture_threads(void) {
     hr_trace_free(&t);
 }
 
+/* A damaged clock calibration (found by fuzz_import under UBSan: the
+ * timestamp, a double, was converted to u64 out of range) is an error
+ * naming the record, not undefined behaviour. */
+static void test_capture_bad_calibration(void) {
+    hr_cap_rec_t recs[] = {{10, 0x100, 24, 0, 7, HR_CAP_MALLOC}, {20, 0x100, 0, 0, 7, HR_CAP_FREE}};
+    unsigned char buf[1024];
+    size_t len = make_log(buf, recs, 2, 0, NULL);
+    hr_cap_header_t h;
+    memcpy(&h, buf, sizeof h);
+    h.flags = HR_CAPF_TIMESTAMPS;
+    memcpy(buf, &h, sizeof h);
+    hr_cap_block_t b;
+    memcpy(&b, buf + sizeof h, sizeof b);
+    b.clk = 1;
+    b.ns = UINT64_MAX / 2; /* ~9.2e18 ns per clock tick */
+    memcpy(buf + sizeof h, &b, sizeof b);
+    put(tmp("cal.cap"), buf, len);
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    HR_CHECK(hr_import_file(tmp("cal.cap"), HR_IMPORT_CAPTURE, &t, &r, &err) != 0);
+    HR_CHECK(strstr(err.msg, "timestamp beyond 2^64 ns") != NULL);
+    printf("# %s\n", err.msg);
+    hr_trace_free(&t);
+}
+
 static void test_detect_unknown(void) {
     put(tmp("u.bin"), "hello world", 11);
     HR_CHECK_EQ_U64(hr_import_detect(tmp("u.bin")), HR_IMPORT_UNKNOWN);
@@ -295,6 +322,7 @@ int main(void) {
     HR_RUN(test_heaptrack);
     HR_RUN(test_capture_logs);
     HR_RUN(test_capture_threads);
+    HR_RUN(test_capture_bad_calibration);
     HR_RUN(test_detect_unknown);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
