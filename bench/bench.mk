@@ -63,3 +63,10 @@ bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank
 bench-scale: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/scale.sh $(top_builddir)
 EXTRA_DIST += bench/scale.sh
+
+# Issue 15: each libFuzzer target for SECS seconds (default 600) from its seed
+# corpus -> results/fuzz-<host>.md (executions, coverage, crashes).
+.PHONY: bench-fuzz
+bench-fuzz: fuzz
+	$(SHELL) $(top_srcdir)/bench/fuzz_long.sh $(top_builddir)
+EXTRA_DIST += bench/fuzz_long.sh
