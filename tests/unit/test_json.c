@@ -147,6 +147,23 @@ static void test_build_and_emit(void) {
     hr_json_free(c);
 }
 
+/* Negative zero, however written, prints as "-0" and reads back as itself
+ * (fuzz_json found "-0e-3" -> "-0" -> 0: the integer path dropped the sign). */
+static void test_negative_zero(void) {
+    hr_error_t err;
+    hr_json_t *v = parse("[-0e-3,-0,-0.0,0]", &err);
+    HR_CHECK(v != NULL);
+    char *a = v ? hr_json_to_string(v, 1) : NULL;
+    HR_CHECK_STR(a ? a : "", "[-0,-0,-0,0]");
+    hr_json_t *w = a ? parse(a, &err) : NULL;
+    char *b = w ? hr_json_to_string(w, 1) : NULL;
+    HR_CHECK_STR(b ? b : "", "[-0,-0,-0,0]");
+    free(a);
+    free(b);
+    hr_json_free(v);
+    hr_json_free(w);
+}
+
 /* Whatever nesting the parser accepts (255 containers deep),
  * printing keeps: pretty and compact forms parse back to the same text (the
  * emitter's old limit of 32 levels wrote broken separators past it). */
@@ -186,6 +203,7 @@ static void test_deep_round_trip(void) {
 int main(void) {
     HR_RUN(test_round_trip);
     HR_RUN(test_deep_round_trip);
+    HR_RUN(test_negative_zero);
     HR_RUN(test_numbers);
     HR_RUN(test_errors);
     HR_RUN(test_file_errors);
