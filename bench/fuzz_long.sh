@@ -7,7 +7,9 @@
 #   bash bench/fuzz_long.sh BUILDDIR       (make fuzz first; make bench-fuzz)
 #   SECS=600           seconds per target (default 600)
 #   PARALLEL=1         run the targets at once (they then share the CPUs)
+#   TARGETS="json"     a subset of trace import json heapcfg
 #   PIN="taskset -c 0 nice -n 19"  prefix of every run (default)
+#   ARTIFACTS=DIR      where a crashing input is kept (default BUILDDIR/fuzz-artifacts)
 set -euo pipefail
 B="$(cd "${1:-.}" && pwd)"
 S="$(cd "$(dirname "$0")/.." && pwd)"
@@ -16,8 +18,10 @@ PARALLEL=${PARALLEL:-0}
 PIN=${PIN:-"taskset -c 0 nice -n 19"}
 OUT=${OUT:-"$S/results/fuzz-$(hostname -s).md"}
 W=$(mktemp -d "${TMPDIR:-/tmp}/hr_fuzz_long.XXXXXX")
+ARTIFACTS=${ARTIFACTS:-"$B/fuzz-artifacts"}
+mkdir -p "$ARTIFACTS"
 trap 'rm -rf "$W"' EXIT
-TARGETS="trace import json heapcfg"
+TARGETS=${TARGETS:-"trace import json heapcfg"}
 start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 for t in $TARGETS; do
     [ -x "$B/tests/fuzz/fuzz_$t" ] || { echo "$B/tests/fuzz/fuzz_$t not built (make fuzz)" >&2; exit 2; }
@@ -26,7 +30,7 @@ run() {
     local t=$1
     mkdir -p "$W/$t"
     $PIN "$B/tests/fuzz/fuzz_$t" -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=20 \
-        -max_len=65536 -print_final_stats=1 -artifact_prefix="$W/$t-" \
+        -max_len=65536 -print_final_stats=1 -artifact_prefix="$ARTIFACTS/$t-" \
         "$W/$t" "$S/tests/fuzz/corpus/$t" >"$W/$t.log" 2>&1 && echo 0 >"$W/$t.rc" || echo $? >"$W/$t.rc"
 }
 if [ "$PARALLEL" = 1 ]; then
@@ -56,7 +60,7 @@ fi
         ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
         corp=$(ls "$W/$t" | wc -l)
         res="no crash, no broken contract"
-        [ "$(cat "$W/$t.rc")" = 0 ] || res="FAILED (exit $(cat "$W/$t.rc")): $(grep -m1 -E 'ERROR|contract' "$log" | cut -c1-120)"
+        [ "$(cat "$W/$t.rc")" = 0 ] || res="FAILED (exit $(cat "$W/$t.rc")): $(grep -m1 -E 'ERROR|contract' "$log" | cut -c1-120); input kept in $ARTIFACTS"
         echo "| fuzz_$t | ${execs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | $corp new inputs | $res |"
     done
 } >"$OUT"
