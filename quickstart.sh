@@ -9,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 DEPS="build-essential autoconf automake libtool pkg-config cmake man-db groff-base libjemalloc-dev \
-libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev heaptrack valgrind strace jq \
-freeciv-server python3 sqlite3 time"
+libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev zstd heaptrack valgrind strace jq \
+clang libclang-rt-14-dev freeciv-server python3 sqlite3 time"
 
 install_deps() {
     command -v dpkg >/dev/null 2>&1 || return 0

@@ -61,3 +61,17 @@ bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank
 .PHONY: fidelity
 fidelity: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/fidelity.sh $(top_builddir)
+
+# Issue 15: resident bytes per event of info and replay -a all on 10 M and
+# 100 M events (results/scale-<host>.md; SIZES="10M 100M 1G" for more).
+.PHONY: bench-scale
+bench-scale: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/scale.sh $(top_builddir)
+EXTRA_DIST += bench/scale.sh
+
+# Issue 15: each libFuzzer target for SECS seconds (default 600) from its seed
+# corpus -> results/fuzz-<host>.md (executions, coverage, crashes).
+.PHONY: bench-fuzz
+bench-fuzz: fuzz
+	$(SHELL) $(top_srcdir)/bench/fuzz_long.sh $(top_builddir)
+EXTRA_DIST += bench/fuzz_long.sh

@@ -206,11 +206,17 @@ int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err);
 typedef enum hr_format { HR_FMT_AUTO = 0, HR_FMT_BINARY, HR_FMT_TEXT } hr_format_t;
 
 /* Reads a trace (format detected from the magic when HR_FMT_AUTO), then
- * validates it. Returns 0, or -1 with a one-line message in err. */
+ * validates it. Path "-" is stdin; pipes and FIFOs work. A zstd or gzip
+ * compressed file (.hrt.zst, .txt.gz) is decompressed on the fly. The format
+ * is checked from the first bytes, before the rest is read, and a binary
+ * trace is never read past the length its header gives. Returns 0, or -1
+ * with a one-line message in err. */
 int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_error_t *err);
 int hr_trace_read_mem(const void *buf, size_t len, const char *name, hr_format_t fmt,
                       hr_trace_t *t, hr_error_t *err);
-/* Writers; return 0 or -1 with err set (I/O error). */
+/* Writers; return 0 or -1 with err set (I/O error). hr_trace_write_file
+ * writes atomically (src/base/outfile.h); HR_FMT_AUTO picks text for "-" and
+ * names ending in .txt or .hrtt, binary otherwise. */
 int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t, hr_error_t *err);
 int hr_trace_write_binary(FILE *f, const hr_trace_t *t);
 int hr_trace_write_text(FILE *f, const hr_trace_t *t);

@@ -22,7 +22,7 @@ typedef enum hr_emit_format {
     HR_EMIT_MARKDOWN,
 } hr_emit_format_t;
 
-#define HR_EMIT_MAX_DEPTH 32
+#define HR_EMIT_MAX_DEPTH 256 /* = the JSON parser's limit: whatever it reads, the emitter writes back */
 #define HR_EMIT_MAX_COLS 256 /* CSV of flattened results: ~150 with every allocator */
 
 typedef struct hr_emit {

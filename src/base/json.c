@@ -422,9 +422,7 @@ static hr_json_t *parse_number(parser_t *ps) {
             if (errno == 0 && i < 0) {
                 v->is_i64 = 1;
                 v->i64 = i;
-            } else if (errno == 0) { /* "-0" */
-                v->is_u64 = 1;
-            }
+            } /* "-0" stays the double -0.0: it prints back as "-0" (fuzz_json) */
         }
     }
     return v;

@@ -87,7 +87,7 @@ int hr_cmd_gen(int argc, char **argv) {
         hr_trace_free(&t);
         return 2;
     }
-    int rc = hr_trace_write_file(out, text ? HR_FMT_TEXT : HR_FMT_BINARY, &t, &err);
+    int rc = hr_trace_write_file(out, text ? HR_FMT_TEXT : HR_FMT_AUTO, &t, &err);
     if (rc != 0)
         fprintf(stderr, "heapreplay gen: %s\n", err.msg);
     else

@@ -7,36 +7,24 @@
 #include "cli/cli.h"
 #include "heapreplay/trace.h"
 #include "base/emit.h"
+#include "trace/scan.h"
 
-/* How many events of kind `op` name each string (heap pushes, marks). One
- * pass; callers free the array. */
-static uint64_t *count_by_string(const hr_trace_t *t, unsigned op) {
-    uint64_t *n = calloc(t->n_strings ? t->n_strings : 1, sizeof *n);
-    for (size_t i = 0; n && i < t->n_events; i++)
-        if (t->events[i].op == op)
-            n[t->events[i].aux]++;
-    return n;
-}
-
-static void info_heaps(const hr_trace_t *t, hr_emit_t *em) {
-    uint64_t *pushes = count_by_string(t, HR_OP_HEAP_PUSH);
-    uint64_t *marks = count_by_string(t, HR_OP_MARK);
+static void info_heaps(const hr_trace_summary_t *s, hr_emit_t *em) {
+    const hr_trace_t *t = &s->t;
     hr_emit_arr_begin(em, "heaps");
-    for (uint32_t s = 0; pushes && s < t->n_strings; s++)
-        if (pushes[s]) {
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        if (s->pushes[i]) {
             hr_emit_obj_begin(em, NULL);
-            hr_emit_str(em, "name", t->strings[s]);
-            hr_emit_u64(em, "pushes", pushes[s]);
+            hr_emit_str(em, "name", t->strings[i]);
+            hr_emit_u64(em, "pushes", s->pushes[i]);
             hr_emit_obj_end(em);
         }
     hr_emit_arr_end(em);
     hr_emit_arr_begin(em, "marks");
-    for (uint32_t s = 0; marks && s < t->n_strings; s++)
-        if (marks[s])
-            hr_emit_str(em, NULL, t->strings[s]);
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        if (s->marks[i])
+            hr_emit_str(em, NULL, t->strings[i]);
     hr_emit_arr_end(em);
-    free(pushes);
-    free(marks);
 }
 
 /* The engine's own pools (palloc/pfree/prealloc, annotate.h's
@@ -71,14 +59,6 @@ static void info_pools_text(const hr_trace_t *t) {
     free(ps);
 }
 
-/* Frames of the main stream (hr_frame: a frame event without a stream name). */
-static uint64_t main_frames(const hr_trace_t *t) {
-    uint64_t n = 0;
-    for (size_t i = 0; i < t->n_events; i++)
-        n += t->events[i].op == HR_OP_FRAME && !(t->events[i].flags & HR_EVF_HAS_OPT);
-    return n;
-}
-
 /* Named frame streams (hr_frame_named) and their frame counts. */
 static void info_streams_json(const hr_trace_t *t, hr_emit_t *em) {
     hr_stream_stat_t *ss;
@@ -105,14 +85,25 @@ static void info_streams_text(const hr_trace_t *t) {
     free(ss);
 }
 
-static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
+/* Pools and named frame streams need the events: a trace that has them is
+ * read whole once more (the summary keeps no events); NULL otherwise. */
+static int has_details(const hr_trace_summary_t *s) {
+    return s->named_frames || s->t.op_counts[HR_OP_POOL_ALLOC] || s->t.op_counts[HR_OP_POOL_REALLOC];
+}
+
+/* Frames of the main stream (hr_frame: a frame event without a stream name). */
+static uint64_t main_frames(const hr_trace_summary_t *s) {
+    return s->t.op_counts[HR_OP_FRAME] - s->named_frames;
+}
+
+static void info_emit(const char *path, const hr_trace_summary_t *s, const hr_trace_t *full,
+                      hr_emit_t *em) {
+    const hr_trace_t *t = &s->t;
     struct stat st;
     uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    char digest[17];
-    hr_trace_digest(t, digest);
     hr_emit_obj_begin(em, NULL);
     hr_emit_str(em, "trace", path);
-    hr_emit_str(em, "digest", digest);
+    hr_emit_str(em, "digest", s->digest);
     hr_emit_u64(em, "events", t->n_events);
     hr_emit_obj_begin(em, "ops");
     for (unsigned op = 0; op < HR_OP__COUNT; op++)
@@ -120,43 +111,51 @@ static void info_emit(const char *path, const hr_trace_t *t, hr_emit_t *em) {
     hr_emit_obj_end(em);
     hr_emit_u64(em, "ids", t->n_ids);
     hr_emit_u64(em, "threads", t->n_threads);
-    hr_emit_u64(em, "frames", main_frames(t));
+    hr_emit_u64(em, "frames", main_frames(s));
     hr_emit_u64(em, "peak_live_bytes", t->peak_live);
     hr_emit_bool(em, "timestamps", (t->flags & HR_TRACEF_TIMESTAMPS) != 0);
     if ((t->flags & HR_TRACEF_TIMESTAMPS) && t->n_events)
-        hr_emit_u64(em, "duration_ns", t->ts[t->n_events - 1] - t->ts[0]);
+        hr_emit_u64(em, "duration_ns", s->last_ts - s->first_ts);
     hr_emit_u64(em, "file_bytes", bytes);
     hr_emit_f64(em, "bytes_per_event", t->n_events ? (double)bytes / (double)t->n_events : 0);
-    info_heaps(t, em);
-    info_pools_json(t, em);
-    info_streams_json(t, em);
+    info_heaps(s, em);
+    if (full) {
+        info_pools_json(full, em);
+        info_streams_json(full, em);
+    } else {
+        hr_emit_arr_begin(em, "pools");
+        hr_emit_arr_end(em);
+        hr_emit_arr_begin(em, "frame_streams");
+        hr_emit_arr_end(em);
+    }
     hr_emit_obj_end(em);
 }
 
-static void info_text(const char *path, const hr_trace_t *t) {
+static void info_text(const char *path, const hr_trace_summary_t *s, const hr_trace_t *full) {
+    const hr_trace_t *t = &s->t;
     struct stat st;
     uint64_t bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-    char digest[17];
-    hr_trace_digest(t, digest);
-    printf("%s\n  digest          %s\n  events          %zu\n", path, digest, t->n_events);
+    printf("%s\n  digest          %s\n  events          %zu\n", path, s->digest, t->n_events);
     for (unsigned op = 0; op < HR_OP__COUNT; op++)
         printf("    %-12s  %llu\n", hr_op_name(op), (unsigned long long)t->op_counts[op]);
     printf("  ids (max live)  %u\n  threads         %u\n  frames          %llu\n", t->n_ids,
-           t->n_threads, (unsigned long long)main_frames(t));
+           t->n_threads, (unsigned long long)main_frames(s));
     printf("  peak live       %llu bytes (%.2f MiB)\n", (unsigned long long)t->peak_live,
            (double)t->peak_live / 1048576.0);
     printf("  timestamps      %s\n", (t->flags & HR_TRACEF_TIMESTAMPS) ? "yes" : "no");
     printf("  file            %llu bytes, %.2f bytes/event\n", (unsigned long long)bytes,
            t->n_events ? (double)bytes / (double)t->n_events : 0.0);
     printf("  heaps          ");
-    uint64_t *pushes = count_by_string(t, HR_OP_HEAP_PUSH);
-    for (uint32_t i = 0, n = 0; pushes && i < t->n_strings; i++)
-        if (pushes[i])
+    for (uint32_t i = 0, n = 0; i < t->n_strings; i++)
+        if (s->pushes[i])
             printf("%s%s", n++ ? ", " : " ", t->strings[i]);
     printf("\n");
-    free(pushes);
-    info_pools_text(t);
-    info_streams_text(t);
+    if (full) {
+        info_pools_text(full);
+        info_streams_text(full);
+    } else {
+        printf("  pools          \n  frame streams  \n");
+    }
 }
 
 static const hr_opt_t info_opts[] = {
@@ -181,18 +180,23 @@ int hr_cmd_info(int argc, char **argv) {
     if (json)
         hr_emit_arr_begin(&em, NULL);
     for (int i = first; i < argc; i++) {
-        hr_trace_t t;
+        hr_trace_summary_t s; /* read in slices: no event array (trace/scan.h) */
+        hr_trace_t full;
         hr_error_t err = {{0}};
-        hr_trace_init(&t);
-        if (hr_trace_read_file(argv[i], HR_FMT_AUTO, &t, &err) != 0) {
+        hr_trace_init(&full);
+        if (hr_trace_scan_file(argv[i], &s, &err) != 0 ||
+            (has_details(&s) && hr_trace_read_file(argv[i], HR_FMT_AUTO, &full, &err) != 0)) {
             fprintf(stderr, "heapreplay info: %s\n", err.msg);
             rc = 2;
-        } else if (json) {
-            info_emit(argv[i], &t, &em);
-        } else {
-            info_text(argv[i], &t);
+            continue;
         }
-        hr_trace_free(&t);
+        const hr_trace_t *f = has_details(&s) ? &full : NULL;
+        if (json)
+            info_emit(argv[i], &s, f, &em);
+        else
+            info_text(argv[i], &s, f);
+        hr_trace_free(&full);
+        hr_trace_summary_free(&s);
     }
     if (json) {
         hr_emit_arr_end(&em);

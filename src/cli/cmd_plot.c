@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "base/outfile.h"
 #include "report/report.h"
 #include "report/svg.h"
 
@@ -54,14 +55,17 @@ int hr_cmd_plot(int argc, char **argv) {
     hr_json_t *rep = hr_report_load(in, &err);
     if (!rep)
         return hr_cli_usage_error("plot", "%s", err.msg);
-    FILE *out = outp ? fopen(outp, "w") : stdout;
+    hr_outfile_t o;
+    FILE *out = hr_outfile_open(&o, outp ? outp : "-", &err);
     if (!out) {
         hr_json_free(rep);
-        return hr_cli_usage_error("plot", "%s: cannot write: %s", outp, strerror(errno));
+        return hr_cli_usage_error("plot", "%s", err.msg);
     }
     int rc = hr_svg_render(rep, &opt, out, &err);
-    if (outp && fclose(out) != 0)
-        rc = -1, hr_error_set(&err, "%s: write failed", outp);
+    if (rc < 0)
+        hr_outfile_abort(&o);
+    else
+        rc = hr_outfile_commit(&o, &err);
     hr_json_free(rep);
     return rc < 0 ? hr_cli_usage_error("plot", "%s", err.msg) : 0;
 }

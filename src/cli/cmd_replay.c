@@ -20,6 +20,7 @@
 #include "report/builder.h"
 #include "replay/child.h"
 #include "report/report.h"
+#include "trace/format.h"
 #include "trace/shared.h"
 #include "replay/counter.h"
 #include "base/json.h"
@@ -252,6 +253,26 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
     return failed;
 }
 
+/* From here on the parent reads the shared copy, as the workers do, and
+ * drops its own decoded one (24 bytes per event): the trace is resident once
+ * for the whole process tree. Returns 1 when t is now the mapping. */
+static int adopt_shared(hr_trace_t *t, int tfd) {
+    hr_trace_t m;
+    char d[17];
+    if (hr_trace_map(tfd, &m, d, NULL) != 0)
+        return 0; /* keep the private copy: it serves as well */
+    hr_trace_free(t);
+    *t = m;
+    return 1;
+}
+
+static void release_trace(hr_trace_t *t, int mapped) {
+    if (mapped)
+        hr_trace_unmap(t);
+    else
+        hr_trace_free(t);
+}
+
 /* Replays one trace on every allocator (all processes forked from one
  * pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
@@ -267,20 +288,23 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     char digest[17];
     hr_trace_digest(&t, digest); /* of the trace as read, before lowering its pools */
     hr_pool_info_t pi;
-    int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0
-                  ? hr_trace_share(&t, digest, &err) : -1;
+    int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0 &&
+                      hr_trace_compact_ids(&t, &err) == 0
+                  ? hr_trace_share(&t, digest, &err)
+                  : -1;
     if (tfd < 0) {
         fprintf(stderr, "heapreplay replay: %s: %s\n", path, err.msg);
         hr_pool_info_free(&pi);
         hr_trace_free(&t);
         return 2;
     }
+    int mapped = adopt_shared(&t, tfd);
     plan_t p = {nspecs, a->opt.repeat, a->opt.verify, a->opt.count != HR_COUNT_NONE, "", NULL};
     if (a->opt.count == HR_COUNT_CALLGRIND && plan_count_files(&p) != 0) {
         fprintf(stderr, "heapreplay replay: cannot create a temporary directory: %s\n", strerror(errno));
         close(tfd);
         hr_pool_info_free(&pi);
-        hr_trace_free(&t);
+        release_trace(&t, mapped);
         return 2;
     }
     int n = plan_jobs(&p), failed = 0;
@@ -314,7 +338,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     free(jobs);
     close(tfd);
     hr_pool_info_free(&pi);
-    hr_trace_free(&t);
+    release_trace(&t, mapped);
     return stop ? 3 : failed;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "base/outfile.h"
 #include "replay/child.h"
 
 typedef struct hr_cmd {
@@ -105,6 +106,17 @@ static int help(int argc, char **argv) {
     return 0;
 }
 
+/* A command's output that did not reach stdout (full disk, closed pipe
+ * reader...) is an error: exit 2 with one line, whatever the command said. */
+static int finish(const char *cmd, int rc) {
+    hr_error_t err;
+    if (hr_stdout_check(&err) != 0) {
+        fprintf(stderr, "heapreplay %s: %s\n", cmd, err.msg);
+        return 2;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -126,8 +138,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     const hr_cmd_t *c = find_cmd(name);
-    if (c)
-        return c->fn(argc - 1, argv + 1);
+    if (c) {
+        hr_stdout_capture();
+        return finish(name, c->fn(argc - 1, argv + 1));
+    }
     fprintf(stderr, "heapreplay: unknown %s '%s' (see 'heapreplay --help')\n",
             name[0] == '-' ? "option" : "command", name);
     return 2;

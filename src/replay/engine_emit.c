@@ -2,6 +2,7 @@
  * The engine fills one value per registry metric (base/metrics.h) and the
  * registry writes the keys, their types and grouping. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "replay/engine_int.h"
@@ -231,7 +232,25 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
         [HR_MFAM_OPS] = {HR_OP__COUNT, keys, all, counts},
         [HR_MFAM_MEM_OPS] = {HR_OP__COUNT, keys, mem, ns},
     };
-    emit_head(res, em, "ok");
+    /* An external allocator that returned NULL failed the benchmark: its
+     * figures describe a different workload (the blocks it refused were
+     * never touched or freed). In-house allocators report their failures
+     * as figures (failed_allocs, out_of_memory), their designed behaviour. */
+    int oom = res->m && res->m->failed && res->ext && !strchr(res->spec, '+') &&
+              res->m->first_failed < res->t->n_events;
+    emit_head(res, em, oom ? "oom" : "ok");
+    if (oom) {
+        const hr_event_t *ev = &res->t->events[res->m->first_failed];
+        char msg[200];
+        snprintf(msg, sizeof msg, "the allocator returned NULL for %llu of %llu requests "
+                 "(first: event %llu, %llu bytes)", (unsigned long long)res->m->failed,
+                 (unsigned long long)(res->t->op_counts[HR_OP_ALLOC] +
+                                      res->t->op_counts[HR_OP_CALLOC] +
+                                      res->t->op_counts[HR_OP_REALLOC]),
+                 (unsigned long long)res->m->first_failed,
+                 (unsigned long long)hr_event_bytes(ev));
+        hr_emit_str(em, "error", msg);
+    }
     hr_metrics_emit(em, v, fam);
     if (res->thr) {
         emit_per_thread(res, em);

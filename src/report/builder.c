@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/metrics.h"
+#include "base/outfile.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "report/report.h"
@@ -252,17 +253,17 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out) {
     if (json_path) {
-        FILE *f = fopen(json_path, "w");
-        if (!f) {
-            fprintf(stderr, "heapreplay replay: %s: cannot write the report\n", json_path);
-            return 2;
+        hr_outfile_t o;
+        hr_error_t err;
+        FILE *f = hr_outfile_open(&o, json_path, &err);
+        if (f) {
+            hr_emit_t em;
+            hr_emit_init(&em, f, HR_EMIT_JSON);
+            hr_json_emit(&em, NULL, rb->doc);
+            hr_emit_end(&em);
         }
-        hr_emit_t em;
-        hr_emit_init(&em, f, HR_EMIT_JSON);
-        hr_json_emit(&em, NULL, rb->doc);
-        hr_emit_end(&em);
-        if (fclose(f) != 0) {
-            fprintf(stderr, "heapreplay replay: %s: write error\n", json_path);
+        if (!f || hr_outfile_commit(&o, &err) != 0) {
+            fprintf(stderr, "heapreplay replay: %s\n", err.msg);
             return 2;
         }
     }

@@ -7,6 +7,7 @@
  * an op to the list needs no change here. */
 #include "trace/format.h"
 #include "base/varint.h"
+#include "trace/idtab.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ typedef struct dec {
     uint64_t       ts;
     uint16_t       thread;
     uint16_t       minor;
-    uint64_t      *bytes; /* n_ids: requested size of each id's block (1.2 size deltas) */
+    hr_idtab_t     bytes; /* requested size of each id's block (1.2 size deltas) */
 } dec_t;
 
 HR_COLD __attribute__((format(printf, 3, 4))) static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
@@ -190,14 +191,14 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
                         int nopt, int delta, const uint8_t *at) {
     if (HR_SIZE_DELTA_OK(k1, k2, k3, nopt) && delta) {
         int64_t dv = hr_unzigzag(ev->size);
-        uint64_t old = d->bytes[ev->aux];
+        uint64_t old = hr_idtab_get(&d->bytes, ev->aux);
         if (dv < 0 ? (uint64_t)0 - (uint64_t)dv > old : (uint64_t)dv > UINT64_MAX - old)
             return dec_fail(d, at, "size delta %lld out of range: id %u's block has %llu "
                             "bytes", (long long)dv, ev->aux, (unsigned long long)old);
         ev->size = old + (uint64_t)dv;
     }
-    if (hr_op_creates_block(code))
-        d->bytes[ev->id] = hr_event_bytes(ev);
+    if (hr_op_creates_block(code) && hr_idtab_set(&d->bytes, ev->id, hr_event_bytes(ev)))
+        return dec_fail(d, at, "out of memory for the sizes of %u ids", d->n_ids);
     return 0;
 }
 
@@ -466,12 +467,14 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     advise_huge(t->events, cap * sizeof *t->events);
     if (t->ts)
         advise_huge(t->ts, cap * sizeof *t->ts);
-    if (!(d.bytes = calloc(h.n_ids ? h.n_ids : 1, sizeof *d.bytes)))
+    /* Sized by the events when the header's n_ids is far above them (a
+     * few huge ids, or a lying header: check_counts reports that one). */
+    if (hr_idtab_init(&d.bytes, h.n_ids, h.n_events))
         return dec_fail(&d, r, "out of memory for %u ids", h.n_ids);
     uint64_t skipped = 0;
     int rc = (h.flags & HR_TRACEF_TIMESTAMPS) ? dec_loop_ts(&d, r, end, t, h.n_events, &skipped)
                                               : dec_loop_plain(&d, r, end, t, h.n_events, &skipped);
-    free(d.bytes);
+    hr_idtab_free(&d.bytes);
     if (rc)
         return -1;
     if (st) {
@@ -484,4 +487,97 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     if (hr_trace_validate(t, name, err))
         return -1;
     return check_counts(&d, &h, t);
+}
+
+/* ---- chunked decoding (hr_trace_scan_file) -------------------------------- */
+
+struct hr_bin_scan {
+    dec_t          d;
+    bin_header_t   h;
+    const uint8_t *p, *end;
+    uint64_t       n, skipped;
+};
+
+hr_bin_scan_t *hr_bin_scan_open(const uint8_t *buf, size_t len, const char *name, hr_trace_t *t,
+                                hr_bin_layout_t *lay, hr_error_t *err) {
+    hr_bin_scan_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        hr_error_set(err, "%s: out of memory", name);
+        return NULL;
+    }
+    s->d = (dec_t){.base = buf, .name = name, .err = err};
+    if (dec_header(&s->d, buf, len, &s->h) != 0)
+        goto fail;
+    s->d.n_ids = s->h.n_ids;
+    s->d.n_threads = s->h.n_threads;
+    s->d.n_strings = s->h.n_strings;
+    s->d.minor = s->h.minor;
+    const uint8_t *str = buf + s->h.header_size, *r = str + s->h.strings_len;
+    if (dec_strings(&s->d, str, r, t) != 0)
+        goto fail;
+    if (hr_idtab_init(&s->d.bytes, s->h.n_ids, s->h.n_events)) {
+        dec_fail(&s->d, r, "out of memory for %u ids", s->h.n_ids);
+        goto fail;
+    }
+    t->flags |= s->h.flags & HR_TRACEF_TIMESTAMPS;
+    s->p = r;
+    s->end = r + s->h.records_len;
+    lay->minor = s->h.minor;
+    lay->header_size = s->h.header_size;
+    lay->n_events = s->h.n_events;
+    lay->n_ids = s->h.n_ids;
+    lay->records = r;
+    return s;
+fail:
+    hr_idtab_free(&s->d.bytes);
+    free(s);
+    return NULL;
+}
+
+long hr_bin_scan_next(hr_bin_scan_t *s, hr_event_t *evs, uint64_t *ts, size_t cap,
+                      const uint8_t **to) {
+    dec_t *d = &s->d;
+    int has_ts = (s->h.flags & HR_TRACEF_TIMESTAMPS) != 0;
+    uint64_t dummy = 0;
+    size_t k = 0;
+    while (s->p < s->end && k < cap) {
+        if (s->n + s->skipped >= s->h.n_events)
+            return dec_fail(d, s->p, "record count mismatch: more records than the header's "
+                            "%llu events", (unsigned long long)s->h.n_events);
+        int rc = s->end - s->p >= FAST_MARGIN
+                     ? dec_record(d, &s->p, s->end, &evs[k], has_ts ? &ts[k] : &dummy, 0, has_ts)
+                     : dec_record(d, &s->p, s->end, &evs[k], has_ts ? &ts[k] : &dummy, 1, has_ts);
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            s->skipped++;
+            continue;
+        }
+        k++;
+        s->n++;
+    }
+    *to = s->p;
+    return (long)k;
+}
+
+int hr_bin_scan_close(hr_bin_scan_t *s, const hr_trace_t *derived, uint64_t *skipped) {
+    int rc = 0;
+    if (s->n + s->skipped != s->h.n_events)
+        rc = dec_fail(&s->d, s->end, "record count mismatch: the records section ends after "
+                      "%llu records, the header says %llu",
+                      (unsigned long long)(s->n + s->skipped), (unsigned long long)s->h.n_events);
+    else if (derived)
+        rc = check_counts(&s->d, &s->h, derived);
+    if (skipped)
+        *skipped = s->skipped;
+    hr_idtab_free(&s->d.bytes);
+    free(s);
+    return rc;
+}
+
+void hr_bin_scan_abort(hr_bin_scan_t *s) {
+    if (s) {
+        hr_idtab_free(&s->d.bytes);
+        free(s);
+    }
 }

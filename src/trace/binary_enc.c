@@ -4,6 +4,7 @@
  * always-inline field coder with its compile-time field kinds. */
 #include "trace/format.h"
 #include "base/varint.h"
+#include "trace/idtab.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -124,10 +125,10 @@ HR_INLINE uint8_t *enc_op(uint8_t *p, const hr_event_t *ev, chain_t *c, unsigned
 /* 1.2 size delta: when the zig-zag delta from the old block's bytes is shorter
  * than the size, sets bit 7 and returns a copy of ev whose size is the delta. */
 static const hr_event_t *size_delta(const hr_event_t *ev, const hr_op_info_t *in,
-                                    const uint64_t *bytes, hr_event_t *tmp, uint8_t *b) {
+                                    const hr_idtab_t *bytes, hr_event_t *tmp, uint8_t *b) {
     if (!HR_SIZE_DELTA_OK(in->fields[0], in->fields[1], in->fields[2], in->nopt))
         return ev;
-    uint64_t old = bytes[ev->aux];
+    uint64_t old = hr_idtab_get(bytes, ev->aux);
     if (ev->size >= old ? ev->size - old > INT64_MAX : old - ev->size > INT64_MAX)
         return ev; /* the delta must not wrap: the reader rejects that */
     uint64_t z = hr_zigzag(ev->size >= old ? (int64_t)(ev->size - old) : -(int64_t)(old - ev->size));
@@ -142,7 +143,7 @@ static const hr_event_t *size_delta(const hr_event_t *ev, const hr_op_info_t *in
 /* One record at p (HR_REC_MAX bytes of room); returns its end or NULL (EINVAL).
  * bytes: the requested size of each id's block, kept up to date here. */
 static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16_t *thread,
-                           const uint64_t *ts, uint64_t *prev_ts, uint64_t *bytes) {
+                           const uint64_t *ts, uint64_t *prev_ts, hr_idtab_t *bytes) {
     if (ev->op >= HR_OP__COUNT)
         return NULL;
     uint8_t b = ev->op;
@@ -170,8 +171,8 @@ static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16
     default:
         return NULL;
     }
-    if (p && hr_op_creates_block(orig->op))
-        bytes[orig->id] = hr_event_bytes(orig);
+    if (p && hr_op_creates_block(orig->op) && hr_idtab_set(bytes, orig->id, hr_event_bytes(orig)))
+        return NULL; /* out of memory: reported as EINVAL, a rare mislabel */
     return p;
 }
 
@@ -215,8 +216,8 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         errno = EINVAL;
         return -1;
     }
-    uint64_t *bytes = calloc(n_ids ? n_ids : 1, sizeof *bytes);
-    if (!bytes) {
+    hr_idtab_t bytes;
+    if (hr_idtab_init(&bytes, n_ids, t->n_events)) {
         errno = ENOMEM;
         return -1;
     }
@@ -240,10 +241,10 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         if (b->cap - b->len < HR_REC_MAX && hr_buf_reserve(b, HR_REC_MAX * 1024))
             goto oom;
         uint8_t *e = enc_record(b->data + b->len, &t->events[i], &ch, &thread,
-                                has_ts ? &t->ts[i] : NULL, &prev_ts, bytes);
+                                has_ts ? &t->ts[i] : NULL, &prev_ts, &bytes);
         if (!e) {
             b->len = start;
-            free(bytes);
+            hr_idtab_free(&bytes);
             errno = EINVAL;
             return -1;
         }
@@ -270,12 +271,35 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     put_le(h + 40, peak, 8);
     put_le(h + 48, rec_start - start - HR_BIN_HEADER_SIZE, 8);
     put_le(h + 56, b->len - rec_start, 8);
-    free(bytes);
+    hr_idtab_free(&bytes);
     return 0;
 oom:
-    free(bytes);
+    hr_idtab_free(&bytes);
     b->len = start;
     errno = ENOMEM;
     return -1;
 }
 
+
+/* ---- streaming (hr_trace_scan_file's digest check) ------------------------ */
+
+int hr_enc_stream_init(hr_enc_stream_t *e, uint32_t n_ids, uint64_t n_events) {
+    memset(e, 0, sizeof *e);
+    return hr_idtab_init(&e->bytes, n_ids, n_events);
+}
+
+long hr_enc_stream_put(hr_enc_stream_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n,
+                       uint8_t *out) {
+    chain_t ch = {e->last_id, e->last_num};
+    uint8_t *p = out;
+    for (size_t i = 0; i < n; i++) {
+        p = enc_record(p, &evs[i], &ch, &e->thread, ts ? &ts[i] : NULL, &e->prev_ts, &e->bytes);
+        if (!p)
+            return -1;
+    }
+    e->last_id = ch.id;
+    e->last_num = ch.num;
+    return (long)(p - out);
+}
+
+void hr_enc_stream_free(hr_enc_stream_t *e) { hr_idtab_free(&e->bytes); }

@@ -6,6 +6,7 @@
 #define HR_TRACE_FORMAT_H
 
 #include "heapreplay/trace.h"
+#include "trace/idtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +73,82 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name,
                            hr_trace_t *t, hr_read_stats_t *st, int validate, hr_error_t *err);
 int hr_trace_decode_text(const char *buf, size_t len, const char *name,
                          hr_trace_t *t, hr_error_t *err);
+
+/* hr_trace_validate in steps, for readers that never hold the whole event
+ * array (hr_trace_scan_file): new (events expected, for the per-id table's
+ * size; name for messages), step over consecutive slices (indices in
+ * messages count from the first event), then result writes n_ids,
+ * n_threads, peak_live, max_align and op_counts into t. */
+typedef struct hr_validator hr_validator_t;
+hr_validator_t *hr_validator_new(uint64_t n_events, const char *name);
+/* Whether ev's aux field is a string index: an op with a string field that
+ * is not optional, or optional and present (a named frame). */
+static inline int hr_event_has_str(const hr_event_t *ev) {
+    if (ev->op >= HR_OP__COUNT)
+        return 0;
+    const hr_op_info_t *in = &hr_op_info[ev->op];
+    for (int f = 0; f < in->nfields; f++)
+        if (in->fields[f] == HR_F_STR)
+            return f < in->nfields - in->nopt || (ev->flags & HR_EVF_HAS_OPT);
+    return 0;
+}
+
+/* `strings` (may be NULL) names pools in messages; n_strings bounds the
+ * events' string indices. */
+int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
+                      const char *const *strings, uint32_t n_strings, hr_error_t *err);
+void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t);
+void hr_validator_free(hr_validator_t *vd);
+
+/* Renames the ids of a validated trace densely (0..most live at once - 1)
+ * when its id space is far above its events (HR_IDTAB_DENSE_MAX), so that
+ * per-id tables of the replay follow the live ids; else leaves t alone. The
+ * events stay a valid trace replaying the same requests; take the digest
+ * before. 0, or -1 with err (out of memory). */
+int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err);
+
+/* The canonical record encoder in slices: hr_trace_encode_binary's delta
+ * state kept across calls. put encodes n events (ts NULL without
+ * timestamps) at out, which has room for n * HR_REC_MAX bytes; returns the
+ * bytes written, or -1 for an event the format cannot hold. */
+typedef struct hr_enc_stream {
+    uint32_t   last_id;
+    uint64_t   last_num, prev_ts;
+    uint16_t   thread;
+    hr_idtab_t bytes;
+} hr_enc_stream_t;
+int hr_enc_stream_init(hr_enc_stream_t *e, uint32_t n_ids, uint64_t n_events); /* -1: OOM */
+long hr_enc_stream_put(hr_enc_stream_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n,
+                       uint8_t *out);
+void hr_enc_stream_free(hr_enc_stream_t *e);
+
+/* The binary decoder in slices, never holding the whole event array. open
+ * checks the header, reads the string table into t (and its timestamp flag)
+ * and describes the file's layout; next decodes up to cap events (ts has
+ * room for cap when the trace has timestamps) and sets *to to the end of
+ * the records consumed; returns the count, 0 at the end, -1 with the error
+ * given to open. close checks the record count and, with `derived` (the
+ * validator's counts), the header's n_ids, n_threads and peak; 0 or -1. */
+typedef struct hr_bin_scan hr_bin_scan_t;
+typedef struct hr_bin_layout {
+    uint16_t       minor;
+    uint32_t       header_size;
+    uint64_t       n_events;
+    uint32_t       n_ids;
+    const uint8_t *records; /* start of the records section */
+} hr_bin_layout_t;
+hr_bin_scan_t *hr_bin_scan_open(const uint8_t *buf, size_t len, const char *name, hr_trace_t *t,
+                                hr_bin_layout_t *lay, hr_error_t *err);
+long hr_bin_scan_next(hr_bin_scan_t *s, hr_event_t *evs, uint64_t *ts, size_t cap,
+                      const uint8_t **to);
+int hr_bin_scan_close(hr_bin_scan_t *s, const hr_trace_t *derived, uint64_t *skipped);
+void hr_bin_scan_abort(hr_bin_scan_t *s); /* frees without checking (after an error) */
+
+/* A trace file's bytes, format-checked and decompressed as hr_trace_read_file
+ * reads them (path "-" = stdin; *name: how messages name it). 0 with *buf
+ * malloc'd (NULL when empty) and *fmt set, or -1 with err. */
+int hr_trace_read_bytes(const char *path, uint8_t **buf, size_t *len, hr_format_t *fmt,
+                        const char **name, hr_error_t *err);
 
 /* hr_trace_read_mem with reader statistics (st may be NULL). */
 int hr_trace_read_mem_stats(const void *buf, size_t len, const char *name, hr_format_t fmt,

@@ -5,6 +5,7 @@
 
 #include "base/rawlog.h"
 #include "trace/import.h"
+#include "trace/zsrc.h"
 
 /* mtrace lines start with "= Start", "@ " or one of "+ - < > !" followed by a
  * space and "0x"; heaptrack's first line is "v <hex> <hex>". */
@@ -20,20 +21,30 @@ static hr_import_kind_t detect_text(const unsigned char *b, size_t n) {
     return HR_IMPORT_UNKNOWN;
 }
 
+/* Sniffed from the first decoded bytes: a zstd or gzip file is a heaptrack
+ * file only when what it holds looks like one (anything else compressed, a
+ * heapreplay trace for instance, is left to hr_trace_read_file). */
 hr_import_kind_t hr_import_detect(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return HR_IMPORT_UNKNOWN;
     unsigned char b[16];
-    size_t n = fread(b, 1, sizeof b, f);
+    size_t n = 0;
+    hr_zsrc_t *z = hr_zsrc_open(f, path, NULL);
+    while (z && n < sizeof b) {
+        long got = hr_zsrc_read(z, b + n, sizeof b - n, NULL);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    hr_zkind_t kind = z ? hr_zsrc_kind(z) : HR_Z_PLAIN;
+    hr_zsrc_close(z);
     fclose(f);
-    if (n >= 8 && memcmp(b, HR_CAP_MAGIC, 8) == 0)
+    if (kind == HR_Z_PLAIN && n >= 8 && memcmp(b, HR_CAP_MAGIC, 8) == 0)
         return HR_IMPORT_CAPTURE;
-    if (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
-        return HR_IMPORT_HEAPTRACK; /* zstd frame */
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-        return HR_IMPORT_HEAPTRACK; /* gzip */
-    return detect_text(b, n);
+    hr_import_kind_t k = detect_text(b, n);
+    /* Compressed: only heaptrack is read through the decompressor here. */
+    return kind != HR_Z_PLAIN && k != HR_IMPORT_HEAPTRACK ? HR_IMPORT_UNKNOWN : k;
 }
 
 int hr_import_file(const char *path, hr_import_kind_t kind, hr_trace_t *out, hr_repair_t *rep,
@@ -83,24 +94,27 @@ void hr_repair_print(const hr_repair_t *r, FILE *f) {
 }
 
 int hr_tidmap_get(hr_tidmap_t *t, uint64_t ext) {
-    for (uint32_t i = t->n; i-- > 0;) /* few threads; recent ones are likelier */
-        if (t->ids[i] == ext)
-            return (int)i;
-    if (t->n >= 65535)
-        return 65534;
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 16;
-        uint64_t *ids = realloc(t->ids, cap * sizeof *ids);
-        if (!ids)
-            return -1;
-        t->ids = ids;
-        t->cap = cap;
+    if (ext == UINT64_MAX && t->has_max) /* the one id whose key + 1 wraps */
+        return t->max_idx;
+    if (!t->map.stride)
+        hr_ptrmap_init(&t->map, sizeof(uint32_t));
+    uint32_t *v = ext == UINT64_MAX ? NULL : hr_ptrmap_get(&t->map, ext + 1);
+    if (v)
+        return (int)*v;
+    if (t->n >= HR_TIDMAP_MAX)
+        return HR_TIDMAP_FULL;
+    if (ext == UINT64_MAX) {
+        t->has_max = 1;
+        t->max_idx = (uint16_t)t->n;
+    } else if (!(v = hr_ptrmap_put(&t->map, ext + 1, NULL))) {
+        return -1;
+    } else {
+        *v = t->n;
     }
-    t->ids[t->n] = ext;
     return (int)t->n++;
 }
 
 void hr_tidmap_free(hr_tidmap_t *t) {
-    free(t->ids);
+    hr_ptrmap_free(&t->map);
     memset(t, 0, sizeof *t);
 }

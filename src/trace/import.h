@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "heapreplay/trace.h"
+#include "base/ptrmap.h"
 
 typedef struct hr_repair {
     uint64_t events_in, events_out;
@@ -80,13 +81,19 @@ int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream
 /* Counts what is still live, frees the map; the trace is left as built. */
 void hr_addrmap_finish(hr_addrmap_t *m);
 
-/* Dense thread index for an external thread id (first seen = 0, 1, ...);
- * tables up to 65535 threads, then everything maps to the last index. */
+/* Dense thread index for an external thread id (first seen = 0, 1, ...),
+ * by hash lookup. The formats hold indices 0..65535: a 65 537th thread is
+ * an error (HR_TIDMAP_FULL), never merged into another. Zero-initialised is
+ * a valid empty map. */
 typedef struct hr_tidmap {
-    uint64_t *ids;
-    uint32_t n, cap;
+    hr_ptrmap_t map; /* ext + 1 -> index (ext = UINT64_MAX kept aside) */
+    uint32_t    n;
+    int         has_max;
+    uint16_t    max_idx;
 } hr_tidmap_t;
-int hr_tidmap_get(hr_tidmap_t *t, uint64_t ext); /* -1 on OOM */
+#define HR_TIDMAP_FULL (-2)
+#define HR_TIDMAP_MAX 65536u
+int hr_tidmap_get(hr_tidmap_t *t, uint64_t ext); /* index, -1 on OOM, HR_TIDMAP_FULL */
 void hr_tidmap_free(hr_tidmap_t *t);
 
 /* Per-format entry points (import_*.c); same contract as hr_import_file. */

@@ -209,8 +209,13 @@ typedef struct cap_cal {
     double ns_per_clk;
 } cap_cal_t;
 
+/* UINT64_MAX when the result does not fit (a damaged calibration: the caller
+ * reports it; converting an out-of-range double is undefined). */
 static uint64_t cal_ts(const cap_cal_t *c, uint64_t clk) {
-    return clk <= c->clk0 ? 0 : (uint64_t)((double)(clk - c->clk0) * c->ns_per_clk);
+    if (clk <= c->clk0)
+        return 0;
+    double ns = (double)(clk - c->clk0) * c->ns_per_clk;
+    return ns >= 0 && ns < 18446744073709549568.0 ? (uint64_t)ns : UINT64_MAX;
 }
 
 static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, uint16_t th,
@@ -266,7 +271,8 @@ static void describe_end(cap_state_t *s) {
 
 static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_t *cal,
                          hr_error_t *err) {
-    qsort(s->items, s->n, sizeof *s->items, by_clock);
+    if (s->n) /* qsort(NULL, 0) is undefined */
+        qsort(s->items, s->n, sizeof *s->items, by_clock);
     hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
     hr_tidmap_t tids = {0};
     int rc = m ? 0 : -1;
@@ -282,14 +288,28 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
             last_tid = it->rec.tid;
             last_idx = hr_tidmap_get(&tids, last_tid);
         }
-        rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ts ? cal_ts(cal, it->rec.clk) : 0);
+        if (last_idx == HR_TIDMAP_FULL) {
+            hr_error_set(err, "%s: record %zu: more than %u threads (trace thread indices are "
+                         "0..65535)", s->path, i, HR_TIDMAP_MAX);
+            rc = -2;
+            break;
+        }
+        uint64_t ns = ts ? cal_ts(cal, it->rec.clk) : 0;
+        if (ns == UINT64_MAX) {
+            hr_error_set(err, "%s: record %zu: timestamp beyond 2^64 ns (clock %llu, the "
+                         "calibration gives %g ns per tick)", s->path, i,
+                         (unsigned long long)it->rec.clk, cal->ns_per_clk);
+            rc = -2;
+            break;
+        }
+        rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ns);
     }
     s->rep->threads = tids.n;
     hr_tidmap_free(&tids);
     hr_addrmap_finish(m);
-    if (rc != 0)
+    if (rc == -1)
         hr_error_set(err, "%s: out of memory while converting", s->path);
-    return rc;
+    return rc ? -1 : 0;
 }
 
 int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {

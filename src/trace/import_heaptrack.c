@@ -14,147 +14,12 @@
  * threads. We give each '+' a synthetic address and pair a '-' with the most
  * recent live block of the same info (LIFO): every such block has the same
  * size, so live bytes and peak are exact. Unknown record letters are skipped. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef HAVE_ZSTD
-#include <zstd.h>
-#endif
-#ifdef HAVE_ZLIB
-#include <zlib.h>
-#endif
-
 #include "trace/import.h"
-
-enum { SRC_PLAIN, SRC_ZSTD, SRC_GZIP };
-
-typedef struct ht_src {
-    FILE *f;
-    int kind, eof, in_frame;
-    unsigned char in[1 << 16];
-    size_t in_pos, in_len;
-#ifdef HAVE_ZSTD
-    ZSTD_DStream *zs;
-#endif
-#ifdef HAVE_ZLIB
-    z_stream gz;
-    int gz_done;
-#endif
-} ht_src_t;
-
-static int fill_in(ht_src_t *s) {
-    if (s->in_pos < s->in_len || s->eof)
-        return 0;
-    s->in_len = fread(s->in, 1, sizeof s->in, s->f);
-    s->in_pos = 0;
-    if (s->in_len == 0)
-        s->eof = 1;
-    return 0;
-}
-
-/* Decompressed bytes into out; 0 at the end; -1 on a corrupt stream. Sets
- * *cut when the compressed stream ended mid-frame. */
-static long src_read(ht_src_t *s, unsigned char *out, size_t cap, int *cut) {
-    if (s->kind == SRC_PLAIN)
-        return (long)fread(out, 1, cap, s->f);
-#ifdef HAVE_ZSTD
-    if (s->kind == SRC_ZSTD) {
-        for (;;) {
-            fill_in(s);
-            if (s->eof) {
-                *cut = s->in_frame;
-                return 0;
-            }
-            ZSTD_inBuffer ib = {s->in, s->in_len, s->in_pos};
-            ZSTD_outBuffer ob = {out, cap, 0};
-            size_t r = ZSTD_decompressStream(s->zs, &ob, &ib);
-            s->in_pos = ib.pos;
-            if (ZSTD_isError(r))
-                return -1;
-            s->in_frame = r != 0;
-            if (ob.pos)
-                return (long)ob.pos;
-        }
-    }
-#endif
-#ifdef HAVE_ZLIB
-    if (s->kind == SRC_GZIP) {
-        while (!s->gz_done) {
-            fill_in(s);
-            if (s->eof) {
-                *cut = 1;
-                return 0;
-            }
-            s->gz.next_in = s->in + s->in_pos;
-            s->gz.avail_in = (uInt)(s->in_len - s->in_pos);
-            s->gz.next_out = out;
-            s->gz.avail_out = (uInt)cap;
-            int r = inflate(&s->gz, Z_NO_FLUSH);
-            s->in_pos = s->in_len - s->gz.avail_in;
-            if (r == Z_STREAM_END)
-                s->gz_done = 1;
-            else if (r != Z_OK && r != Z_BUF_ERROR)
-                return -1;
-            size_t got = cap - s->gz.avail_out;
-            if (got)
-                return (long)got;
-        }
-        return 0;
-    }
-#endif
-    return -1;
-}
-
-static int src_open(ht_src_t *s, const char *path, hr_error_t *err) {
-    s->f = fopen(path, "rb");
-    if (!s->f) {
-        hr_error_set(err, "%s: cannot open", path);
-        return -1;
-    }
-    unsigned char m[4] = {0};
-    size_t n = fread(m, 1, 4, s->f);
-    rewind(s->f);
-    s->kind = SRC_PLAIN;
-    if (n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) {
-#ifdef HAVE_ZSTD
-        s->kind = SRC_ZSTD;
-        s->zs = ZSTD_createDStream();
-        if (!s->zs || ZSTD_isError(ZSTD_initDStream(s->zs)))
-            goto oom;
-#else
-        hr_error_set(err, "%s: offset 0: zstd-compressed, but built without libzstd", path);
-        return -1;
-#endif
-    } else if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
-#ifdef HAVE_ZLIB
-        s->kind = SRC_GZIP;
-        if (inflateInit2(&s->gz, 16 + MAX_WBITS) != Z_OK)
-            goto oom;
-#else
-        hr_error_set(err, "%s: offset 0: gzip-compressed, but built without zlib", path);
-        return -1;
-#endif
-    }
-    return 0;
-#if defined(HAVE_ZSTD) || defined(HAVE_ZLIB)
-oom:
-    hr_error_set(err, "%s: cannot start the decompressor", path);
-    return -1;
-#endif
-}
-
-static void src_close(ht_src_t *s) {
-#ifdef HAVE_ZSTD
-    if (s->zs)
-        ZSTD_freeDStream(s->zs);
-#endif
-#ifdef HAVE_ZLIB
-    if (s->kind == SRC_GZIP)
-        inflateEnd(&s->gz);
-#endif
-    if (s->f)
-        fclose(s->f);
-}
+#include "trace/zsrc.h"
 
 /* ---- records ---------------------------------------------------------- */
 typedef struct ht_state {
@@ -282,7 +147,7 @@ static int ht_line(ht_state_t *st, const char *s, hr_error_t *err) {
 }
 
 /* Splits the decompressed stream into lines and feeds ht_line. */
-static int ht_run(ht_state_t *st, ht_src_t *src, hr_error_t *err) {
+static int ht_run(ht_state_t *st, hr_zsrc_t *src, hr_error_t *err) {
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap + 1);
     int rc = 0, cut = 0;
@@ -298,7 +163,7 @@ static int ht_run(ht_state_t *st, ht_src_t *src, hr_error_t *err) {
             buf = nb;
             cap *= 2;
         }
-        long got = src_read(src, (unsigned char *)buf + len, cap - len, &cut);
+        long got = hr_zsrc_read(src, (unsigned char *)buf + len, cap - len, &cut);
         if (got < 0) {
             hr_error_set(err, "%s:%lu: corrupt compressed data", st->path, st->line + 1);
             rc = -1;
@@ -331,14 +196,15 @@ static int ht_run(ht_state_t *st, ht_src_t *src, hr_error_t *err) {
 }
 
 int hr_import_heaptrack(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {
-    ht_src_t *src = calloc(1, sizeof *src);
     ht_state_t st = {.path = path, .rep = rep};
+    hr_zsrc_t *src = NULL;
     int rc = -1;
-    if (!src) {
-        hr_error_set(err, "%s: out of memory", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        hr_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    if (src_open(src, path, err) != 0)
+    if (!(src = hr_zsrc_open(f, path, err)))
         goto done;
     st.m = hr_addrmap_new(out, rep, 1);
     rc = st.m ? ht_run(&st, src, err) : -2;
@@ -352,8 +218,8 @@ int hr_import_heaptrack(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_
     snprintf(rep->ended, sizeof rep->ended, "heaptrack data, %zu allocation infos", st.n_info);
     hr_addrmap_finish(st.m);
 done:
-    src_close(src);
-    free(src);
+    hr_zsrc_close(src);
+    fclose(f);
     free(st.info_size);
     free(st.info_head);
     free(st.node_addr);

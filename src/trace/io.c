@@ -1,10 +1,14 @@
 /* Trace file I/O: format detection, whole-file reading, writers, digest.
  * The formats themselves live in binary.c / binary_enc.c / text.c. */
 #include "trace/format.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "trace/zsrc.h"
 
 /* Binary when the data starts with (a prefix of) the magic: a file cut inside
  * the magic is then reported as a truncated header, not as "not a trace". */
@@ -13,9 +17,13 @@ static int looks_binary(const uint8_t *buf, size_t len) {
     return n > 0 && memcmp(buf, HR_BIN_MAGIC, n) == 0;
 }
 
+/* What the first bytes of a stream say. MORE: not enough bytes to tell (a
+ * prefix of the magic, or only blank and '#' comment lines so far). */
+typedef enum sniff { SNIFF_MORE, SNIFF_BINARY, SNIFF_TEXT, SNIFF_NOT } sniff_t;
+
 /* Text when the first line that is neither blank nor a '#' comment starts
  * with the word "heapreplay-trace". */
-static int looks_text(const char *s, size_t len) {
+static sniff_t sniff_text(const char *s, size_t len, int at_end) {
     const char *end = s + len;
     size_t ml = strlen(HR_TEXT_MAGIC);
     while (s < end) {
@@ -23,14 +31,32 @@ static int looks_text(const char *s, size_t len) {
             s++;
         if (s < end && *s == '#') {
             const char *nl = memchr(s, '\n', (size_t)(end - s));
-            s = nl ? nl + 1 : end;
+            if (!nl)
+                return at_end ? SNIFF_NOT : SNIFF_MORE;
+            s = nl + 1;
             continue;
         }
-        return (size_t)(end - s) >= ml && memcmp(s, HR_TEXT_MAGIC, ml) == 0 &&
-               ((size_t)(end - s) == ml || strchr(" \t\r\n", s[ml]));
+        if (s == end)
+            break;
+        size_t left = (size_t)(end - s);
+        if (left <= ml)
+            return memcmp(s, HR_TEXT_MAGIC, left) != 0 ? SNIFF_NOT
+                   : left == ml && at_end              ? SNIFF_TEXT
+                   : at_end                            ? SNIFF_NOT
+                                                       : SNIFF_MORE;
+        return memcmp(s, HR_TEXT_MAGIC, ml) == 0 && strchr(" \t\r\n", s[ml]) ? SNIFF_TEXT
+                                                                             : SNIFF_NOT;
     }
-    return 0;
+    return at_end ? SNIFF_NOT : SNIFF_MORE;
 }
+
+static sniff_t sniff(const uint8_t *buf, size_t len, int at_end) {
+    if (looks_binary(buf, len))
+        return len >= HR_BIN_MAGIC_LEN || at_end ? SNIFF_BINARY : SNIFF_MORE;
+    return sniff_text((const char *)buf, len, at_end);
+}
+
+static int looks_text(const char *s, size_t len) { return sniff_text(s, len, 1) == SNIFF_TEXT; }
 
 int hr_trace_read_mem_stats(const void *buf, size_t len, const char *name, hr_format_t fmt,
                             hr_trace_t *t, hr_read_stats_t *st, hr_error_t *err) {
@@ -62,57 +88,149 @@ int hr_trace_read_mem(const void *buf, size_t len, const char *name, hr_format_t
     return hr_trace_read_mem_stats(buf, len, name, fmt, t, NULL, err);
 }
 
-/* Reads all of f into a malloc'd buffer. Returns NULL with errno on failure. */
-static char *slurp(FILE *f, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    for (;;) {
-        if (n == cap) {
-            char *b = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                free(buf);
-                errno = errno ? errno : EIO;
-                return NULL;
-            }
-            break;
-        }
+/* Bytes a stream may hold before its format is known: comment lines before a
+ * text header. Past this it is not a trace. */
+#define SNIFF_LIMIT ((size_t)1 << 20)
+
+/* The binary header's total length (header + strings + records), or
+ * UINT64_MAX when the lengths overflow (the decoder then reports it). */
+static uint64_t binary_total(const uint8_t *h) {
+    uint64_t hs = 0, sl = 0, rl = 0;
+    for (int i = 3; i >= 0; i--)
+        hs = (hs << 8) | h[36 + i];
+    for (int i = 7; i >= 0; i--) {
+        sl = (sl << 8) | h[48 + i];
+        rl = (rl << 8) | h[56 + i];
     }
-    *len = n;
-    return buf;
+    if (sl > UINT64_MAX - hs || rl > UINT64_MAX - hs - sl)
+        return UINT64_MAX;
+    return hs + sl + rl;
 }
 
-int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_error_t *err) {
+typedef struct rbuf {
+    uint8_t *data;
+    size_t   len, cap;
+} rbuf_t;
+
+static int rbuf_room(rbuf_t *b, size_t want) {
+    if (b->cap - b->len >= want)
+        return 0;
+    size_t cap = b->cap ? b->cap : want;
+    while (cap - b->len < want) {
+        if (cap > SIZE_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    uint8_t *d = realloc(b->data, cap);
+    if (!d)
+        return -1;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+/* Reads a trace from z into b, checking the format from the first bytes
+ * (so /dev/zero or a random stream fails at once) and, for a binary trace,
+ * never reading past what its header says the file holds (the decoder then
+ * reports the extra bytes). `hint`: the file's size when known (0 if not).
+ * Returns 0 with *fmt set, or -1 with err. */
+static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_t *fmt,
+                       rbuf_t *b, hr_error_t *err) {
+    sniff_t what = *fmt == HR_FMT_BINARY ? SNIFF_BINARY : *fmt == HR_FMT_TEXT ? SNIFF_TEXT
+                                                                              : SNIFF_MORE;
+    uint64_t limit = UINT64_MAX;
+    size_t chunk = hint && hint < SIZE_MAX - 1 ? (size_t)hint + 1 : (size_t)1 << 16;
+    for (;;) {
+        int cut = 0;
+        if (rbuf_room(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk) != 0) {
+            hr_error_set(err, "%s: out of memory after %zu bytes", name, b->len);
+            return -1;
+        }
+        chunk = b->cap - b->len;
+        if (limit != UINT64_MAX && limit - b->len + 1 < chunk)
+            chunk = (size_t)(limit - b->len + 1); /* one byte more shows an excess */
+        long got = hr_zsrc_read(z, b->data + b->len, chunk, &cut);
+        if (got < 0) {
+            hr_error_set(err, "%s: offset %zu: cannot read: %s", name, b->len,
+                         hr_zsrc_kind(z) != HR_Z_PLAIN ? "corrupt compressed data"
+                                                       : strerror(errno ? errno : EIO));
+            return -1;
+        }
+        b->len += (size_t)got;
+        int at_end = got == 0;
+        if (at_end && cut) {
+            hr_error_set(err, "%s: truncated %s stream: it ends inside a frame, after %zu "
+                         "decoded bytes", name, hr_zsrc_kind_name(hr_zsrc_kind(z)), b->len);
+            return -1;
+        }
+        if (what == SNIFF_MORE)
+            what = sniff(b->data, b->len, at_end);
+        if (what == SNIFF_MORE && b->len > SNIFF_LIMIT)
+            what = SNIFF_NOT;
+        if (what == SNIFF_NOT) {
+            hr_error_set(err, "%s: not a heapreplay trace (expected magic HRTRACE or a "
+                         "'heapreplay-trace' header line)", name);
+            return -1;
+        }
+        if (what == SNIFF_BINARY && limit == UINT64_MAX && b->len >= HR_BIN_HEADER_SIZE)
+            limit = binary_total(b->data);
+        if (at_end || (limit != UINT64_MAX && b->len > limit))
+            break;
+        chunk = (size_t)1 << 16;
+    }
+    *fmt = what == SNIFF_BINARY ? HR_FMT_BINARY : HR_FMT_TEXT;
+    return 0;
+}
+
+int hr_trace_read_bytes(const char *path, uint8_t **out, size_t *len, hr_format_t *fmt,
+                        const char **namep, hr_error_t *err) {
     int is_stdin = strcmp(path, "-") == 0;
-    hr_trace_init(t);
+    const char *name = is_stdin ? "<stdin>" : path;
+    *namep = name;
+    *out = NULL;
+    *len = 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         hr_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    size_t len = 0;
-    errno = 0;
-    char *buf = slurp(f, &len);
-    int saved = errno;
-    if (!is_stdin)
-        fclose(f);
-    if (!buf) {
-        hr_error_set(err, "%s: cannot read: %s", path, strerror(saved));
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        hr_error_set(err, "%s: cannot read: %s", path, strerror(EISDIR));
+        if (!is_stdin)
+            fclose(f);
         return -1;
     }
-    int rc = hr_trace_read_mem(buf, len, is_stdin ? "<stdin>" : path, fmt, t, err);
+    uint64_t hint = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    rbuf_t b = {0};
+    int rc = -1;
+    hr_zsrc_t *z = hr_zsrc_open(f, name, err);
+    if (z) {
+        if (hr_zsrc_kind(z) != HR_Z_PLAIN)
+            hint = 0; /* the decoded size is not the file's */
+        errno = 0;
+        rc = read_stream(z, name, hint, fmt, &b, err);
+        hr_zsrc_close(z);
+    }
+    if (!is_stdin)
+        fclose(f);
+    if (rc != 0) {
+        free(b.data);
+        return -1;
+    }
+    *out = b.data;
+    *len = b.len;
+    return 0;
+}
+
+int hr_trace_read_file(const char *path, hr_format_t fmt, hr_trace_t *t, hr_error_t *err) {
+    uint8_t *buf;
+    size_t len;
+    const char *name;
+    hr_trace_init(t);
+    if (hr_trace_read_bytes(path, &buf, &len, &fmt, &name, err) != 0)
+        return -1;
+    int rc = hr_trace_read_mem(buf ? (const void *)buf : "", len, name, fmt, t, err);
     free(buf);
     return rc;
 }
@@ -126,43 +244,64 @@ int hr_trace_write_binary(FILE *f, const hr_trace_t *t) {
     return rc;
 }
 
-/* HR_FMT_AUTO on writing: text for "-" and names ending in ".txt", else binary. */
+/* HR_FMT_AUTO on writing: text for "-" and names ending in ".txt" or ".hrtt"
+ * (as convert and capture decide), else binary. */
 static hr_format_t format_for_path(const char *path) {
     size_t n = strlen(path);
-    if (strcmp(path, "-") == 0 || (n >= 4 && strcmp(path + n - 4, ".txt") == 0))
+    if (strcmp(path, "-") == 0 || (n >= 4 && strcmp(path + n - 4, ".txt") == 0) ||
+        (n >= 5 && strcmp(path + n - 5, ".hrtt") == 0))
         return HR_FMT_TEXT;
     return HR_FMT_BINARY;
 }
 
 int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t,
                         hr_error_t *err) {
-    int is_stdout = strcmp(path, "-") == 0;
     if (fmt == HR_FMT_AUTO)
         fmt = format_for_path(path);
-    FILE *f = is_stdout ? stdout : fopen(path, "wb");
-    if (!f) {
-        hr_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+    hr_outfile_t o;
+    FILE *f = hr_outfile_open(&o, path, err);
+    if (!f)
         return -1;
-    }
     errno = 0;
     int rc = fmt == HR_FMT_TEXT ? hr_trace_write_text(f, t) : hr_trace_write_binary(f, t);
-    int saved = errno;
-    if (is_stdout ? fflush(f) != 0 : fclose(f) != 0) {
-        rc = -1;
-        saved = saved ? saved : errno;
+    if (rc && errno == EINVAL) {
+        hr_outfile_abort(&o);
+        hr_error_set(err, "%s: cannot encode the trace: an event holds a value the format "
+                     "cannot represent (unknown op, id >= 2^31, bad alignment or string)",
+                     path);
+        return -1;
     }
-    if (rc) {
-        if (saved == EINVAL)
-            hr_error_set(err, "%s: cannot encode the trace: an event holds a value the format "
-                         "cannot represent (unknown op, id >= 2^31, bad alignment or string)",
-                         path);
-        else
-            hr_error_set(err, "%s: cannot write: %s", path, strerror(saved ? saved : EIO));
-    }
-    return rc;
+    /* A failed write is reported by the commit with its errno. */
+    return hr_outfile_commit(&o, err);
 }
 
-void hr_trace_digest(const hr_trace_t *t, char out[17]) {
+/* The canonical string numbering: strings in order of first use by an event,
+ * equal names merged, unused ones dropped (what the text form keeps). Fills
+ * map[old] (UINT32_MAX = unused) and order[new] = an old index with that
+ * name; returns how many remain, or -1 on OOM. Linear search for equal
+ * names: string tables are heap and mark names, a few hundred at most, and
+ * only unseen indices search. */
+static int64_t canon_strings(const hr_trace_t *t, uint32_t *map, uint32_t *order) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n_strings; i++)
+        map[i] = UINT32_MAX;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        if (!hr_event_has_str(ev) || ev->aux >= t->n_strings ||
+            map[ev->aux] != UINT32_MAX)
+            continue;
+        uint32_t k = 0;
+        while (k < n && strcmp(t->strings[order[k]], t->strings[ev->aux]) != 0)
+            k++;
+        if (k == n)
+            order[n++] = ev->aux;
+        map[ev->aux] = k;
+    }
+    return n;
+}
+
+/* FNV-1a 64 over the canonical binary encoding. */
+static void digest_of(const hr_trace_t *t, char out[17]) {
     hr_buf_t b = {0};
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 offset basis */
     if (hr_trace_encode_binary(t, &b) == 0) {
@@ -175,4 +314,42 @@ void hr_trace_digest(const hr_trace_t *t, char out[17]) {
     }
     hr_buf_free(&b);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* The digest is taken over the canonical form of the events, so that every
+ * lossless conversion keeps it: the string table renumbered as canonical
+ * strings says. A trace already in that form (what our writers and the text
+ * reader produce) is hashed as it is, so its digest is the one earlier
+ * versions computed. */
+void hr_trace_digest(const hr_trace_t *t, char out[17]) {
+    size_t ns = t->n_strings ? t->n_strings : 1;
+    uint32_t *map = malloc(ns * sizeof *map), *order = malloc(ns * sizeof *order);
+    int64_t n = map && order ? canon_strings(t, map, order) : -1;
+    int same = n == (int64_t)t->n_strings;
+    for (uint32_t i = 0; same && i < t->n_strings; i++)
+        same = map[i] == i;
+    hr_trace_t c = *t;
+    if (n >= 0 && !same) {
+        c.events = malloc((t->n_events ? t->n_events : 1) * sizeof *c.events);
+        c.strings = malloc(ns * sizeof *c.strings);
+        if (c.events && c.strings) {
+            memcpy(c.events, t->events, t->n_events * sizeof *c.events);
+            for (size_t i = 0; i < c.n_events; i++)
+                if (hr_event_has_str(&c.events[i]) &&
+                    c.events[i].aux < t->n_strings)
+                    c.events[i].aux = map[c.events[i].aux];
+            for (int64_t k = 0; k < n; k++)
+                c.strings[k] = t->strings[order[k]];
+            c.n_strings = (uint32_t)n;
+            digest_of(&c, out);
+        } else {
+            snprintf(out, 17, "%016llx", 0ull);
+        }
+        free(c.events);
+        free(c.strings);
+    } else {
+        digest_of(t, out); /* canonical already (or out of memory: as it is) */
+    }
+    free(map);
+    free(order);
 }

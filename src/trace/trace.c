@@ -1,5 +1,7 @@
 /* In-memory trace model: growth, string table, validation (see trace.h). */
 #include "heapreplay/trace.h"
+#include "trace/format.h"
+#include "trace/idtab.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -101,21 +103,57 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
 }
 
 /* Validation state: alive[id] says whether id is live, live[id] its size,
- * pool[id] its pool (string index + 1; 0: a malloc-family block). */
+ * pool[id] its pool (string index + 1; 0: a malloc-family block). The arrays
+ * grow with the largest id seen, up to HR_IDTAB_DENSE_MAX of the trace's
+ * events; past that (a few huge ids) the live ids move to a hash map
+ * (`sparse`, id + 1 -> vval_t, present = live), so memory follows the ids
+ * used. */
+typedef struct vval {
+    uint64_t bytes;
+    uint32_t pool;
+    uint32_t pad;
+} vval_t;
+
 typedef struct vstate {
-    uint64_t *live;
-    uint8_t  *alive;
-    uint32_t *pool;
-    uint32_t  cap;
-    uint64_t  cur, peak;
+    uint64_t   *live;
+    uint8_t    *alive;
+    uint32_t   *pool;
+    uint32_t    cap;
+    uint64_t    dense_max;
+    int         is_sparse;
+    hr_ptrmap_t sparse;
+    uint64_t    cur, peak;
 } vstate_t;
 
+static int go_sparse(vstate_t *v) {
+    for (uint32_t id = 0; id < v->cap; id++) {
+        vval_t *p;
+        if (v->alive[id] && !(p = hr_ptrmap_put(&v->sparse, (uint64_t)id + 1, NULL)))
+            return -1;
+        if (v->alive[id])
+            *p = (vval_t){v->live[id], v->pool[id], 0};
+    }
+    free(v->live);
+    free(v->alive);
+    free(v->pool);
+    v->live = NULL;
+    v->alive = NULL;
+    v->pool = NULL;
+    v->cap = 0;
+    v->is_sparse = 1;
+    return 0;
+}
+
 static int ensure_id(vstate_t *v, uint32_t id) {
-    if (id < v->cap)
+    if (id < v->cap || v->is_sparse)
         return 0;
-    uint32_t cap = v->cap ? v->cap : 1024;
+    if (id >= v->dense_max)
+        return go_sparse(v);
+    uint64_t cap = v->cap ? v->cap : 1024;
     while (cap <= id)
-        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+        cap *= 2;
+    if (cap > v->dense_max)
+        cap = v->dense_max;
     uint64_t *l = realloc(v->live, (size_t)cap * sizeof *l);
     if (!l)
         return -1;
@@ -129,59 +167,64 @@ static int ensure_id(vstate_t *v, uint32_t id) {
     if (!pl)
         return -1;
     v->pool = pl;
-    v->cap = cap;
+    v->cap = (uint32_t)cap;
     return 0;
+}
+
+/* Whether id is live; its size in *bytes and its pool in *pool. */
+static int v_live(const vstate_t *v, uint32_t id, uint64_t *bytes, uint32_t *pool) {
+    if (v->is_sparse) {
+        const vval_t *p = hr_ptrmap_get(&v->sparse, (uint64_t)id + 1);
+        if (p)
+            *bytes = p->bytes, *pool = p->pool;
+        return p != NULL;
+    }
+    if (id >= v->cap || !v->alive[id])
+        return 0;
+    *bytes = v->live[id];
+    *pool = v->pool[id];
+    return 1;
+}
+
+/* Marks id live with `bytes` in `pool` (0: malloc); -1 on OOM. The caller
+ * checked it was dead. */
+static int v_birth(vstate_t *v, uint32_t id, uint64_t bytes, uint32_t pool) {
+    if (ensure_id(v, id))
+        return -1;
+    if (v->is_sparse) {
+        vval_t *p = hr_ptrmap_put(&v->sparse, (uint64_t)id + 1, NULL);
+        if (!p)
+            return -1;
+        *p = (vval_t){bytes, pool, 0};
+        return 0;
+    }
+    v->alive[id] = 1;
+    v->live[id] = bytes;
+    v->pool[id] = pool;
+    return 0;
+}
+
+static void v_death(vstate_t *v, uint32_t id) {
+    if (v->is_sparse)
+        hr_ptrmap_remove(&v->sparse, (uint64_t)id + 1, NULL);
+    else
+        v->alive[id] = 0;
+}
+
+static void v_free(vstate_t *v) {
+    free(v->live);
+    free(v->alive);
+    free(v->pool);
+    hr_ptrmap_free(&v->sparse);
 }
 
 /* "pool 'NAME'" or "malloc" for messages about a block's kind. */
-static const char *kind_of(const hr_trace_t *t, uint32_t pool, char *buf, size_t cap) {
+static const char *kind_of(const char *const *strings, uint32_t n_strings, uint32_t pool,
+                           char *buf, size_t cap) {
     if (!pool)
         return "malloc";
-    snprintf(buf, cap, "pool '%.80s'", pool - 1 < t->n_strings ? t->strings[pool - 1] : "?");
+    snprintf(buf, cap, "pool '%.80s'", strings && pool - 1 < n_strings ? strings[pool - 1] : "?");
     return buf;
-}
-
-/* The checks and bookkeeping of the pool ops (HR_OPC_POOL); the message
- * in what[] on failure. */
-static int validate_pool(const hr_trace_t *t, const hr_event_t *ev, vstate_t *v, char *what,
-                         size_t cap) {
-    char k1[128], k2[128];
-    uint32_t str = ev->op == HR_OP_POOL_ALLOC ? ev->aux : ev->op == HR_OP_POOL_FREE ? ev->aux : 0;
-    if (ev->op != HR_OP_POOL_REALLOC && str >= t->n_strings) {
-        snprintf(what, cap, "string index %u out of range (table has %u)", str, t->n_strings);
-        return -1;
-    }
-    if (ev->op != HR_OP_POOL_ALLOC) { /* pfree, prealloc: the block must be the pool's */
-        uint32_t old = ev->op == HR_OP_POOL_FREE ? ev->id : ev->aux;
-        if (old >= v->cap || !v->alive[old]) {
-            snprintf(what, cap, "id %u is not live", old);
-            return -1;
-        }
-        if (!v->pool[old] || (ev->op == HR_OP_POOL_FREE && v->pool[old] != str + 1)) {
-            snprintf(what, cap, "id %u is a block of %s, not of %s", old,
-                     kind_of(t, v->pool[old], k1, sizeof k1),
-                     ev->op == HR_OP_POOL_FREE ? kind_of(t, str + 1, k2, sizeof k2) : "a pool");
-            return -1;
-        }
-        str = v->pool[old] - 1;
-        v->cur -= v->live[old];
-        v->alive[old] = 0;
-        if (ev->op == HR_OP_POOL_FREE)
-            return 0;
-    }
-    if (ensure_id(v, ev->id) != 0) {
-        snprintf(what, cap, "out of memory");
-        return -1;
-    }
-    if (v->alive[ev->id]) {
-        snprintf(what, cap, "id %u is already live", ev->id);
-        return -1;
-    }
-    v->alive[ev->id] = 1;
-    v->pool[ev->id] = str + 1;
-    v->live[ev->id] = ev->size;
-    v->cur += ev->size;
-    return 0;
 }
 
 #define VFAIL(...)                                                            \
@@ -192,104 +235,244 @@ static int validate_pool(const hr_trace_t *t, const hr_event_t *ev, vstate_t *v,
         goto fail;                                                            \
     } while (0)
 
-int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
-    vstate_t v = {0};
+/* The validator's state across calls (format.h). */
+struct hr_validator {
+    vstate_t    v;
+    const char *name;
+    size_t      next;        /* index of the next event */
+    uint32_t    max_id, max_thread, max_align;
+    int         any_id;
+    uint64_t    op_counts[HR_OP__COUNT];
+};
+
+hr_validator_t *hr_validator_new(uint64_t n_events, const char *name) {
+    hr_validator_t *vd = calloc(1, sizeof *vd);
+    if (!vd)
+        return NULL;
+    vd->v.dense_max = HR_IDTAB_DENSE_MAX(n_events);
+    hr_ptrmap_init(&vd->v.sparse, sizeof(vval_t));
+    vd->name = name;
+    return vd;
+}
+
+void hr_validator_free(hr_validator_t *vd) {
+    if (vd) {
+        v_free(&vd->v);
+        free(vd);
+    }
+}
+
+void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t) {
+    t->n_ids = vd->any_id ? vd->max_id + 1 : 0;
+    t->n_threads = vd->next ? vd->max_thread + 1 : 0;
+    t->peak_live = vd->v.peak;
+    t->max_align = vd->max_align;
+    memcpy(t->op_counts, vd->op_counts, sizeof t->op_counts);
+}
+
+/* The pool ops (HR_OPC_POOL): the block must be the pool's own. */
+static int step_pool(vstate_t *vp, const hr_event_t *ev, const char *const *strings,
+                     uint32_t n_strings, char *what, size_t cap) {
+    char k1[128], k2[128];
+    uint64_t had;
+    uint32_t hp, str = ev->op == HR_OP_POOL_REALLOC ? 0 : ev->aux;
+    if (ev->op != HR_OP_POOL_REALLOC && str >= n_strings) {
+        snprintf(what, cap, "string index %u out of range (table has %u)", str, n_strings);
+        return -1;
+    }
+    if (ev->op != HR_OP_POOL_ALLOC) { /* pfree, prealloc */
+        uint32_t old = ev->op == HR_OP_POOL_FREE ? ev->id : ev->aux;
+        if (!v_live(vp, old, &had, &hp)) {
+            snprintf(what, cap, "id %u is not live", old);
+            return -1;
+        }
+        if (!hp || (ev->op == HR_OP_POOL_FREE && hp != str + 1)) {
+            snprintf(what, cap, "id %u is a block of %s, not of %s", old,
+                     kind_of(strings, n_strings, hp, k1, sizeof k1),
+                     ev->op == HR_OP_POOL_FREE ? kind_of(strings, n_strings, str + 1, k2, sizeof k2)
+                                               : "a pool");
+            return -1;
+        }
+        str = hp - 1;
+        vp->cur -= had;
+        v_death(vp, old);
+        if (ev->op == HR_OP_POOL_FREE)
+            return 0;
+    }
+    if (ev->id > HR_ID_MAX) {
+        snprintf(what, cap, "id %u out of range (max 2^31-1)", ev->id);
+        return -1;
+    }
+    if (v_live(vp, ev->id, &had, &hp)) {
+        snprintf(what, cap, "id %u is already live", ev->id);
+        return -1;
+    }
+    if (ev->size > UINT64_MAX - vp->cur) {
+        snprintf(what, cap, "live bytes overflow 2^64");
+        return -1;
+    }
+    if (v_birth(vp, ev->id, ev->size, str + 1)) {
+        snprintf(what, cap, "out of memory");
+        return -1;
+    }
+    vp->cur += ev->size;
+    return 0;
+}
+
+int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
+                      const char *const *strings, uint32_t n_strings, hr_error_t *err) {
+    vstate_t *vp = &vd->v;
+    const char *name = vd->name;
+    uint64_t had;
+    uint32_t pool;
     char what[320];
-    uint32_t max_id = 0, max_thread = 0;
-    int any_id = 0;
-    memset(t->op_counts, 0, sizeof t->op_counts);
-    t->max_align = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
+    for (size_t k = 0; k < n; k++) {
+        const hr_event_t *ev = &evs[k];
+        size_t i = vd->next + k;
         if (ev->op >= HR_OP__COUNT)
             VFAIL("unknown opcode %u", ev->op);
-        t->op_counts[ev->op]++;
-        if (ev->thread > max_thread)
-            max_thread = ev->thread;
+        vd->op_counts[ev->op]++;
+        if (ev->thread > vd->max_thread)
+            vd->max_thread = ev->thread;
         switch ((hr_op_t)ev->op) {
         case HR_OP_ALLOC:
         case HR_OP_CALLOC:
             if (ev->op == HR_OP_ALLOC && ev->align && (ev->align & (ev->align - 1)))
                 VFAIL("alignment %u is not a power of two", ev->align);
-            if (ev->op == HR_OP_ALLOC && ev->align > t->max_align)
-                t->max_align = ev->align;
+            if (ev->op == HR_OP_ALLOC && ev->align > vd->max_align)
+                vd->max_align = ev->align;
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
-            if (ensure_id(&v, ev->id))
-                VFAIL("out of memory");
-            if (v.alive[ev->id])
+            if (ev->id > HR_ID_MAX)
+                VFAIL("id %u out of range (max 2^31-1)", ev->id);
+            if (v_live(vp, ev->id, &had, &pool))
                 VFAIL("id %u is already live", ev->id);
-            v.alive[ev->id] = 1;
-            v.pool[ev->id] = 0;
-            v.live[ev->id] = hr_event_bytes(ev);
-            v.cur += hr_event_bytes(ev);
+            if (hr_event_bytes(ev) > UINT64_MAX - vp->cur)
+                VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
+                      (unsigned long long)vp->cur, (unsigned long long)hr_event_bytes(ev));
+            if (v_birth(vp, ev->id, hr_event_bytes(ev), 0))
+                VFAIL("out of memory");
+            vp->cur += hr_event_bytes(ev);
             break;
         case HR_OP_FREE:
-            if (ev->id >= v.cap || !v.alive[ev->id])
+            if (!v_live(vp, ev->id, &had, &pool))
                 VFAIL("id %u is not live (free of a dead id or double free)", ev->id);
-            if (v.pool[ev->id])
+            if (pool)
                 VFAIL("id %u is a block of %s (expected pfree)", ev->id,
-                      kind_of(t, v.pool[ev->id], what, sizeof what));
-            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != v.live[ev->id])
+                      kind_of(strings, n_strings, pool, what, sizeof what));
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->size != had)
                 VFAIL("free size %llu differs from the allocated size %llu",
-                      (unsigned long long)ev->size, (unsigned long long)v.live[ev->id]);
-            v.cur -= v.live[ev->id];
-            v.alive[ev->id] = 0;
+                      (unsigned long long)ev->size, (unsigned long long)had);
+            vp->cur -= had;
+            v_death(vp, ev->id);
             break;
         case HR_OP_REALLOC:
-            if (ev->aux >= v.cap || !v.alive[ev->aux])
+            if (!v_live(vp, ev->aux, &had, &pool))
                 VFAIL("old id %u is not live", ev->aux);
-            if (v.pool[ev->aux])
+            if (pool)
                 VFAIL("old id %u is a block of %s (expected prealloc)", ev->aux,
-                      kind_of(t, v.pool[ev->aux], what, sizeof what));
-            v.cur -= v.live[ev->aux];
-            v.alive[ev->aux] = 0;
-            if (ensure_id(&v, ev->id))
-                VFAIL("out of memory");
-            if (v.alive[ev->id])
+                      kind_of(strings, n_strings, pool, what, sizeof what));
+            vp->cur -= had;
+            v_death(vp, ev->aux);
+            if (ev->id > HR_ID_MAX)
+                VFAIL("id %u out of range (max 2^31-1)", ev->id);
+            if (v_live(vp, ev->id, &had, &pool))
                 VFAIL("new id %u is already live", ev->id);
-            v.alive[ev->id] = 1;
-            v.pool[ev->id] = 0;
-            v.live[ev->id] = ev->size;
-            v.cur += ev->size;
-            break;
-        case HR_OP_POOL_ALLOC:
-        case HR_OP_POOL_FREE:
-        case HR_OP_POOL_REALLOC:
-            if (validate_pool(t, ev, &v, what, sizeof what) != 0)
-                VFAIL("%s", what);
+            if (ev->size > UINT64_MAX - vp->cur)
+                VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
+                      (unsigned long long)vp->cur, (unsigned long long)ev->size);
+            if (v_birth(vp, ev->id, ev->size, 0))
+                VFAIL("out of memory");
+            vp->cur += ev->size;
             break;
         case HR_OP_HEAP_PUSH:
         case HR_OP_HEAP_POP:
         case HR_OP_MARK:
-            if (ev->aux >= t->n_strings)
-                VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
+            if (ev->aux >= n_strings)
+                VFAIL("string index %u out of range (table has %u)", ev->aux, n_strings);
+            break;
+        case HR_OP_POOL_ALLOC:
+        case HR_OP_POOL_FREE:
+        case HR_OP_POOL_REALLOC:
+            if (step_pool(vp, ev, strings, n_strings, what, sizeof what) != 0)
+                VFAIL("%s", what);
             break;
         case HR_OP_FRAME:
-            if ((ev->flags & HR_EVF_HAS_OPT) && ev->aux >= t->n_strings)
-                VFAIL("string index %u out of range (table has %u)", ev->aux, t->n_strings);
+            if ((ev->flags & HR_EVF_HAS_OPT) && ev->aux >= n_strings)
+                VFAIL("string index %u out of range (table has %u)", ev->aux, n_strings);
             break;
         case HR_OP__COUNT:
             break;
         }
         if (hr_op_creates_block(ev->op)) {
-            any_id = 1;
-            if (ev->id > max_id)
-                max_id = ev->id;
+            vd->any_id = 1;
+            if (ev->id > vd->max_id)
+                vd->max_id = ev->id;
         }
-        if (v.cur > v.peak)
-            v.peak = v.cur;
+        if (vp->cur > vp->peak)
+            vp->peak = vp->cur;
     }
-    t->n_ids = any_id ? max_id + 1 : 0;
-    t->n_threads = t->n_events ? max_thread + 1 : 0;
-    t->peak_live = v.peak;
-    free(v.live);
-    free(v.alive);
-    free(v.pool);
+    vd->next += n;
     return 0;
 fail:
-    free(v.live);
-    free(v.alive);
-    free(v.pool);
     return -1;
+}
+
+int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
+    hr_validator_t *vd = hr_validator_new(t->n_events, name);
+    if (!vd) {
+        hr_error_set(err, "%s: out of memory validating %zu events", name, t->n_events);
+        return -1;
+    }
+    memset(t->op_counts, 0, sizeof t->op_counts);
+    t->max_align = 0;
+    int rc = hr_validator_step(vd, t->events, t->n_events, (const char *const *)t->strings,
+                               t->n_strings, err);
+    if (rc == 0)
+        hr_validator_result(vd, t);
+    hr_validator_free(vd);
+    return rc;
+}
+
+/* Renames ids to 0..k-1 (k = most ids live at once), reusing the most
+ * recently freed id first (so a realloc that keeps its id still does). Only
+ * when the id space is far above the events: then the replay's slot table
+ * follows the live ids, not the largest id. */
+int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err) {
+    if (t->n_ids <= HR_IDTAB_DENSE_MAX(t->n_events))
+        return 0;
+    hr_ptrmap_t map; /* old id + 1 -> new id */
+    hr_ptrmap_init(&map, sizeof(uint32_t));
+    uint32_t *spare = malloc((t->n_events ? t->n_events : 1) * sizeof *spare), n_spare = 0;
+    uint32_t next = 0;
+    int rc = spare ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < t->n_events; i++) {
+        hr_event_t *ev = &t->events[i];
+        uint64_t gone; /* the map's value slot is 8 bytes */
+        if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC || ev->op == HR_OP_POOL_FREE ||
+            ev->op == HR_OP_POOL_REALLOC) {
+            int by_id = ev->op == HR_OP_FREE || ev->op == HR_OP_POOL_FREE;
+            uint32_t *old = by_id ? &ev->id : &ev->aux;
+            if (hr_ptrmap_remove(&map, (uint64_t)*old + 1, &gone) == 0)
+                continue; /* not live: hr_trace_validate rejects such traces */
+            *old = (uint32_t)gone;
+            spare[n_spare++] = (uint32_t)gone;
+        }
+        if (hr_op_creates_block(ev->op)) {
+            uint32_t *slot = hr_ptrmap_put(&map, (uint64_t)ev->id + 1, NULL);
+            if (!slot) {
+                rc = -1;
+                break;
+            }
+            *slot = ev->id = n_spare ? spare[--n_spare] : next++;
+        }
+    }
+    hr_ptrmap_free(&map);
+    free(spare);
+    if (rc) {
+        hr_error_set(err, "out of memory renaming %u ids", t->n_ids);
+        return -1;
+    }
+    t->n_ids = next;
+    return 0;
 }

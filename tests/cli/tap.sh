@@ -7,6 +7,9 @@
 #   check NAME CMD [ARG...]    runs CMD quietly: ok when it exits 0, else not_ok
 #                              with the command as diagnostic
 #   skip_all REASON            nothing can run: prints "1..0 # SKIP REASON", exits 0
+#   skip_all_if_asan BIN WHAT  skip_all when BIN is built with AddressSanitizer:
+#                              WHAT (a library preloaded into a program) cannot
+#                              run under it
 #   plan                       prints the plan "1..N" for the cases so far
 #   tap_done                   prints the plan and exits 1 if any case failed
 #                              (`done` itself is a shell keyword)
@@ -48,6 +51,12 @@ check() {
 skip_all() {
     echo "1..0 # SKIP $1"
     exit 0
+}
+
+skip_all_if_asan() {
+    if nm "$1" 2>/dev/null | grep -q __asan_init; then
+        skip_all "ASan build: $2 cannot run under AddressSanitizer (its runtime must come first)"
+    fi
 }
 
 plan() {

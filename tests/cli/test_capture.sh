@@ -34,6 +34,7 @@ wait_file() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i 
 if [ ! -f "$LIB" ] || [ ! -x "$DUMP" ]; then
     skip_all "capture library or driver not built ($LIB)"
 fi
+skip_all_if_asan "$DUMP" "the capture library preloaded into the test programs"
 
 cap "$W/s.raw" "$T/cap_single"
 check_dump "single thread: 100 malloc + 1 calloc, 101 free, peak" "$(dump "$W/s.raw" --min 10000 --max 40000)" \

@@ -16,6 +16,7 @@ T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
 FIX="$(cd "$top_builddir" && pwd)/tests/fixtures/.libs"
 TRACES="$top_srcdir/traces"
+skip_all_if_asan "$HR" "a malloc replacement preloaded into a worker"
 # the fixtures start misbehaving after this many allocation calls: past the
 # worker's start-up (about 30), well inside any shipped trace
 export HR_FIXTURE_AFTER=200

@@ -241,6 +241,73 @@ static void test_capture_logs(void) {
     hr_trace_free(&t);
 }
 
+/* One malloc on each of n threads (tids 1000..): 65 536 threads import as
+ * 65 536 thread indices, one more is an error, never a merge. */
+static int import_threads(int n, hr_trace_t *t, hr_repair_t *r, hr_error_t *err) {
+    hr_cap_rec_t *recs = calloc((size_t)n, sizeof *recs);
+    unsigned char *buf = malloc((size_t)n * 64 + 4096);
+    if (!recs || !buf)
+        return -2;
+    for (int i = 0; i < n; i++) {
+        hr_cap_rec_t one = {(uint64_t)i + 1, 0x1000 + (uint64_t)i * 16, 16, 0, 1000 + (uint64_t)i,
+                            HR_CAP_MALLOC};
+        recs[i] = one;
+    }
+    size_t len = make_log(buf, recs, n, 1, NULL);
+    put(tmp("threads.cap"), buf, len);
+    free(recs);
+    free(buf);
+    hr_trace_init(t);
+    return hr_import_file(tmp("threads.cap"), HR_IMPORT_CAPTURE, t, r, err);
+}
+
+static void test_capture_threads(void) {
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    HR_CHECK_EQ_U64(import_threads(65536, &t, &r, &err), 0);
+    HR_CHECK_EQ_U64(r.threads, 65536);
+    HR_CHECK_EQ_U64(t.n_threads, 65536);
+    HR_CHECK_EQ_U64(t.n_events, 65536);
+    HR_CHECK(t.n_events == 65536 && t.events[65535].thread == 65535);
+    hr_trace_free(&t);
+    HR_CHECK(import_threads(65537, &t, &r, &err) != 0);
+    HR_CHECK(strstr(err.msg, "more than 65536 threads") != NULL);
+    printf("# %s\n", err.msg);
+    hr_trace_free(&t);
+    /* no records at all (header and END only): an empty trace */
+    HR_CHECK_EQ_U64(import_threads(0, &t, &r, &err), 0);
+    HR_CHECK_EQ_U64(t.n_events, 0);
+    hr_trace_free(&t);
+}
+
+/* A damaged clock calibration (found by fuzz_import under UBSan: the
+ * timestamp, a double, was converted to u64 out of range) is an error
+ * naming the record, not undefined behaviour. */
+static void test_capture_bad_calibration(void) {
+    hr_cap_rec_t recs[] = {{10, 0x100, 24, 0, 7, HR_CAP_MALLOC}, {20, 0x100, 0, 0, 7, HR_CAP_FREE}};
+    unsigned char buf[1024];
+    size_t len = make_log(buf, recs, 2, 0, NULL);
+    hr_cap_header_t h;
+    memcpy(&h, buf, sizeof h);
+    h.flags = HR_CAPF_TIMESTAMPS;
+    memcpy(buf, &h, sizeof h);
+    hr_cap_block_t b;
+    memcpy(&b, buf + sizeof h, sizeof b);
+    b.clk = 1;
+    b.ns = UINT64_MAX / 2; /* ~9.2e18 ns per clock tick */
+    memcpy(buf + sizeof h, &b, sizeof b);
+    put(tmp("cal.cap"), buf, len);
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    HR_CHECK(hr_import_file(tmp("cal.cap"), HR_IMPORT_CAPTURE, &t, &r, &err) != 0);
+    HR_CHECK(strstr(err.msg, "timestamp beyond 2^64 ns") != NULL);
+    printf("# %s\n", err.msg);
+    hr_trace_free(&t);
+}
+
 static void test_detect_unknown(void) {
     put(tmp("u.bin"), "hello world", 11);
     HR_CHECK_EQ_U64(hr_import_detect(tmp("u.bin")), HR_IMPORT_UNKNOWN);
@@ -254,6 +321,8 @@ int main(void) {
     HR_RUN(test_mtrace_sample);
     HR_RUN(test_heaptrack);
     HR_RUN(test_capture_logs);
+    HR_RUN(test_capture_threads);
+    HR_RUN(test_capture_bad_calibration);
     HR_RUN(test_detect_unknown);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);

@@ -147,8 +147,63 @@ static void test_build_and_emit(void) {
     hr_json_free(c);
 }
 
+/* Negative zero, however written, prints as "-0" and reads back as itself
+ * (fuzz_json found "-0e-3" -> "-0" -> 0: the integer path dropped the sign). */
+static void test_negative_zero(void) {
+    hr_error_t err;
+    hr_json_t *v = parse("[-0e-3,-0,-0.0,0]", &err);
+    HR_CHECK(v != NULL);
+    char *a = v ? hr_json_to_string(v, 1) : NULL;
+    HR_CHECK_STR(a ? a : "", "[-0,-0,-0,0]");
+    hr_json_t *w = a ? parse(a, &err) : NULL;
+    char *b = w ? hr_json_to_string(w, 1) : NULL;
+    HR_CHECK_STR(b ? b : "", "[-0,-0,-0,0]");
+    free(a);
+    free(b);
+    hr_json_free(v);
+    hr_json_free(w);
+}
+
+/* Whatever nesting the parser accepts (255 containers deep),
+ * printing keeps: pretty and compact forms parse back to the same text (the
+ * emitter's old limit of 32 levels wrote broken separators past it). */
+static void test_deep_round_trip(void) {
+    char src[8 * 256], *p = src;
+    for (int i = 0; i < 254; i++)
+        p += sprintf(p, "%s", i % 2 ? "[" : "{\"k\":");
+    p = src + strlen(src);
+    *p++ = '[';
+    *p++ = '1';
+    *p++ = ',';
+    *p++ = '2';
+    *p++ = ']';
+    for (int i = 253; i >= 0; i--)
+        *p++ = i % 2 ? ']' : '}';
+    *p = 0;
+    hr_error_t err;
+    hr_json_t *v = parse(src, &err);
+    HR_CHECK(v != NULL);
+    if (!v) {
+        printf("# %s\n", err.msg);
+        return;
+    }
+    char *compact = hr_json_to_string(v, 1), *pretty = hr_json_to_string(v, 0);
+    HR_CHECK_STR(compact, src);
+    hr_json_t *w = hr_json_parse(pretty, strlen(pretty), "pretty", &err);
+    HR_CHECK(w != NULL);
+    char *again = w ? hr_json_to_string(w, 1) : NULL;
+    HR_CHECK(again && strcmp(again, src) == 0);
+    free(compact);
+    free(pretty);
+    free(again);
+    hr_json_free(v);
+    hr_json_free(w);
+}
+
 int main(void) {
     HR_RUN(test_round_trip);
+    HR_RUN(test_deep_round_trip);
+    HR_RUN(test_negative_zero);
     HR_RUN(test_numbers);
     HR_RUN(test_errors);
     HR_RUN(test_file_errors);

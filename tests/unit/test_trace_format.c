@@ -138,6 +138,7 @@ static void test_text_lenient_input(void) {
 static void build_random(hr_trace_t *t, size_t n) {
     uint64_t x = 88172645463325252ull;
     uint32_t live[512];
+    uint64_t bytes[512], cur = 0; /* live sizes: their sum stays below 2^64 */
     size_t n_live = 0;
     hr_trace_init(t);
     hr_trace_intern(t, "a");
@@ -156,7 +157,13 @@ static void build_random(hr_trace_t *t, size_t n) {
                     if (j != k && live[j] == ev.id)
                         ev.id = live[k] = ev.aux;
                 ev.size = x >> (x % 60);
+                cur -= bytes[k];
+                while (ev.size > UINT64_MAX - cur)
+                    ev.size >>= 1;
+                cur += bytes[k] = ev.size;
             } else {
+                cur -= bytes[k];
+                bytes[k] = bytes[n_live - 1];
                 live[k] = live[--n_live];
             }
         } else if (r < 8) {
@@ -175,6 +182,9 @@ static void build_random(hr_trace_t *t, size_t n) {
                 ev.flags = HR_EVF_HAS_OPT;
                 ev.align = 1u << (x % 32);
             }
+            while (ev.size > UINT64_MAX - cur)
+                ev.size >>= 1;
+            cur += bytes[n_live] = ev.size;
             live[n_live++] = ev.id;
         } else {
             ev.op = r == 8 ? HR_OP_FRAME : HR_OP_MARK;
@@ -511,6 +521,7 @@ static void test_realloc_size_delta(void) {
     HR_CHECK_STR(err.msg, "");
     HR_CHECK(r.n_events == t.n_events &&
              memcmp(r.events, t.events, t.n_events * sizeof *t.events) == 0);
+    hr_trace_free(&r);
     /* The same bit in a 1.1 file, on an alloc, or with a delta below zero. */
     uint8_t f[512];
     const uint8_t r11[] = {0x00, 0x00, 0x0a, 0xa2, 0x00, 0x02, 0x03, 0x00};

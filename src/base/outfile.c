@@ -1,0 +1,230 @@
+/* Atomic, checked output files (see outfile.h). */
+#include "base/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The stream's backend: a descriptor and the errno of its first failed write
+ * (stdio forgets why a write failed; ferror() only says that one did). */
+typedef struct sink {
+    int fd;
+    int err;
+} sink_t;
+
+static ssize_t sink_write(void *c, const char *buf, size_t n) {
+    sink_t *s = c;
+    size_t done = 0;
+    if (s->err) {
+        errno = s->err;
+        return -1;
+    }
+    while (done < n) {
+        ssize_t w = write(s->fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            s->err = w < 0 ? errno : ENOSPC;
+            errno = s->err;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int sink_close(void *c) {
+    sink_t *s = c;
+    int rc = close(s->fd);
+    if (rc != 0 && !s->err)
+        s->err = errno;
+    return rc;
+}
+
+static FILE *sink_stream(hr_outfile_t *o, int fd) {
+    sink_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->fd = fd;
+    cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
+    FILE *f = fopencookie(s, "w", io);
+    if (!f) {
+        free(s);
+        return NULL;
+    }
+    o->cookie = s;
+    return f;
+}
+
+static void outfile_clear(hr_outfile_t *o) {
+    free(o->name);
+    free(o->path);
+    free(o->tmp);
+    free(o->cookie);
+    memset(o, 0, sizeof *o);
+}
+
+/* The temporary file ".BASE.XXXXXX" next to `path`, created with the mode a
+ * fresh file would get (or the target's mode when it exists). */
+static int make_temp(hr_outfile_t *o, const struct stat *target) {
+    const char *slash = strrchr(o->path, '/');
+    size_t dlen = slash ? (size_t)(slash - o->path) + 1 : 0;
+    const char *base = o->path + dlen;
+    size_t n = dlen + 1 + strlen(base) + 8;
+    if (!(o->tmp = malloc(n)))
+        return -1;
+    snprintf(o->tmp, n, "%.*s.%s.XXXXXX", (int)dlen, o->path, base);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    mode_t mode;
+    if (target) {
+        mode = target->st_mode & 07777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)fchmod(fd, mode);
+    return fd;
+}
+
+FILE *hr_outfile_open(hr_outfile_t *o, const char *path, hr_error_t *err) {
+    memset(o, 0, sizeof *o);
+    if (strcmp(path, "-") == 0) {
+        o->is_stdout = 1;
+        o->f = stdout;
+        return o->f;
+    }
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    char *real = exists ? realpath(path, NULL) : NULL;
+    o->path = real ? real : strdup(path);
+    o->name = strdup(path);
+    if (!o->path || !o->name) {
+        hr_error_set(err, "%s: cannot create: %s", path, strerror(ENOMEM));
+        outfile_clear(o);
+        return NULL;
+    }
+    int fd;
+    if (exists && !S_ISREG(st.st_mode))
+        fd = open(o->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    else
+        fd = make_temp(o, exists ? &st : NULL);
+    if (fd < 0) {
+        hr_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        outfile_clear(o);
+        return NULL;
+    }
+    if (!(o->f = sink_stream(o, fd))) {
+        hr_error_set(err, "%s: cannot create: %s", path, strerror(errno));
+        close(fd);
+        if (o->tmp)
+            unlink(o->tmp);
+        outfile_clear(o);
+        return NULL;
+    }
+    return o->f;
+}
+
+/* fsync of the directory holding `path`, so that the rename survives a crash
+ * of the machine. Best effort: some file systems refuse it. */
+static void sync_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+int hr_outfile_commit(hr_outfile_t *o, hr_error_t *err) {
+    if (!o->f)
+        return -1;
+    if (o->is_stdout) {
+        int rc = hr_stdout_check(err);
+        memset(o, 0, sizeof *o);
+        return rc;
+    }
+    sink_t *s = o->cookie;
+    int e = fflush(o->f) != 0 || ferror(o->f) ? (s->err ? s->err : EIO) : 0;
+    if (!e && o->tmp && fsync(s->fd) != 0)
+        e = errno;
+    if (fclose(o->f) != 0 && !e)
+        e = s->err ? s->err : EIO;
+    o->f = NULL;
+    if (!e && o->tmp && rename(o->tmp, o->path) != 0)
+        e = errno;
+    if (e) {
+        hr_error_set(err, "%s: cannot write: %s", o->name, strerror(e));
+        if (o->tmp)
+            unlink(o->tmp);
+        outfile_clear(o);
+        return -1;
+    }
+    if (o->tmp)
+        sync_dir(o->path);
+    outfile_clear(o);
+    return 0;
+}
+
+void hr_outfile_abort(hr_outfile_t *o) {
+    if (o->is_stdout) {
+        fflush(stdout);
+        memset(o, 0, sizeof *o);
+        return;
+    }
+    if (o->f)
+        fclose(o->f);
+    if (o->tmp)
+        unlink(o->tmp);
+    outfile_clear(o);
+}
+
+/* Standard output's recorder once hr_stdout_capture() has run. */
+static sink_t stdout_sink = {1, 0};
+static int stdout_captured;
+
+static int sink_keep_open(void *c) {
+    (void)c;
+    return 0;
+}
+
+void hr_stdout_capture(void) {
+    cookie_io_functions_t io = {NULL, sink_write, NULL, sink_keep_open};
+    FILE *f = fopencookie(&stdout_sink, "w", io);
+    if (!f)
+        return; /* then errors are still detected, with a vaguer reason */
+    setvbuf(f, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;
+    stdout_captured = 1;
+}
+
+int hr_stdout_check(hr_error_t *err) {
+    errno = 0;
+    int failed = fflush(stdout) != 0;
+    int e = stdout_captured && stdout_sink.err ? stdout_sink.err : errno;
+    if (failed || ferror(stdout)) {
+        /* Without the capture, stdio keeps no errno for an earlier failed
+         * write: all that is known then is that one failed. */
+        hr_error_set(err, "standard output: cannot write: %s", strerror(e ? e : EIO));
+        /* Reported once: a later check sees only later failures. */
+        clearerr(stdout);
+        stdout_sink.err = 0;
+        return -1;
+    }
+    return 0;
+}

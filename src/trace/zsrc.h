@@ -1,0 +1,35 @@
+/* A byte source that undoes zstd or gzip compression when the stream starts
+ * with their magic, and passes plain bytes through otherwise. Used wherever
+ * a trace or a capture is read (io.c, import_heaptrack.c), so `.hrt.zst`,
+ * `.txt.gz` and heaptrack's `.zst`/`.gz` files read like plain ones.
+ *
+ * The magic is sniffed from the first bytes read (kept for the first
+ * hr_zsrc_read), never by seeking: pipes, FIFOs and stdin work. */
+#ifndef HR_TRACE_ZSRC_H
+#define HR_TRACE_ZSRC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "heapreplay/error.h"
+
+typedef enum hr_zkind { HR_Z_PLAIN = 0, HR_Z_ZSTD, HR_Z_GZIP } hr_zkind_t;
+
+typedef struct hr_zsrc hr_zsrc_t; /* opaque; holds a 64 KiB input buffer */
+
+/* Reads the first bytes of f (which the caller keeps owning and closes after
+ * hr_zsrc_close) and starts the matching decompressor. NULL with err ("NAME:
+ * offset 0: zstd-compressed, but built without libzstd", out of memory). */
+hr_zsrc_t *hr_zsrc_open(FILE *f, const char *name, hr_error_t *err);
+
+hr_zkind_t hr_zsrc_kind(const hr_zsrc_t *s);
+const char *hr_zsrc_kind_name(hr_zkind_t k); /* "plain", "zstd", "gzip" */
+
+/* Up to cap decoded bytes into out: > 0 bytes, 0 at the end, -1 on a corrupt
+ * compressed stream or a read error (errno kept). At the end, *cut (may be
+ * NULL) says whether the compressed stream stopped inside a frame. */
+long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut);
+
+void hr_zsrc_close(hr_zsrc_t *s); /* frees the decompressor, not f */
+
+#endif
