@@ -21,13 +21,16 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
-/* Room for `extra` more bytes: 0 or -1 (OOM). */
-static int hr_buf_reserve(hr_buf_t *b, size_t extra) {
+/* Room for `extra` more bytes (format.h). */
+int hr_buf_reserve(hr_buf_t *b, size_t extra) {
     if (b->cap - b->len >= extra)
         return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len < extra)
+    size_t cap = b->cap ? b->cap : (extra > 4096 ? extra : 4096);
+    while (cap - b->len < extra) {
+        if (cap > SIZE_MAX / 2)
+            return -1;
         cap *= 2;
+    }
     uint8_t *d = realloc(b->data, cap);
     if (!d)
         return -1;

@@ -52,6 +52,9 @@ typedef struct hr_buf {
     size_t   len, cap;
 } hr_buf_t;
 void hr_buf_free(hr_buf_t *b);
+/* Room for `extra` more bytes (the capacity doubles): 0, or -1 on OOM or
+ * size overflow. */
+int hr_buf_reserve(hr_buf_t *b, size_t extra);
 
 /* What a reader saw besides the events. */
 typedef struct hr_read_stats {

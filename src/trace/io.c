@@ -107,42 +107,20 @@ static uint64_t binary_total(const uint8_t *h) {
     return hs + sl + rl;
 }
 
-typedef struct rbuf {
-    uint8_t *data;
-    size_t   len, cap;
-} rbuf_t;
-
-static int rbuf_room(rbuf_t *b, size_t want) {
-    if (b->cap - b->len >= want)
-        return 0;
-    size_t cap = b->cap ? b->cap : want;
-    while (cap - b->len < want) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    uint8_t *d = realloc(b->data, cap);
-    if (!d)
-        return -1;
-    b->data = d;
-    b->cap = cap;
-    return 0;
-}
-
 /* Reads a trace from z into b, checking the format from the first bytes
  * (so /dev/zero or a random stream fails at once) and, for a binary trace,
  * never reading past what its header says the file holds (the decoder then
  * reports the extra bytes). `hint`: the file's size when known (0 if not).
  * Returns 0 with *fmt set, or -1 with err. */
 static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_t *fmt,
-                       rbuf_t *b, hr_error_t *err) {
+                       hr_buf_t *b, hr_error_t *err) {
     sniff_t what = *fmt == HR_FMT_BINARY ? SNIFF_BINARY : *fmt == HR_FMT_TEXT ? SNIFF_TEXT
                                                                               : SNIFF_MORE;
     uint64_t limit = UINT64_MAX;
     size_t chunk = hint && hint < SIZE_MAX - 1 ? (size_t)hint + 1 : (size_t)1 << 16;
     for (;;) {
         int cut = 0;
-        if (rbuf_room(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk) != 0) {
+        if (hr_buf_reserve(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk) != 0) {
             hr_error_set(err, "%s: out of memory after %zu bytes", name, b->len);
             return -1;
         }
@@ -202,7 +180,7 @@ int hr_trace_read_bytes(const char *path, uint8_t **out, size_t *len, hr_format_
         return -1;
     }
     uint64_t hint = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-    rbuf_t b = {0};
+    hr_buf_t b = {0};
     int rc = -1;
     hr_zsrc_t *z = hr_zsrc_open(f, name, err);
     if (z) {
