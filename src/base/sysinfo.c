@@ -26,8 +26,15 @@ uint64_t hr_ctx_switches(void) {
     return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
+static double cycle_hz;
+
+void hr_cycle_hz_set(double hz) {
+    if (hz > 0)
+        cycle_hz = hz;
+}
+
 double hr_cycle_hz(void) {
-    static double hz;
+    double hz = cycle_hz;
     if (hz > 0)
         return hz;
     /* Best of three 7 ms windows: robust against a preemption in one. */
@@ -42,8 +49,8 @@ double hr_cycle_hz(void) {
         if (k == 0 || h < best)
             best = h;
     }
-    hz = best > 0 ? best : 1e9;
-    return hz;
+    cycle_hz = best > 0 ? best : 1e9;
+    return cycle_hz;
 }
 
 uint64_t hr_timer_overhead(void) {

@@ -26,6 +26,10 @@ uint64_t hr_thread_cpu_ns(void); /* CLOCK_THREAD_CPUTIME_ID: user + system time 
 uint64_t hr_ctx_switches(void);
 /* Cycles per second of hr_cycles(), measured once (~20 ms) and cached. */
 double hr_cycle_hz(void);
+/* Sets that value instead (> 0): a replay worker takes the parent's
+ * measurement (the counter is invariant across CPUs on x86-64), so that each
+ * worker does not spend 21 ms measuring it again. */
+void hr_cycle_hz_set(double hz);
 /* Smallest observed cost of two back-to-back hr_cycles() calls. */
 uint64_t hr_timer_overhead(void);
 

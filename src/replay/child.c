@@ -77,7 +77,7 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
 
 /* The worker's command line (argv[0] is the program to run). */
 typedef struct worker_cmd {
-    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48];
+    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48], hz[32];
     const char *argv[32];
 } worker_cmd_t;
 
@@ -89,15 +89,18 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
     snprintf(w->warm, sizeof w->warm, "%.17g", o->warm_time_s);
     snprintf(w->stall, sizeof w->stall, "%.17g", o->stall_us);
     snprintf(w->pace, sizeof w->pace, "%.17g", o->pace);
+    snprintf(w->hz, sizeof w->hz, "%.17g", hr_cycle_hz()); /* measured once, in the parent */
     const char *argv[] = {job->self_exe, "__worker", "--fd", w->fd, "--trace-fd", w->tfd,
                           "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
                           "--touch", hr_touch_spec(o->touch, o->touch_cap, w->touch, sizeof w->touch),
                           "--budget", w->budget,
                           "--warm-time", w->warm, "--stall-us", w->stall, "--pace", w->pace,
+                          "--cycle-hz", w->hz,
                           "--threads", hr_threads_mode_name((hr_threads_mode_t)o->threads),
                           "--count", hr_count_mode_name((hr_count_mode_t)o->count),
                           "--name", job->trace_name,
                           o->heap_config ? "--heap-config" : NULL, o->heap_config, NULL};
+    _Static_assert(sizeof argv <= sizeof w->argv, "worker argv fits");
     memcpy(w->argv, argv, sizeof argv);
 }
 

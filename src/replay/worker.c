@@ -21,6 +21,7 @@
 #include "replay/engine.h"
 #include "backends/extstats.h"
 #include "base/hmem.h"
+#include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "trace/shared.h"
 
@@ -58,6 +59,8 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             a->opt.stall_us = strtod(v, NULL);
         else if (strcmp(k, "--pace") == 0)
             a->opt.pace = strtod(v, NULL);
+        else if (strcmp(k, "--cycle-hz") == 0)
+            hr_cycle_hz_set(strtod(v, NULL));
         else if (strcmp(k, "--threads") == 0) {
             hr_threads_mode_t m;
             if (hr_threads_mode_parse(v, &m) != 0)
