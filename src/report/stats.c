@@ -202,8 +202,24 @@ hr_noise_verdict_t hr_noise_judge(const hr_spread_t *b, const hr_spread_t *c, do
     double d = hr_delta_pct(b->center, c->center), worse = higher ? -d : d;
     fmt_delta(d_txt, sizeof d_txt, d);
     if (worse <= tol + 1e-9) {
-        snprintf(why, len, worse < 0 ? "%s: better" : "%s within %g%%", d_txt, tol);
-        return worse < 0 ? HR_NOISE_IMPROVED : HR_NOISE_OK;
+        /* An improvement is called as a regression is: a deterministic
+         * figure by any change, a measured one only beyond the tolerance and
+         * with its samples separated (the same test, direction reversed). */
+        if (worse < 0 && exact) {
+            snprintf(why, len, "%s: better (deterministic figure)", d_txt);
+            return HR_NOISE_IMPROVED;
+        }
+        if (worse < -tol - 1e-9) {
+            char good[96];
+            snprintf(good, sizeof good, higher ? "%s > +%g%%" : "%s < -%g%%", d_txt, tol);
+            if (b->n < 2 || c->n < 2) {
+                snprintf(why, len, "%s (no spread to test)", good);
+                return HR_NOISE_IMPROVED;
+            }
+            return samples_confirm(b, c, !higher, good, why, len) ? HR_NOISE_IMPROVED : HR_NOISE_OK;
+        }
+        snprintf(why, len, "%s within %g%%", d_txt, tol);
+        return HR_NOISE_OK;
     }
     snprintf(bad, sizeof bad, higher ? "%s < -%g%%" : "%s > %g%%", d_txt, tol);
     if (exact) {

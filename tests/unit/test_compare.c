@@ -364,6 +364,28 @@ static void test_noise_separated(void) {
     hr_json_free(nd);
 }
 
+/* An improvement is called as a regression is: beyond the tolerance and with
+ * the samples separated; a small or overlapping gain is "ok". */
+static void test_noise_improvement(void) {
+    const double b[] = {60, 62, 66}, fast[] = {48, 50, 51}, near[] = {58, 59, 61},
+                 mixed[] = {40, 50, 63};
+    char v[32], why[256];
+    hr_json_t *bd = hr_json_clone(base), *nd = hr_json_clone(base);
+    set_samples(bd, 0, "time.ns_per_op", b, 3);
+    set_samples(nd, 0, "time.ns_per_op", fast, 3); /* 62 -> 50: -19% */
+    HR_CHECK(run_row(bd, nd, NULL, "glibc", "ns_per_op", v, why) == 0);
+    HR_CHECK_STR(v, "improved");
+    HR_CHECK_STR(why, "-19.35% < -10% and samples separated: new max 51 < base min 60");
+    set_samples(nd, 0, "time.ns_per_op", near, 3); /* -4.8%: within the tolerance */
+    HR_CHECK(run_row(bd, nd, NULL, "glibc", "ns_per_op", v, why) == 0);
+    HR_CHECK_STR(v, "ok");
+    set_samples(nd, 0, "time.ns_per_op", mixed, 3); /* -19%, but the samples overlap */
+    HR_CHECK(run_row(bd, nd, NULL, "glibc", "ns_per_op", v, why) == 0);
+    HR_CHECK_STR(v, "ok");
+    hr_json_free(bd);
+    hr_json_free(nd);
+}
+
 /* Higher is better (throughput): the test is mirrored. */
 static void test_noise_higher_better(void) {
     const double b[] = {19e6, 20e6, 21e6}, worse[] = {15e6, 16e6, 17e6},
@@ -512,6 +534,7 @@ int main(void) {
     HR_RUN(test_json_output);
     HR_RUN(test_noise_overlap);
     HR_RUN(test_noise_separated);
+    HR_RUN(test_noise_improvement);
     HR_RUN(test_host_drift);
     HR_RUN(test_noise_higher_better);
     HR_RUN(test_noise_mann_whitney);
