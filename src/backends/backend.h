@@ -106,5 +106,7 @@ extern const hr_backend_t *const hr_backends[];
 /* Looks up "name" or "name:arg" (the part before ':'), or a composition
  * "a+b..." (compose.h). NULL if unknown. */
 const hr_backend_t *hr_backend_find(const char *spec);
+/* Whether spec names allocator `name`: "name" or "name:OPTIONS". */
+int hr_spec_is(const char *spec, const char *name);
 
 #endif

@@ -22,12 +22,16 @@ hr_backend_config_t hr_backend_config_default(void) {
     return c;
 }
 
+int hr_spec_is(const char *spec, const char *name) {
+    size_t len = strcspn(spec, ":");
+    return strlen(name) == len && strncmp(name, spec, len) == 0;
+}
+
 const hr_backend_t *hr_backend_find(const char *spec) {
     if (hr_compose_is(spec))
         return hr_compose_backend(spec);
-    size_t len = strcspn(spec, ":");
     for (size_t i = 0; hr_backends[i]; i++)
-        if (strlen(hr_backends[i]->name) == len && strncmp(hr_backends[i]->name, spec, len) == 0)
+        if (hr_spec_is(spec, hr_backends[i]->name))
             return hr_backends[i];
     return NULL;
 }

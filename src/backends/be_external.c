@@ -37,9 +37,8 @@ const char *hr_external_lib(const char *spec) {
         spec = last + 1;
     if (strncmp(spec, "preload:", 8) == 0)
         return spec[8] ? spec + 8 : NULL;
-    size_t len = strcspn(spec, ":"); /* "jemalloc:sized" preloads jemalloc */
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
-        if (strlen(libs[i].name) == len && strncmp(spec, libs[i].name, len) == 0)
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) /* "jemalloc:sized" too */
+        if (hr_spec_is(spec, libs[i].name))
             return (libs[i].so[0] || i == 0) ? libs[i].so : NULL;
     return NULL;
 }

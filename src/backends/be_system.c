@@ -43,12 +43,19 @@ static void find_sized_free(void) {
     hr_sized_name = name;
 }
 
-/* Shared by glibc, jemalloc, mimalloc and tcmalloc; preload:PATH has its own
- * create (its argument is the path, and it frees plainly). */
-void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
+/* preload:PATH's create (its argument is the path, and it frees plainly),
+ * and the start of hr_sys_create. */
+void *hr_sys_create_plain(const hr_backend_config_t *cfg, hr_error_t *err) {
+    (void)cfg, (void)err;
     hr_sdallocx = NULL;
     hr_sized_free = NULL;
     hr_sized_name = "none (plain free, as recorded)";
+    return &hr_sys_instance;
+}
+
+/* glibc, jemalloc, mimalloc and tcmalloc: plain free, or NAME:sized. */
+void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
+    hr_sys_create_plain(cfg, err);
     int sized = cfg->arg && strcmp(cfg->arg, "sized") == 0;
     if (cfg->arg && !sized) {
         hr_error_set(err, "bad option '%s' (an external allocator takes none, or 'sized')", cfg->arg);
@@ -59,14 +66,6 @@ void *hr_sys_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         hr_sized_name = "none (trace has over-aligned blocks)";
     else if (sized && known)
         find_sized_free();
-    return &hr_sys_instance;
-}
-
-void *hr_sys_create_plain(const hr_backend_config_t *cfg, hr_error_t *err) {
-    (void)cfg, (void)err;
-    hr_sdallocx = NULL;
-    hr_sized_free = NULL;
-    hr_sized_name = "none (plain free, as recorded)";
     return &hr_sys_instance;
 }
 

@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "backends/extstats.h"
 
 /* ---- jemalloc: mallctl ---------------------------------------------------- */
@@ -118,9 +119,7 @@ static const hr_extstats_t ext_rss = {"rss", NULL, NULL};
 
 const hr_extstats_t *hr_extstats_for(const char *spec) {
     const char *last = strrchr(spec, '+'); /* a composition: its last part */
-    const char *name = last ? last + 1 : spec;
-    int is_glibc = strncmp(name, "glibc", 5) == 0 && (name[5] == '\0' || name[5] == ':');
-    if (is_glibc)
+    if (hr_spec_is(last ? last + 1 : spec, "glibc"))
         return &ext_glibc;
     je_ctl = (hr_mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
     mi_info = (hr_mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");

@@ -86,7 +86,7 @@ static void info_streams_text(const hr_trace_t *t) {
 }
 
 /* Pools and named frame streams need the events: a trace that has them is
- * read whole once more (the summary keeps no events); NULL otherwise. */
+ * read whole once more (the summary keeps no events). */
 static int has_details(const hr_trace_summary_t *s) {
     return s->named_frames || s->t.op_counts[HR_OP_POOL_ALLOC] || s->t.op_counts[HR_OP_POOL_REALLOC];
 }
@@ -184,13 +184,17 @@ int hr_cmd_info(int argc, char **argv) {
         hr_trace_t full;
         hr_error_t err = {{0}};
         hr_trace_init(&full);
+        int details = 0; /* scan_file leaves s empty when it fails */
         if (hr_trace_scan_file(argv[i], &s, &err) != 0 ||
-            (has_details(&s) && hr_trace_read_file(argv[i], HR_FMT_AUTO, &full, &err) != 0)) {
+            ((details = has_details(&s)) &&
+             hr_trace_read_file(argv[i], HR_FMT_AUTO, &full, &err) != 0)) {
             fprintf(stderr, "heapreplay info: %s\n", err.msg);
             rc = 2;
+            hr_trace_free(&full);
+            hr_trace_summary_free(&s);
             continue;
         }
-        const hr_trace_t *f = has_details(&s) ? &full : NULL;
+        const hr_trace_t *f = details ? &full : NULL;
         if (json)
             info_emit(argv[i], &s, f, &em);
         else

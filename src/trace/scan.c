@@ -127,12 +127,12 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
         if (vfailed)
             continue;
         count_slice(s, sl.evs, sl.ts, (size_t)k, done);
-        for (long i = 0; canonical && i < k; i++)
+        for (long i = 0; canonical && i < k; i++) {
             needs_new |= hr_op_is_pool(sl.evs[i].op) ||
                          (sl.evs[i].op == HR_OP_FRAME && (sl.evs[i].flags & HR_EVF_HAS_OPT));
-        for (long i = 0; canonical && i < k; i++)
             if (hr_event_has_str(&sl.evs[i]) && sl.evs[i].aux >= next_str)
                 canonical = sl.evs[i].aux == next_str++;
+        }
         if (canonical) {
             long m = hr_enc_stream_put(&sl.es, sl.evs, sl.ts, (size_t)k, sl.enc);
             canonical = m == to - from && memcmp(sl.enc, from, (size_t)m) == 0;

@@ -270,6 +270,28 @@ void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t) {
     memcpy(t->op_counts, vd->op_counts, sizeof t->op_counts);
 }
 
+/* A block's birth, with its checks: the id in range and dead, the live
+ * bytes below 2^64. `which` is "" or "new " for the message in what[]. */
+static int v_create(vstate_t *vp, uint32_t id, uint64_t bytes, uint32_t pool, const char *which,
+                    char *what, size_t cap) {
+    uint64_t had;
+    uint32_t hp;
+    if (id > HR_ID_MAX)
+        snprintf(what, cap, "id %u out of range (max 2^31-1)", id);
+    else if (v_live(vp, id, &had, &hp))
+        snprintf(what, cap, "%sid %u is already live", which, id);
+    else if (bytes > UINT64_MAX - vp->cur)
+        snprintf(what, cap, "live bytes overflow 2^64 (%llu live, %llu more)",
+                 (unsigned long long)vp->cur, (unsigned long long)bytes);
+    else if (v_birth(vp, id, bytes, pool))
+        snprintf(what, cap, "out of memory");
+    else {
+        vp->cur += bytes;
+        return 0;
+    }
+    return -1;
+}
+
 /* The pool ops (HR_OPC_POOL): the block must be the pool's own. */
 static int step_pool(vstate_t *vp, const hr_event_t *ev, const char *const *strings,
                      uint32_t n_strings, char *what, size_t cap) {
@@ -299,24 +321,7 @@ static int step_pool(vstate_t *vp, const hr_event_t *ev, const char *const *stri
         if (ev->op == HR_OP_POOL_FREE)
             return 0;
     }
-    if (ev->id > HR_ID_MAX) {
-        snprintf(what, cap, "id %u out of range (max 2^31-1)", ev->id);
-        return -1;
-    }
-    if (v_live(vp, ev->id, &had, &hp)) {
-        snprintf(what, cap, "id %u is already live", ev->id);
-        return -1;
-    }
-    if (ev->size > UINT64_MAX - vp->cur) {
-        snprintf(what, cap, "live bytes overflow 2^64");
-        return -1;
-    }
-    if (v_birth(vp, ev->id, ev->size, str + 1)) {
-        snprintf(what, cap, "out of memory");
-        return -1;
-    }
-    vp->cur += ev->size;
-    return 0;
+    return v_create(vp, ev->id, ev->size, str + 1, "", what, cap);
 }
 
 int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
@@ -343,16 +348,8 @@ int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
                 vd->max_align = ev->align;
             if (ev->op == HR_OP_CALLOC && ev->aux && ev->size > UINT64_MAX / ev->aux)
                 VFAIL("calloc %u x %llu overflows", ev->aux, (unsigned long long)ev->size);
-            if (ev->id > HR_ID_MAX)
-                VFAIL("id %u out of range (max 2^31-1)", ev->id);
-            if (v_live(vp, ev->id, &had, &pool))
-                VFAIL("id %u is already live", ev->id);
-            if (hr_event_bytes(ev) > UINT64_MAX - vp->cur)
-                VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
-                      (unsigned long long)vp->cur, (unsigned long long)hr_event_bytes(ev));
-            if (v_birth(vp, ev->id, hr_event_bytes(ev), 0))
-                VFAIL("out of memory");
-            vp->cur += hr_event_bytes(ev);
+            if (v_create(vp, ev->id, hr_event_bytes(ev), 0, "", what, sizeof what))
+                VFAIL("%s", what);
             break;
         case HR_OP_FREE:
             if (!v_live(vp, ev->id, &had, &pool))
@@ -374,16 +371,8 @@ int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
                       kind_of(strings, n_strings, pool, what, sizeof what));
             vp->cur -= had;
             v_death(vp, ev->aux);
-            if (ev->id > HR_ID_MAX)
-                VFAIL("id %u out of range (max 2^31-1)", ev->id);
-            if (v_live(vp, ev->id, &had, &pool))
-                VFAIL("new id %u is already live", ev->id);
-            if (ev->size > UINT64_MAX - vp->cur)
-                VFAIL("live bytes overflow 2^64 (%llu live, %llu more)",
-                      (unsigned long long)vp->cur, (unsigned long long)ev->size);
-            if (v_birth(vp, ev->id, ev->size, 0))
-                VFAIL("out of memory");
-            vp->cur += ev->size;
+            if (v_create(vp, ev->id, ev->size, 0, "new ", what, sizeof what))
+                VFAIL("%s", what);
             break;
         case HR_OP_HEAP_PUSH:
         case HR_OP_HEAP_POP:
