@@ -40,6 +40,27 @@ int hr_emit_format_parse(const char *s, hr_emit_format_t *fmt) {
     return -1;
 }
 
+int hr_emit_format_parse_html(const char *s, hr_emit_format_t *fmt) {
+    if (s && strcmp(s, "html") == 0) {
+        *fmt = HR_EMIT_HTML;
+        return 0;
+    }
+    return hr_emit_format_parse(s, fmt);
+}
+
+void hr_emit_put_xml(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
 /* ---- JSON scalars ------------------------------------------------------ */
 
 /* Shortest of %.15g/%.16g/%.17g that reads back to the same double (so
@@ -399,6 +420,31 @@ static void render_md(hr_emit_t *em) {
     fputc('\n', em->out);
 }
 
+/* HTML: a caption from the title, a header row, one row per table row;
+ * right-aligned columns get class "num", missing cells "-". The block is
+ * framed by the HR_EMIT_HTML_BEGIN/END lines (emit.h). */
+static void render_html(hr_emit_t *em) {
+    fputs(HR_EMIT_HTML_BEGIN "\n<table class=\"hr\">\n", em->out);
+    if (title_copy && *title_copy) {
+        fputs("<caption>", em->out);
+        hr_emit_put_xml(em->out, title_copy);
+        fputs("</caption>\n", em->out);
+    }
+    for (int r = -1; r < em->nrows; r++) {
+        fputs(r < 0 ? "<thead><tr>" : "<tr>", em->out);
+        for (int c = 0; c < em->ncols; c++) {
+            const char *s = r < 0 ? em->cols[c] : cell(em, r, c);
+            if (r >= 0)
+                s = s[0] == 'Z' ? "-" : s + 1;
+            fprintf(em->out, "<%s%s>", r < 0 ? "th" : "td", em->right[c] ? " class=\"num\"" : "");
+            hr_emit_put_xml(em->out, s);
+            fputs(r < 0 ? "</th>" : "</td>", em->out);
+        }
+        fputs(r < 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n", em->out);
+    }
+    fputs("</tbody>\n</table>\n" HR_EMIT_HTML_END "\n", em->out);
+}
+
 /* In JSON a table is an array of objects; inside an object it is keyed by
  * its title (or "table"). */
 static void render_json(hr_emit_t *em) {
@@ -431,6 +477,7 @@ void hr_emit_table_end(hr_emit_t *em) {
     case HR_EMIT_TEXT: render_text(em); break;
     case HR_EMIT_CSV: render_csv(em); break;
     case HR_EMIT_MARKDOWN: render_md(em); break;
+    case HR_EMIT_HTML: render_html(em); break;
     case HR_EMIT_JSON: render_json(em); break;
     }
     table_free(em);

@@ -20,6 +20,7 @@ typedef enum hr_emit_format {
     HR_EMIT_TEXT,
     HR_EMIT_CSV,
     HR_EMIT_MARKDOWN,
+    HR_EMIT_HTML, /* tables as <table> blocks (see hr_emit_table_end) */
 } hr_emit_format_t;
 
 #define HR_EMIT_MAX_DEPTH 256 /* = the JSON parser's limit: whatever it reads, the emitter writes back */
@@ -51,7 +52,22 @@ typedef struct hr_emit_mem {
 } hr_emit_mem_t;
 int hr_emit_mem_open(hr_emit_mem_t *m, int compact); /* 0, or -1 on OOM */
 char *hr_emit_mem_close(hr_emit_mem_t *m);
-int hr_emit_format_parse(const char *s, hr_emit_format_t *fmt); /* 0 ok, -1 unknown */
+/* json, text, csv, md: 0 ok, -1 unknown. The _html variant also takes
+ * "html" (commands that render a whole report page: replay, report; compare
+ * has no page and keeps the plain one). */
+int hr_emit_format_parse(const char *s, hr_emit_format_t *fmt);
+int hr_emit_format_parse_html(const char *s, hr_emit_format_t *fmt);
+
+/* The one XML/HTML escaper (& < > " '), for the HTML tables, the SVG charts
+ * and the HTML page. NULL writes nothing. */
+void hr_emit_put_xml(FILE *f, const char *s);
+
+/* In HTML format a table is written as one block that starts with the line
+ * HR_EMIT_HTML_BEGIN and ends with the line HR_EMIT_HTML_END, so a page
+ * renderer can tell the (escaped, ready) tables from the free text lines a
+ * report writes between them (which it must escape itself). */
+#define HR_EMIT_HTML_BEGIN "<!--hr-table-->"
+#define HR_EMIT_HTML_END "<!--/hr-table-->"
 
 /* Structured (JSON). `key` is NULL inside arrays and at the top level. */
 void hr_emit_obj_begin(hr_emit_t *em, const char *key);

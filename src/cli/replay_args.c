@@ -46,7 +46,8 @@ static const hr_opt_t replay_opts[] = {
      "figures are medians, with min/max and spread"},
     {'o', "output", "FILE", "write the report as JSON (on SIGINT/SIGTERM: the rows "
      "finished so far, marked interrupted)"},
-    {'f', "format", "FMT", "standard output: text (default), json, csv, md"},
+    {'f', "format", "FMT", "standard output: text (default), json, csv, md, html (one "
+                           "self-contained page with the charts)"},
     {O_TOUCH, "touch", "POLICY", "none | first (default) | all; first:SIZE, all:SIZE only a block's first SIZE bytes"},
     {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
     {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
@@ -110,7 +111,8 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     case 'o': a->output = o->arg; return 0;
     case 'f':
-        return hr_emit_format_parse(o->arg, &a->format) != 0 ? hr_opt_bad(o, "text|json|csv|md") : 0;
+        return hr_emit_format_parse_html(o->arg, &a->format) != 0
+                   ? hr_opt_bad(o, "text|json|csv|md|html") : 0;
     case O_TOUCH:
         return hr_touch_parse(o->arg, &a->opt.touch, &a->opt.touch_cap) != 0
                    ? hr_opt_bad(o, "none|first|all, first:SIZE or all:SIZE")

@@ -11,6 +11,7 @@
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "report/report.h"
+#include "report/html.h"
 #include "report/stats.h"
 
 struct hr_report_builder {
@@ -266,6 +267,14 @@ int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
             fprintf(stderr, "heapreplay replay: %s\n", err.msg);
             return 2;
         }
+    }
+    if (fmt == HR_EMIT_HTML) { /* the whole page (html.h), not report.c's fragment */
+        hr_error_t err;
+        if (hr_html_render(rb->doc, NULL, out, &err) < 0) {
+            fprintf(stderr, "heapreplay replay: %s\n", err.msg);
+            return 2;
+        }
+        return 0;
     }
     return hr_report_render(rb->doc, fmt, out) == 0 ? 0 : 2;
 }

@@ -498,7 +498,8 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
     const char *traces[256], *cols[N_MAIN_COLS_MAX];
     char names[N_MAIN_COLS_MAX][48];
     int nt = traces_of(results, traces, 256), ncols = main_cols(cols, names);
-    print_header(em->out, rep, md);
+    if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
+        print_header(em->out, rep, md);
     for (int t = 0; t < nt; t++) {
         char title[512];
         const char *digest = NULL;
@@ -655,6 +656,7 @@ int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out) {
     case HR_EMIT_CSV: render_csv(report, &em); break;
     case HR_EMIT_TEXT: render_tables(report, &em, 0); break;
     case HR_EMIT_MARKDOWN: render_tables(report, &em, 1); break;
+    case HR_EMIT_HTML: render_tables(report, &em, 0); break; /* a fragment: see report.h */
     }
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }

@@ -35,7 +35,9 @@ hr_json_t *hr_report_load(const char *path, hr_error_t *err);
  * table, notes for failed rows, the ns/op-by-op table, and one table per
  * native array of objects. CSV: one row per result with flattened dotted
  * columns, then one "# title" section per native array. Returns 0, or -1 if
- * writing failed. */
+ * writing failed. HTML: the text format's body as a fragment, without the
+ * header: tables as HTML blocks (emit.h, HR_EMIT_HTML_BEGIN), the lines
+ * between them as plain text; the whole page is hr_html_render (html.h). */
 int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out);
 
 /* Human units used by the text tables. */

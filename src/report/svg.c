@@ -1,106 +1,101 @@
-/* SVG bar charts (see svg.h). Layout, top to bottom: title, then per trace a
- * bold group label and one bar per allocator, then the x axis with ticks.
- * Labels sit in a fixed left margin; values are printed after each bar. */
+/* SVG drawing for the charts (see svg.h): the canvas, primitives, scales
+ * with nice ticks, panels with axes and legends, and the dispatch by kind.
+ * Every string that reaches the document goes through hr_emit_put_xml. */
 #include "report/svg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "base/metrics.h"
-#include "report/compare.h"
-#include "report/builder.h"
+#include "base/emit.h"
 #include "report/report.h"
 
-#define LABEL_W 230
-#define BAR_H 18
-#define BAR_GAP 4
-#define GROUP_GAP 14
-#define TOP 48
+#define LEFT 84     /* y tick labels and the y axis title */
+#define RIGHT 16
+#define LEGEND_W 170 /* the legend column right of the plot area */
+#define TITLE_H 30
+#define BOTTOM 48   /* x tick labels and the x axis title */
+#define PANEL_GAP 18
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
 hr_svg_options_t hr_svg_options_default(void) {
-    hr_svg_options_t o = {"throughput", 800};
+    hr_svg_options_t o = {"throughput", 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS, 0, 0};
     return o;
 }
 
-int hr_svg_metric_path(const char *metric, char *path, size_t n) {
-    hr_compare_metric_t m;
-    const hr_metric_t *leaf;
-    if (!metric)
-        return -1;
-    if (hr_compare_metric_lookup(metric, &m) == 0) {
-        snprintf(path, n, "%s", m.path);
-        return 0;
-    }
-    if ((leaf = hr_metric_by_leaf(metric))) {
-        snprintf(path, n, "%s", leaf->path);
-        return 0;
-    }
+int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind) {
+    static const char *const names[] = {"bars", "summary", "memory", "frames", "latency", "all"};
+    for (int i = 0; s && i < 6; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *kind = (hr_chart_kind_t)i;
+            return 0;
+        }
     return -1;
 }
 
-void hr_svg_metric_names(FILE *out) {
-    const char *dflt = hr_svg_options_default().metric;
-    int col = 9;
-    fputs("metrics:", out);
-    for (int pass = 0; pass < 2; pass++)
-        for (int k = 0; k < HR_M__COUNT; k++) {
-            const hr_metric_t *m = &hr_metrics[k];
-            const char *name = pass == 0 ? m->alias : (m->flags & HR_MF_PLOT) ? hr_metric_key(m) : NULL;
-            if (!name || (pass == 1 && m->alias && strcmp(name, m->alias) == 0))
-                continue;
-            if (col + strlen(name) + 2 > 78) {
-                fputs("\n        ", out);
-                col = 8;
-            }
-            col += fprintf(out, " %s%s", name, strcmp(name, dflt) == 0 ? " (default)," : ",");
-        }
-    fputs("\n         or any dotted path of a number in a result (e.g. native.native_ops)\n", out);
+/* ---- canvas and primitives ---------------------------------------------- */
+
+int hr_svg_open(hr_svg_t *s, int width) {
+    memset(s, 0, sizeof *s);
+    s->width = width;
+    s->f = open_memstream(&s->buf, &s->len);
+    return s->f ? 0 : -1;
 }
 
-static void put_xml(FILE *f, const char *s) {
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
+void hr_svg_discard(hr_svg_t *s) {
+    if (s->f)
+        fclose(s->f);
+    free(s->buf);
+    memset(s, 0, sizeof *s);
 }
 
-/* Value label in the metric's unit (registry); an unregistered path is a
- * plain number. */
-static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
-    switch (m ? m->unit : HR_UNIT_COUNT) {
-    case HR_UNIT_OPS_PER_S: hr_fmt_rate(buf, n, v); break;
-    case HR_UNIT_RATIO: snprintf(buf, n, "%.1f%%", v * 100); break;
-    case HR_UNIT_BYTES: hr_fmt_bytes(buf, n, v); break;
-    case HR_UNIT_NS: hr_fmt_ns(buf, n, v); break;
-    case HR_UNIT_SECONDS: snprintf(buf, n, "%.4g s", v); break;
-    case HR_UNIT_COUNT:
-    case HR_UNIT_TEXT: snprintf(buf, n, "%.4g", v); break;
-    }
+int hr_svg_close(hr_svg_t *s, FILE *out, const char *title, int no_xml_decl) {
+    int h = (int)ceil(s->y) + 8;
+    fclose(s->f);
+    s->f = NULL;
+    if (!no_xml_decl)
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    /* inline in HTML the parser gives <svg> its namespace: no URL in the page */
+    fprintf(out, "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                 "font-family=\"sans-serif\" font-size=\"12\">\n<title>",
+            no_xml_decl ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", s->width, h, s->width, h);
+    hr_emit_put_xml(out, title);
+    fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", out);
+    fwrite(s->buf, 1, s->len, out);
+    fputs("</svg>\n", out);
+    free(s->buf);
+    s->buf = NULL;
+    return ferror(out) ? -1 : 0;
 }
 
-/* A "nice" axis maximum: 1, 2, 2.5 or 5 times a power of ten, >= v. */
-static double nice_max(double v) {
-    if (!(v > 0))
-        return 1;
-    double p = pow(10, floor(log10(v)));
-    static const double steps[] = {1, 2, 2.5, 5, 10};
-    for (int i = 0; i < 5; i++)
-        if (steps[i] * p >= v)
-            return steps[i] * p;
-    return 10 * p;
+void hr_svg_text(hr_svg_t *s, double x, double y, const char *attrs, const char *text) {
+    fprintf(s->f, "<text x=\"%.1f\" y=\"%.1f\"%s>", x, y, attrs ? attrs : "");
+    hr_emit_put_xml(s->f, text);
+    fputs("</text>\n", s->f);
 }
 
-/* Palette index of an allocator: by first appearance, so an allocator keeps
- * its colour in every group. */
-static int color_of(const hr_json_t *results, const char *alloc) {
+void hr_svg_line(hr_svg_t *s, double x1, double y1, double x2, double y2, const char *attrs) {
+    fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"%s/>\n", x1, y1, x2, y2,
+            attrs ? attrs : " stroke=\"black\"");
+}
+
+void hr_svg_rect(hr_svg_t *s, double x, double y, double w, double h, const char *fill) {
+    fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n", x, y,
+            w, h, fill);
+}
+
+void hr_svg_polyline(hr_svg_t *s, const double *x, const double *y, size_t n, const char *attrs) {
+    if (n == 0)
+        return;
+    fputs("<polyline fill=\"none\" points=\"", s->f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(s->f, "%s%.1f,%.1f", i ? " " : "", x[i], y[i]);
+    fprintf(s->f, "\"%s/>\n", attrs ? attrs : "");
+}
+
+const char *hr_svg_color(const hr_json_t *results, const char *alloc) {
     int k = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const char *a = hr_json_path_str(hr_json_at(results, i), "allocator");
@@ -108,110 +103,324 @@ static int color_of(const hr_json_t *results, const char *alloc) {
         for (size_t j = 0; j < i && !seen; j++)
             seen = strcmp(hr_json_path_str(hr_json_at(results, j), "allocator"), a) == 0;
         if (strcmp(a, alloc) == 0)
-            return k % 10;
+            return palette[k % 10];
         k += !seen;
     }
-    return 0;
+    return palette[0];
 }
 
-static int first_of_trace(const hr_json_t *results, size_t i) {
-    const char *t = hr_json_path_str(hr_json_at(results, i), "trace");
-    for (size_t j = 0; j < i; j++)
-        if (strcmp(hr_json_path_str(hr_json_at(results, j), "trace"), t) == 0)
-            return 0;
-    return 1;
+/* ---- scales and number formats ------------------------------------------ */
+
+/* The smallest of 1, 2, 5 x 10^k that is >= v. */
+static double nice125(double v) {
+    if (!(v > 0))
+        return 1;
+    double p = pow(10, floor(log10(v)));
+    return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
 }
+
+void hr_scale_fit(hr_scale_t *sc, double lo, double hi, int allow_log) {
+    if (!isfinite(lo) || !isfinite(hi) || hi < lo)
+        lo = 0, hi = 1;
+    sc->log = lo > 0 && (allow_log == 2 || (allow_log && hi / lo >= HR_LOG_SPAN));
+    if (sc->log) {
+        sc->lo = pow(10, floor(log10(lo)));
+        sc->hi = pow(10, ceil(log10(hi)));
+        if (sc->hi <= sc->lo)
+            sc->hi = sc->lo * 10;
+        return;
+    }
+    if (lo > 0 && hi > 0)
+        lo = 0;
+    if (hi <= lo)
+        hi = lo + (lo > 0 ? lo : 1);
+    double step = nice125((hi - lo) / 5);
+    sc->lo = floor(lo / step) * step;
+    sc->hi = ceil(hi / step - 1e-9) * step;
+}
+
+double hr_scale_px(const hr_scale_t *sc, double v) {
+    double t;
+    if (sc->log)
+        t = v > 0 ? (log10(v) - log10(sc->lo)) / (log10(sc->hi) - log10(sc->lo)) : 0;
+    else
+        t = (v - sc->lo) / (sc->hi - sc->lo);
+    if (!isfinite(t) || t < 0)
+        t = 0;
+    if (t > 1)
+        t = 1;
+    return sc->p0 + t * (sc->p1 - sc->p0);
+}
+
+/* The tick values of a scale (at most max): decades of a log scale (every
+ * k-th when there are many), 1-2-5 steps of a linear one. */
+static int ticks(const hr_scale_t *sc, double *t, int max) {
+    int n = 0;
+    if (sc->log) {
+        int d0 = (int)lround(log10(sc->lo)), d1 = (int)lround(log10(sc->hi));
+        int every = (d1 - d0 + 6) / 7;
+        for (int d = d0; d <= d1 && n < max; d += every ? every : 1)
+            t[n++] = pow(10, d);
+        return n;
+    }
+    double step = nice125((sc->hi - sc->lo) / 5);
+    for (double v = sc->lo; v <= sc->hi + step * 1e-6 && n < max; v += step)
+        t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    return n;
+}
+
+/* %.3g without a trailing ".0" and with a k/M/G suffix. */
+static void fmt_si(char *buf, size_t n, double v, const char *unit) {
+    static const char *const sfx[] = {"", " k", " M", " G", " T"};
+    int k = 0;
+    while (fabs(v) >= 1000 && k < 4)
+        v /= 1000, k++;
+    snprintf(buf, n, "%.3g%s%s", v, sfx[k], unit);
+    if (*unit && k == 0 && strchr(buf, ' ') == NULL) { /* "20 /s", not "20/s" */
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "%.3g %s", v, unit);
+        snprintf(buf, n, "%s", tmp);
+    }
+}
+
+static void fmt_time_ns(char *buf, size_t n, double ns) {
+    static const char *const u[] = {"ns", "µs", "ms", "s"};
+    int k = 0;
+    while (fabs(ns) >= 1000 && k < 3)
+        ns /= 1000, k++;
+    snprintf(buf, n, "%.3g %s", ns, u[k]);
+}
+
+static void fmt_bytes_short(char *buf, size_t n, double b) {
+    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int k = 0;
+    while (fabs(b) >= 1024 && k < 4)
+        b /= 1024, k++;
+    snprintf(buf, n, "%.3g %s", b, u[k]);
+}
+
+void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v) {
+    switch (unit) {
+    case HR_UNIT_BYTES: fmt_bytes_short(buf, n, v); break;
+    case HR_UNIT_NS: fmt_time_ns(buf, n, v); break;
+    case HR_UNIT_SECONDS: fmt_time_ns(buf, n, v * 1e9); break;
+    case HR_UNIT_OPS_PER_S: fmt_si(buf, n, v, "ops/s"); break;
+    case HR_UNIT_RATIO: snprintf(buf, n, "%.3g%%", v * 100); break;
+    case HR_UNIT_COUNT:
+    case HR_UNIT_TEXT:
+    default: fmt_si(buf, n, v, ""); break;
+    }
+}
+
+/* ---- panels ------------------------------------------------------------- */
+
+void hr_panel_begin(hr_svg_t *s, hr_panel_t *p, const char *title, int plot_h) {
+    memset(p, 0, sizeof *p);
+    p->top = s->y;
+    hr_svg_text(s, 10, s->y + 20, " font-size=\"15\" font-weight=\"bold\"", title);
+    p->x0 = LEFT;
+    p->y0 = s->y + TITLE_H + 6;
+    p->w = s->width - LEFT - RIGHT - LEGEND_W;
+    p->h = plot_h;
+    p->x.p0 = p->x0;
+    p->x.p1 = p->x0 + p->w;
+    p->y.p0 = p->y0 + p->h; /* y grows upwards */
+    p->y.p1 = p->y0;
+    p->legend_x = p->x0 + p->w + 14;
+    p->legend_y = p->y0 + 4;
+}
+
+void hr_panel_key(hr_svg_t *s, hr_panel_t *p, const char *color, int style, const char *label) {
+    double x = p->legend_x, y = p->legend_y + 16.0 * p->legend_n;
+    char attrs[96];
+    if (y > p->y0 + p->h - 4)
+        return; /* more entries than room: the plot still shows them */
+    if (style == HR_KEY_BOX) {
+        hr_svg_rect(s, x, y, 18, 9, color);
+    } else {
+        snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"2\"%s", color,
+                 style == HR_KEY_DASHED ? " stroke-dasharray=\"5 3\"" : "");
+        hr_svg_line(s, x, y + 5, x + 18, y + 5, attrs);
+    }
+    hr_svg_text(s, x + 24, y + 9, " font-size=\"11\"", label);
+    p->legend_n++;
+}
+
+static void axis_ticks(hr_svg_t *s, const hr_panel_t *p, int vertical) {
+    const hr_scale_t *sc = vertical ? &p->y : &p->x;
+    double t[16];
+    char buf[48];
+    int n = ticks(sc, t, 16);
+    for (int i = 0; i < n; i++) {
+        double px = hr_scale_px(sc, t[i]);
+        hr_svg_fmt(buf, sizeof buf, vertical ? p->yu : p->xu, t[i]);
+        if (vertical) {
+            hr_svg_line(s, p->x0, px, p->x0 + p->w, px, " stroke=\"#e4e4e4\"");
+            hr_svg_line(s, p->x0 - 4, px, p->x0, px, NULL);
+            hr_svg_text(s, p->x0 - 6, px + 4, " text-anchor=\"end\" font-size=\"10\"", buf);
+        } else {
+            hr_svg_line(s, px, p->y0, px, p->y0 + p->h, " stroke=\"#e4e4e4\"");
+            hr_svg_line(s, px, p->y0 + p->h, px, p->y0 + p->h + 4, NULL);
+            hr_svg_text(s, px, p->y0 + p->h + 16, " text-anchor=\"middle\" font-size=\"10\"", buf);
+        }
+    }
+}
+
+void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const char *ylabel) {
+    char attrs[128];
+    axis_ticks(s, p, 0);
+    if (p->yu != HR_UNIT_TEXT) /* categories (bar rows): their labels are the chart's */
+        axis_ticks(s, p, 1);
+    fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                  "stroke=\"#555\"/>\n", p->x0, p->y0, p->w, p->h);
+    if (xlabel)
+        hr_svg_text(s, p->x0 + p->w / 2, p->y0 + p->h + 36, " text-anchor=\"middle\"", xlabel);
+    if (ylabel) {
+        double cx = 16, cy = p->y0 + p->h / 2;
+        snprintf(attrs, sizeof attrs, " text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\"",
+                 cx, cy);
+        hr_svg_text(s, cx, cy, attrs, ylabel);
+    }
+}
+
+void hr_panel_note(hr_svg_t *s, const hr_panel_t *p, int line, const char *text) {
+    hr_svg_text(s, p->x0 + p->w / 2, p->y0 + p->h / 2 + 16.0 * line,
+                " text-anchor=\"middle\" fill=\"#777\" font-style=\"italic\"", text);
+}
+
+void hr_panel_end(hr_svg_t *s, const hr_panel_t *p) {
+    s->y = p->y0 + p->h + BOTTOM + PANEL_GAP;
+}
+
+void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const double *y, size_t n,
+                   const char *attrs) {
+    double *px = malloc((n ? n : 1) * 2 * sizeof *px);
+    size_t k = 0;
+    if (!px)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]) && isfinite(y[i])) {
+            px[k] = hr_scale_px(&p->x, x[i]);
+            px[n + k++] = hr_scale_px(&p->y, y[i]);
+        }
+    hr_svg_polyline(s, px, px + n, k, attrs);
+    free(px);
+}
+
+void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, const char *trace,
+                      const hr_json_t *const *drawn, size_t n, const char *what) {
+    char key[192];
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        int seen = 0;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = drawn[k] == r;
+        if (!hr_svg_row_of(r, trace) || seen)
+            continue;
+        if (hr_svg_row_ok(r))
+            snprintf(key, sizeof key, "%s: no %s series", hr_json_path_str(r, "allocator"), what);
+        else
+            snprintf(key, sizeof key, "%s: failed (%s)", hr_json_path_str(r, "allocator"),
+                     hr_json_path_str(r, "status"));
+        hr_panel_key(s, p, "#bbb", HR_KEY_BOX, key);
+    }
+}
+
+/* ---- report helpers ----------------------------------------------------- */
+
+size_t hr_svg_numbers(const hr_json_t *arr, double **out) {
+    size_t n = hr_json_type(arr) == HR_JSON_ARRAY ? hr_json_len(arr) : 0;
+    *out = n ? malloc(n * sizeof **out) : NULL;
+    if (!*out)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = hr_json_num(hr_json_at(arr, i), NAN);
+    return n;
+}
+
+double hr_svg_max(const double *v, size_t n) {
+    double m = NAN;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && !(v[i] <= m))
+            m = v[i];
+    return m;
+}
+
+int hr_svg_traces(const hr_json_t *results, const char **out, int max) {
+    int n = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const char *t = hr_json_path_str(hr_json_at(results, i), "trace");
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++)
+            seen = strcmp(out[j], t) == 0;
+        if (!seen && n < max)
+            out[n++] = t;
+    }
+    return n;
+}
+
+int hr_svg_row_ok(const hr_json_t *r) {
+    const char *st = hr_json_path_str(r, "status");
+    return st && strcmp(st, "ok") == 0;
+}
+
+int hr_svg_row_of(const hr_json_t *r, const char *trace) {
+    return strcmp(hr_json_path_str(r, "trace"), trace) == 0;
+}
+
+const char *hr_svg_metric_words(const hr_metric_t *m, const char *path) {
+    static const struct { const char *path, *words; } w[] = {
+        {"time.ops_per_s", "Throughput"}, {"time.ns_per_op", "Time per op (warm)"},
+        {"time.cold_ns_per_op", "Time per op (cold, first lap)"},
+        {"time.wall_s", "Wall time"}, {"time.cpu_s", "CPU time"},
+        {"latency_ns.p50", "Median op latency"}, {"latency_ns.p90", "90th percentile latency"},
+        {"latency_ns.p99", "99th percentile latency"},
+        {"latency_ns.p999", "99.9th percentile latency"}, {"latency_ns.max", "Slowest op"},
+        {"worst_frame.ns", "Worst frame"}, {"memory.peak_live", "Peak live bytes"},
+        {"memory.peak_footprint", "Peak footprint"},
+        {"memory.peak_rss_above_baseline", "Peak RSS above baseline"},
+        {"memory.frag_jw4", "Fragmentation (J&W #4)"}, {"memory.frag_jw3", "Fragmentation (J&W #3)"},
+        {"memory.internal_slop", "Internal slop"}, {"count.per_op", "Instructions per op"},
+    };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        if (strcmp(w[i].path, path) == 0)
+            return w[i].words;
+    return m && m->column ? m->column : path;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
 
 int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
                   hr_error_t *err) {
-    char path[128], buf[64];
-    if (hr_svg_metric_path(opt->metric, path, sizeof path) < 0) {
-        hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
-                 "peak_footprint, p99, or a dotted path)", opt->metric ? opt->metric : "");
-        return -1;
-    }
-    const hr_json_t *results = hr_json_get(report, "results");
-    size_t nr = hr_json_len(results);
-    double vmax = 0;
-    int ngroups = 0, fallback = 0;
-    for (size_t i = 0; i < nr; i++) {
-        double v = hr_json_path_num(hr_json_at(results, i), path);
-        if (isfinite(v) && v > vmax)
-            vmax = v;
-        ngroups += first_of_trace(results, i);
-        fallback |= hr_result_mostly_fallback(hr_json_at(results, i));
-    }
-    if (nr == 0) {
+    hr_svg_t s;
+    int rc = 0;
+    char title[128];
+    if (hr_json_len(hr_json_get(report, "results")) == 0) {
         hr_error_set(err, "report has no results to plot");
         return -1;
     }
-    int width = opt->width >= 400 ? opt->width : 400, plot_w = width - LABEL_W - 110;
-    int height = TOP + ngroups * (GROUP_GAP + 20) + (int)nr * (BAR_H + BAR_GAP) + 50 + 20 * fallback;
-    double axis = nice_max(vmax);
-    const hr_metric_t *def = hr_metric_by_path(path);
-    int higher = def && (def->flags & HR_MF_HIGHER);
-
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                 "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            width, height, width, height);
-    fprintf(out, "<text x=\"%d\" y=\"24\" font-size=\"16\" font-weight=\"bold\">", 10);
-    put_xml(out, path);
-    fprintf(out, " (%s is better)</text>\n", higher ? "higher" : "lower");
-
-    int y = TOP;
-    for (size_t g = 0; g < nr; g++) {
-        if (!first_of_trace(results, g))
-            continue;
-        const char *trace = hr_json_path_str(hr_json_at(results, g), "trace");
-        fprintf(out, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">", y + 14);
-        put_xml(out, hr_report_trace_base(trace));
-        fputs("</text>\n", out);
-        y += 20;
-        for (size_t i = g; i < nr; i++) {
-            const hr_json_t *r = hr_json_at(results, i);
-            if (strcmp(hr_json_path_str(r, "trace"), trace) != 0)
-                continue;
-            const char *alloc = hr_json_path_str(r, "allocator");
-            double v = hr_json_path_num(r, path);
-            int ok = strcmp(hr_json_path_str(r, "status"), "ok") == 0 && isfinite(v);
-            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", LABEL_W - 8, y + 13);
-            if (hr_result_mostly_fallback(r)) /* as in the tables: "!" = mostly fallback */
-                fputs(HR_REPORT_FALLBACK_MARK, out);
-            put_xml(out, alloc);
-            fputs("</text>\n", out);
-            if (ok) {
-                double w = v > 0 ? v / axis * plot_w : 0;
-                fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-                        LABEL_W, y, w, BAR_H, palette[color_of(results, alloc)]);
-                fmt_value(buf, sizeof buf, def, v);
-                fprintf(out, "<text x=\"%.1f\" y=\"%d\">%s</text>\n", LABEL_W + w + 4, y + 13, buf);
-            } else {
-                fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#999\">n/a (", LABEL_W + 4, y + 13);
-                put_xml(out, hr_json_path_str(r, "status"));
-                fputs(")</text>\n", out);
-            }
-            y += BAR_H + BAR_GAP;
-        }
-        y += GROUP_GAP;
+    if (hr_svg_open(&s, opt->width >= 400 ? opt->width : 400) < 0) {
+        hr_error_set(err, "out of memory");
+        return -1;
     }
-    /* x axis with 5 ticks */
-    fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", LABEL_W,
-            y, LABEL_W + plot_w, y);
-    fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", LABEL_W,
-            TOP, LABEL_W, y);
-    for (int t = 0; t <= 4; t++) {
-        double x = LABEL_W + plot_w * t / 4.0;
-        fmt_value(buf, sizeof buf, def, axis * t / 4.0);
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\"/>\n"
-                     "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
-                x, y, x, y + 5, x, y + 18, buf);
+    switch (opt->kind) {
+    case HR_CHART_BARS: rc = hr_chart_bars(&s, report, opt, err); break;
+    case HR_CHART_SUMMARY: rc = hr_chart_summary(&s, report, opt, err); break;
+    case HR_CHART_MEMORY: rc = hr_chart_memory(&s, report, opt); break;
+    case HR_CHART_FRAMES: rc = hr_chart_frames(&s, report, opt); break;
+    case HR_CHART_LATENCY: rc = hr_chart_latency(&s, report, opt); break;
+    case HR_CHART_ALL:
+        rc = hr_chart_summary(&s, report, opt, err);
+        if (rc == 0)
+            rc = hr_chart_memory(&s, report, opt) | hr_chart_frames(&s, report, opt) |
+                 hr_chart_latency(&s, report, opt);
+        break;
     }
-    if (fallback) /* the legend of the tables' mark */
-        fprintf(out, "<text x=\"10\" y=\"%d\" font-size=\"11\">" HR_REPORT_FALLBACK_MARK
-                " mostly fallback: under %.0f%% of its ops served natively (the bar measures the "
-                "system malloc behind it)</text>\n", y + 40, HR_MOSTLY_FALLBACK * 100);
-    fputs("</svg>\n", out);
-    return ferror(out) ? -1 : 0;
+    if (rc < 0) {
+        hr_svg_discard(&s);
+        return -1;
+    }
+    snprintf(title, sizeof title, "heapreplay %s chart",
+             opt->kind == HR_CHART_BARS ? "bar" : opt->kind == HR_CHART_ALL ? "report" : "series");
+    return hr_svg_close(&s, out, title, opt->no_xml_decl);
 }

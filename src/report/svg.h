@@ -1,6 +1,16 @@
-/* SVG charts of a report: one grouped horizontal bar chart, a group per trace
- * and a bar per allocator, for one metric. Self-contained (no external fonts,
- * styles or scripts), so it can be committed or attached to CI artifacts. */
+/* SVG charts of a report (docs/REPORTS.md, "Charts"). Self-contained: no
+ * external fonts, styles, scripts or links, so a chart can be committed,
+ * attached to CI artifacts or put inline into the HTML report.
+ *
+ * Kinds: the --metric bar chart (one group per trace, its own axis each), and
+ * the charts of the result series (docs/REPORT_SCHEMA.md "series"): memory
+ * over time, frame time per frame, latency CDF, and a summary bar chart
+ * normalised to a baseline allocator. Every series kind draws one panel per
+ * trace with its own axes; a trace or row without series gets a note in its
+ * panel, never an error.
+ *
+ * Layout: svg.c has the canvas, primitives, scales, axes, legends and panels;
+ * chart_<kind>.c draws one kind with them. */
 #ifndef HR_REPORT_SVG_H
 #define HR_REPORT_SVG_H
 
@@ -8,15 +18,38 @@
 #include <stdio.h>
 
 #include "base/json.h"
+#include "base/metrics.h"
 #include "heapreplay/error.h"
 
+typedef enum hr_chart_kind {
+    HR_CHART_BARS = 0, /* one metric per trace x allocator (the default) */
+    HR_CHART_SUMMARY,  /* one metric relative to a baseline, min-max error bars */
+    HR_CHART_MEMORY,   /* footprint per allocator over time, live as reference */
+    HR_CHART_FRAMES,   /* allocator time per frame, frame budget line */
+    HR_CHART_LATENCY,  /* CDF of the op latency histogram, log x */
+    HR_CHART_ALL,      /* summary, memory, frames, latency one under the other */
+} hr_chart_kind_t;
+
+/* 1 % of a 16.6 ms frame: the default frame budget line, in ns. */
+#define HR_FRAME_BUDGET_DEFAULT_NS 166000.0
+
 typedef struct hr_svg_options {
-    const char *metric; /* compare alias (throughput, peak...), dotted path, or a
-                           leaf name such as ops_per_s / peak_footprint */
-    int         width;  /* total width in px */
+    const char     *metric; /* compare alias (throughput, peak...), dotted path, or a
+                               leaf name such as ops_per_s / peak_footprint */
+    int             width;  /* total width in px */
+    hr_chart_kind_t kind;
+    const char     *baseline;  /* summary: allocator to divide by; NULL = glibc when
+                                  the trace has it, else the trace's first ok row */
+    double          budget_ns; /* frames: the budget line */
+    int             budget_set;/* the budget was given (else the default's label) */
+    int             no_xml_decl; /* inline in HTML: no <?xml ...?> line */
 } hr_svg_options_t;
 
-hr_svg_options_t hr_svg_options_default(void); /* throughput, 800 px */
+/* bars, throughput, 800 px, budget 1 % of 16.6 ms, glibc baseline. */
+hr_svg_options_t hr_svg_options_default(void);
+
+/* "bars|summary|memory|frames|latency|all" -> kind; 0 ok, -1 unknown. */
+int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind);
 
 /* Resolve a metric name to a dotted result path; 0 ok, -1 unknown. */
 int hr_svg_metric_path(const char *metric, char *path, size_t n);
@@ -24,9 +57,110 @@ int hr_svg_metric_path(const char *metric, char *path, size_t n);
 /* Prints the names --metric accepts (from the metric registry), for help. */
 void hr_svg_metric_names(FILE *out);
 
-/* Draw the chart. Results that are not ok or lack the metric are listed as
- * "n/a". 0 ok; -1 with a one-line err (unknown metric, nothing to plot). */
+/* Draw the chart(s) of opt->kind. Results that are not ok or lack the
+ * metric or series are noted in their panel. 0 ok; -1 with a one-line err
+ * (unknown metric, unknown baseline, nothing to plot). */
 int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
                   hr_error_t *err);
+
+/* ---- drawing (svg.c), for the chart_*.c files ---------------------------- */
+
+/* A canvas: the body is written to memory while the height grows; close
+ * writes the root element with the final height, then the body. */
+typedef struct hr_svg {
+    FILE  *f;
+    char  *buf;
+    size_t len;
+    int    width;
+    double y; /* next free y */
+} hr_svg_t;
+
+int  hr_svg_open(hr_svg_t *s, int width);
+void hr_svg_discard(hr_svg_t *s);
+/* Writes the document (with a <title> of `title`) to out and frees s. */
+int  hr_svg_close(hr_svg_t *s, FILE *out, const char *title, int no_xml_decl);
+
+/* Primitives. `attrs` are raw SVG attributes (" fill=\"#999\"") or NULL;
+ * text is escaped. */
+void hr_svg_text(hr_svg_t *s, double x, double y, const char *attrs, const char *text);
+void hr_svg_line(hr_svg_t *s, double x1, double y1, double x2, double y2, const char *attrs);
+void hr_svg_rect(hr_svg_t *s, double x, double y, double w, double h, const char *fill);
+/* A polyline of n points (x[i], y[i]) in px. */
+void hr_svg_polyline(hr_svg_t *s, const double *x, const double *y, size_t n, const char *attrs);
+
+/* Palette colour of an allocator: by first appearance in the results, so an
+ * allocator keeps its colour in every panel and chart. */
+const char *hr_svg_color(const hr_json_t *results, const char *alloc);
+
+/* A scale: data [lo, hi] to pixels [p0, p1], linear or log10. */
+typedef struct hr_scale {
+    double lo, hi, p0, p1;
+    int    log;
+} hr_scale_t;
+
+/* Fit [lo, hi] with nice bounds; log when lo > 0 and either allow_log is 2
+ * or allow_log is 1 and hi / lo >= HR_LOG_SPAN (then lo, hi are powers of
+ * ten); a linear scale starts at 0 when lo >= 0. */
+#define HR_LOG_SPAN 50.0
+void   hr_scale_fit(hr_scale_t *sc, double lo, double hi, int allow_log);
+double hr_scale_px(const hr_scale_t *sc, double v); /* clamped into [p0, p1] */
+
+/* Number formats of the axis and value labels, by unit. */
+void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v);
+
+/* A panel: a title, a legend row, a plot area with two scales. */
+typedef struct hr_panel {
+    double    top, x0, y0, w, h; /* plot area: x0..x0+w, y0..y0+h (y0 at the top) */
+    hr_scale_t x, y;
+    hr_unit_t  xu, yu;
+    int        legend_n;
+    double     legend_x, legend_y;
+} hr_panel_t;
+
+/* Starts a panel at s->y: title, then room for legend rows; plot area of
+ * plot_h px. */
+void hr_panel_begin(hr_svg_t *s, hr_panel_t *p, const char *title, int plot_h);
+/* One legend entry: a swatch (solid, dashed or a box) and a label. */
+enum { HR_KEY_LINE = 0, HR_KEY_DASHED, HR_KEY_BOX };
+void hr_panel_key(hr_svg_t *s, hr_panel_t *p, const char *color, int style, const char *label);
+/* Frame, grid, ticks and labels of both scales; axis titles in words. */
+void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const char *ylabel);
+/* A grey note centred in the plot area (e.g. why there is nothing to draw). */
+void hr_panel_note(hr_svg_t *s, const hr_panel_t *p, int line, const char *text);
+void hr_panel_end(hr_svg_t *s, const hr_panel_t *p);
+/* A data line: n points (x[i], y[i]) in data units through the panel's
+ * scales (points with a non-finite coordinate are left out). */
+void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const double *y, size_t n,
+                   const char *attrs);
+
+/* Legend entries for the rows of `trace` not among drawn[0..n): "ALLOC:
+ * failed (STATUS)" or "ALLOC: no WHAT series", so a missing line is said. */
+void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, const char *trace,
+                      const hr_json_t *const *drawn, size_t n, const char *what);
+
+/* The numbers of a JSON array as a malloc'd array (*out; NULL when empty or
+ * not an array); returns the length. Non-numbers become NAN. */
+size_t hr_svg_numbers(const hr_json_t *arr, double **out);
+/* Largest finite value of v[0..n), or NAN. */
+double hr_svg_max(const double *v, size_t n);
+
+/* ---- report helpers ------------------------------------------------------ */
+
+/* Distinct traces of the results, first-seen order; returns the count. */
+int hr_svg_traces(const hr_json_t *results, const char **out, int max);
+/* 1 when result r belongs to trace t and its status is ok. */
+int hr_svg_row_of(const hr_json_t *r, const char *trace);
+int hr_svg_row_ok(const hr_json_t *r);
+/* The metric's name in words ("Throughput", "Peak footprint"); falls back
+ * to the table column label, then to the path. */
+const char *hr_svg_metric_words(const hr_metric_t *m, const char *path);
+
+/* The kinds, each drawing its panels onto s. */
+int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err);
+int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                     hr_error_t *err);
+int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o);
+int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o);
+int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o);
 
 #endif

@@ -131,7 +131,7 @@ fi
 # every --help appears in the man page, and no help line is wider than 79.
 "$HR" __man > "$T/hr.1"
 missing=
-for c in replay compare info convert gen capture plot list; do
+for c in replay compare info convert gen capture plot report list; do
     for o in $("$HR" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         grep -qF -- "\\-\\-$(printf '%s' "${o#--}" | sed 's/-/\\-/g')" "$T/hr.1" ||
             missing="$missing $c:$o"

@@ -1,0 +1,161 @@
+/* The --metric bar chart (svg.h, HR_CHART_BARS). Layout, top to bottom: a
+ * title in words with the better direction, then per trace a bold group
+ * label, one bar per allocator and the group's own x axis (a trace with
+ * small figures is not a sliver beside a large one). Labels sit in a fixed
+ * left margin; values are printed after each bar. Also the metric names
+ * `plot --metric` accepts. */
+#include <math.h>
+#include <string.h>
+
+#include "base/metrics.h"
+#include "report/builder.h"
+#include "report/compare.h"
+#include "report/report.h"
+#include "report/svg.h"
+
+#define LABEL_W 230
+#define BAR_H 18
+#define BAR_GAP 4
+#define TOP 48
+
+int hr_svg_metric_path(const char *metric, char *path, size_t n) {
+    hr_compare_metric_t m;
+    const hr_metric_t *leaf;
+    if (!metric)
+        return -1;
+    if (hr_compare_metric_lookup(metric, &m) == 0) {
+        snprintf(path, n, "%s", m.path);
+        return 0;
+    }
+    if ((leaf = hr_metric_by_leaf(metric))) {
+        snprintf(path, n, "%s", leaf->path);
+        return 0;
+    }
+    return -1;
+}
+
+void hr_svg_metric_names(FILE *out) {
+    const char *dflt = hr_svg_options_default().metric;
+    int col = 9;
+    fputs("metrics:", out);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < HR_M__COUNT; k++) {
+            const hr_metric_t *m = &hr_metrics[k];
+            const char *name = pass == 0 ? m->alias : (m->flags & HR_MF_PLOT) ? hr_metric_key(m) : NULL;
+            if (!name || (pass == 1 && m->alias && strcmp(name, m->alias) == 0))
+                continue;
+            if (col + strlen(name) + 2 > 78) {
+                fputs("\n        ", out);
+                col = 8;
+            }
+            col += fprintf(out, " %s%s", name, strcmp(name, dflt) == 0 ? " (default)," : ",");
+        }
+    fputs("\n         or any dotted path of a number in a result (e.g. native.native_ops)\n"
+          "kinds:   bars (default: --metric per trace and allocator), summary\n"
+          "         (--metric relative to --baseline, min-max bars of the repeats),\n"
+          "         memory (footprint over time), frames (allocator time per frame,\n"
+          "         --frame-budget line), latency (CDF of op latency), all (summary,\n"
+          "         memory, frames and latency one under the other)\n", out);
+}
+
+/* Value label in the metric's unit (registry); an unregistered path is a
+ * plain number. */
+static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
+    switch (m ? m->unit : HR_UNIT_COUNT) {
+    case HR_UNIT_OPS_PER_S: hr_fmt_rate(buf, n, v); break;
+    case HR_UNIT_RATIO: snprintf(buf, n, "%.1f%%", v * 100); break;
+    case HR_UNIT_BYTES: hr_fmt_bytes(buf, n, v); break;
+    case HR_UNIT_NS: hr_fmt_ns(buf, n, v); break;
+    case HR_UNIT_SECONDS: snprintf(buf, n, "%.4g s", v); break;
+    case HR_UNIT_COUNT:
+    case HR_UNIT_TEXT: snprintf(buf, n, "%.4g", v); break;
+    }
+}
+
+/* Why a row has no bar, in words: its failed status, or no value. */
+static void no_bar_text(char *buf, size_t n, const hr_json_t *r) {
+    if (hr_svg_row_ok(r))
+        snprintf(buf, n, "not measured");
+    else
+        snprintf(buf, n, "failed: %s", hr_json_path_str(r, "status"));
+}
+
+/* One trace's group at s->y: label, bars, axis. */
+static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, const char *path,
+                  const hr_metric_t *def) {
+    int plot_w = s->width - LABEL_W - 110;
+    char buf[64];
+    hr_scale_t sc = {0, 1, LABEL_W, LABEL_W + plot_w, 0};
+    double vmax = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        double v = hr_json_path_num(r, path);
+        if (hr_svg_row_of(r, trace) && isfinite(v) && v > vmax)
+            vmax = v;
+    }
+    hr_scale_fit(&sc, 0, vmax > 0 ? vmax : 1, 0);
+    hr_svg_text(s, 10, s->y + 14, " font-weight=\"bold\"", hr_report_trace_base(trace));
+    s->y += 20;
+    double top = s->y;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        if (!hr_svg_row_of(r, trace))
+            continue;
+        const char *alloc = hr_json_path_str(r, "allocator");
+        double v = hr_json_path_num(r, path);
+        char name[160];
+        /* as in the tables: "!" = mostly fallback */
+        snprintf(name, sizeof name, "%s%s",
+                 hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "", alloc);
+        hr_svg_text(s, LABEL_W - 8, s->y + 13, " text-anchor=\"end\"", name);
+        if (hr_svg_row_ok(r) && isfinite(v)) {
+            double w = hr_scale_px(&sc, v > 0 ? v : 0) - LABEL_W;
+            hr_svg_rect(s, LABEL_W, s->y, w, BAR_H, hr_svg_color(results, alloc));
+            fmt_value(buf, sizeof buf, def, v);
+            hr_svg_text(s, LABEL_W + w + 4, s->y + 13, NULL, buf);
+        } else {
+            no_bar_text(buf, sizeof buf, r);
+            hr_svg_text(s, LABEL_W + 4, s->y + 13, " fill=\"#999\"", buf);
+        }
+        s->y += BAR_H + BAR_GAP;
+    }
+    hr_svg_line(s, LABEL_W, top, LABEL_W, s->y, NULL);
+    hr_svg_line(s, LABEL_W, s->y, LABEL_W + plot_w, s->y, NULL);
+    for (int t = 0; t <= 4; t++) {
+        double x = LABEL_W + plot_w * t / 4.0;
+        fmt_value(buf, sizeof buf, def, sc.lo + (sc.hi - sc.lo) * t / 4.0);
+        hr_svg_line(s, x, s->y, x, s->y + 5, NULL);
+        hr_svg_text(s, x, s->y + 17, " text-anchor=\"middle\" font-size=\"10\"", buf);
+    }
+    s->y += 34;
+}
+
+int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err) {
+    char path[128], title[256];
+    const char *traces[256];
+    if (hr_svg_metric_path(o->metric, path, sizeof path) < 0) {
+        hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
+                 "peak_footprint, p99, or a dotted path)", o->metric ? o->metric : "");
+        return -1;
+    }
+    const hr_json_t *results = hr_json_get(rep, "results");
+    const hr_metric_t *def = hr_metric_by_path(path);
+    int fallback = 0, nt = hr_svg_traces(results, traces, 256);
+    for (size_t i = 0; i < hr_json_len(results); i++)
+        fallback |= hr_result_mostly_fallback(hr_json_at(results, i));
+    snprintf(title, sizeof title, "%s (%s is better)", hr_svg_metric_words(def, path),
+             def && (def->flags & HR_MF_HIGHER) ? "higher" : "lower");
+    hr_svg_text(s, 10, 24, " font-size=\"16\" font-weight=\"bold\"", title);
+    s->y = TOP;
+    for (int t = 0; t < nt; t++)
+        group(s, results, traces[t], path, def);
+    if (fallback) { /* the legend of the tables' mark */
+        char note[200];
+        snprintf(note, sizeof note, HR_REPORT_FALLBACK_MARK " mostly fallback: under %.0f%% of its "
+                 "ops served natively (the bar measures the system malloc behind it)",
+                 HR_MOSTLY_FALLBACK * 100);
+        hr_svg_text(s, 10, s->y + 6, " font-size=\"11\"", note);
+        s->y += 20;
+    }
+    return 0;
+}

@@ -1,0 +1,161 @@
+/* Frame time per frame (svg.h, HR_CHART_FRAMES): per trace, one line per
+ * allocator of the allocator time of each frame (the mean of the frames a
+ * point merges, with a light min-max band when it merges several), and the
+ * frame budget as a red dashed line (default 1 % of a 16.6 ms frame,
+ * `plot --frame-budget`). The y axis is log when the times span decades.
+ * Reads result.series.frames (REPORT_SCHEMA.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/svg.h"
+
+#define PLOT_H 240
+#define BUDGET_COLOR "#d62728"
+
+typedef struct fline {
+    const hr_json_t *row;
+    double          *x, *mean, *lo, *hi;
+    size_t           n;
+    int              merged; /* frames per point > 1 */
+} fline_t;
+
+static size_t load(const hr_json_t *fr, fline_t *f) {
+    size_t n = hr_svg_numbers(hr_json_get(fr, "first_frame"), &f->x);
+    size_t a = hr_svg_numbers(hr_json_get(fr, "ns_mean"), &f->mean);
+    size_t b = hr_svg_numbers(hr_json_get(fr, "ns_min"), &f->lo);
+    size_t c = hr_svg_numbers(hr_json_get(fr, "ns_max"), &f->hi);
+    n = a < n ? a : n;
+    f->merged = hr_json_path_num(fr, "per_point") > 1 && b >= n && c >= n;
+    if (n == 0) {
+        free(f->x), free(f->mean), free(f->lo), free(f->hi);
+        memset(f, 0, sizeof *f);
+    }
+    return f->n = n;
+}
+
+/* The min-max band of a merged line as one closed polygon. */
+static void band(hr_svg_t *s, const hr_panel_t *p, const fline_t *f, const char *color) {
+    fprintf(s->f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", color);
+    for (size_t i = 0; i < 2 * f->n; i++) {
+        size_t k = i < f->n ? i : 2 * f->n - 1 - i;
+        double v = i < f->n ? f->hi[k] : f->lo[k];
+        if (isfinite(f->x[k]) && isfinite(v))
+            fprintf(s->f, "%s%.1f,%.1f", i ? " " : "", hr_scale_px(&p->x, f->x[k]),
+                    hr_scale_px(&p->y, v));
+    }
+    fputs("\"/>\n", s->f);
+}
+
+static void budget_label(char *buf, size_t n, const hr_svg_options_t *o) {
+    char v[48];
+    hr_svg_fmt(v, sizeof v, HR_UNIT_NS, o->budget_ns);
+    if (o->budget_set)
+        snprintf(buf, n, "budget %s per frame", v);
+    else
+        snprintf(buf, n, "budget %s (1 %% of 16.6 ms)", v);
+}
+
+static void no_frames(hr_svg_t *s, hr_panel_t *p, int any_series) {
+    p->x.lo = p->y.lo = 0;
+    p->x.hi = p->y.hi = 1;
+    p->xu = p->yu = HR_UNIT_TEXT;
+    hr_panel_axes(s, p, NULL, NULL);
+    if (any_series) {
+        hr_panel_note(s, p, 0, "The trace has no frame marks: no frame times to draw.");
+    } else {
+        hr_panel_note(s, p, -1, "No frame series for this trace: the report was written");
+        hr_panel_note(s, p, 0, "without series (report schema 1), or every row failed.");
+    }
+}
+
+static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+                  const hr_svg_options_t *o) {
+    size_t nr = hr_json_len(results), nl = 0;
+    fline_t *l = calloc(nr ? nr : 1, sizeof *l);
+    int any_series = 0;
+    char title[512], key[192];
+    double lo = o->budget_ns, hi = o->budget_ns, xmax = 1;
+    if (!l)
+        return;
+    snprintf(title, sizeof title, "Allocator time per frame: %s", hr_report_trace_base(trace));
+    hr_panel_t p;
+    hr_panel_begin(s, &p, title, PLOT_H);
+    for (size_t i = 0; i < nr; i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        const hr_json_t *fr = hr_json_path(r, "series.frames");
+        if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r))
+            continue;
+        any_series |= hr_json_type(hr_json_get(r, "series")) == HR_JSON_OBJECT;
+        if (hr_json_type(fr) != HR_JSON_OBJECT || load(fr, &l[nl]) == 0)
+            continue;
+        l[nl].row = r;
+        for (size_t k = 0; k < l[nl].n; k++) {
+            double a = l[nl].merged ? l[nl].lo[k] : l[nl].mean[k];
+            double b = l[nl].merged ? l[nl].hi[k] : l[nl].mean[k];
+            if (a > 0 && a < lo)
+                lo = a;
+            if (b > hi)
+                hi = b;
+            if (l[nl].x[k] > xmax)
+                xmax = l[nl].x[k];
+        }
+        nl++;
+    }
+    if (nl == 0) {
+        no_frames(s, &p, any_series);
+    } else {
+        p.xu = HR_UNIT_COUNT;
+        p.yu = HR_UNIT_NS;
+        hr_scale_fit(&p.x, 0, xmax, 0);
+        hr_scale_fit(&p.y, lo, hi, 1);
+        hr_panel_axes(s, &p, "frame number", p.y.log ? "allocator time per frame (log scale)"
+                                                    : "allocator time per frame");
+        for (size_t k = 0; k < nl; k++)
+            if (l[k].merged)
+                band(s, &p, &l[k], hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+        for (size_t k = 0; k < nl; k++) {
+            char attrs[96];
+            snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.4\"",
+                     hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+            hr_panel_line(s, &p, l[k].x, l[k].mean, l[k].n, attrs);
+        }
+        double by = hr_scale_px(&p.y, o->budget_ns);
+        hr_svg_line(s, p.x0, by, p.x0 + p.w, by, " stroke=\"" BUDGET_COLOR "\" stroke-width=\"1.5\" "
+                    "stroke-dasharray=\"6 4\"");
+        budget_label(key, sizeof key, o);
+        hr_panel_key(s, &p, BUDGET_COLOR, HR_KEY_DASHED, key);
+        for (size_t k = 0; k < nl; k++) {
+            snprintf(key, sizeof key, "%s%s", hr_json_path_str(l[k].row, "allocator"),
+                     l[k].merged ? " (mean, min-max)" : "");
+            hr_panel_key(s, &p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
+                         HR_KEY_LINE, key);
+        }
+    }
+    if (any_series) {
+        const hr_json_t *drawn[256];
+        size_t nd = 0;
+        for (size_t k = 0; k < nl && nd < 256; k++)
+            drawn[nd++] = l[k].row;
+        if (nl)
+            hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
+    }
+    hr_panel_end(s, &p);
+    for (size_t k = 0; k < nr; k++) {
+        free(l[k].x);
+        free(l[k].mean);
+        free(l[k].lo);
+        free(l[k].hi);
+    }
+    free(l);
+}
+
+int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+    const char *traces[256];
+    const hr_json_t *results = hr_json_get(rep, "results");
+    int nt = hr_svg_traces(results, traces, 256);
+    for (int t = 0; t < nt; t++)
+        panel(s, results, traces[t], o);
+    return 0;
+}

@@ -1,0 +1,124 @@
+/* Latency CDF (svg.h, HR_CHART_LATENCY): per trace, one line per allocator:
+ * the share of timed ops whose latency is at or below x, from the latency
+ * histogram (result.series.latency: bucket upper bounds le_ns and counts),
+ * on a log x axis; a dotted line marks 99 % of the ops (where the p99 of
+ * each allocator crosses it). Between bucket bounds the line is straight:
+ * the histogram does not know more. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/svg.h"
+
+#define PLOT_H 240
+
+typedef struct cdf {
+    const hr_json_t *row;
+    double          *x, *y; /* n + 1 points: the first bucket's lower bound at 0 */
+    size_t           n;
+} cdf_t;
+
+/* The CDF points of a latency object; 0 when it has no ops. */
+static size_t load(const hr_json_t *lat, cdf_t *c) {
+    double *le = NULL, *cnt = NULL, total = 0;
+    size_t n = hr_svg_numbers(hr_json_get(lat, "le_ns"), &le);
+    size_t m = hr_svg_numbers(hr_json_get(lat, "count"), &cnt);
+    n = m < n ? m : n;
+    for (size_t i = 0; i < n; i++)
+        total += cnt[i] > 0 ? cnt[i] : 0;
+    c->x = n && total > 0 ? malloc((n + 1) * sizeof *c->x) : NULL;
+    c->y = c->x ? malloc((n + 1) * sizeof *c->y) : NULL;
+    c->n = 0;
+    if (c->y) {
+        double cum = 0;
+        c->x[0] = le[0] / 2; /* the first bucket starts half way down (power-of-two buckets) */
+        c->y[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+            cum += cnt[i] > 0 ? cnt[i] : 0;
+            c->x[i + 1] = le[i];
+            c->y[i + 1] = cum / total;
+        }
+        c->n = n + 1;
+    } else {
+        free(c->x);
+        c->x = NULL;
+    }
+    free(le);
+    free(cnt);
+    return c->n;
+}
+
+static void no_latency(hr_svg_t *s, hr_panel_t *p) {
+    p->x.lo = p->y.lo = 0;
+    p->x.hi = p->y.hi = 1;
+    p->xu = p->yu = HR_UNIT_TEXT;
+    hr_panel_axes(s, p, NULL, NULL);
+    hr_panel_note(s, p, -1, "No latency series for this trace: the report was written");
+    hr_panel_note(s, p, 0, "without series (report schema 1), or every row failed.");
+}
+
+static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
+    size_t nr = hr_json_len(results), nl = 0;
+    cdf_t *l = calloc(nr ? nr : 1, sizeof *l);
+    char title[512], attrs[96];
+    double lo = INFINITY, hi = 0;
+    if (!l)
+        return;
+    snprintf(title, sizeof title, "Latency of allocator calls (CDF): %s",
+             hr_report_trace_base(trace));
+    hr_panel_t p;
+    hr_panel_begin(s, &p, title, PLOT_H);
+    for (size_t i = 0; i < nr; i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        const hr_json_t *lat = hr_json_path(r, "series.latency");
+        if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r) || hr_json_type(lat) != HR_JSON_OBJECT ||
+            load(lat, &l[nl]) == 0)
+            continue;
+        l[nl].row = r;
+        lo = l[nl].x[0] > 0 && l[nl].x[0] < lo ? l[nl].x[0] : lo;
+        hi = l[nl].x[l[nl].n - 1] > hi ? l[nl].x[l[nl].n - 1] : hi;
+        nl++;
+    }
+    if (nl == 0) {
+        no_latency(s, &p);
+    } else {
+        p.xu = HR_UNIT_NS;
+        p.yu = HR_UNIT_RATIO;
+        hr_scale_fit(&p.x, lo, hi, 2);
+        hr_scale_fit(&p.y, 0, 1, 0);
+        hr_panel_axes(s, &p, "latency of one call (log scale)", "share of calls at or below");
+        double y99 = hr_scale_px(&p.y, 0.99);
+        hr_svg_line(s, p.x0, y99, p.x0 + p.w, y99, " stroke=\"#666\" stroke-dasharray=\"2 3\"");
+        for (size_t k = 0; k < nl; k++) {
+            snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
+                     hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+            hr_panel_line(s, &p, l[k].x, l[k].y, l[k].n, attrs);
+        }
+        hr_panel_key(s, &p, "#666", HR_KEY_DASHED, "99 % of calls (p99)");
+        for (size_t k = 0; k < nl; k++)
+            hr_panel_key(s, &p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
+                         HR_KEY_LINE, hr_json_path_str(l[k].row, "allocator"));
+        const hr_json_t *drawn[256];
+        size_t nd = 0;
+        for (size_t k = 0; k < nl && nd < 256; k++)
+            drawn[nd++] = l[k].row;
+        hr_panel_missing(s, &p, results, trace, drawn, nd, "latency");
+    }
+    hr_panel_end(s, &p);
+    for (size_t k = 0; k < nr; k++) {
+        free(l[k].x);
+        free(l[k].y);
+    }
+    free(l);
+}
+
+int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+    const char *traces[256];
+    const hr_json_t *results = hr_json_get(rep, "results");
+    int nt = hr_svg_traces(results, traces, 256);
+    (void)o;
+    for (int t = 0; t < nt; t++)
+        panel(s, results, traces[t]);
+    return 0;
+}
