@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 
 DEPS="build-essential autoconf automake libtool pkg-config cmake man-db groff-base libjemalloc-dev \
 libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev zstd heaptrack valgrind strace jq \
-clang libclang-rt-14-dev freeciv-server python3 sqlite3 time"
+clang libclang-rt-14-dev freeciv-server python3 sqlite3 time chromium libxml2-utils"
 
 install_deps() {
     command -v dpkg >/dev/null 2>&1 || return 0

@@ -2,8 +2,8 @@
  * aligned text, CSV (RFC 4180), Markdown, or a JSON array of objects.
  *
  * Nesting state lives in em->first[depth] as bit flags: FIRST (nothing written
- * at this depth yet) and ARRAY (the container at this depth is an array; keys
- * are ignored inside arrays). Depth 0 is the top level: several top-level
+ * at this depth yet), ARRAY (the container at this depth is an array; keys
+ * are ignored inside arrays) and INLINE (its elements stay on one line). Depth 0 is the top level: several top-level
  * values are separated by newlines; hr_emit_end() finishes a document.
  *
  * Table cells are buffered (text needs column widths before it can print) as
@@ -17,6 +17,7 @@
 
 #define F_FIRST 1
 #define F_ARRAY 2
+#define F_INLINE 4 /* an array written on one line (hr_emit_arr_begin_inline) */
 
 void hr_emit_init(hr_emit_t *em, FILE *out, hr_emit_format_t fmt) {
     memset(em, 0, sizeof *em);
@@ -124,9 +125,10 @@ static void json_prefix(hr_emit_t *em, const char *key) {
         return;
     }
     if (!(em->first[d] & F_FIRST))
-        fputc(',', em->out);
+        fputs(em->first[d] & F_INLINE && !em->compact ? ", " : ",", em->out);
     em->first[d] &= ~F_FIRST;
-    newline_indent(em, em->depth);
+    if (!(em->first[d] & F_INLINE))
+        newline_indent(em, em->depth);
     if (key && !(em->first[d] & F_ARRAY)) {
         put_json_string(em->out, key);
         fputs(em->compact ? ":" : ": ", em->out);
@@ -144,7 +146,7 @@ static void open_container(hr_emit_t *em, const char *key, char ch, int array) {
 static void close_container(hr_emit_t *em, char ch) {
     if (em->depth <= 0)
         return;
-    int had_items = !(em->first[level(em)] & F_FIRST);
+    int had_items = !(em->first[level(em)] & (F_FIRST | F_INLINE));
     em->depth--;
     if (had_items)
         newline_indent(em, em->depth);
@@ -155,6 +157,12 @@ void hr_emit_obj_begin(hr_emit_t *em, const char *key) { open_container(em, key,
 void hr_emit_obj_end(hr_emit_t *em) { close_container(em, '}'); }
 void hr_emit_arr_begin(hr_emit_t *em, const char *key) { open_container(em, key, '[', 1); }
 void hr_emit_arr_end(hr_emit_t *em) { close_container(em, ']'); }
+
+void hr_emit_arr_begin_inline(hr_emit_t *em, const char *key) {
+    open_container(em, key, '[', 1);
+    if (em->depth < HR_EMIT_MAX_DEPTH)
+        em->first[em->depth] |= F_INLINE;
+}
 
 void hr_emit_u64(hr_emit_t *em, const char *key, uint64_t v) {
     json_prefix(em, key);

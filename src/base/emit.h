@@ -74,6 +74,10 @@ void hr_emit_obj_begin(hr_emit_t *em, const char *key);
 void hr_emit_obj_end(hr_emit_t *em);
 void hr_emit_arr_begin(hr_emit_t *em, const char *key);
 void hr_emit_arr_end(hr_emit_t *em);
+/* An array whose elements are written on one line ("[1, 2, 3]") also when
+ * pretty-printing; for arrays of scalars (long series stay readable and
+ * small). Ended by hr_emit_arr_end. */
+void hr_emit_arr_begin_inline(hr_emit_t *em, const char *key);
 void hr_emit_u64(hr_emit_t *em, const char *key, uint64_t v);
 void hr_emit_i64(hr_emit_t *em, const char *key, int64_t v);
 void hr_emit_f64(hr_emit_t *em, const char *key, double v);

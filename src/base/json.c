@@ -590,6 +590,14 @@ hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
 
 /* ---- output ------------------------------------------------------------ */
 
+/* A non-empty array of numbers: written on one line (hr_emit_arr_begin_inline). */
+static int all_numbers(const hr_json_t *v) {
+    for (size_t i = 0; i < v->n; i++)
+        if (v->items[i]->type != HR_JSON_NUMBER)
+            return 0;
+    return v->n > 0;
+}
+
 void hr_json_emit(hr_emit_t *em, const char *key, const hr_json_t *v) {
     switch (hr_json_type(v)) {
     case HR_JSON_NULL: hr_emit_null(em, key); break;
@@ -604,7 +612,10 @@ void hr_json_emit(hr_emit_t *em, const char *key, const hr_json_t *v) {
             hr_emit_f64(em, key, v->num);
         break;
     case HR_JSON_ARRAY:
-        hr_emit_arr_begin(em, key);
+        if (all_numbers(v))
+            hr_emit_arr_begin_inline(em, key);
+        else
+            hr_emit_arr_begin(em, key);
         for (size_t i = 0; i < v->n; i++)
             hr_json_emit(em, NULL, v->items[i]);
         hr_emit_arr_end(em);

@@ -199,6 +199,10 @@ enum {
       NULL)                                                                                         \
     X(BUDGET_FAIL, "budget.first_failure_op", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, NULLABLE,   \
       NULL, -1, NONE, NULL)                                                                         \
+    X(BUDGET_FAIL_FRAME, "budget.first_failure_frame", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, \
+      NULL, -1, NONE, NULL)                                                                         \
+    X(BUDGET_FAIL_HEAP, "budget.first_failure_heap", TEXT, STR, FIRST, INHOUSE, ENGINE, NONE, 0,    \
+      NULL, -1, NONE, NULL)                                                                         \
     X(FAILED_ALLOCS, "failed_allocs", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE,  \
       NULL)                                                                                         \
     X(FIRST_FAILED, "first_failed_op", COUNT, U64, FIRST, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE, \

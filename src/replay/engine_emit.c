@@ -185,8 +185,13 @@ static void memory_values(const result_t *res, hr_mval_t *v) {
         v[HR_M_SLOP] = hr_mval_i64(m->slop_at_peak_live);
     if (res->opt->budget) {
         v[HR_M_BUDGET_BYTES] = hr_mval_u64(res->opt->budget);
-        if (m->have_budget_fail)
+        if (m->have_budget_fail) {
+            int32_t h = m->budget_fail_heap;
             v[HR_M_BUDGET_FAIL] = hr_mval_u64(m->budget_fail_at);
+            v[HR_M_BUDGET_FAIL_FRAME] = hr_mval_u64(m->budget_fail_frame);
+            v[HR_M_BUDGET_FAIL_HEAP] = hr_mval_str(h >= 0 && (uint32_t)h < res->t->n_strings
+                                                       ? res->t->strings[h] : "(none)");
+        }
     }
     v[HR_M_FAILED_ALLOCS] = hr_mval_u64(m->failed);
     if (m->failed)
@@ -268,5 +273,7 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     if (res->m && res->ext && res->ext->emit)
         res->ext->emit(em);
     hr_emit_obj_end(em);
+    if (res->m)
+        hr_series_emit(res, em);
     hr_emit_obj_end(em);
 }

@@ -5,6 +5,7 @@
 
 #include "replay/engine.h"
 #include "replay/latency.h"
+#include "replay/series.h"
 
 #define HR_HEAP_DEPTH 64
 
@@ -69,8 +70,18 @@ typedef struct measure {
     uint64_t     next_live_sample; /* external: also sample when live passes it */
     uint64_t     samples;
     uint64_t     budget_fail_at;
+    uint64_t     budget_fail_frame; /* frame marks before the failing op */
+    int32_t      budget_fail_heap;  /* top of the heap stack then, -1 none */
     int          have_budget_fail;
+    uint64_t     cur_frame;    /* frame marks before the current op */
     uint64_t     failed, first_failed; /* allocations that returned NULL */
+    /* Series (series.h): fixed-size, inside this harness-memory struct, so
+     * recording them allocates nothing. rss: the last sample above the
+     * baseline; sampled: RSS is sampled (external and RSS-footprint rows). */
+    uint64_t     rss;
+    int          rss_sampled;
+    hr_mseries_t mem;          /* live, footprint[, rss] per event */
+    hr_fseries_t frame_series; /* allocator cycles per frame (stalls left out) */
 } measure_t;
 
 /* The time mode's laps (thread CPU and wall ns). */
@@ -127,6 +138,8 @@ typedef struct result {
 
 /* Writes the whole result object (status ok). */
 void hr_result_emit(const result_t *res, hr_emit_t *em);
+/* engine_series.c: the "series" object of a measured result (res->m). */
+void hr_series_emit(const result_t *res, hr_emit_t *em);
 /* Writes a result object whose status is not ok, with a one-line message. */
 void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg);
 

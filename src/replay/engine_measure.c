@@ -74,6 +74,7 @@ static int stalled(measure_t *m, uint64_t d) {
 }
 
 void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
+    m->cur_frame = m->frames;
     m->raw_frame_cyc += d;
     if (d > m->raw_max_cyc)
         m->raw_max_cyc = d;
@@ -98,6 +99,7 @@ void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
     if (m->raw_frame_cyc > m->raw_worst_frame_cyc)
         m->raw_worst_frame_cyc = m->raw_frame_cyc;
     m->stall_frames += (uint64_t)m->frame_stalled;
+    hr_fseries_add(&m->frame_series, m->frame_cyc);
     m->frame_cyc = m->raw_frame_cyc = 0;
     m->frame_stalled = 0;
     m->frames++;
@@ -119,6 +121,7 @@ static void sample_external(measure_t *m, const run_t *r, const hr_extstats_t *e
     uint64_t rss = hr_rss_now();
     if (rss > m->peak_rss)
         m->peak_rss = rss;
+    m->rss = rss > m->rss_base ? rss - m->rss_base : 0;
     uint64_t done = hr_cycles(), cost = done - now;
     uint64_t interval = (uint64_t)(hr_cycle_hz() * HR_SAMPLE_INTERVAL_US / 1e6);
     m->min_gap_cyc = cost * HR_SAMPLE_COST_SHARE;
@@ -140,7 +143,15 @@ static void note_peaks(measure_t *m, const run_t *r, const hr_replay_options_t *
     if (opt->budget && !m->have_budget_fail && m->fp > opt->budget) {
         m->have_budget_fail = 1;
         m->budget_fail_at = r->i;
+        m->budget_fail_frame = m->cur_frame;
+        m->budget_fail_heap = r->top;
     }
+}
+
+/* The memory series' point of the current event (series.h). */
+static void series_point(measure_t *m, const run_t *r) {
+    hr_spoint_t p = {r->i, {m->live, m->fp, m->rss}};
+    hr_mseries_add(&m->mem, &p);
 }
 
 void hr_measure_track(measure_t *m, const run_t *r, const hr_extstats_t *ext,
@@ -159,6 +170,9 @@ void hr_measure_track(measure_t *m, const run_t *r, const hr_extstats_t *ext,
             sample_external(m, r, ext, now);
     }
     note_peaks(m, r, opt);
+    /* the last event's point waits for the final sample (hr_measure_end) */
+    if (r->i + 1 < r->t->n_events)
+        series_point(m, r);
 }
 
 void hr_measure_begin(measure_t *m, run_t *r, const hr_extstats_t *ext,
@@ -169,6 +183,9 @@ void hr_measure_begin(measure_t *m, run_t *r, const hr_extstats_t *ext,
     m->peak_rss = m->rss_base;
     m->ext_ok = ext && ext->footprint; /* 0 is a valid figure: a fresh heap */
     m->stall_thr_cyc = (uint64_t)(hr_cycle_hz() * opt->stall_us / 1e6);
+    m->rss_sampled = !r->be->footprint;
+    hr_mseries_init(&m->mem, m->rss_sampled ? 3 : 2, r->t->n_events);
+    hr_fseries_init(&m->frame_series, r->t->op_counts[HR_OP_FRAME]);
     m->switches = hr_ctx_switches();
     if (r->be->footprint)
         m->fp = r->be->footprint(r->inst);
@@ -182,6 +199,11 @@ void hr_measure_end(measure_t *m, run_t *r, const hr_extstats_t *ext,
     if (!r->be->footprint)
         sample_external(m, r, ext, hr_cycles());
     note_peaks(m, r, opt);
+    if (r->t->n_events) {
+        r->i = r->t->n_events - 1;
+        series_point(m, r);
+    }
+    hr_mseries_finish(&m->mem);
     uint64_t hwm = hr_rss_peak();
     if (hwm > m->peak_rss)
         m->peak_rss = hwm;

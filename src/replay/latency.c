@@ -13,7 +13,7 @@ uint64_t hr_lat_bucket_low(unsigned b) {
     return mant << shift;
 }
 
-static uint64_t bucket_high(unsigned b) {
+uint64_t hr_lat_bucket_high(unsigned b) {
     if (b < 2 * HR_LAT_SUB)
         return b;
     unsigned shift = b / HR_LAT_SUB - 1;
@@ -30,7 +30,7 @@ uint64_t hr_lat_quantile(const hr_latency_t *h, double q) {
     for (unsigned b = 0; b < HR_LAT_BUCKETS; b++) {
         seen += h->counts[b];
         if (seen > rank) {
-            uint64_t hi = bucket_high(b);
+            uint64_t hi = hr_lat_bucket_high(b);
             return hi < h->max ? hi : h->max;
         }
     }

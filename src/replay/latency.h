@@ -34,5 +34,7 @@ void hr_lat_reset(hr_latency_t *h);
 uint64_t hr_lat_quantile(const hr_latency_t *h, double q);
 /* Lower bound of a bucket (for tests). */
 uint64_t hr_lat_bucket_low(unsigned b);
+/* Upper bound of a bucket (inclusive): the report's series.latency.le_ns. */
+uint64_t hr_lat_bucket_high(unsigned b);
 
 #endif

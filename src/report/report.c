@@ -33,9 +33,10 @@ int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err) 
         return -1;
     }
     if (hr_json_get_u64(hr_json_get(doc, "schema_version"), &ver) < 0 ||
-        ver != HR_REPORT_SCHEMA_VERSION) {
-        hr_error_set(err, "%s: expected \"schema_version\": %d (this heapreplay's version)",
-                 name, HR_REPORT_SCHEMA_VERSION);
+        ver < HR_REPORT_SCHEMA_VERSION_MIN || ver > HR_REPORT_SCHEMA_VERSION) {
+        hr_error_set(err, "%s: expected \"schema_version\" %d to %d (the versions this "
+                     "heapreplay reads)", name, HR_REPORT_SCHEMA_VERSION_MIN,
+                     HR_REPORT_SCHEMA_VERSION);
         return -1;
     }
     const hr_json_t *results = hr_json_get(doc, "results");
@@ -575,11 +576,13 @@ typedef struct leaves {
 
 /* Flatten non-null scalars (and arrays other than arrays of objects, which
  * get their own sections) into dotted paths. A result's "samples" stay in
- * the JSON: the CSV has their summary (PATH_min, PATH_max, PATH_mad). */
+ * the JSON: the CSV has their summary (PATH_min, PATH_max, PATH_mad); its
+ * "series" (up to 512 points per array, for charts) stay there too. */
 static void flatten(leaves_t *out, const char *prefix, const hr_json_t *v) {
     if (hr_json_type(v) == HR_JSON_OBJECT) {
         for (size_t i = 0; i < hr_json_len(v); i++) {
-            if (!*prefix && strcmp(hr_json_key_at(v, i), "samples") == 0)
+            if (!*prefix && (strcmp(hr_json_key_at(v, i), "samples") == 0 ||
+                             strcmp(hr_json_key_at(v, i), "series") == 0))
                 continue;
             char p[192];
             snprintf(p, sizeof p, "%s%s%s", prefix, *prefix ? "." : "", hr_json_key_at(v, i));

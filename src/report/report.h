@@ -11,7 +11,10 @@
 #include "base/json.h"
 
 #define HR_REPORT_SCHEMA "heapreplay-report"
-#define HR_REPORT_SCHEMA_VERSION 1
+/* Version 2 added each result's "series" and budget.first_failure_frame/_heap;
+ * every reader still accepts version HR_REPORT_SCHEMA_VERSION_MIN (1). */
+#define HR_REPORT_SCHEMA_VERSION 2
+#define HR_REPORT_SCHEMA_VERSION_MIN 1
 /* Put in front of the ranking figure's cell of an "unstable" result in the
  * text and Markdown tables (explained in a note under the table). */
 #define HR_REPORT_UNSTABLE_MARK "~"
@@ -23,7 +26,8 @@
  * out-of-memory. */
 hr_json_t *hr_report_new(const char *tool_version);
 
-/* Check that `doc` is a report this version understands: schema, version,
+/* Check that `doc` is a report this version understands: schema, version
+ * (HR_REPORT_SCHEMA_VERSION_MIN..HR_REPORT_SCHEMA_VERSION),
  * results[] of objects with string trace/allocator/status.
  * 0 ok, -1 with one line "NAME: expected ..." in err. */
 int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err);

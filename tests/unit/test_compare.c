@@ -276,7 +276,7 @@ static void test_bad_input(void) {
     HR_CHECK(run_files(b, n, NULL, msg, sizeof msg) == 2);
     HR_CHECK(strstr(msg, "bad.json: expected a report") != NULL);
 
-    write_file(n, "{\"schema\": \"heapreplay-report\", \"schema_version\": 2, \"results\": []}");
+    write_file(n, "{\"schema\": \"heapreplay-report\", \"schema_version\": 3, \"results\": []}");
     HR_CHECK(run_files(n, b, NULL, msg, sizeof msg) == 2);
     HR_CHECK(strstr(msg, "schema_version") != NULL);
 
