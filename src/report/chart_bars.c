@@ -85,7 +85,8 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
                   const hr_metric_t *def) {
     int plot_w = s->width - LABEL_W - 110;
     char buf[64];
-    hr_scale_t sc = {0, 1, LABEL_W, LABEL_W + plot_w, 0};
+    hr_scale_t sc = {0, 1, LABEL_W, LABEL_W + plot_w, 0, 10, 1};
+    double tk[16];
     double vmax = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
@@ -93,7 +94,7 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
         if (hr_svg_row_of(r, trace) && isfinite(v) && v > vmax)
             vmax = v;
     }
-    hr_scale_fit(&sc, 0, vmax > 0 ? vmax : 1, 0);
+    hr_scale_fit(&sc, 0, vmax > 0 ? vmax : 1, 0, def ? def->unit : HR_UNIT_COUNT);
     hr_svg_text(s, 10, s->y + 14, " font-weight=\"bold\"", hr_report_trace_base(trace));
     s->y += 20;
     double top = s->y;
@@ -121,9 +122,10 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     }
     hr_svg_line(s, LABEL_W, top, LABEL_W, s->y, NULL);
     hr_svg_line(s, LABEL_W, s->y, LABEL_W + plot_w, s->y, NULL);
-    for (int t = 0; t <= 4; t++) {
-        double x = LABEL_W + plot_w * t / 4.0;
-        fmt_value(buf, sizeof buf, def, sc.lo + (sc.hi - sc.lo) * t / 4.0);
+    int nt = hr_scale_ticks(&sc, tk, 16);
+    for (int t = 0; t < nt; t++) {
+        double x = hr_scale_px(&sc, tk[t]);
+        fmt_value(buf, sizeof buf, def, tk[t]);
         hr_svg_line(s, x, s->y, x, s->y + 5, NULL);
         hr_svg_text(s, x, s->y + 17, " text-anchor=\"middle\" font-size=\"10\"", buf);
     }

@@ -54,7 +54,7 @@ static void budget_label(char *buf, size_t n, const hr_svg_options_t *o) {
     if (o->budget_set)
         snprintf(buf, n, "budget %s per frame", v);
     else
-        snprintf(buf, n, "budget %s (1 %% of 16.6 ms)", v);
+        snprintf(buf, n, "budget: 1 %% of 16.6 ms");
 }
 
 static void no_frames(hr_svg_t *s, hr_panel_t *p, int any_series) {
@@ -108,8 +108,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     } else {
         p.xu = HR_UNIT_COUNT;
         p.yu = HR_UNIT_NS;
-        hr_scale_fit(&p.x, 0, xmax, 0);
-        hr_scale_fit(&p.y, lo, hi, 1);
+        hr_scale_fit(&p.x, 0, xmax, 0, HR_UNIT_COUNT);
+        hr_scale_fit(&p.y, lo, hi, 1, HR_UNIT_NS);
         hr_panel_axes(s, &p, "frame number", p.y.log ? "allocator time per frame (log scale)"
                                                     : "allocator time per frame");
         for (size_t k = 0; k < nl; k++)

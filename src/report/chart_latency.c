@@ -19,7 +19,8 @@ typedef struct cdf {
     size_t           n;
 } cdf_t;
 
-/* The CDF points of a latency object; 0 when it has no ops. */
+/* The CDF points of a latency object; 0 when it has no ops (at most n + 1
+ * points: the first bound twice, before and after its bucket). */
 static size_t load(const hr_json_t *lat, cdf_t *c) {
     double *le = NULL, *cnt = NULL, total = 0;
     size_t n = hr_svg_numbers(hr_json_get(lat, "le_ns"), &le);
@@ -31,15 +32,22 @@ static size_t load(const hr_json_t *lat, cdf_t *c) {
     c->y = c->x ? malloc((n + 1) * sizeof *c->y) : NULL;
     c->n = 0;
     if (c->y) {
+        /* A log axis has no 0: buckets at or below 0 ns count into the first
+         * point, which rises from their share at the first positive bound. */
         double cum = 0;
-        c->x[0] = le[0] / 2; /* the first bucket starts half way down (power-of-two buckets) */
-        c->y[0] = 0;
+        size_t k = 0;
         for (size_t i = 0; i < n; i++) {
+            if (le[i] > 0 && k == 0) {
+                c->x[k] = le[i];
+                c->y[k++] = cum / total;
+            }
             cum += cnt[i] > 0 ? cnt[i] : 0;
-            c->x[i + 1] = le[i];
-            c->y[i + 1] = cum / total;
+            if (le[i] > 0) {
+                c->x[k] = le[i];
+                c->y[k++] = cum / total;
+            }
         }
-        c->n = n + 1;
+        c->n = k;
     } else {
         free(c->x);
         c->x = NULL;
@@ -85,8 +93,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
     } else {
         p.xu = HR_UNIT_NS;
         p.yu = HR_UNIT_RATIO;
-        hr_scale_fit(&p.x, lo, hi, 2);
-        hr_scale_fit(&p.y, 0, 1, 0);
+        hr_scale_fit(&p.x, lo, hi, 2, HR_UNIT_NS);
+        hr_scale_fit(&p.y, 0, 1, 0, HR_UNIT_RATIO);
         hr_panel_axes(s, &p, "latency of one call (log scale)", "share of calls at or below");
         double y99 = hr_scale_px(&p.y, 0.99);
         hr_svg_line(s, p.x0, y99, p.x0 + p.w, y99, " stroke=\"#666\" stroke-dasharray=\"2 3\"");

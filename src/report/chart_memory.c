@@ -100,11 +100,11 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
     } else {
         p.xu = by_time ? HR_UNIT_SECONDS : HR_UNIT_COUNT;
         p.yu = HR_UNIT_BYTES;
-        hr_scale_fit(&p.x, 0, xmax > 0 ? xmax : 1, 0);
+        hr_scale_fit(&p.x, 0, xmax > 0 ? xmax : 1, 0, p.xu);
         if (maxpeak >= 10 * minpeak) /* peaks a decade apart or more: log */
-            hr_scale_fit(&p.y, minpeak / 10, maxpeak, 1);
+            hr_scale_fit(&p.y, minpeak / 10, maxpeak, 1, HR_UNIT_BYTES);
         else
-            hr_scale_fit(&p.y, 0, maxpeak > 0 ? maxpeak : 1, 0);
+            hr_scale_fit(&p.y, 0, maxpeak > 0 ? maxpeak : 1, 0, HR_UNIT_BYTES);
         hr_panel_axes(s, &p, by_time ? "time in the trace (recorded timestamps)" : "event index",
                       p.y.log ? "bytes (log scale)" : "bytes");
         for (size_t k = 0; k < nl; k++) {

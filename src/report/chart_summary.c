@@ -114,7 +114,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
             }
         ranges |= isfinite(q[1]) && isfinite(q[2]) && q[2] > q[1];
     }
-    hr_scale_fit(&p.x, lo, hi * 1.05, 1);
+    hr_scale_fit(&p.x, lo, hi * 1.05, 1, HR_UNIT_COUNT);
     p.xu = HR_UNIT_COUNT;
     snprintf(xl, sizeof xl, "%s as a multiple of %s's", words, bname);
     hr_panel_axes(s, &p, xl, NULL);

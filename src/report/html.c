@@ -14,13 +14,13 @@
 #define CSS                                                                                   \
     "body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}" \
     "h1{font-size:1.6em}h2{margin-top:2em;border-bottom:1px solid #ccc}"                      \
-    "table{border-collapse:collapse;margin:.8em 0;font-size:.85em}"                           \
+    "table{border-collapse:collapse;margin:.8em 0;font-size:.85em;display:block;overflow-x:auto}"\
     "caption{text-align:left;font-weight:bold;padding:.3em 0}"                                \
-    "th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left}"                          \
+    "th,td{border:1px solid #ddd;padding:.2em .5em;text-align:left;white-space:nowrap}"       \
     "th{background:#f3f3f3}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}" \
     "pre.txt{white-space:pre-wrap;font-size:.85em;background:#fafafa;padding:.5em}"           \
     "dl.meta{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}"               \
-    "dl.meta dt{font-weight:bold}dl.meta dd{margin:0}"                                        \
+    "dl.meta dt{font-weight:bold}dl.meta dd{margin:0;overflow-wrap:anywhere}"                 \
     "figure{margin:1em 0}svg{max-width:100%;height:auto}"
 
 hr_html_options_t hr_html_options_default(void) {
@@ -63,9 +63,20 @@ static void header(FILE *out, const hr_json_t *rep) {
              hr_json_path_num(m, "cycle_hz") / 1e9);
     meta_row(out, "machine", buf);
     meta_row(out, "command", hr_json_path_str(rep, "command"));
-    char *opts = hr_json_type(o) == HR_JSON_OBJECT ? hr_json_to_string(o, 1) : NULL;
-    meta_row(out, "options", opts);
-    free(opts);
+    if (hr_json_type(o) == HR_JSON_OBJECT) { /* as the text header: key=value ... */
+        put(out, "dt", "options");
+        fputs("<dd>", out);
+        for (size_t i = 0; i < hr_json_len(o); i++) {
+            const hr_json_t *v = hr_json_at(o, i);
+            char *js = hr_json_str(v) ? NULL : hr_json_to_string(v, 1);
+            fputs(i ? " " : "", out);
+            hr_emit_put_xml(out, hr_json_key_at(o, i));
+            fputc('=', out);
+            hr_emit_put_xml(out, js ? js : hr_json_str(v));
+            free(js);
+        }
+        fputs("</dd>\n", out);
+    }
     if (hr_json_path_str(rep, "interrupted"))
         meta_row(out, "INTERRUPTED", "by a signal: only the rows finished before it");
     fputs("</dl>\n", out);

@@ -111,31 +111,50 @@ const char *hr_svg_color(const hr_json_t *results, const char *alloc) {
 
 /* ---- scales and number formats ------------------------------------------ */
 
-/* The smallest of 1, 2, 5 x 10^k that is >= v. */
-static double nice125(double v) {
-    if (!(v > 0))
+/* A step of 1, 2, 2.5 or 5 x 10^k that cuts `range` into at most `max`
+ * intervals. */
+static double nice_step(double range, int max) {
+    static const double m[] = {1, 2, 2.5, 5, 10};
+    if (!(range > 0))
         return 1;
-    double p = pow(10, floor(log10(v)));
-    return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
+    double p = pow(10, floor(log10(range / max)));
+    for (int i = 0; i < 5; i++)
+        if (ceil(range / (m[i] * p) - 1e-9) <= max)
+            return m[i] * p;
+    return 10 * p;
 }
 
-void hr_scale_fit(hr_scale_t *sc, double lo, double hi, int allow_log) {
+#define MAX_STEPS 7
+
+/* Bytes read best in binary units: linear steps are nice in KiB/MiB/GiB, a
+ * log axis has powers of 4 (1 KiB, 4 KiB, 16 KiB ...) instead of decades. */
+static double unit_div(hr_unit_t unit, double hi) {
+    double d = 1;
+    while (unit == HR_UNIT_BYTES && hi / d >= 1024)
+        d *= 1024;
+    return d;
+}
+
+void hr_scale_fit(hr_scale_t *sc, double lo, double hi, int allow_log, hr_unit_t unit) {
     if (!isfinite(lo) || !isfinite(hi) || hi < lo)
         lo = 0, hi = 1;
     sc->log = lo > 0 && (allow_log == 2 || (allow_log && hi / lo >= HR_LOG_SPAN));
+    sc->base = unit == HR_UNIT_BYTES ? 4 : 10;
     if (sc->log) {
-        sc->lo = pow(10, floor(log10(lo)));
-        sc->hi = pow(10, ceil(log10(hi)));
+        double lb = log(sc->base);
+        sc->lo = pow(sc->base, floor(log(lo) / lb + 1e-9));
+        sc->hi = pow(sc->base, ceil(log(hi) / lb - 1e-9));
         if (sc->hi <= sc->lo)
-            sc->hi = sc->lo * 10;
+            sc->hi = sc->lo * sc->base;
         return;
     }
     if (lo > 0 && hi > 0)
         lo = 0;
     if (hi <= lo)
         hi = lo + (lo > 0 ? lo : 1);
-    double step = nice125((hi - lo) / 5);
-    sc->lo = floor(lo / step) * step;
+    sc->div = unit_div(unit, hi);
+    double step = nice_step((hi - lo) / sc->div, MAX_STEPS) * sc->div;
+    sc->lo = floor(lo / step + 1e-9) * step;
     sc->hi = ceil(hi / step - 1e-9) * step;
 }
 
@@ -152,35 +171,33 @@ double hr_scale_px(const hr_scale_t *sc, double v) {
     return sc->p0 + t * (sc->p1 - sc->p0);
 }
 
-/* The tick values of a scale (at most max): decades of a log scale (every
- * k-th when there are many), 1-2-5 steps of a linear one. */
-static int ticks(const hr_scale_t *sc, double *t, int max) {
+/* The tick values of a scale (at most max): powers of the log base (every
+ * k-th when there are many), nice steps of a linear one. */
+int hr_scale_ticks(const hr_scale_t *sc, double *t, int max) {
     int n = 0;
     if (sc->log) {
-        int d0 = (int)lround(log10(sc->lo)), d1 = (int)lround(log10(sc->hi));
-        int every = (d1 - d0 + 6) / 7;
+        double base = sc->base > 1 ? sc->base : 10, lb = log(base);
+        int d0 = (int)lround(log(sc->lo) / lb), d1 = (int)lround(log(sc->hi) / lb);
+        int every = (d1 - d0 + MAX_STEPS - 1) / MAX_STEPS;
         for (int d = d0; d <= d1 && n < max; d += every ? every : 1)
-            t[n++] = pow(10, d);
+            t[n++] = pow(base, d);
         return n;
     }
-    double step = nice125((sc->hi - sc->lo) / 5);
+    double div = sc->div > 0 ? sc->div : 1;
+    double step = nice_step((sc->hi - sc->lo) / div, MAX_STEPS) * div;
     for (double v = sc->lo; v <= sc->hi + step * 1e-6 && n < max; v += step)
         t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
     return n;
 }
 
-/* %.3g without a trailing ".0" and with a k/M/G suffix. */
+/* %.3g with a k/M/G suffix and the unit: "20.7 M ops/s", "150 k". */
 static void fmt_si(char *buf, size_t n, double v, const char *unit) {
-    static const char *const sfx[] = {"", " k", " M", " G", " T"};
+    static const char *const sfx[] = {"", "k", "M", "G", "T"};
     int k = 0;
     while (fabs(v) >= 1000 && k < 4)
         v /= 1000, k++;
-    snprintf(buf, n, "%.3g%s%s", v, sfx[k], unit);
-    if (*unit && k == 0 && strchr(buf, ' ') == NULL) { /* "20 /s", not "20/s" */
-        char tmp[64];
-        snprintf(tmp, sizeof tmp, "%.3g %s", v, unit);
-        snprintf(buf, n, "%s", tmp);
-    }
+    snprintf(buf, n, "%.3g%s%s%s%s", v, k || *unit ? " " : "", sfx[k], k && *unit ? " " : "",
+             unit);
 }
 
 static void fmt_time_ns(char *buf, size_t n, double ns) {
@@ -196,7 +213,7 @@ static void fmt_bytes_short(char *buf, size_t n, double b) {
     int k = 0;
     while (fabs(b) >= 1024 && k < 4)
         b /= 1024, k++;
-    snprintf(buf, n, "%.3g %s", b, u[k]);
+    snprintf(buf, n, "%.4g %s", b, u[k]);
 }
 
 void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v) {
@@ -250,7 +267,7 @@ static void axis_ticks(hr_svg_t *s, const hr_panel_t *p, int vertical) {
     const hr_scale_t *sc = vertical ? &p->y : &p->x;
     double t[16];
     char buf[48];
-    int n = ticks(sc, t, 16);
+    int n = hr_scale_ticks(sc, t, 16);
     for (int i = 0; i < n; i++) {
         double px = hr_scale_px(sc, t[i]);
         hr_svg_fmt(buf, sizeof buf, vertical ? p->yu : p->xu, t[i]);

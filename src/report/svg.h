@@ -96,14 +96,18 @@ const char *hr_svg_color(const hr_json_t *results, const char *alloc);
 typedef struct hr_scale {
     double lo, hi, p0, p1;
     int    log;
+    double base; /* log: ticks at its powers (10; 4 for bytes) */
+    double div;  /* linear: steps are nice in units of div (1; 1024^k for bytes) */
 } hr_scale_t;
 
-/* Fit [lo, hi] with nice bounds; log when lo > 0 and either allow_log is 2
- * or allow_log is 1 and hi / lo >= HR_LOG_SPAN (then lo, hi are powers of
- * ten); a linear scale starts at 0 when lo >= 0. */
+/* Fit [lo, hi] with nice bounds for values of `unit`; log when lo > 0 and
+ * either allow_log is 2 or allow_log is 1 and hi / lo >= HR_LOG_SPAN (then
+ * lo, hi are powers of the base); a linear scale starts at 0 when lo >= 0. */
 #define HR_LOG_SPAN 50.0
-void   hr_scale_fit(hr_scale_t *sc, double lo, double hi, int allow_log);
+void   hr_scale_fit(hr_scale_t *sc, double lo, double hi, int allow_log, hr_unit_t unit);
 double hr_scale_px(const hr_scale_t *sc, double v); /* clamped into [p0, p1] */
+/* The tick values (at most max): powers of the base, or nice steps. */
+int    hr_scale_ticks(const hr_scale_t *sc, double *t, int max);
 
 /* Number formats of the axis and value labels, by unit. */
 void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v);
