@@ -12,8 +12,8 @@
 #include "report/report.h"
 
 static const hr_opt_t report_opts[] = {
-    {'f', "format", "FMT", "text (default), md, csv, json or html (one self-contained page\n"
-                           "with the tables and charts, no network needed to view it)"},
+    {'f', "format", "FMT", "text (default), md, csv, json or html (one\nself-contained page "
+                           "with the tables and charts)"},
     {'o', "output", "FILE", "write there (default: standard output)"},
     {'m', "metric", "METRIC", "html: the metric of the summary chart (default throughput)"},
     {HR_OPT_LONG + 1, "baseline", "ALLOC", "html: the summary chart's baseline allocator\n"
@@ -25,11 +25,11 @@ static const hr_opt_t report_opts[] = {
 const hr_cmd_spec_t hr_spec_report = {
     .name = "report", .operands = "REPORT.json", .opts = report_opts, .min_operands = 1,
     .max_operands = 1, .summary = "render a report again: text, md, csv, json or an HTML page",
-    .details = "The report is read as replay -o wrote it (any schema version this "
-               "heapreplay reads). With -f html the page shows the machine, date, command "
-               "and options, then per trace the tables, the verdict and ranking lines and "
-               "the charts of plot --kind summary, memory, frames and latency.\n\n"
-               "  heapreplay report run.json -f html -o report.html"};
+    .details = "The report is read as replay -o wrote it (schema 1 or 2). With -f html\n"
+               "the page shows the machine, date, command and options, then per trace the\n"
+               "tables, the verdict and ranking lines, and the charts of plot --kind\n"
+               "summary, memory, frames and latency.\n\n"
+               "  heapreplay report run.json -f html -o report.html\n"};
 
 typedef struct report_args {
     hr_emit_format_t  format;

@@ -217,6 +217,10 @@ static void fmt_bytes_short(char *buf, size_t n, double b) {
 }
 
 void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v) {
+    if (v == 0 && unit != HR_UNIT_RATIO) { /* "0", not "0 ns" or "0 B" at an axis origin */
+        snprintf(buf, n, "0");
+        return;
+    }
     switch (unit) {
     case HR_UNIT_BYTES: fmt_bytes_short(buf, n, v); break;
     case HR_UNIT_NS: fmt_time_ns(buf, n, v); break;

@@ -28,6 +28,7 @@ ROWS=$(cat << 'EOF'
 0 ~ usage: heapreplay gen        ~ gen -h
 0 ~ usage: heapreplay capture    ~ capture -h
 0 ~ usage: heapreplay plot       ~ plot -h
+0 ~ usage: heapreplay report     ~ report -h
 0 ~ usage: heapreplay list       ~ list --help
 0 ~ usage: heapreplay replay     ~ help replay
 0 ~ --max-regress                ~ help compare
@@ -42,6 +43,7 @@ ROWS=$(cat << 'EOF'
 2 ~ unknown option '--bogus'     ~ gen --bogus session -o $T/x.hrt
 2 ~ unknown option '--bogus'     ~ capture --bogus -o $T/c.hrt -- true
 2 ~ unknown option '--bogus'     ~ plot --bogus $T/r.json
+2 ~ unknown option '--bogus'     ~ report --bogus $T/r.json
 2 ~ unknown option '--bogus'     ~ list --bogus
 2 ~ unknown option '-z'          ~ list -z
 2 ~ unknown option '-z'          ~ replay -qz $T/t.hrt
@@ -67,6 +69,9 @@ ROWS=$(cat << 'EOF'
 2 ~ option '--threads' expects an integer 1..64, got '65'   ~ gen session -o $T/x.hrt --threads 65
 2 ~ option '--events' expects a size                        ~ gen session -o $T/x.hrt --events lots
 2 ~ option '-w' expects an integer 400..10000               ~ plot -w 20 $T/r.json
+2 ~ option '--kind' expects bars, summary, memory           ~ plot --kind=pie $T/r.json
+2 ~ option '--frame-budget' expects a duration              ~ plot --frame-budget=soon $T/r.json
+2 ~ option '--format' expects text, md, csv, json or html   ~ report --format=xml $T/r.json
 2 ~ option '--to' expects binary or text, got 'yaml'        ~ convert $T/t.hrt -o $T/x --to=yaml
 2 ~ option '--format' expects text, json, csv or md         ~ compare --format=xml $T/r.json $T/r.json
 2 ~ option '--t' is ambiguous                               ~ replay --t=2 $T/t.hrt

@@ -138,6 +138,19 @@ static void test_table_text(void) { check_output(fixed_table, HR_EMIT_TEXT, 0, "
 static void test_table_csv(void) { check_output(fixed_table, HR_EMIT_CSV, 0, "emit_table.csv"); }
 static void test_table_md(void) { check_output(fixed_table, HR_EMIT_MARKDOWN, 0, "emit_table.md"); }
 static void test_table_json(void) { check_output(fixed_table, HR_EMIT_JSON, 0, "emit_table.json"); }
+/* HTML: escaped cells in a <table>, framed by the marker lines html.c splits on */
+static void test_table_html(void) { check_output(fixed_table, HR_EMIT_HTML, 0, "emit_table.html"); }
+
+static void test_put_xml(void) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hr_emit_put_xml(f, "a<b & \"c\" 'd'>");
+    hr_emit_put_xml(f, NULL);
+    fclose(f);
+    HR_CHECK_STR(buf, "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
+    free(buf);
+}
 
 static void test_format_parse(void) {
     hr_emit_format_t f;
@@ -148,6 +161,10 @@ static void test_format_parse(void) {
     HR_CHECK(hr_emit_format_parse("markdown", &f) == 0 && f == HR_EMIT_MARKDOWN);
     HR_CHECK(hr_emit_format_parse("xml", &f) == -1);
     HR_CHECK(hr_emit_format_parse(NULL, &f) == -1);
+    HR_CHECK(hr_emit_format_parse("html", &f) == -1); /* compare has no page */
+    HR_CHECK(hr_emit_format_parse_html("html", &f) == 0 && f == HR_EMIT_HTML);
+    HR_CHECK(hr_emit_format_parse_html("md", &f) == 0 && f == HR_EMIT_MARKDOWN);
+    HR_CHECK(hr_emit_format_parse_html("xml", &f) == -1);
 }
 
 static void check_report(hr_emit_format_t fmt, const char *expected) {
@@ -305,6 +322,8 @@ int main(void) {
     HR_RUN(test_table_csv);
     HR_RUN(test_table_md);
     HR_RUN(test_table_json);
+    HR_RUN(test_table_html);
+    HR_RUN(test_put_xml);
     HR_RUN(test_format_parse);
     HR_RUN(test_report_text);
     HR_RUN(test_report_csv);
