@@ -58,88 +58,94 @@ static void budget_label(char *buf, size_t n, const hr_svg_options_t *o) {
 }
 
 static void no_frames(hr_svg_t *s, hr_panel_t *p, int any_series) {
-    p->x.lo = p->y.lo = 0;
-    p->x.hi = p->y.hi = 1;
-    p->xu = p->yu = HR_UNIT_TEXT;
-    hr_panel_axes(s, p, NULL, NULL);
-    if (any_series) {
-        hr_panel_note(s, p, 0, "The trace has no frame marks: no frame times to draw.");
-    } else {
-        hr_panel_note(s, p, -1, "No frame series for this trace: the report was written");
-        hr_panel_note(s, p, 0, "without series (report schema 1), or every row failed.");
-    }
+    static const char *const marks[] = {"The trace has no frame marks: no frame times to draw."};
+    static const char *const why[] = {
+        "No frame series for this trace: the report was written without series",
+        "(report schema 1), or every row failed. Replay the trace again to draw it."};
+    if (any_series)
+        hr_panel_empty(s, p, marks, 1);
+    else
+        hr_panel_empty(s, p, why, 2);
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
-                  const hr_svg_options_t *o) {
-    size_t nr = hr_json_len(results), nl = 0;
-    fline_t *l = calloc(nr ? nr : 1, sizeof *l);
-    int any_series = 0;
-    char title[512], key[192];
-    double lo = o->budget_ns, hi = o->budget_ns, xmax = 1;
-    if (!l)
-        return;
-    snprintf(title, sizeof title, "Allocator time per frame: %s", hr_report_trace_base(trace));
-    hr_panel_t p;
-    hr_panel_begin(s, &p, title, PLOT_H);
-    for (size_t i = 0; i < nr; i++) {
+/* Loads the frame lines of the ok rows of `trace` into l; returns their
+ * count. *any: a row has series at all; lo, hi, xmax: the extent. */
+static size_t collect(fline_t *l, const hr_json_t *results, const char *trace, int *any,
+                      double *lo, double *hi, double *xmax) {
+    size_t nl = 0;
+    for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const hr_json_t *fr = hr_json_path(r, "series.frames");
         if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r))
             continue;
-        any_series |= hr_json_type(hr_json_get(r, "series")) == HR_JSON_OBJECT;
+        *any |= hr_json_type(hr_json_get(r, "series")) == HR_JSON_OBJECT;
         if (hr_json_type(fr) != HR_JSON_OBJECT || load(fr, &l[nl]) == 0)
             continue;
         l[nl].row = r;
         for (size_t k = 0; k < l[nl].n; k++) {
             double a = l[nl].merged ? l[nl].lo[k] : l[nl].mean[k];
             double b = l[nl].merged ? l[nl].hi[k] : l[nl].mean[k];
-            if (a > 0 && a < lo)
-                lo = a;
-            if (b > hi)
-                hi = b;
-            if (l[nl].x[k] > xmax)
-                xmax = l[nl].x[k];
+            *lo = a > 0 && a < *lo ? a : *lo;
+            *hi = b > *hi ? b : *hi;
+            *xmax = l[nl].x[k] > *xmax ? l[nl].x[k] : *xmax;
         }
         nl++;
     }
+    return nl;
+}
+
+static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
+                 const hr_json_t *results, const hr_svg_options_t *o) {
+    char attrs[96], key[192];
+    for (size_t k = 0; k < nl; k++)
+        if (l[k].merged)
+            band(s, p, &l[k], hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+    for (size_t k = 0; k < nl; k++) {
+        snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.4\"",
+                 hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+        hr_panel_line(s, p, l[k].x, l[k].mean, l[k].n, attrs);
+    }
+    double by = hr_scale_px(&p->y, o->budget_ns);
+    hr_svg_line(s, p->x0, by, p->x0 + p->w, by, " stroke=\"" BUDGET_COLOR "\" stroke-width=\"1.5\" "
+                "stroke-dasharray=\"6 4\"");
+    budget_label(key, sizeof key, o);
+    hr_panel_key(s, p, BUDGET_COLOR, HR_KEY_DASHED, key);
+    for (size_t k = 0; k < nl; k++) {
+        snprintf(key, sizeof key, "%s%s", hr_json_path_str(l[k].row, "allocator"),
+                 l[k].merged ? " (mean, min-max)" : "");
+        hr_panel_key(s, p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
+                     HR_KEY_LINE, key);
+    }
+}
+
+static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+                  const hr_svg_options_t *o) {
+    size_t nr = hr_json_len(results), nl;
+    fline_t *l = calloc(nr ? nr : 1, sizeof *l);
+    int any_series = 0;
+    char title[512];
+    double lo = o->budget_ns, hi = o->budget_ns, xmax = 1;
+    hr_panel_t p;
+    if (!l)
+        return;
+    nl = collect(l, results, trace, &any_series, &lo, &hi, &xmax);
+    snprintf(title, sizeof title, "Allocator time per frame: %s", hr_report_trace_base(trace));
+    hr_panel_begin(s, &p, title, PLOT_H);
     if (nl == 0) {
         no_frames(s, &p, any_series);
     } else {
+        const hr_json_t *drawn[256];
+        size_t nd = 0;
         p.xu = HR_UNIT_COUNT;
         p.yu = HR_UNIT_NS;
         hr_scale_fit(&p.x, 0, xmax, 0, HR_UNIT_COUNT);
         hr_scale_fit(&p.y, lo, hi, 1, HR_UNIT_NS);
         hr_panel_axes(s, &p, "frame number", p.y.log ? "allocator time per frame (log scale)"
                                                     : "allocator time per frame");
-        for (size_t k = 0; k < nl; k++)
-            if (l[k].merged)
-                band(s, &p, &l[k], hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
-        for (size_t k = 0; k < nl; k++) {
-            char attrs[96];
-            snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.4\"",
-                     hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
-            hr_panel_line(s, &p, l[k].x, l[k].mean, l[k].n, attrs);
-        }
-        double by = hr_scale_px(&p.y, o->budget_ns);
-        hr_svg_line(s, p.x0, by, p.x0 + p.w, by, " stroke=\"" BUDGET_COLOR "\" stroke-width=\"1.5\" "
-                    "stroke-dasharray=\"6 4\"");
-        budget_label(key, sizeof key, o);
-        hr_panel_key(s, &p, BUDGET_COLOR, HR_KEY_DASHED, key);
-        for (size_t k = 0; k < nl; k++) {
-            snprintf(key, sizeof key, "%s%s", hr_json_path_str(l[k].row, "allocator"),
-                     l[k].merged ? " (mean, min-max)" : "");
-            hr_panel_key(s, &p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
-                         HR_KEY_LINE, key);
-        }
-    }
-    if (any_series) {
-        const hr_json_t *drawn[256];
-        size_t nd = 0;
+        draw(s, &p, l, nl, results, o);
         for (size_t k = 0; k < nl && nd < 256; k++)
             drawn[nd++] = l[k].row;
-        if (nl)
-            hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
+        hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
     }
     hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {

@@ -58,12 +58,10 @@ static size_t load(const hr_json_t *lat, cdf_t *c) {
 }
 
 static void no_latency(hr_svg_t *s, hr_panel_t *p) {
-    p->x.lo = p->y.lo = 0;
-    p->x.hi = p->y.hi = 1;
-    p->xu = p->yu = HR_UNIT_TEXT;
-    hr_panel_axes(s, p, NULL, NULL);
-    hr_panel_note(s, p, -1, "No latency series for this trace: the report was written");
-    hr_panel_note(s, p, 0, "without series (report schema 1), or every row failed.");
+    static const char *const why[] = {
+        "No latency series for this trace: the report was written without series",
+        "(report schema 1), or every row failed. Replay the trace again to draw it."};
+    hr_panel_empty(s, p, why, 2);
 }
 
 static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {

@@ -36,110 +36,125 @@ static size_t load(const hr_json_t *mem, int by_time, const char *ykey, double *
 }
 
 static void no_series(hr_svg_t *s, hr_panel_t *p) {
-    p->x.lo = p->y.lo = 0;
-    p->x.hi = p->y.hi = 1;
-    p->yu = p->xu = HR_UNIT_TEXT;
-    hr_panel_axes(s, p, NULL, NULL);
-    hr_panel_note(s, p, -1, "No memory series for this trace: the report was written");
-    hr_panel_note(s, p, 0, "without series (report schema 1), or every row failed.");
-    hr_panel_note(s, p, 1, "Replay it again with this heapreplay to draw it.");
+    static const char *const why[] = {
+        "No memory series for this trace: the report was written without series",
+        "(report schema 1), or every row failed. Replay the trace again to draw it."};
+    hr_panel_empty(s, p, why, 2);
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
-    size_t nr = hr_json_len(results), nl = 0;
-    mline_t *l = calloc(nr ? nr : 1, sizeof *l);
-    double *lx = NULL, *ly = NULL;
-    size_t ln = 0;
-    int by_time = 1, any = 0;
-    char title[512], key[192];
-    if (!l)
-        return;
-    for (size_t i = 0; i < nr; i++) { /* time only when every drawn row has it */
+/* What one trace's panel draws: a line per row that has one, the live line
+ * (every row has the same: the trace's), and the extent of them all. */
+typedef struct mpanel {
+    mline_t *l, live;
+    size_t   nl;
+    int      by_time, any;
+    double   minpeak, maxpeak, xmax;
+} mpanel_t;
+
+static void extent(mpanel_t *mp, const mline_t *m) {
+    double pk = hr_svg_max(m->y, m->n), xm = hr_svg_max(m->x, m->n);
+    if (pk > 0) {
+        mp->minpeak = pk < mp->minpeak ? pk : mp->minpeak;
+        mp->maxpeak = pk > mp->maxpeak ? pk : mp->maxpeak;
+    }
+    mp->xmax = xm > mp->xmax ? xm : mp->xmax;
+}
+
+/* Loads the lines of the ok rows of `trace`; x is time only when every row
+ * with a memory series has time_s. */
+static void collect(mpanel_t *mp, const hr_json_t *results, const char *trace) {
+    size_t nr = hr_json_len(results);
+    mp->by_time = 1;
+    mp->minpeak = INFINITY;
+    for (size_t i = 0; i < nr; i++) {
         const hr_json_t *mem = hr_json_path(hr_json_at(results, i), "series.memory");
         if (hr_svg_row_of(hr_json_at(results, i), trace) && hr_json_type(mem) == HR_JSON_OBJECT) {
-            any = 1;
-            by_time &= hr_json_len(hr_json_get(mem, "time_s")) > 0;
+            mp->any = 1;
+            mp->by_time &= hr_json_len(hr_json_get(mem, "time_s")) > 0;
         }
     }
-    snprintf(title, sizeof title, "Memory over time: %s", hr_report_trace_base(trace));
-    hr_panel_t p;
-    hr_panel_begin(s, &p, title, PLOT_H);
-    double minpeak = INFINITY, maxpeak = 0, xmax = 0;
-    for (size_t i = 0; i < nr && any; i++) {
+    for (size_t i = 0; i < nr && mp->any; i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const hr_json_t *mem = hr_json_path(r, "series.memory");
         if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r) || hr_json_type(mem) != HR_JSON_OBJECT)
             continue;
-        mline_t *m = &l[nl];
+        mline_t *m = &mp->l[mp->nl];
         m->row = r;
-        m->n = load(mem, by_time, "footprint_bytes", &m->x, &m->y);
-        if (m->n == 0 && (m->n = load(mem, by_time, "rss_bytes", &m->x, &m->y)) > 0)
+        m->n = load(mem, mp->by_time, "footprint_bytes", &m->x, &m->y);
+        if (m->n == 0 && (m->n = load(mem, mp->by_time, "rss_bytes", &m->x, &m->y)) > 0)
             m->what = "RSS";
-        if (ln == 0)
-            ln = load(mem, by_time, "live_bytes", &lx, &ly);
+        if (mp->live.n == 0 && (mp->live.n = load(mem, mp->by_time, "live_bytes", &mp->live.x,
+                                                  &mp->live.y)) > 0)
+            extent(mp, &mp->live);
         if (m->n == 0)
             continue;
-        double pk = hr_svg_max(m->y, m->n), xm = hr_svg_max(m->x, m->n);
-        if (pk > 0) {
-            minpeak = pk < minpeak ? pk : minpeak;
-            maxpeak = pk > maxpeak ? pk : maxpeak;
-        }
-        xmax = xm > xmax ? xm : xmax;
-        nl++;
+        extent(mp, m);
+        mp->nl++;
     }
-    if (ln) {
-        double pk = hr_svg_max(ly, ln), xm = hr_svg_max(lx, ln);
-        if (pk > 0) {
-            minpeak = pk < minpeak ? pk : minpeak;
-            maxpeak = pk > maxpeak ? pk : maxpeak;
-        }
-        xmax = xm > xmax ? xm : xmax;
+}
+
+static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t *results) {
+    char attrs[96];
+    p->xu = mp->by_time ? HR_UNIT_SECONDS : HR_UNIT_COUNT;
+    p->yu = HR_UNIT_BYTES;
+    hr_scale_fit(&p->x, 0, mp->xmax > 0 ? mp->xmax : 1, 0, p->xu);
+    if (mp->maxpeak >= 10 * mp->minpeak) /* peaks a decade apart or more: log */
+        hr_scale_fit(&p->y, mp->minpeak / 10, mp->maxpeak, 1, HR_UNIT_BYTES);
+    else
+        hr_scale_fit(&p->y, 0, mp->maxpeak > 0 ? mp->maxpeak : 1, 0, HR_UNIT_BYTES);
+    hr_panel_axes(s, p, mp->by_time ? "time in the trace (recorded timestamps)" : "event index",
+                  p->y.log ? "bytes (log scale)" : "bytes");
+    for (size_t k = 0; k < mp->nl; k++) {
+        snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
+                 hr_svg_color(results, hr_json_path_str(mp->l[k].row, "allocator")));
+        hr_panel_line(s, p, mp->l[k].x, mp->l[k].y, mp->l[k].n, attrs);
     }
-    if (nl == 0 && ln == 0) {
+    if (mp->live.n)
+        hr_panel_line(s, p, mp->live.x, mp->live.y, mp->live.n, " stroke=\"" LIVE_COLOR "\" "
+                      "stroke-width=\"1.4\" stroke-dasharray=\"5 3\"");
+}
+
+static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t *results,
+                   const char *trace) {
+    const hr_json_t *drawn[256];
+    char key[192];
+    size_t nd = 0;
+    if (mp->live.n)
+        hr_panel_key(s, p, LIVE_COLOR, HR_KEY_DASHED, "live (requested bytes)");
+    for (size_t k = 0; k < mp->nl; k++) {
+        const char *alloc = hr_json_path_str(mp->l[k].row, "allocator");
+        snprintf(key, sizeof key, "%s%s", alloc, mp->l[k].what ? " (RSS)" : "");
+        hr_panel_key(s, p, hr_svg_color(results, alloc), HR_KEY_LINE, key);
+        if (nd < 256)
+            drawn[nd++] = mp->l[k].row;
+    }
+    if (mp->any) /* rows that could not be drawn, said so */
+        hr_panel_missing(s, p, results, trace, drawn, nd, "memory");
+}
+
+static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
+    size_t nr = hr_json_len(results);
+    mpanel_t mp = {calloc(nr ? nr : 1, sizeof *mp.l), {0}, 0, 0, 0, 0, 0, 0};
+    char title[512];
+    hr_panel_t p;
+    if (!mp.l)
+        return;
+    collect(&mp, results, trace);
+    snprintf(title, sizeof title, "Memory over time: %s", hr_report_trace_base(trace));
+    hr_panel_begin(s, &p, title, PLOT_H);
+    if (mp.nl == 0 && mp.live.n == 0)
         no_series(s, &p);
-    } else {
-        p.xu = by_time ? HR_UNIT_SECONDS : HR_UNIT_COUNT;
-        p.yu = HR_UNIT_BYTES;
-        hr_scale_fit(&p.x, 0, xmax > 0 ? xmax : 1, 0, p.xu);
-        if (maxpeak >= 10 * minpeak) /* peaks a decade apart or more: log */
-            hr_scale_fit(&p.y, minpeak / 10, maxpeak, 1, HR_UNIT_BYTES);
-        else
-            hr_scale_fit(&p.y, 0, maxpeak > 0 ? maxpeak : 1, 0, HR_UNIT_BYTES);
-        hr_panel_axes(s, &p, by_time ? "time in the trace (recorded timestamps)" : "event index",
-                      p.y.log ? "bytes (log scale)" : "bytes");
-        for (size_t k = 0; k < nl; k++) {
-            const char *alloc = hr_json_path_str(l[k].row, "allocator");
-            char attrs[96];
-            snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
-                     hr_svg_color(results, alloc));
-            hr_panel_line(s, &p, l[k].x, l[k].y, l[k].n, attrs);
-        }
-        if (ln)
-            hr_panel_line(s, &p, lx, ly, ln, " stroke=\"" LIVE_COLOR "\" stroke-width=\"1.4\" "
-                          "stroke-dasharray=\"5 3\"");
-    }
-    if (ln)
-        hr_panel_key(s, &p, LIVE_COLOR, HR_KEY_DASHED, "live (requested bytes)");
-    for (size_t k = 0; k < nl; k++) {
-        const char *alloc = hr_json_path_str(l[k].row, "allocator");
-        snprintf(key, sizeof key, "%s%s", alloc, l[k].what ? " (RSS)" : "");
-        hr_panel_key(s, &p, hr_svg_color(results, alloc), HR_KEY_LINE, key);
-    }
-    if (any) { /* rows that could not be drawn, said so */
-        const hr_json_t *drawn[256];
-        size_t nd = 0;
-        for (size_t k = 0; k < nl && nd < 256; k++)
-            drawn[nd++] = l[k].row;
-        hr_panel_missing(s, &p, results, trace, drawn, nd, "memory");
-    }
+    else
+        draw(s, &p, &mp, results);
+    legend(s, &p, &mp, results, trace);
     hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
-        free(l[k].x);
-        free(l[k].y);
+        free(mp.l[k].x);
+        free(mp.l[k].y);
     }
-    free(l);
-    free(lx);
-    free(ly);
+    free(mp.l);
+    free(mp.live.x);
+    free(mp.live.y);
 }
 
 int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {

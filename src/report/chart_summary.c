@@ -95,9 +95,9 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     p.yu = HR_UNIT_TEXT; /* categories: no y ticks */
     p.y.lo = 0, p.y.hi = 1;
     if (!base) {
-        snprintf(xl, sizeof xl, "no ok %s row with a value on this trace to compare with", bname);
-        hr_panel_axes(s, &p, NULL, NULL);
-        hr_panel_note(s, &p, 0, xl);
+        const char *line = xl;
+        snprintf(xl, sizeof xl, "No ok %s row with this figure on this trace to compare with.", bname);
+        hr_panel_empty(s, &p, &line, 1);
         hr_panel_end(s, &p);
         return;
     }

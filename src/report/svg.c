@@ -289,8 +289,9 @@ static void axis_ticks(hr_svg_t *s, const hr_panel_t *p, int vertical) {
 
 void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const char *ylabel) {
     char attrs[128];
-    axis_ticks(s, p, 0);
-    if (p->yu != HR_UNIT_TEXT) /* categories (bar rows): their labels are the chart's */
+    if (p->xu != HR_UNIT_TEXT) /* HR_UNIT_TEXT: no ticks (categories, or a note panel) */
+        axis_ticks(s, p, 0);
+    if (p->yu != HR_UNIT_TEXT)
         axis_ticks(s, p, 1);
     fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
                   "stroke=\"#555\"/>\n", p->x0, p->y0, p->w, p->h);
@@ -304,13 +305,19 @@ void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const c
     }
 }
 
-void hr_panel_note(hr_svg_t *s, const hr_panel_t *p, int line, const char *text) {
-    hr_svg_text(s, p->x0 + p->w / 2, p->y0 + p->h / 2 + 16.0 * line,
-                " text-anchor=\"middle\" fill=\"#777\" font-style=\"italic\"", text);
+void hr_panel_empty(hr_svg_t *s, hr_panel_t *p, const char *const *lines, int n) {
+    p->h = 24 + 16.0 * n;
+    p->x.lo = p->y.lo = 0;
+    p->x.hi = p->y.hi = 1;
+    p->xu = p->yu = HR_UNIT_TEXT;
+    hr_panel_axes(s, p, NULL, NULL);
+    for (int i = 0; i < n; i++)
+        hr_svg_text(s, p->x0 + p->w / 2, p->y0 + 28 + 16.0 * i,
+                    " text-anchor=\"middle\" fill=\"#777\" font-style=\"italic\"", lines[i]);
 }
 
 void hr_panel_end(hr_svg_t *s, const hr_panel_t *p) {
-    s->y = p->y0 + p->h + BOTTOM + PANEL_GAP;
+    s->y = p->y0 + p->h + (p->xu == HR_UNIT_TEXT ? 0 : BOTTOM) + PANEL_GAP;
 }
 
 void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const double *y, size_t n,

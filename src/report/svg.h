@@ -129,8 +129,9 @@ enum { HR_KEY_LINE = 0, HR_KEY_DASHED, HR_KEY_BOX };
 void hr_panel_key(hr_svg_t *s, hr_panel_t *p, const char *color, int style, const char *label);
 /* Frame, grid, ticks and labels of both scales; axis titles in words. */
 void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const char *ylabel);
-/* A grey note centred in the plot area (e.g. why there is nothing to draw). */
-void hr_panel_note(hr_svg_t *s, const hr_panel_t *p, int line, const char *text);
+/* A panel with nothing to draw: a short empty frame holding n grey lines
+ * that say why (no ticks, no axis titles). */
+void hr_panel_empty(hr_svg_t *s, hr_panel_t *p, const char *const *lines, int n);
 void hr_panel_end(hr_svg_t *s, const hr_panel_t *p);
 /* A data line: n points (x[i], y[i]) in data units through the panel's
  * scales (points with a non-finite coordinate are left out). */
