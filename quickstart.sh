@@ -44,7 +44,8 @@ case "${1:-main}" in
 main)
     mkdir -p results
     ./heapreplay replay traces/ -a all -r 3 -o results/latest.json
-    echo "report written to results/latest.json" >&2
+    ./heapreplay report results/latest.json -f html -o results/latest.html
+    echo "report written to results/latest.json; charts and tables in results/latest.html" >&2
     ;;
 test)
     set +e
