@@ -136,6 +136,17 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     hr_panel_end(s, &p);
 }
 
+int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *o, hr_error_t *err) {
+    const hr_json_t *results = hr_json_get(report, "results");
+    for (size_t i = 0; o->baseline && i < hr_json_len(results); i++)
+        if (strcmp(hr_json_path_str(hr_json_at(results, i), "allocator"), o->baseline) == 0)
+            return 0;
+    if (!o->baseline)
+        return 0;
+    hr_error_set(err, "--baseline: the report has no allocator \"%s\"", o->baseline);
+    return -1;
+}
+
 int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
                      hr_error_t *err) {
     char path[128];
@@ -146,15 +157,8 @@ int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *
                  "peak_footprint, p99, or a dotted path)", o->metric ? o->metric : "");
         return -1;
     }
-    if (o->baseline) {
-        int found = 0;
-        for (size_t i = 0; i < hr_json_len(results) && !found; i++)
-            found = strcmp(hr_json_path_str(hr_json_at(results, i), "allocator"), o->baseline) == 0;
-        if (!found) {
-            hr_error_set(err, "--baseline: the report has no allocator \"%s\"", o->baseline);
-            return -1;
-        }
-    }
+    if (!o->baseline_checked && hr_svg_check_baseline(rep, o, err) < 0)
+        return -1;
     int nt = hr_svg_traces(results, traces, 256);
     for (int t = 0; t < nt; t++)
         panel(s, results, traces[t], path, hr_metric_by_path(path), o);

@@ -155,6 +155,7 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
         hr_svg_options_t so = o->charts;
         so.kind = kinds[k];
         so.no_xml_decl = 1;
+        so.baseline_checked = 1;
         fputs("<figure>\n", out);
         rc = hr_svg_render(sub, &so, out, err);
         fputs("</figure>\n", out);
@@ -172,6 +173,8 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
     int nt = hr_svg_traces(results, traces, 256), rc = 0;
     if (!o)
         o = &dflt;
+    if (hr_svg_check_baseline(rep, &o->charts, err) < 0) /* once, against every trace */
+        return -1;
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                  "<title>heapreplay report: %d trace%s</title>\n", nt, nt == 1 ? "" : "s");
     fputs("<style>" CSS "</style>\n</head>\n<body>\n", out);

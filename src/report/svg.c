@@ -21,7 +21,7 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
 hr_svg_options_t hr_svg_options_default(void) {
-    hr_svg_options_t o = {"throughput", 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS, 0, 0};
+    hr_svg_options_t o = {"throughput", 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS, 0, 0, 0};
     return o;
 }
 

@@ -43,6 +43,8 @@ typedef struct hr_svg_options {
     double          budget_ns; /* frames: the budget line */
     int             budget_set;/* the budget was given (else the default's label) */
     int             no_xml_decl; /* inline in HTML: no <?xml ...?> line */
+    int             baseline_checked; /* the caller checked it against a larger report
+                                         (the HTML page draws one trace at a time) */
 } hr_svg_options_t;
 
 /* bars, throughput, 800 px, budget 1 % of 16.6 ms, glibc baseline. */
@@ -56,6 +58,10 @@ int hr_svg_metric_path(const char *metric, char *path, size_t n);
 
 /* Prints the names --metric accepts (from the metric registry), for help. */
 void hr_svg_metric_names(FILE *out);
+
+/* 0 when opt->baseline is NULL or an allocator of the report; else -1 with
+ * a one-line err. */
+int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *opt, hr_error_t *err);
 
 /* Draw the chart(s) of opt->kind. Results that are not ok or lack the
  * metric or series are noted in their panel. 0 ok; -1 with a one-line err

@@ -145,6 +145,21 @@ else
     not_ok "report -f html" "$(cat "$tmp/err")"
 fi
 
+# A baseline one trace lacks: that trace's summary panel says so, the page is made.
+if command -v jq >/dev/null 2>&1; then
+    jq '.results |= map(select((.trace | endswith("frame_loop.hrt") | not) or .allocator != "block"))' \
+        "$fx" >"$tmp/noblock.json"
+    if "$hr" report "$tmp/noblock.json" -f html --baseline block -o "$tmp/nb.html" 2>"$tmp/err" &&
+        grep -q 'No ok block row with this figure on this trace' "$tmp/nb.html" &&
+        grep -q 'relative to block' "$tmp/nb.html"; then
+        ok "--baseline missing from one trace: a note in its panel"
+    else
+        not_ok "--baseline missing from one trace: a note in its panel" "$(cat "$tmp/err")"
+    fi
+else
+    skip "--baseline missing from one trace: a note in its panel" "jq not installed"
+fi
+
 # replay -f html writes the page on standard output.
 printf 'heapreplay-trace 1\nalloc 0 64\nframe 1\nalloc 1 32\nfree 0\nframe 2\nfree 1\n' >"$tmp/t.txt"
 if "$hr" replay "$tmp/t.txt" -a glibc,block -r 1 --warm-time 0 -q -f html >"$tmp/replay.html" 2>"$tmp/err" &&
