@@ -133,6 +133,12 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     hr_panel_key(s, &p, "#444", HR_KEY_DASHED, xl);
     if (ranges)
         hr_panel_key(s, &p, "#222", HR_KEY_LINE, "min-max of the repeats");
+    for (size_t i = 0; i < hr_json_len(results); i++) /* the tables' mark, explained once */
+        if (hr_svg_row_of(hr_json_at(results, i), trace) &&
+            hr_result_mostly_fallback(hr_json_at(results, i))) {
+            hr_panel_key(s, &p, "#fff", HR_KEY_BOX, HR_REPORT_FALLBACK_MARK " mostly fallback");
+            break;
+        }
     hr_panel_end(s, &p);
 }
 
