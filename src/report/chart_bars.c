@@ -142,7 +142,7 @@ int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, 
     }
     const hr_json_t *results = hr_json_get(rep, "results");
     const hr_metric_t *def = hr_metric_by_path(path);
-    int fallback = 0, nt = hr_svg_traces(results, traces, 256);
+    int fallback = 0, nt = hr_svg_chart_traces(results, o, traces, 256);
     for (size_t i = 0; i < hr_json_len(results); i++)
         fallback |= hr_result_mostly_fallback(hr_json_at(results, i));
     snprintf(title, sizeof title, "%s (%s is better)", hr_svg_metric_words(def, path),

@@ -160,8 +160,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
 int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
     const char *traces[256];
     const hr_json_t *results = hr_json_get(rep, "results");
-    int nt = hr_svg_traces(results, traces, 256);
-    (void)o;
+    int nt = hr_svg_chart_traces(results, o, traces, 256);
     for (int t = 0; t < nt; t++)
         panel(s, results, traces[t]);
     return 0;

@@ -165,7 +165,7 @@ int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *
     }
     if (!o->baseline_checked && hr_svg_check_baseline(rep, o, err) < 0)
         return -1;
-    int nt = hr_svg_traces(results, traces, 256);
+    int nt = hr_svg_chart_traces(results, o, traces, 256);
     for (int t = 0; t < nt; t++)
         panel(s, results, traces[t], path, hr_metric_by_path(path), o);
     return 0;

@@ -156,8 +156,9 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
         so.kind = kinds[k];
         so.no_xml_decl = 1;
         so.baseline_checked = 1;
+        so.only_trace = trace; /* the whole report: an allocator's colour is the same everywhere */
         fputs("<figure>\n", out);
-        rc = hr_svg_render(sub, &so, out, err);
+        rc = hr_svg_render(rep, &so, out, err);
         fputs("</figure>\n", out);
     }
     fputs("</section>\n", out);

@@ -21,7 +21,8 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
 hr_svg_options_t hr_svg_options_default(void) {
-    hr_svg_options_t o = {"throughput", 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS, 0, 0, 0};
+    hr_svg_options_t o = {"throughput", 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS,
+                          0, 0, 0, NULL};
     return o;
 }
 
@@ -385,6 +386,14 @@ int hr_svg_traces(const hr_json_t *results, const char **out, int max) {
             out[n++] = t;
     }
     return n;
+}
+
+int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
+                        int max) {
+    if (!o->only_trace)
+        return hr_svg_traces(results, out, max);
+    out[0] = o->only_trace;
+    return max > 0;
 }
 
 int hr_svg_row_ok(const hr_json_t *r) {

@@ -45,6 +45,8 @@ typedef struct hr_svg_options {
     int             no_xml_decl; /* inline in HTML: no <?xml ...?> line */
     int             baseline_checked; /* the caller checked it against a larger report
                                          (the HTML page draws one trace at a time) */
+    const char     *only_trace; /* draw this trace's panels only (colours still come
+                                   from every result: the HTML page's traces agree) */
 } hr_svg_options_t;
 
 /* bars, throughput, 800 px, budget 1 % of 16.6 ms, glibc baseline. */
@@ -159,6 +161,9 @@ double hr_svg_max(const double *v, size_t n);
 
 /* Distinct traces of the results, first-seen order; returns the count. */
 int hr_svg_traces(const hr_json_t *results, const char **out, int max);
+/* The traces a chart draws: o->only_trace, or every trace of the results. */
+int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
+                        int max);
 /* 1 when result r belongs to trace t and its status is ok. */
 int hr_svg_row_of(const hr_json_t *r, const char *trace);
 int hr_svg_row_ok(const hr_json_t *r);
