@@ -1,6 +1,7 @@
 /* The measurement lap's bookkeeping (engine.h, HR_MODE_MEASURE): latency,
- * frames and stalls per op, memory after every op. Everything here runs
- * outside the timed region of an op.
+ * frames and stalls per op, memory after every op, and the report's series
+ * (series.h: fixed-size, inside the mmap'd measure_t, never malloc'd).
+ * Everything here runs outside the timed region of an op.
  *
  * Stalls. An op during which the thread was switched out (a voluntary or
  * involuntary context switch: preemption by another process, a sleep, a
