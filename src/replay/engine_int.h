@@ -80,6 +80,8 @@ typedef struct measure {
      * baseline; sampled: RSS is sampled (external and RSS-footprint rows). */
     uint64_t     rss;
     int          rss_sampled;
+    hr_spoint_t  pending;      /* the last event's point, not yet added */
+    int          pending_set;
     hr_mseries_t mem;          /* live, footprint[, rss] per event */
     hr_fseries_t frame_series; /* allocator cycles per frame (stalls left out) */
 } measure_t;
