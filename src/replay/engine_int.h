@@ -82,6 +82,8 @@ typedef struct measure {
     int          rss_sampled;
     hr_spoint_t  pending;      /* the last event's point, not yet added */
     int          pending_set;
+    unsigned     pending_nch;  /* channels that may have changed (series.h) */
+    uint64_t     point_samples; /* external samples at the previous point */
     hr_mseries_t mem;          /* live, footprint[, rss] per event */
     hr_fseries_t frame_series; /* allocator cycles per frame (stalls left out) */
 } measure_t;

@@ -77,7 +77,7 @@ static int stalled(measure_t *m, uint64_t d) {
 void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
     m->cur_frame = m->frames;
     if (m->pending_set) { /* the previous event's point, right after this op's timing */
-        hr_mseries_add(&m->mem, &m->pending);
+        hr_mseries_add_changed(&m->mem, &m->pending, m->pending_nch);
         m->pending_set = 0;
     }
     m->raw_frame_cyc += d;
@@ -163,6 +163,9 @@ static void series_point(measure_t *m, const run_t *r) {
     m->pending.v[1] = m->fp;
     m->pending.v[2] = m->rss;
     m->pending_set = 1;
+    /* sampled channels (external) changed only if a sample was taken */
+    m->pending_nch = m->rss_sampled && m->samples == m->point_samples ? 1 : HR_SERIES_CHANNELS;
+    m->point_samples = m->samples;
 }
 
 void hr_measure_track(measure_t *m, const run_t *r, const hr_extstats_t *ext,

@@ -58,9 +58,13 @@ typedef struct hr_mseries {
 void hr_mseries_init(hr_mseries_t *s, unsigned nch, uint64_t expect_events);
 /* One point; events must not decrease (a point at an event already seen
  * counts as another sample of that event). Ignored after finish. Inline:
- * the measurement lap adds one point per event, between two timed ops. */
+ * the measurement lap adds one point per event, between two timed ops.
+ * hr_mseries_add_changed: only channels [0, nchk) may differ from the
+ * previous point's (the others are equal to it: a bucket already holding
+ * that point keeps its extremes, earliest on ties, so they need no compare;
+ * external allocators' footprint and RSS change only when sampled). */
 void hr_mseries_next_bucket(hr_mseries_t *s, const hr_spoint_t *p);
-static inline void hr_mseries_add(hr_mseries_t *s, const hr_spoint_t *p) {
+static inline void hr_mseries_add_changed(hr_mseries_t *s, const hr_spoint_t *p, unsigned nchk) {
     if (s->done)
         return;
     if (p->event >= s->next) { /* once per bucket */
@@ -68,13 +72,17 @@ static inline void hr_mseries_add(hr_mseries_t *s, const hr_spoint_t *p) {
         return;
     }
     hr_spoint_t *b = &s->slot[s->cur * 2 * s->nch];
-    for (unsigned c = 0; c < s->nch; c++) {
+    for (unsigned c = 0; c < nchk && c < s->nch; c++) {
         if (p->v[c] > b[2 * c].v[c])
             b[2 * c] = *p;
         if (p->v[c] < b[2 * c + 1].v[c])
             b[2 * c + 1] = *p;
     }
 }
+static inline void hr_mseries_add(hr_mseries_t *s, const hr_spoint_t *p) {
+    hr_mseries_add_changed(s, p, HR_SERIES_CHANNELS);
+}
+
 /* Turns the buckets into the output: at most HR_SERIES_MAX_POINTS points,
  * event indices strictly increasing (one point per event: the first of
  * several kept at one event). Returns the count; s->slot holds them.
