@@ -373,8 +373,10 @@ int hr_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "heapreplay replay: interrupted by %s%s%s\n", sig_name(stop),
                 a.output ? "; partial report in " : "", a.output ? a.output : "");
     }
-    if (rc == 0)
+    if (rc == 0) {
+        hr_report_builder_set_render(rb, &a.render);
         rc = hr_report_builder_finish(rb, a.output, a.format, stdout);
+    }
     if (rc == 0 && (failed || hr_report_builder_failures(rb)))
         rc = 1;
     if (stop && rc != 2)

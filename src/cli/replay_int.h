@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "heapreplay/trace.h"
 #include "replay/engine.h"
+#include "report/report.h"
 
 #define HR_POOL_ROUTES_MAX 3 /* a composition has at most 4 parts: 3 pools + the row's */
 
@@ -25,6 +26,7 @@ typedef struct replay_args {
     char *allocators; /* every -a joined by commas; NULL: all */
     const char *output;
     hr_emit_format_t format;
+    hr_render_opts_t render; /* --detail */
     int quiet, verbose;
     hr_pool_routes_t pools;
     char **paths;

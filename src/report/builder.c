@@ -14,8 +14,9 @@
 #include "report/stats.h"
 
 struct hr_report_builder {
-    hr_json_t *doc, *results;
-    int        failures;
+    hr_json_t       *doc, *results;
+    int              failures;
+    hr_render_opts_t render; /* how finish renders the text/Markdown report */
 };
 
 static hr_json_t *machine_json(void) {
@@ -31,6 +32,7 @@ static hr_json_t *machine_json(void) {
 
 hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_report_builder_t *rb = calloc(1, sizeof *rb);
+    rb->render = hr_render_opts_default();
     rb->doc = hr_report_new(PACKAGE_VERSION);
     char when[32];
     time_t now = time(NULL);
@@ -267,7 +269,11 @@ int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
             return 2;
         }
     }
-    return hr_report_render(rb->doc, fmt, out) == 0 ? 0 : 2;
+    return hr_report_render_opts(rb->doc, fmt, &rb->render, out) == 0 ? 0 : 2;
+}
+
+void hr_report_builder_set_render(hr_report_builder_t *rb, const hr_render_opts_t *o) {
+    rb->render = *o;
 }
 
 void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **argv) {

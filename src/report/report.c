@@ -8,6 +8,7 @@
 
 #include "base/metrics.h"
 #include "report/builder.h"
+#include "report/summary.h"
 #include "heapreplay/trace.h"
 
 /* ---- building and checking -------------------------------------------- */
@@ -493,34 +494,64 @@ static void print_pools(FILE *out, const hr_json_t *results, const char *trace, 
     fputs("\n\n", out);
 }
 
-static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
-    const hr_json_t *results = hr_json_get(rep, "results");
-    const char *traces[256], *cols[N_MAIN_COLS_MAX];
-    char names[N_MAIN_COLS_MAX][48];
-    int nt = traces_of(results, traces, 256), ncols = main_cols(cols, names);
-    print_header(em->out, rep, md);
-    for (int t = 0; t < nt; t++) {
-        char title[512];
-        const char *digest = NULL;
-        for (size_t i = 0; i < hr_json_len(results) && !digest; i++)
-            if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
-                digest = hr_json_path_str(hr_json_at(results, i), "trace_digest");
-        snprintf(title, sizeof title, "trace %s (digest %s)", traces[t], digest ? digest : "-");
-        hr_emit_table_begin(em, title, ncols, cols);
-        for (size_t i = 0; i < hr_json_len(results); i++)
-            if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
-                main_row(em, hr_json_at(results, i));
-        hr_emit_table_end(em);
-        print_notes(em->out, results, traces[t], md);
-        print_pools(em->out, results, traces[t], md);
-        hr_report_ranking(em->out, results, traces[t], md);
-        per_op_table(em, results, traces[t]);
-        for (size_t i = 0; i < hr_json_len(results); i++)
-            if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
-                native_tables(em, hr_json_at(results, i), 0);
+/* Everything of one trace the summary leaves out (--detail): the long
+ * comparison table with its notes, pools, ranking lines, ns/op by op type and
+ * the native tables. */
+static void detail_trace(hr_emit_t *em, const hr_json_t *results, const char *trace, int md) {
+    const char *cols[N_MAIN_COLS_MAX];
+    char names[N_MAIN_COLS_MAX][48], title[512];
+    int ncols = main_cols(cols, names);
+    const char *digest = NULL;
+    for (size_t i = 0; i < hr_json_len(results) && !digest; i++)
+        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+            digest = hr_json_path_str(hr_json_at(results, i), "trace_digest");
+    snprintf(title, sizeof title, "trace %s (digest %s)", trace, digest ? digest : "-");
+    hr_emit_table_begin(em, title, ncols, cols);
+    for (size_t i = 0; i < hr_json_len(results); i++)
+        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+            main_row(em, hr_json_at(results, i));
+    hr_emit_table_end(em);
+    print_notes(em->out, results, trace, md);
+    print_pools(em->out, results, trace, md);
+    hr_report_ranking(em->out, results, trace, md);
+    per_op_table(em, results, trace);
+    for (size_t i = 0; i < hr_json_len(results); i++)
+        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+            native_tables(em, hr_json_at(results, i), 0);
+}
+
+/* The header, wrapped to the summary's width in text (the options line is
+ * long). */
+static void header(FILE *out, const hr_json_t *rep, int md) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        print_header(out, rep, md);
+        return;
     }
+    print_header(f, rep, md);
+    fclose(f);
+    hr_summary_wrap(out, text, md);
+    free(text);
+}
+
+/* The default output is the header and every trace's summary; with
+ * `detail` the detail sections follow, so the default is a prefix. */
+static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md, int detail) {
+    const hr_json_t *results = hr_json_get(rep, "results");
+    const char *traces[256];
+    int nt = traces_of(results, traces, 256);
+    header(em->out, rep, md);
+    for (int t = 0; t < nt; t++)
+        hr_summary_trace(em, results, traces[t], md);
     if (nt == 0)
         fputs("(no results)\n", em->out);
+    if (!detail || nt == 0)
+        return;
+    fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
+    for (int t = 0; t < nt; t++)
+        detail_trace(em, results, traces[t], md);
 }
 
 /* ---- CSV --------------------------------------------------------------- */
@@ -644,7 +675,18 @@ static void render_csv(const hr_json_t *rep, hr_emit_t *em) {
     free(lv);
 }
 
+hr_render_opts_t hr_render_opts_default(void) {
+    hr_render_opts_t o = {0};
+    return o;
+}
+
 int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out) {
+    hr_render_opts_t o = hr_render_opts_default();
+    return hr_report_render_opts(report, fmt, &o, out);
+}
+
+int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
+                          const hr_render_opts_t *opts, FILE *out) {
     hr_emit_t em;
     hr_emit_init(&em, out, fmt);
     switch (fmt) {
@@ -653,8 +695,8 @@ int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out) {
         hr_emit_end(&em);
         break;
     case HR_EMIT_CSV: render_csv(report, &em); break;
-    case HR_EMIT_TEXT: render_tables(report, &em, 0); break;
-    case HR_EMIT_MARKDOWN: render_tables(report, &em, 1); break;
+    case HR_EMIT_TEXT: render_tables(report, &em, 0, opts->detail); break;
+    case HR_EMIT_MARKDOWN: render_tables(report, &em, 1, opts->detail); break;
     }
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
