@@ -210,7 +210,7 @@ static void cat(char *buf, size_t n, const char *fmt, ...) {
 static const char *name_of(const hr_json_t *r) { return hr_json_path_str(r, "allocator"); }
 
 static const char *noise_word(int sep) {
-    return sep > 0 ? "separated" : "1 sample: noise unknown";
+    return sep > 0 ? "separated" : "noise unknown";
 }
 
 /* "fastest: A, 1.69x B's ops/s (separated)" or "... within noise". The
@@ -252,7 +252,7 @@ static void fp_spread(const hr_json_t *r, hr_spread_t *s) {
     }
 }
 
-/* "leanest: A, 38% less peak footprint than B" among the ranked rows. */
+/* "leanest: A, 38% less footprint than B" among the ranked rows. */
 static void leanest(char *buf, size_t n, const srow_t *rows, int nr) {
     const srow_t *best = NULL, *next = NULL;
     for (int i = 0; i < nr && rows[i].group == G_RANKED; i++) {
@@ -288,7 +288,7 @@ static void leanest(char *buf, size_t n, const srow_t *rows, int nr) {
         return;
     }
     double pct = (b.center - a.center) / b.center * 100;
-    cat(buf, n, "leanest: %s, %.*f%% less peak footprint than %s", name_of(best->r),
+    cat(buf, n, "leanest: %s, %.*f%% less footprint than %s", name_of(best->r),
         pct < 10 ? 1 : 0, pct, name_of(next->r));
     if (sep < 0)
         cat(buf, n, " (%s)", noise_word(sep));

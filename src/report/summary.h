@@ -29,7 +29,7 @@ void hr_summary_trace(hr_emit_t *em, const hr_json_t *results, const char *trace
  * allocator and its margin over the runner-up, or that the two are within
  * noise (ranking.c's separation rule), then the leanest by peak footprint
  * likewise: "fastest: bank, 1.69x block's ops/s (separated); leanest: glibc,
- * 6.2% less peak footprint than block". Returns buf. */
+ * 6.2% less footprint than block". Returns buf. */
 char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const char *trace);
 
 /* The budget result of `trace` into buf: "budget 64.00 MiB: first exceeded

@@ -128,7 +128,7 @@ static void test_verdicts(void) {
     char buf[512];
     hr_summary_verdict(buf, sizeof buf, res, "traces/game_session.hrt");
     HR_CHECK_STR(buf, "fastest: block, 1.55x mimalloc's ops/s (separated); leanest: block, "
-                      "5.0% less peak footprint than glibc");
+                      "5.0% less footprint than glibc");
     hr_summary_verdict(buf, sizeof buf, res, "traces/particles.hrt");
     HR_CHECK_STR(buf, "fastest: jemalloc and glibc within noise (samples overlap); leanest: "
                       "glibc and jemalloc within noise (samples overlap)");
@@ -170,7 +170,7 @@ static void test_verdict_edges(void) {
     const hr_json_t *res = hr_json_get(rep, "results");
     char buf[512];
     hr_summary_verdict(buf, sizeof buf, res, "t");
-    HR_CHECK_STR(buf, "fastest: a, 2.50x b's ops/s (1 sample: noise unknown); leanest: a and b tie");
+    HR_CHECK_STR(buf, "fastest: a, 2.50x b's ops/s (noise unknown); leanest: a and b tie");
     hr_summary_verdict(buf, sizeof buf, res, "u");
     HR_CHECK_STR(buf, "fastest: a (the only ranked allocator); leanest: none (no peak footprint)");
     hr_summary_verdict(buf, sizeof buf, res, "v");
