@@ -22,6 +22,7 @@ trap 'rm -rf "$T"' EXIT
 ROWS=$(cat << 'EOF'
 0 ~ usage: heapreplay replay     ~ replay -h
 0 ~ --warm-time=SECONDS          ~ replay --help
+0 ~ --detail                     ~ replay --help
 0 ~ usage: heapreplay compare    ~ compare -h
 0 ~ usage: heapreplay info       ~ info -h
 0 ~ usage: heapreplay convert    ~ convert -h
@@ -54,6 +55,7 @@ ROWS=$(cat << 'EOF'
 2 ~ option '-o' requires an argument          ~ capture -o
 2 ~ option '--width' requires an argument     ~ plot $T/r.json --width
 2 ~ option '--verify' takes no argument       ~ replay --verify=1 $T/t.hrt
+2 ~ option '--detail' takes no argument       ~ replay --detail=yes $T/t.hrt
 2 ~ option '--json' takes no argument         ~ info --json=yes $T/t.hrt
 2 ~ option '--repeat' expects an integer 1..1000, got 'abc' ~ replay --repeat=abc $T/t.hrt
 2 ~ option '-r' expects an integer 1..1000, got '0'         ~ replay -r0 $T/t.hrt
