@@ -266,7 +266,7 @@ static void render_md(const hr_compare_row_t *rows, size_t n, const hr_compare_s
     fprintf(out, "`%s` → `%s`: %d matched, %d regressions, %d mismatches, %d missing, "
             "%d improved\n\n", s->base_name, s->new_name, s->matched, s->regressions,
             s->mismatches, s->missing, s->improved);
-    md_section(out, "Regressions", rows, n, pick_fail, max, 1);
+    md_section(out, "Regressions and other failures", rows, n, pick_fail, max, 1);
     md_section(out, "Improvements", rows, n, pick_improved, max, 0);
     md_section(out, "Other (noise, n/a, new, fixed, skipped)", rows, n, pick_other, max, 1);
     fprintf(out, "**%d figures unchanged** (within their thresholds).\n", s->unchanged);
