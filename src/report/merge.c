@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
 
 /* ---- shards ------------------------------------------------------------ */
 
@@ -84,7 +83,7 @@ hr_json_t *hr_shard_matrix(const char *const *traces, int ntraces, const char *c
 
 /* ---- JSON equality ------------------------------------------------------- */
 
-int hr_json_equal(const hr_json_t *a, const hr_json_t *b) {
+int hr_merge_json_equal(const hr_json_t *a, const hr_json_t *b) {
     hr_json_type_t t = hr_json_type(a);
     if (t != hr_json_type(b))
         return 0;
@@ -102,7 +101,7 @@ int hr_json_equal(const hr_json_t *a, const hr_json_t *b) {
         if (a->n != b->n)
             return 0;
         for (size_t i = 0; i < a->n; i++)
-            if (!hr_json_equal(a->items[i], b->items[i]))
+            if (!hr_merge_json_equal(a->items[i], b->items[i]))
                 return 0;
         return 1;
     default:
@@ -110,7 +109,7 @@ int hr_json_equal(const hr_json_t *a, const hr_json_t *b) {
             return 0;
         for (size_t i = 0; i < a->n; i++) {
             const hr_json_t *o = hr_json_get(b, a->keys[i]);
-            if (!o || !hr_json_equal(a->items[i], o))
+            if (!o || !hr_merge_json_equal(a->items[i], o))
                 return 0;
         }
         return 1;
@@ -150,7 +149,7 @@ static const char *options_differ(const hr_json_t *a, const hr_json_t *b) {
         const hr_json_t *x = side ? b : a, *y = side ? a : b;
         for (size_t i = 0; i < hr_json_len(x); i++) {
             const char *k = hr_json_key_at(x, i);
-            if (strcmp(k, "shard") != 0 && !hr_json_equal(hr_json_at(x, i), hr_json_get(y, k)))
+            if (strcmp(k, "shard") != 0 && !hr_merge_json_equal(hr_json_at(x, i), hr_json_get(y, k)))
                 return k;
         }
     }
@@ -170,7 +169,7 @@ static int check_against(const input_t *in, const input_t *ref, hr_error_t *err)
                      ref->name);
         return -1;
     }
-    if (!hr_json_equal(hr_json_get(in->doc, "schema_version"),
+    if (!hr_merge_json_equal(hr_json_get(in->doc, "schema_version"),
                        hr_json_get(ref->doc, "schema_version"))) {
         hr_error_set(err, "%s: schema_version %.0f, expected %.0f as in %s", in->name,
                      hr_json_path_num(in->doc, "schema_version"),
@@ -187,7 +186,7 @@ static int check_against(const input_t *in, const input_t *ref, hr_error_t *err)
                      "with the same options)", in->name, k, a, b, ref->name);
         return -1;
     }
-    if (!hr_json_equal(hr_json_get(in->doc, "matrix"), hr_json_get(ref->doc, "matrix"))) {
+    if (!hr_merge_json_equal(hr_json_get(in->doc, "matrix"), hr_json_get(ref->doc, "matrix"))) {
         hr_error_set(err, "%s: its \"matrix\" (traces x allocators) differs from %s's (shards "
                      "must be replayed with the same traces and -a list)", in->name, ref->name);
         return -1;

@@ -59,6 +59,6 @@ hr_json_t *hr_merge_reports(const hr_json_t *const *docs, const char *const *nam
 
 /* 1 when a and b are equal JSON values (objects compared key by key, in any
  * order; numbers by their exact integer form when both have one). */
-int hr_json_equal(const hr_json_t *a, const hr_json_t *b);
+int hr_merge_json_equal(const hr_json_t *a, const hr_json_t *b);
 
 #endif
