@@ -271,7 +271,7 @@ static void render_md(const hr_compare_row_t *rows, size_t n, const hr_compare_s
     md_section(out, "Other (noise, n/a, new, fixed, skipped)", rows, n, pick_other, max, 1);
     fprintf(out, "**%d figures unchanged** (within their thresholds).\n", s->unchanged);
     for (int i = 0; i < s->ndrift; i++)
-        fprintf(out, "%sHost drift of %s: new/base %.3f, divided out before judging.\n",
+        fprintf(out, "%s- host drift of %s: new/base %.3f, divided out before judging\n",
                 i ? "" : "\n", s->drift_name[i], s->drift[i]);
 }
 
