@@ -263,13 +263,16 @@ static void render_md(const hr_compare_row_t *rows, size_t n, const hr_compare_s
                       const hr_compare_options_t *opt, FILE *out) {
     int max = opt->max_rows > 0 ? opt->max_rows : HR_COMPARE_MD_MAX_ROWS;
     fprintf(out, "### heapreplay compare: %s\n\n", pass_fail(s));
-    fprintf(out, "`%s` → `%s`: %d matched, %d regressions, %d mismatches, %d missing, "
+    fprintf(out, "`%s` → `%s`: %d matched, %d regression%s, %d mismatch%s, %d missing, "
             "%d improved\n\n", s->base_name, s->new_name, s->matched, s->regressions,
-            s->mismatches, s->missing, s->improved);
+            s->regressions == 1 ? "" : "s", s->mismatches, s->mismatches == 1 ? "" : "es",
+            s->missing, s->improved);
     md_section(out, "Regressions and other failures", rows, n, pick_fail, max, 1);
     md_section(out, "Improvements", rows, n, pick_improved, max, 0);
     md_section(out, "Other (noise, n/a, new, fixed, skipped)", rows, n, pick_other, max, 1);
-    fprintf(out, "**%d figures unchanged** (within their thresholds).\n", s->unchanged);
+    fprintf(out, "**%d figure%s unchanged** (within %s threshold%s).\n", s->unchanged,
+            s->unchanged == 1 ? "" : "s", s->unchanged == 1 ? "its" : "their",
+            s->unchanged == 1 ? "" : "s");
     for (int i = 0; i < s->ndrift; i++)
         fprintf(out, "%s- host drift of %s: new/base %.3f, divided out before judging\n",
                 i ? "" : "\n", s->drift_name[i], s->drift[i]);
