@@ -83,6 +83,26 @@ else
     not_ok "merged options and merged object" "$(jq -c '.options, .merged' "$T/m.json")"
 fi
 
+# uneven shards: 9 cells over 4 shards (3 2 2 2) merge to the same; a shard
+# with no cell (10 shards) is an empty report, and the run exits 0
+for k in 1 2 3 4; do
+    "$hr" "${run[@]}" --shard "$k/4" -o "$T/q$k.json" >/dev/null 2>&1
+done
+sizes=$(for k in 1 2 3 4; do jq '.results | length' "$T/q$k.json"; done | sort -rn | paste -sd' ')
+"$hr" merge "$T"/q[1-4].json -o "$T/q.json" 2>/dev/null
+if [ "$sizes" = "3 2 2 2" ] && [ "$(jq -S "$det" "$T/q.json" 2>/dev/null)" = "$(cat "$T/all.det")" ]; then
+    ok "4 shards of 9 cells (3 2 2 2) merge to the unsharded run too"
+else
+    not_ok "4 uneven shards" "sizes $sizes"
+fi
+"$hr" "${run[@]}" --shard 10/10 -o "$T/e.json" >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 0 ] && [ "$(jq '.results | length' "$T/e.json")" = 0 ] && [ "$(jq -r .options.shard "$T/e.json")" = 10/10 ]; then
+    ok "a shard without a cell: an empty report, exit 0"
+else
+    not_ok "a shard without a cell (exit $rc)"
+fi
+
 # negative controls: a merge missing a shard does not pass the comparison
 "$hr" merge --partial "$T/s1.json" "$T/s3.json" -o "$T/p.json" 2>"$T/err"
 jq -S "$det" "$T/p.json" >"$T/p.det" 2>/dev/null
@@ -134,6 +154,14 @@ refuse "missing shard" "missing shard 2/3 of 3" "$T/s1.json" "$T/s3.json"
 refuse "not a shard report" "expected a shard report" "$T/s1.json" "$T/all.json"
 refuse "bad JSON" "trunc.json: offset" "$T/s1.json" "$T/trunc.json"
 refuse "missing file" "nonexistent.json: cannot open" "$T/s1.json" "$T/nonexistent.json"
+rm -f "$T/out.json"
+"$hr" merge "$T/s1.json" "$T/s2.json" "$T/s3.json" -o "$T/no/such/dir/all.json" >/dev/null 2>"$T/err"
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q 'no/such/dir/all.json' "$T/err"; then
+    ok "an unwritable output: one line, exit 2"
+else
+    not_ok "an unwritable output (exit $rc)" "$(cat "$T/err")"
+fi
 
 # the merged report is an ordinary report
 if "$hr" compare "$T/all.json" "$T/m.json" --max-regress live=0%,slop=0% -f json >"$T/cmp.json" 2>/dev/null &&
