@@ -129,26 +129,33 @@ static void free_all(hr_json_t **d, int n) {
 }
 
 static void test_merge_whole_results(void) {
-    char r1[1024], r2[1024], r3[1024], both[2200], msg[512];
+    char r1[1024], r2[1024], r3[1024], r4[1024], both[2200], both2[2200], msg[512];
     result(r1, sizeof r1, "t/a.hrt", "stack", "aa");
     result(r2, sizeof r2, "t/b.hrt", "glibc", "bb");
     result(r3, sizeof r3, "t/a.hrt", "glibc", "aa");
+    result(r4, sizeof r4, "t/b.hrt", "stack", "bb");
     snprintf(both, sizeof both, "%s, %s", r1, r2);
-    hr_json_t *d[2] = {shard("2/2", r3, "first", "0.1.0"), shard("1/2", both, "first", "0.1.0")};
+    snprintf(both2, sizeof both2, "%s, %s", r3, r4);
+    hr_json_t *d[2] = {shard("2/2", both2, "first", "0.1.0"), shard("1/2", both, "first", "0.1.0")};
     hr_json_t *m = merge(d, 2, 0, msg);
     HR_CHECK(m != NULL);
     const hr_json_t *res = hr_json_get(m, "results");
-    HR_CHECK(hr_json_len(res) == 3);
+    HR_CHECK(hr_json_len(res) == 4);
     /* matrix order: t/b.hrt first, then t/a.hrt; glibc before stack */
-    HR_CHECK_STR(hr_json_path_str(m, "results.0.trace"), "t/b.hrt");
-    HR_CHECK_STR(hr_json_path_str(m, "results.1.allocator"), "glibc");
-    HR_CHECK_STR(hr_json_path_str(m, "results.2.allocator"), "stack");
+    static const char *const want[][2] = {
+        {"t/b.hrt", "glibc"}, {"t/b.hrt", "stack"}, {"t/a.hrt", "glibc"}, {"t/a.hrt", "stack"}};
+    for (size_t i = 0; i < 4; i++) {
+        HR_CHECK_STR(hr_json_path_str(hr_json_at(res, i), "trace"), want[i][0]);
+        HR_CHECK_STR(hr_json_path_str(hr_json_at(res, i), "allocator"), want[i][1]);
+    }
     /* copied whole: equal to the shard's object, unknown keys included */
     HR_CHECK(hr_merge_json_equal(hr_json_path(m, "results.0"), hr_json_path(d[1], "results.1")));
-    HR_CHECK(hr_merge_json_equal(hr_json_path(m, "results.1"), hr_json_path(d[0], "results.0")));
-    HR_CHECK(hr_json_path_num(m, "results.2.budget.first_failure_frame") == 1);
-    HR_CHECK_STR(hr_json_path_str(m, "results.2.budget.first_failure_heap"), "(none)");
-    HR_CHECK(hr_json_path_num(m, "results.2.series.memory.live_bytes.0") == 16);
+    HR_CHECK(hr_merge_json_equal(hr_json_path(m, "results.1"), hr_json_path(d[0], "results.1")));
+    HR_CHECK(hr_merge_json_equal(hr_json_path(m, "results.2"), hr_json_path(d[0], "results.0")));
+    HR_CHECK(hr_merge_json_equal(hr_json_path(m, "results.3"), hr_json_path(d[1], "results.0")));
+    HR_CHECK(hr_json_path_num(m, "results.3.budget.first_failure_frame") == 1);
+    HR_CHECK_STR(hr_json_path_str(m, "results.3.budget.first_failure_heap"), "(none)");
+    HR_CHECK(hr_json_path_num(m, "results.3.series.memory.live_bytes.0") == 16);
     /* an ordinary report: no options.shard; the shards named */
     HR_CHECK(hr_json_path(m, "options.shard") == NULL);
     HR_CHECK_STR(hr_json_path_str(m, "options.touch"), "first");
