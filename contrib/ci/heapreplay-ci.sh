@@ -18,7 +18,7 @@
 #   HR_CI_OUT           where reports go (ci-out)
 #   HR_CI_TRACES        traces and directories to replay (traces)
 #   HR_CI_ALLOCATORS    -a list (glibc,jemalloc,mimalloc,tcmalloc,block,bank)
-#   HR_CI_REPLAY_OPTS   replay options (-r 3 --warm-time 0.2 --count auto --verify)
+#   HR_CI_REPLAY_OPTS   replay options (-r 3 --warm-time 0.2 --count callgrind --verify)
 #   HR_CI_MAX_REGRESS   compare's gate (insns=1%: deterministic, see README)
 #   HR_CI_BASELINE      the baseline report (ci-baseline/baseline.json)
 #   GITHUB_STEP_SUMMARY the job summary file (set by GitHub Actions)
@@ -30,7 +30,7 @@ HR=${HR:-./heapreplay}
 HR_CI_OUT=${HR_CI_OUT:-ci-out}
 HR_CI_TRACES=${HR_CI_TRACES:-traces}
 HR_CI_ALLOCATORS=${HR_CI_ALLOCATORS:-glibc,jemalloc,mimalloc,tcmalloc,block,bank}
-HR_CI_REPLAY_OPTS=${HR_CI_REPLAY_OPTS:--r 3 --warm-time 0.2 --count auto --verify}
+HR_CI_REPLAY_OPTS=${HR_CI_REPLAY_OPTS:--r 3 --warm-time 0.2 --count callgrind --verify}
 HR_CI_MAX_REGRESS=${HR_CI_MAX_REGRESS:-insns=1%}
 HR_CI_BASELINE=${HR_CI_BASELINE:-ci-baseline/baseline.json}
 HR_CI_PACKAGES=${HR_CI_PACKAGES:-build-essential autoconf automake libtool pkg-config \
