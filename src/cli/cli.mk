@@ -3,7 +3,7 @@
 bin_PROGRAMS += heapreplay
 heapreplay_SOURCES += src/cli/main.c src/cli/cmd_replay.c src/cli/cmd_info.c \
 	src/cli/cmd_convert.c src/cli/cmd_gen.c src/cli/cmd_list.c \
-	src/cli/cmd_compare.c src/cli/cmd_plot.c src/cli/cmd_capture.c \
+	src/cli/cmd_compare.c src/cli/cmd_plot.c src/cli/cmd_capture.c src/cli/cmd_merge.c \
 	src/cli/opts.c src/cli/help.c src/cli/replay_pools.c src/cli/replay_args.c
 noinst_HEADERS += src/cli/cli.h src/cli/opts.h src/cli/replay_int.h
 # cmd_capture.c looks the capture library up next to the binary (.libs/ in

@@ -342,6 +342,36 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     return stop ? 3 : failed;
 }
 
+/* --shard K/N: which (trace, allocator) cells this run replays
+ * (report/merge.h: the cells sorted, dealt round-robin). mine[t * nspecs + s]
+ * is 1 for a cell of shard K; the report records "options.shard" and the
+ * whole matrix, which merge checks. Without --shard every cell is mine.
+ * Returns the number of cells to replay, or -1 when out of memory. */
+static int shard_select(const replay_args_t *a, char **specs, int nspecs, hr_report_builder_t *rb,
+                        char *mine) {
+    size_t cells = (size_t)a->npaths * (size_t)nspecs;
+    int n = 0;
+    memset(mine, 1, cells);
+    if (a->shard.n == 0)
+        return (int)cells;
+    int *of = calloc(cells + 1, sizeof *of);
+    if (!of || hr_shard_assign((const char *const *)a->paths, a->npaths,
+                               (const char *const *)specs, nspecs, a->shard.n, of) != 0) {
+        free(of);
+        return -1;
+    }
+    for (size_t i = 0; i < cells; i++)
+        n += (mine[i] = of[i] == a->shard.k);
+    free(of);
+    char label[32];
+    snprintf(label, sizeof label, "%d/%d", a->shard.k, a->shard.n);
+    hr_report_builder_set_doc(rb, "options", "shard", hr_json_new_str(label));
+    hr_report_builder_set_doc(rb, NULL, "matrix",
+                              hr_shard_matrix((const char *const *)a->paths, a->npaths,
+                                              (const char *const *)specs, nspecs));
+    return n;
+}
+
 int hr_cmd_replay(int argc, char **argv) {
     replay_args_t a;
     int rc = hr_replay_parse_args(argc, argv, &a);
@@ -354,13 +384,26 @@ int hr_cmd_replay(int argc, char **argv) {
         return rc;
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
     hr_report_builder_set_command(rb, argc, argv);
-    plan_t per = {nspecs, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
-    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * a.npaths, now_s(), 0,
+    char *mine = malloc((size_t)a.npaths * (size_t)nspecs + 1);
+    char **sub = calloc((size_t)nspecs + 1, sizeof *sub); /* one trace's specs in this shard */
+    int cells = mine && sub ? shard_select(&a, specs, nspecs, rb, mine) : -1;
+    if (cells < 0) {
+        rc = hr_cli_usage_error("replay", "out of memory");
+        cells = 0;
+    }
+    plan_t per = {1, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
+    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * cells, now_s(), 0,
                      -1, 0, NULL, NULL, 0};
     int failed = 0, stop = 0;
     hr_child_trap_signals();
     for (int i = 0; i < a.npaths && rc == 0 && !stop; i++) {
-        int r = replay_trace(&a, a.paths[i], specs, nspecs, &pg, rb);
+        int nsub = 0;
+        for (int s = 0; s < nspecs; s++)
+            if (mine[(size_t)i * (size_t)nspecs + (size_t)s])
+                sub[nsub++] = specs[s];
+        if (nsub == 0)
+            continue; /* another shard's trace: not even read */
+        int r = replay_trace(&a, a.paths[i], sub, nsub, &pg, rb);
         if (r == 2)
             rc = 2;
         else if (r == 3 || hr_child_interrupted())
@@ -382,6 +425,8 @@ int hr_cmd_replay(int argc, char **argv) {
     if (stop && rc != 2)
         rc = 128 + stop;
     hr_report_builder_free(rb);
+    free(mine);
+    free(sub);
     for (int i = 0; i < nspecs; i++)
         free(specs[i]);
     free(specs);

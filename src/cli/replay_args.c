@@ -33,7 +33,7 @@ static int parse_pace(const char *v, double *out) {
 
 enum {
     O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
-    O_COUNT, O_VERIFY, O_POOL, O_DETAIL
+    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -76,6 +76,9 @@ static const hr_opt_t replay_opts[] = {
      "program) on ALLOC: stack, marker, block, bank or sizeclass (with its options), in "
      "front of each -a allocator; or malloc. Default: every pool is replayed as plain "
      "malloc calls of the row's allocator. Up to 3, repeated"},
+    {O_SHARD, "shard", "K/N", "replay only shard K of N of the (trace, allocator) matrix "
+     "(a deterministic, balanced share: the cells sorted by trace and allocator, dealt "
+     "round-robin); 'heapreplay merge' joins the N reports"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -150,6 +153,10 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
     case O_VERIFY: a->opt.verify = 1; return 0;
     case O_DETAIL: a->render.detail = 1; return 0;
     case O_POOL: return hr_pool_route_add(&a->pools, o);
+    case O_SHARD:
+        return hr_shard_parse(o->arg, &a->shard) != 0
+                   ? hr_opt_bad(o, "K/N with 1 <= K <= N <= 1000")
+                   : 0;
     case 'q': a->quiet = 1; return 0;
     default: a->verbose = 1; return 0;
     }

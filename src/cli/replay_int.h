@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "heapreplay/trace.h"
 #include "replay/engine.h"
+#include "report/merge.h"
 #include "report/report.h"
 
 #define HR_POOL_ROUTES_MAX 3 /* a composition has at most 4 parts: 3 pools + the row's */
@@ -29,6 +30,7 @@ typedef struct replay_args {
     hr_render_opts_t render; /* --detail */
     int quiet, verbose;
     hr_pool_routes_t pools;
+    hr_shard_t shard; /* --shard K/N; n == 0: the whole matrix */
     char **paths;
     int npaths, cap_paths;
 } replay_args_t;

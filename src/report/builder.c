@@ -309,6 +309,15 @@ void hr_report_builder_set_last(hr_report_builder_t *rb, const char *key, hr_jso
 int hr_report_builder_failures(const hr_report_builder_t *rb) { return rb->failures; }
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb) { return rb->doc; }
 
+void hr_report_builder_set_doc(hr_report_builder_t *rb, const char *group, const char *key,
+                               hr_json_t *v) {
+    hr_json_t *o = group ? (hr_json_t *)hr_json_get(rb->doc, group) : rb->doc;
+    if (hr_json_type(o) == HR_JSON_OBJECT)
+        hr_json_set(o, key, v);
+    else
+        hr_json_free(v);
+}
+
 void hr_report_builder_free(hr_report_builder_t *rb) {
     if (!rb)
         return;

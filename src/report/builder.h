@@ -48,6 +48,10 @@ void hr_report_builder_set_last(hr_report_builder_t *rb, const char *key, hr_jso
 /* Number of results whose status is not "ok" (or that had failed repeats). */
 int hr_report_builder_failures(const hr_report_builder_t *rb);
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb);
+/* Sets `key` of the report (group NULL) or of its `group` object (e.g.
+ * "options") to v (taken over). */
+void hr_report_builder_set_doc(hr_report_builder_t *rb, const char *group, const char *key,
+                               hr_json_t *v);
 void hr_report_builder_free(hr_report_builder_t *rb);
 
 /* Merges ok results of one (trace, allocator) as the metric registry says
