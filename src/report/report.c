@@ -8,6 +8,7 @@
 
 #include "base/metrics.h"
 #include "report/builder.h"
+#include "report/predict.h"
 #include "heapreplay/trace.h"
 
 /* ---- building and checking -------------------------------------------- */
@@ -518,6 +519,7 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md) {
         for (size_t i = 0; i < hr_json_len(results); i++)
             if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), traces[t]) == 0)
                 native_tables(em, hr_json_at(results, i), 0);
+        hr_report_predict_table(em, results, traces[t]);
     }
     if (nt == 0)
         fputs("(no results)\n", em->out);

@@ -2,7 +2,7 @@
 # Markdown), the report builder, SVG charts and compare.
 libhr_a_SOURCES += src/report/report.c \
 	src/report/compare.c src/report/svg.c src/report/builder.c \
-	src/report/stats.c src/report/ranking.c
+	src/report/stats.c src/report/ranking.c src/report/predict.c
 noinst_HEADERS += src/report/report.h \
 	src/report/compare.h src/report/svg.h src/report/builder.h \
-	src/report/stats.h src/report/ranking.h
+	src/report/stats.h src/report/ranking.h src/report/predict.h

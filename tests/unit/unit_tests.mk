@@ -20,7 +20,7 @@ check_PROGRAMS += tests/unit/test_metric_extra
 TESTS += tests/unit/test_metric_extra
 tests_unit_test_metric_extra_SOURCES = tests/unit/test_metric_extra.c src/base/metrics.c \
 	src/report/report.c src/report/compare.c src/report/svg.c src/report/builder.c \
-	src/report/stats.c src/report/ranking.c
+	src/report/stats.c src/report/ranking.c src/report/predict.c
 tests_unit_test_metric_extra_CPPFLAGS = $(AM_CPPFLAGS) -include $(top_srcdir)/tests/unit/metric_extra.h
 noinst_HEADERS += tests/unit/metric_extra.h
 
