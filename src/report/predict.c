@@ -153,6 +153,8 @@ static void fmt_s(char *buf, size_t n, double v, int sign) {
     const char *sg = !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : v > 0 ? "+" : "";
     if (!isfinite(v))
         snprintf(buf, n, "-");
+    else if (v == 0)
+        snprintf(buf, n, "0 s");
     else if (a >= 1)
         snprintf(buf, n, "%s%.2f s", sg, a);
     else if (a >= 1e-3)
