@@ -36,37 +36,38 @@ static uint64_t *pfield_u64(hr_program_time_t *p, int f) {
     }
 }
 
-__attribute__((format(printf, 3, 4))) static int pfail(char *what, size_t cap, const char *fmt,
-                                                       ...) {
+/* Writes the message into what and returns `ret` (an offset, or -1). */
+__attribute__((format(printf, 4, 5))) static int pfail(char *what, size_t cap, int ret,
+                                                       const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, cap, fmt, ap);
     va_end(ap);
-    return 0;
+    return ret;
 }
 
 int hr_program_check(const hr_program_time_t *p, char *what, size_t cap) {
     if (p->flags & ~(uint32_t)HR_PROGF_KNOWN)
-        return pfail(what, cap, "program time: unknown flags 0x%x (known: 0x%x)", p->flags,
-                     (unsigned)HR_PROGF_KNOWN), (int)pfields[PF_FLAGS].off;
+        return pfail(what, cap, (int)pfields[PF_FLAGS].off, "program time: unknown flags 0x%x "
+                     "(known: 0x%x)", p->flags, (unsigned)HR_PROGF_KNOWN);
     if (p->runs == 0) {
         for (int f = 0; f < PF_RUNS; f++)
             if (*pfield_u64((hr_program_time_t *)p, f))
-                return pfail(what, cap, "program time: %s is set but runs is 0 (no program "
-                             "time: every field 0)", pfields[f].key), (int)pfields[f].off;
+                return pfail(what, cap, (int)pfields[f].off, "program time: %s is set but runs "
+                             "is 0 (no program time: every field 0)", pfields[f].key);
         if (p->flags)
-            return pfail(what, cap, "program time: flags set but runs is 0"),
-                   (int)pfields[PF_FLAGS].off;
+            return pfail(what, cap, (int)pfields[PF_FLAGS].off,
+                         "program time: flags set but runs is 0");
         return -1;
     }
     if (p->cpu_min_ns > p->cpu_ns)
-        return pfail(what, cap, "program time: cpu_min_ns %llu is above cpu_ns %llu (expected "
-                     "cpu_min_ns <= cpu_ns <= cpu_max_ns)", (unsigned long long)p->cpu_min_ns,
-                     (unsigned long long)p->cpu_ns), (int)pfields[PF_CPU_MIN].off;
+        return pfail(what, cap, (int)pfields[PF_CPU_MIN].off, "program time: cpu_min_ns %llu is "
+                     "above cpu_ns %llu (expected cpu_min_ns <= cpu_ns <= cpu_max_ns)",
+                     (unsigned long long)p->cpu_min_ns, (unsigned long long)p->cpu_ns);
     if (p->cpu_max_ns < p->cpu_ns)
-        return pfail(what, cap, "program time: cpu_max_ns %llu is below cpu_ns %llu (expected "
-                     "cpu_min_ns <= cpu_ns <= cpu_max_ns)", (unsigned long long)p->cpu_max_ns,
-                     (unsigned long long)p->cpu_ns), (int)pfields[PF_CPU_MAX].off;
+        return pfail(what, cap, (int)pfields[PF_CPU_MAX].off, "program time: cpu_max_ns %llu is "
+                     "below cpu_ns %llu (expected cpu_min_ns <= cpu_ns <= cpu_max_ns)",
+                     (unsigned long long)p->cpu_max_ns, (unsigned long long)p->cpu_ns);
     return -1;
 }
 
@@ -130,21 +131,21 @@ int hr_program_text_option(hr_program_time_t *p, unsigned *seen, const char *tok
     if (f == PF__COUNT)
         return 0;
     if (*seen & (1u << f))
-        return pfail(what, cap, "header option '%s=' given twice", pfields[f].key), -1;
+        return pfail(what, cap, -1, "header option '%s=' given twice", pfields[f].key);
     *seen |= 1u << f;
     uint64_t v;
     if (f == PF_FLAGS) {
         if (vl == 7 && memcmp(val, "capture", 7) == 0)
             p->flags |= HR_PROGF_CAPTURED;
         else if (!(vl == 5 && memcmp(val, "plain", 5) == 0))
-            return pfail(what, cap, "header option 'timed=%.*s': expected 'capture' or 'plain'",
-                         (int)(vl > 40 ? 40 : vl), val), -1;
+            return pfail(what, cap, -1, "header option 'timed=%.*s': expected 'capture' or "
+                         "'plain'", (int)(vl > 40 ? 40 : vl), val);
         return 1;
     }
     if (parse_dec(val, vl, &v) || (f == PF_RUNS && (v == 0 || v > UINT32_MAX)))
-        return pfail(what, cap, "header option '%s=%.*s': expected %s", pfields[f].key,
+        return pfail(what, cap, -1, "header option '%s=%.*s': expected %s", pfields[f].key,
                      (int)(vl > 40 ? 40 : vl), val,
-                     f == PF_RUNS ? "a run count 1..4294967295" : "a decimal number"), -1;
+                     f == PF_RUNS ? "a run count 1..4294967295" : "a decimal number");
     if (f == PF_RUNS)
         p->runs = (uint32_t)v;
     else
@@ -157,9 +158,9 @@ int hr_program_text_finish(const hr_program_time_t *p, unsigned seen, char *what
         return 0;
     for (int f = 0; f < PF__COUNT; f++)
         if (!(seen & (1u << f)))
-            return pfail(what, cap, "program time needs every one of runs=, timed=, wall_ns=, "
-                         "cpu_ns=, cpu_min_ns=, cpu_max_ns=, max_rss= (missing %s=)",
-                         pfields[f].key), -1;
+            return pfail(what, cap, -1, "program time needs every one of runs=, timed=, "
+                         "wall_ns=, cpu_ns=, cpu_min_ns=, cpu_max_ns=, max_rss= (missing %s=)",
+                         pfields[f].key);
     return hr_program_check(p, what, cap) >= 0 ? -1 : 0;
 }
 
