@@ -103,7 +103,7 @@ static int difference(const double *a, int na, const double *g, int ng, hr_stats
 /* The "predict" object of r against the baseline b, or NULL when either
  * has no allocator time. */
 static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_json_t *prog) {
-    static double a[MAX_SAMPLES], g[MAX_SAMPLES];
+    double a[MAX_SAMPLES], g[MAX_SAMPLES]; /* 16 KiB: --repeat is at most 1000 */
     int na = alloc_samples(r, a), ng = alloc_samples(b, g);
     if (!na || !ng)
         return NULL;
