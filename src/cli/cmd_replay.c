@@ -219,7 +219,8 @@ static char *count_from_callgrind(char *line, const char *out) {
  * ended are joined; an allocator with none is left out, one with fewer
  * than asked for (or without its verify or count process) is marked. */
 static int add_results(const plan_t *p, char **lines, char **specs, const char *path,
-                       int stop, const hr_pool_info_t *pi, hr_report_builder_t *rb) {
+                       int stop, const hr_pool_info_t *pi, const hr_program_time_t *prog,
+                       hr_report_builder_t *rb) {
     char **samples = calloc((size_t)p->rep, sizeof *samples);
     int failed = 0;
     for (int s = 0; s < p->nspecs && !failed; s++) {
@@ -243,6 +244,9 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
             hr_json_t *pools = hr_pool_json(pi);
             if (pools)
                 hr_report_builder_set_last(rb, "pools", pools);
+            hr_json_t *pj = hr_program_json(prog); /* the trace's program time, if any */
+            if (pj)
+                hr_report_builder_set_last(rb, "program", pj);
             if (stop)
                 hr_report_builder_interrupted(rb, sig_name(stop), partial);
         }
@@ -287,6 +291,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     }
     char digest[17];
     hr_trace_digest(&t, digest); /* of the trace as read, before lowering its pools */
+    hr_program_time_t prog = t.program; /* the shared copy does not carry it */
     hr_pool_info_t pi;
     int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0 &&
                       hr_trace_compact_ids(&t, &err) == 0
@@ -331,7 +336,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         free(p.outs);
     }
     if (!failed)
-        failed = add_results(&p, lines, specs, path, stop, &pi, rb);
+        failed = add_results(&p, lines, specs, path, stop, &pi, &prog, rb);
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);

@@ -10,6 +10,7 @@
 #include "base/outfile.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
+#include "report/predict.h"
 #include "report/report.h"
 #include "report/stats.h"
 
@@ -254,6 +255,7 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
 
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out) {
+    hr_report_predict(rb->doc); /* all rows are in: each row's share of the program's time */
     if (json_path) {
         hr_outfile_t o;
         hr_error_t err;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/predict.h"
 
 /* ---- shards ------------------------------------------------------------ */
 
@@ -361,6 +362,9 @@ static hr_json_t *assemble(const input_t *in, int n, hr_json_t *results, hr_json
     if (results)
         hr_json_set(doc, "results", results);
     hr_json_set(doc, "merged", info);
+    /* A row's predicted change is against its trace's glibc row, which may
+     * have come from another shard: recompute it over the merged rows. */
+    hr_report_predict(doc);
     return doc;
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/metrics.h"
 #include "report/detail.h"
+#include "report/predict.h"
 #include "report/summary.h"
 #include "heapreplay/trace.h"
 
@@ -187,8 +188,10 @@ static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md, int detai
     const char *traces[256];
     int nt = traces_of(results, traces, 256);
     header(em->out, rep, md);
-    for (int t = 0; t < nt; t++)
+    for (int t = 0; t < nt; t++) {
         hr_summary_trace(em, results, traces[t], md);
+        hr_report_predict_table(em, results, traces[t]);
+    }
     if (nt == 0)
         fputs("(no results)\n", em->out);
     if (!detail || nt == 0)
