@@ -123,6 +123,28 @@ enum {
     HR_TRACEF_TIMESTAMPS = 1u << 0, /* ts[] holds one timestamp (ns) per event */
 };
 
+/* The captured program's own run time (docs/TRACE_FORMAT.md, "Program
+ * time"): what `heapreplay capture` measured of the program, so a report can
+ * put the allocator's time beside it. runs == 0: none recorded (then every
+ * field is 0). Not part of the trace's digest: the same events with or
+ * without it are the same trace. */
+typedef struct hr_program_time {
+    uint32_t runs;       /* runs measured (median over them); 0 = absent */
+    uint32_t flags;      /* HR_PROGF_* */
+    uint64_t wall_ns;    /* median wall time */
+    uint64_t cpu_ns;     /* median user + system CPU time of the program and its children */
+    uint64_t cpu_min_ns; /* fastest and slowest run's CPU time: the program's own noise */
+    uint64_t cpu_max_ns;
+    uint64_t max_rss;    /* median of each run's peak resident set, bytes */
+} hr_program_time_t;
+
+enum {
+    /* The times are the captured run's own (slowed by the capture library);
+     * without it, runs of the program without the library (--time-runs). */
+    HR_PROGF_CAPTURED = 1u << 0,
+};
+#define HR_PROGF_KNOWN HR_PROGF_CAPTURED
+
 /* An in-memory trace. */
 typedef struct hr_trace {
     hr_event_t *events;
@@ -136,6 +158,7 @@ typedef struct hr_trace {
     uint64_t    peak_live;   /* requested bytes, set by hr_trace_validate */
     uint64_t    op_counts[HR_OP__COUNT]; /* set by hr_trace_validate */
     uint32_t    max_align;   /* largest alloc alignment, set by hr_trace_validate */
+    hr_program_time_t program; /* the program's own run time (runs 0: none) */
 } hr_trace_t;
 
 void hr_trace_init(hr_trace_t *t);

@@ -142,6 +142,21 @@ int hr_json_set(hr_json_t *obj, const char *key, hr_json_t *val) {
     return obj_append(obj, k, val);
 }
 
+int hr_json_remove(hr_json_t *obj, const char *key) {
+    if (!obj || obj->type != HR_JSON_OBJECT || !key)
+        return 0;
+    for (size_t i = 0; i < obj->n; i++)
+        if (strcmp(obj->keys[i], key) == 0) {
+            free(obj->keys[i]);
+            hr_json_free(obj->items[i]);
+            memmove(obj->keys + i, obj->keys + i + 1, (obj->n - i - 1) * sizeof *obj->keys);
+            memmove(obj->items + i, obj->items + i + 1, (obj->n - i - 1) * sizeof *obj->items);
+            obj->n--;
+            return 1;
+        }
+    return 0;
+}
+
 hr_json_t *hr_json_clone(const hr_json_t *v) {
     if (!v)
         return NULL;

@@ -78,6 +78,8 @@ hr_json_t *hr_json_new_array(void);
 /* Set obj[key] = val, replacing an existing key in place (keeps its position).
  * Takes ownership of val even on failure. 0 ok, -1 error. */
 int hr_json_set(hr_json_t *obj, const char *key, hr_json_t *val);
+/* Removes obj[key] (keeping the other keys' order): 1 when it was there, else 0. */
+int hr_json_remove(hr_json_t *obj, const char *key);
 /* Append val to an array (takes ownership). 0 ok, -1 error. */
 int hr_json_push(hr_json_t *arr, hr_json_t *val);
 /* Deep copy. */

@@ -5,7 +5,9 @@
  * on stderr (or to --summary FILE), never on stdout, so the program's own
  * output stays byte-identical: the program's exit status, events, threads,
  * peak live bytes, repairs, the library's estimate of its own overhead, and
- * with --follow-forks one trace per child process. Exit status: 0 when the
+ * with --follow-forks one trace per child process. The trace records the
+ * program's own run time (capture_time.h): the captured run's, or with
+ * --time-runs N the median of N runs without the library. Exit status: 0 when the
  * trace was written (whatever the program's status, which is printed), 2 on
  * our errors (usage, library not found, unreadable log, write failure). */
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/capture_time.h"
 #include "cli/cli.h"
 #include "heapreplay/trace.h"
 #include "trace/import.h"
@@ -38,11 +41,12 @@
 typedef struct hr_capture_opts {
     const char *out, *summary;
     int timestamps, keep_raw, follow_forks;
+    int time_runs; /* runs without the library for the program time; 0: the captured run's */
     char **cmd;
 } hr_capture_opts_t;
 
 static hr_capture_opts_t hr_capture_opts_default(void) {
-    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, NULL};
+    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, NULL};
     return o;
 }
 
@@ -53,6 +57,9 @@ static const hr_opt_t capture_opts[] = {
     {HR_OPT_LONG + 1, "keep-raw", NULL, "keep the raw capture log FILE.raw (and FILE.raw.PID)"},
     {'f', "follow-forks", NULL, "also record child processes: each child's log becomes its "
                                 "own trace, FILE with .PID before the extension"},
+    {HR_OPT_LONG + 2, "time-runs", "N", "also run CMD N times without the capture library "
+                                        "(output to /dev/null) and record the median of their "
+                                        "run times in the trace, not the slowed captured run's"},
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_capture = {
@@ -130,6 +137,13 @@ static int on_opt(void *ctx, const hr_optarg_t *opt) {
     case 's': o->summary = opt->arg; break;
     case 'f': o->follow_forks = 1; break;
     case HR_OPT_LONG: o->timestamps = 0; break;
+    case HR_OPT_LONG + 2: {
+        uint64_t n;
+        if (hr_opt_uint(opt, 0, 1000, &n))
+            return 2;
+        o->time_runs = (int)n;
+        break;
+    }
     default: o->keep_raw = 1; break;
     }
     return 0;
@@ -156,29 +170,19 @@ static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *
     _exit(127);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Runs the command; returns its wait status, or -1. */
-static int run(const hr_capture_opts_t *o, const char *lib, const char *raw, double *secs) {
+/* Runs the command; returns its wait status, or -1. rt: its run time. */
+static int run(const hr_capture_opts_t *o, const char *lib, const char *raw, hr_run_time_t *rt) {
     /* Like system(): ^C goes to the program (which flushes and dies); we live on to convert. */
     void (*old_int)(int) = signal(SIGINT, SIG_IGN);
     void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
-    double t0 = now_s();
+    uint64_t t0 = hr_run_clock();
     pid_t pid = fork();
     if (pid == 0)
         child_exec(o, lib, raw);
-    int status = -1;
-    if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-    *secs = now_s() - t0;
+    int ok = pid > 0 && hr_run_wait(pid, t0, rt) == 0;
     signal(SIGINT, old_int);
     signal(SIGQUIT, old_quit);
-    return pid > 0 ? status : -1;
+    return ok ? rt->status : -1;
 }
 
 static void describe_status(int status, char *buf, size_t cap) {
@@ -227,15 +231,19 @@ static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repa
     }
 }
 
-/* Imports one raw log and writes its trace; prints the summary. 0 or 2. */
-static int convert_log(const char *raw, const char *out, FILE *sum, double secs) {
+/* Imports one raw log and writes its trace (with the program time `prog`
+ * when not NULL); prints the summary. 0 or 2. */
+static int convert_log(const char *raw, const char *out, FILE *sum, double secs,
+                       const hr_program_time_t *prog) {
     hr_trace_t t;
     hr_repair_t rep;
     hr_error_t err = {{0}};
     hr_trace_init(&t);
     int rc = 0;
-    if (hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err) != 0 ||
-        hr_trace_write_file(out, out_format(out), &t, &err) != 0) {
+    int irc = hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err);
+    if (irc == 0 && prog)
+        t.program = *prog;
+    if (irc != 0 || hr_trace_write_file(out, out_format(out), &t, &err) != 0) {
         fprintf(stderr, "heapreplay capture: %s\n", err.msg);
         rc = 2;
     } else {
@@ -310,7 +318,7 @@ static int convert_children(const hr_capture_opts_t *o, const char *raw, FILE *s
         snprintf(craw, sizeof craw, "%s.%s", raw, pids[i]);
         child_name(o->out, pids[i], cout, sizeof cout);
         fprintf(sum, "child process %s:\n", pids[i]);
-        if (convert_log(craw, cout, sum, 0) != 0)
+        if (convert_log(craw, cout, sum, 0, NULL) != 0)
             rc = 2;
         else if (!o->keep_raw)
             unlink(craw);
@@ -334,6 +342,20 @@ static void remove_child_logs(const char *raw) {
     free(pids);
 }
 
+/* The trace's program time: the captured run's own, or (--time-runs N) the
+ * median of N runs without the library. 0, or 2 when they cannot run. */
+static int program_time(const hr_capture_opts_t *o, const hr_run_time_t *captured, off_t in_off,
+                        FILE *sum, hr_program_time_t *prog) {
+    if (o->time_runs == 0) {
+        hr_program_from_runs(captured, 1, 1, prog);
+        return 0;
+    }
+    if (hr_time_runs(o->cmd, o->time_runs, in_off, captured->status, prog, sum) != 0)
+        return hr_cli_usage_error("capture", "--time-runs: cannot run '%s': %s", o->cmd[0],
+                                  strerror(errno));
+    return 0;
+}
+
 int hr_cmd_capture(int argc, char **argv) {
     hr_capture_opts_t o = hr_capture_opts_default();
     int first, prc = hr_opts_parse(&hr_spec_capture, argc, argv, on_opt, &o, &first);
@@ -345,6 +367,10 @@ int hr_cmd_capture(int argc, char **argv) {
     char lib[4096], raw[4096 + 8], how[128];
     if (strlen(o.out) > 4000)
         return hr_cli_usage_error("capture", "-o path too long");
+    if (o.time_runs && !hr_stdin_rerunnable())
+        return hr_cli_usage_error("capture", "--time-runs re-runs '%s', but its standard input is "
+                                  "a pipe, which cannot be read again (redirect a file: < FILE)",
+                                  o.cmd[0]);
     if (find_lib(lib, sizeof lib) != 0)
         return hr_cli_usage_error("capture", "capture library not found (tried %s; set "
                                   "HEAPREPLAY_CAPTURE_LIB)", lib);
@@ -355,17 +381,22 @@ int hr_cmd_capture(int argc, char **argv) {
     unlink(raw);
     if (o.follow_forks)
         remove_child_logs(raw);
-    double secs = 0;
-    int status = run(&o, lib, raw, &secs), rc = 0;
+    hr_run_time_t rt = {0, 0, 0, -1};
+    hr_program_time_t prog;
+    off_t in_off = hr_stdin_offset();
+    int status = run(&o, lib, raw, &rt), rc = 0;
+    double secs = (double)rt.wall_ns / 1e9;
     if (status == -1) {
         rc = hr_cli_usage_error("capture", "cannot start '%s': %s", o.cmd[0], strerror(errno));
     } else {
         describe_status(status, how, sizeof how);
-        fprintf(sum, "capture: %s %s after %.3f s\n", o.cmd[0], how, secs);
+        fprintf(sum, "capture: %s %s after %.3f s (CPU %.3f s, max RSS %.1f MiB)\n", o.cmd[0],
+                how, secs, (double)rt.cpu_ns / 1e9, (double)rt.max_rss / 1048576.0);
         if (!is_file(raw))
             rc = hr_cli_usage_error("capture", "%s: no capture log written (did '%s' start? static "
                                     "and setuid programs ignore LD_PRELOAD)", raw, o.cmd[0]);
-        else if ((rc = convert_log(raw, o.out, sum, secs)) == 0 && !o.keep_raw)
+        else if ((rc = program_time(&o, &rt, in_off, sum, &prog)) == 0 &&
+                 (rc = convert_log(raw, o.out, sum, secs, &prog)) == 0 && !o.keep_raw)
             unlink(raw);
         if (o.follow_forks && convert_children(&o, raw, sum) != 0)
             rc = 2;

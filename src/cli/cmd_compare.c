@@ -1,5 +1,5 @@
 /* heapreplay compare BASE.json NEW.json [--max-regress METRIC=PCT,...]
- *                   [--format text|json|csv|md]
+ *                   [--format text|json|csv|md|junit] [--max-rows N]
  * Exit 0: no regression; 1: a regression, mismatch or missing result;
  * 2: bad input or usage (one line on stderr naming the file). */
 #include <stdio.h>
@@ -13,7 +13,11 @@ static const hr_opt_t compare_opts[] = {
      "p99 p999 max peak live rss frag slop worst_frame insns, or a "
      "dotted path (time.ops_per_s). Default: ns_per_op=10%,cold=15%, "
      "live=0%,peak=25%,insns=1%; in-house exact footprints exactly"},
-    {'f', "format", "FMT", "text (default), json, csv or md"},
+    {'f', "format", "FMT", "text (default), json, csv, md (a CI job summary: regressions, "
+     "improvements, a count of unchanged figures) or junit (XML, one test case per "
+     "trace x allocator x metric)"},
+    {HR_OPT_LONG + 1, "max-rows", "N", "md: rows shown per section before '... and N more' "
+     "(default 50)"},
     {HR_OPT_LONG, "no-drift", NULL, "judge timings as they are; by default the host drift "
      "common to every row (median new/base over >= 6 rows, >= 2 "
      "allocators) is divided out first"},
@@ -28,11 +32,16 @@ const hr_cmd_spec_t hr_spec_compare = {
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
     hr_compare_options_t *opt = ctx;
+    uint64_t n;
     if (o->key == 'm')
         opt->max_regress = o->arg;
-    else if (o->key == 'f' && hr_emit_format_parse(o->arg, &opt->format) < 0)
-        return hr_opt_bad(o, "text, json, csv or md");
-    else if (o->key != 'f')
+    else if (o->key == 'f' && hr_compare_format_parse(o->arg, &opt->format) < 0)
+        return hr_opt_bad(o, "text, json, csv, md or junit");
+    else if (o->key == HR_OPT_LONG + 1) {
+        if (hr_opt_uint(o, 1, 100000, &n) != 0)
+            return 2;
+        opt->max_rows = (int)n;
+    } else if (o->key == HR_OPT_LONG)
         opt->drift = 0;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "heapreplay/trace.h"
 #include "base/emit.h"
+#include "base/json.h"
 #include "trace/scan.h"
 
 static void info_heaps(const hr_trace_summary_t *s, hr_emit_t *em) {
@@ -118,6 +119,10 @@ static void info_emit(const char *path, const hr_trace_summary_t *s, const hr_tr
         hr_emit_u64(em, "duration_ns", s->last_ts - s->first_ts);
     hr_emit_u64(em, "file_bytes", bytes);
     hr_emit_f64(em, "bytes_per_event", t->n_events ? (double)bytes / (double)t->n_events : 0);
+    hr_json_t *prog = hr_program_json(&t->program);
+    if (prog) /* the program's own run time: only when the trace records it */
+        hr_json_emit(em, "program", prog);
+    hr_json_free(prog);
     info_heaps(s, em);
     if (full) {
         info_pools_json(full, em);
@@ -145,6 +150,17 @@ static void info_text(const char *path, const hr_trace_summary_t *s, const hr_tr
     printf("  timestamps      %s\n", (t->flags & HR_TRACEF_TIMESTAMPS) ? "yes" : "no");
     printf("  file            %llu bytes, %.2f bytes/event\n", (unsigned long long)bytes,
            t->n_events ? (double)bytes / (double)t->n_events : 0.0);
+    const hr_program_time_t *pt = &t->program;
+    if (pt->runs && (pt->flags & HR_PROGF_CAPTURED))
+        printf("  program         wall %.3f s, CPU %.3f s, max RSS %.2f MiB: the captured run "
+               "(slowed by the capture)\n", (double)pt->wall_ns / 1e9, (double)pt->cpu_ns / 1e9,
+               (double)pt->max_rss / 1048576.0);
+    else if (pt->runs)
+        printf("  program         wall %.3f s, CPU %.3f s (min %.3f, max %.3f), max RSS %.2f MiB: "
+               "median of %u run%s without the capture library\n", (double)pt->wall_ns / 1e9,
+               (double)pt->cpu_ns / 1e9, (double)pt->cpu_min_ns / 1e9,
+               (double)pt->cpu_max_ns / 1e9, (double)pt->max_rss / 1048576.0, pt->runs,
+               pt->runs == 1 ? "" : "s");
     printf("  heaps          ");
     for (uint32_t i = 0, n = 0; i < t->n_strings; i++)
         if (s->pushes[i])

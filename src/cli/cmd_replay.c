@@ -219,7 +219,8 @@ static char *count_from_callgrind(char *line, const char *out) {
  * ended are joined; an allocator with none is left out, one with fewer
  * than asked for (or without its verify or count process) is marked. */
 static int add_results(const plan_t *p, char **lines, char **specs, const char *path,
-                       int stop, const hr_pool_info_t *pi, hr_report_builder_t *rb) {
+                       int stop, const hr_pool_info_t *pi, const hr_program_time_t *prog,
+                       hr_report_builder_t *rb) {
     char **samples = calloc((size_t)p->rep, sizeof *samples);
     int failed = 0;
     for (int s = 0; s < p->nspecs && !failed; s++) {
@@ -243,6 +244,9 @@ static int add_results(const plan_t *p, char **lines, char **specs, const char *
             hr_json_t *pools = hr_pool_json(pi);
             if (pools)
                 hr_report_builder_set_last(rb, "pools", pools);
+            hr_json_t *pj = hr_program_json(prog); /* the trace's program time, if any */
+            if (pj)
+                hr_report_builder_set_last(rb, "program", pj);
             if (stop)
                 hr_report_builder_interrupted(rb, sig_name(stop), partial);
         }
@@ -287,6 +291,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     }
     char digest[17];
     hr_trace_digest(&t, digest); /* of the trace as read, before lowering its pools */
+    hr_program_time_t prog = t.program; /* the shared copy does not carry it */
     hr_pool_info_t pi;
     int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0 &&
                       hr_trace_compact_ids(&t, &err) == 0
@@ -331,7 +336,7 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
         free(p.outs);
     }
     if (!failed)
-        failed = add_results(&p, lines, specs, path, stop, &pi, rb);
+        failed = add_results(&p, lines, specs, path, stop, &pi, &prog, rb);
     for (int i = 0; i < n; i++)
         free(lines[i]);
     free(lines);
@@ -340,6 +345,36 @@ static int replay_trace(const replay_args_t *a, const char *path, char **specs, 
     hr_pool_info_free(&pi);
     release_trace(&t, mapped);
     return stop ? 3 : failed;
+}
+
+/* --shard K/N: which (trace, allocator) cells this run replays
+ * (report/merge.h: the cells sorted, dealt round-robin). mine[t * nspecs + s]
+ * is 1 for a cell of shard K; the report records "options.shard" and the
+ * whole matrix, which merge checks. Without --shard every cell is mine.
+ * Returns the number of cells to replay, or -1 when out of memory. */
+static int shard_select(const replay_args_t *a, char **specs, int nspecs, hr_report_builder_t *rb,
+                        char *mine) {
+    size_t cells = (size_t)a->npaths * (size_t)nspecs;
+    int n = 0;
+    memset(mine, 1, cells);
+    if (a->shard.n == 0)
+        return (int)cells;
+    int *of = calloc(cells + 1, sizeof *of);
+    if (!of || hr_shard_assign((const char *const *)a->paths, a->npaths,
+                               (const char *const *)specs, nspecs, a->shard.n, of) != 0) {
+        free(of);
+        return -1;
+    }
+    for (size_t i = 0; i < cells; i++)
+        n += (mine[i] = of[i] == a->shard.k);
+    free(of);
+    char label[32];
+    snprintf(label, sizeof label, "%d/%d", a->shard.k, a->shard.n);
+    hr_report_builder_set_doc(rb, "options", "shard", hr_json_new_str(label));
+    hr_report_builder_set_doc(rb, NULL, "matrix",
+                              hr_shard_matrix((const char *const *)a->paths, a->npaths,
+                                              (const char *const *)specs, nspecs));
+    return n;
 }
 
 int hr_cmd_replay(int argc, char **argv) {
@@ -354,13 +389,26 @@ int hr_cmd_replay(int argc, char **argv) {
         return rc;
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
     hr_report_builder_set_command(rb, argc, argv);
-    plan_t per = {nspecs, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
-    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * a.npaths, now_s(), 0,
+    char *mine = malloc((size_t)a.npaths * (size_t)nspecs + 1);
+    char **sub = calloc((size_t)nspecs + 1, sizeof *sub); /* one trace's specs in this shard */
+    int cells = mine && sub ? shard_select(&a, specs, nspecs, rb, mine) : -1;
+    if (cells < 0) {
+        rc = hr_cli_usage_error("replay", "out of memory");
+        cells = 0;
+    }
+    plan_t per = {1, a.opt.repeat, a.opt.verify, a.opt.count != HR_COUNT_NONE, "", NULL};
+    progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, plan_jobs(&per) * cells, now_s(), 0,
                      -1, 0, NULL, NULL, 0};
     int failed = 0, stop = 0;
     hr_child_trap_signals();
     for (int i = 0; i < a.npaths && rc == 0 && !stop; i++) {
-        int r = replay_trace(&a, a.paths[i], specs, nspecs, &pg, rb);
+        int nsub = 0;
+        for (int s = 0; s < nspecs; s++)
+            if (mine[(size_t)i * (size_t)nspecs + (size_t)s])
+                sub[nsub++] = specs[s];
+        if (nsub == 0)
+            continue; /* another shard's trace: not even read */
+        int r = replay_trace(&a, a.paths[i], sub, nsub, &pg, rb);
         if (r == 2)
             rc = 2;
         else if (r == 3 || hr_child_interrupted())
@@ -373,13 +421,17 @@ int hr_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "heapreplay replay: interrupted by %s%s%s\n", sig_name(stop),
                 a.output ? "; partial report in " : "", a.output ? a.output : "");
     }
-    if (rc == 0)
+    if (rc == 0) {
+        hr_report_builder_set_render(rb, &a.render);
         rc = hr_report_builder_finish(rb, a.output, a.format, stdout);
+    }
     if (rc == 0 && (failed || hr_report_builder_failures(rb)))
         rc = 1;
     if (stop && rc != 2)
         rc = 128 + stop;
     hr_report_builder_free(rb);
+    free(mine);
+    free(sub);
     for (int i = 0; i < nspecs; i++)
         free(specs[i]);
     free(specs);

@@ -15,6 +15,8 @@ static const hr_opt_t report_opts[] = {
     {'f', "format", "FMT", "text (default), md, csv, json or html (one\nself-contained page "
                            "with the tables and charts)"},
     {'o', "output", "FILE", "write there (default: standard output)"},
+    {HR_OPT_LONG + 3, "detail", NULL, "text, md and html: after each trace's summary also the\n"
+                                      "full tables (as replay --detail)"},
     {'m', "metric", "METRIC", "html: the metric of the summary chart (default throughput)"},
     {HR_OPT_LONG + 1, "baseline", "ALLOC", "html: the summary chart's baseline allocator\n"
                                            "(default: glibc when the trace has it)"},
@@ -44,6 +46,7 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return hr_emit_format_parse_html(o->arg, &a->format) != 0
                    ? hr_opt_bad(o, "text, md, csv, json or html") : 0;
     case 'o': a->out = o->arg; return 0;
+    case HR_OPT_LONG + 3: a->html.render.detail = 1; return 0;
     }
     return hr_cli_chart_opt(&a->html.charts, o);
 }
@@ -70,7 +73,7 @@ int hr_cmd_report(int argc, char **argv) {
     if (a.format == HR_EMIT_HTML) {
         rc = hr_html_render(rep, &a.html, out, &err);
     } else {
-        rc = hr_report_render(rep, a.format, out);
+        rc = hr_report_render_opts(rep, a.format, &a.html.render, out);
         if (rc < 0)
             hr_error_set(&err, "%s: write error", a.out ? a.out : "standard output");
     }

@@ -33,7 +33,7 @@ static int parse_pace(const char *v, double *out) {
 
 enum {
     O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
-    O_COUNT, O_VERIFY, O_POOL
+    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -48,6 +48,9 @@ static const hr_opt_t replay_opts[] = {
      "finished so far, marked interrupted)"},
     {'f', "format", "FMT", "standard output: text (default), json, csv, md, html (one "
                            "self-contained page with the charts)"},
+    {O_DETAIL, "detail", NULL, "text, md and html: after each trace's summary (ranking table, "
+     "verdict, notes) also the full tables: every metric, ns/op by op type, per-class and "
+     "per-heap native stats, ranking lines"},
     {O_TOUCH, "touch", "POLICY", "none | first (default) | all; first:SIZE, all:SIZE only a block's first SIZE bytes"},
     {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
     {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
@@ -74,6 +77,9 @@ static const hr_opt_t replay_opts[] = {
      "program) on ALLOC: stack, marker, block, bank or sizeclass (with its options), in "
      "front of each -a allocator; or malloc. Default: every pool is replayed as plain "
      "malloc calls of the row's allocator. Up to 3, repeated"},
+    {O_SHARD, "shard", "K/N", "replay only shard K of N of the (trace, allocator) matrix "
+     "(a deterministic, balanced share: the cells sorted by trace and allocator, dealt "
+     "round-robin); 'heapreplay merge' joins the N reports"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -147,7 +153,12 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     }
     case O_VERIFY: a->opt.verify = 1; return 0;
+    case O_DETAIL: a->render.detail = 1; return 0;
     case O_POOL: return hr_pool_route_add(&a->pools, o);
+    case O_SHARD:
+        return hr_shard_parse(o->arg, &a->shard) != 0
+                   ? hr_opt_bad(o, "K/N with 1 <= K <= N <= 1000")
+                   : 0;
     case 'q': a->quiet = 1; return 0;
     default: a->verbose = 1; return 0;
     }
@@ -200,6 +211,7 @@ int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
     a->opt = hr_replay_options_default();
     a->opt.repeat = 3;
     a->format = HR_EMIT_TEXT;
+    a->render = hr_render_opts_default();
     int first, rc = hr_opts_parse(&hr_spec_replay, argc, argv, on_opt, a, &first);
     if (rc)
         return rc == HR_OPTS_HELP ? 1 : rc;

@@ -9,6 +9,8 @@
 #include "base/json.h"
 #include "heapreplay/trace.h"
 #include "replay/engine.h"
+#include "report/merge.h"
+#include "report/report.h"
 
 #define HR_POOL_ROUTES_MAX 3 /* a composition has at most 4 parts: 3 pools + the row's */
 
@@ -25,8 +27,10 @@ typedef struct replay_args {
     char *allocators; /* every -a joined by commas; NULL: all */
     const char *output;
     hr_emit_format_t format;
+    hr_render_opts_t render; /* --detail */
     int quiet, verbose;
     hr_pool_routes_t pools;
+    hr_shard_t shard; /* --shard K/N; n == 0: the whole matrix */
     char **paths;
     int npaths, cap_paths;
 } replay_args_t;

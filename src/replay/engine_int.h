@@ -80,6 +80,10 @@ typedef struct measure {
      * baseline; sampled: RSS is sampled (external and RSS-footprint rows). */
     uint64_t     rss;
     int          rss_sampled;
+    hr_spoint_t  pending;      /* the last event's point, not yet added */
+    int          pending_set;
+    unsigned     pending_nch;  /* channels that may have changed (series.h) */
+    uint64_t     point_samples; /* external samples at the previous point */
     hr_mseries_t mem;          /* live, footprint[, rss] per event */
     hr_fseries_t frame_series; /* allocator cycles per frame (stalls left out) */
 } measure_t;

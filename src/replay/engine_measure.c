@@ -1,6 +1,7 @@
 /* The measurement lap's bookkeeping (engine.h, HR_MODE_MEASURE): latency,
- * frames and stalls per op, memory after every op. Everything here runs
- * outside the timed region of an op.
+ * frames and stalls per op, memory after every op, and the report's series
+ * (series.h: fixed-size, inside the mmap'd measure_t, never malloc'd).
+ * Everything here runs outside the timed region of an op.
  *
  * Stalls. An op during which the thread was switched out (a voluntary or
  * involuntary context switch: preemption by another process, a sleep, a
@@ -75,6 +76,10 @@ static int stalled(measure_t *m, uint64_t d) {
 
 void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
     m->cur_frame = m->frames;
+    if (m->pending_set) { /* the previous event's point, right after this op's timing */
+        hr_mseries_add_changed(&m->mem, &m->pending, m->pending_nch);
+        m->pending_set = 0;
+    }
     m->raw_frame_cyc += d;
     if (d > m->raw_max_cyc)
         m->raw_max_cyc = d;
@@ -148,10 +153,19 @@ static void note_peaks(measure_t *m, const run_t *r, const hr_replay_options_t *
     }
 }
 
-/* The memory series' point of the current event (series.h). */
+/* The memory series' point of the current event (series.h): only noted
+ * here, just before the next op's timing starts; hr_measure_op adds it to
+ * the series just after that op's timing ends, so the downsampler's work
+ * stays as far as possible from both ends of a timed op. */
 static void series_point(measure_t *m, const run_t *r) {
-    hr_spoint_t p = {r->i, {m->live, m->fp, m->rss}};
-    hr_mseries_add(&m->mem, &p);
+    m->pending.event = r->i;
+    m->pending.v[0] = m->live;
+    m->pending.v[1] = m->fp;
+    m->pending.v[2] = m->rss;
+    m->pending_set = 1;
+    /* sampled channels (external) changed only if a sample was taken */
+    m->pending_nch = m->rss_sampled && m->samples == m->point_samples ? 1 : HR_SERIES_CHANNELS;
+    m->point_samples = m->samples;
 }
 
 void hr_measure_track(measure_t *m, const run_t *r, const hr_extstats_t *ext,
@@ -199,9 +213,12 @@ void hr_measure_end(measure_t *m, run_t *r, const hr_extstats_t *ext,
     if (!r->be->footprint)
         sample_external(m, r, ext, hr_cycles());
     note_peaks(m, r, opt);
+    if (m->pending_set)
+        hr_mseries_add(&m->mem, &m->pending);
     if (r->t->n_events) {
         r->i = r->t->n_events - 1;
         series_point(m, r);
+        hr_mseries_add(&m->mem, &m->pending);
     }
     hr_mseries_finish(&m->mem);
     uint64_t hwm = hr_rss_peak();

@@ -10,6 +10,8 @@ void hr_mseries_init(hr_mseries_t *s, unsigned nch, uint64_t expect_events) {
     s->nch = nch < 1 ? 1 : nch > HR_SERIES_CHANNELS ? HR_SERIES_CHANNELS : nch;
     s->nb = HR_SERIES_MAX_POINTS / (2 * s->nch);
     s->width = expect_events > s->nb ? (expect_events + s->nb - 1) / s->nb : 1;
+    s->cur = 0;
+    s->next = 0; /* the first point opens its bucket */
     s->n_out = 0;
     s->done = 0;
 }
@@ -48,16 +50,20 @@ static void halve(hr_mseries_t *s) {
     for (size_t j = (s->nb + 1) / 2; j < s->nb; j++)
         s->n[j] = 0;
     s->width *= 2;
+    s->cur /= 2;
+    s->next = (s->cur + 1) * s->width;
 }
 
-void hr_mseries_add(hr_mseries_t *s, const hr_spoint_t *p) {
-    if (s->done)
-        return;
+/* The point opens a bucket (the buckets merge first when it lies past the
+ * last one): it is every slot of it. Events below s->next of the current
+ * bucket go the inline path (series.h). */
+void hr_mseries_next_bucket(hr_mseries_t *s, const hr_spoint_t *p) {
     while (p->event / s->width >= s->nb)
         halve(s);
-    size_t k = (size_t)(p->event / s->width);
-    hr_spoint_t *b = bucket(s, k);
-    if (!s->n[k]++) {
+    s->cur = p->event / s->width;
+    s->next = (s->cur + 1) * s->width;
+    hr_spoint_t *b = bucket(s, (size_t)s->cur);
+    if (!s->n[s->cur]++) {
         for (unsigned i = 0; i < 2 * s->nch; i++)
             b[i] = *p;
         return;

@@ -40,12 +40,15 @@ typedef struct hr_mseries {
     unsigned    nch;     /* channels recorded (1..HR_SERIES_CHANNELS) */
     unsigned    nb;      /* buckets: HR_SERIES_MAX_POINTS / (2 * nch) */
     uint64_t    width;   /* events per bucket */
+    uint64_t    cur;     /* the bucket of the last point */
+    uint64_t    next;    /* first event past it: the per-point path divides
+                          * only when an event reaches it (once per bucket) */
     size_t      n_out;   /* points after hr_mseries_finish (0 before) */
     int         done;
     /* bucket k, channel c: slot[k * 2 * nch + 2 * c] holds the maximum's
      * point, + 1 the minimum's; after hr_mseries_finish slot[0..n_out) are
      * the points in event order */
-    uint32_t    n[HR_SERIES_MAX_POINTS / 2]; /* points seen per bucket */
+    uint32_t    n[HR_SERIES_MAX_POINTS / 2]; /* non-zero: the bucket has points */
     hr_spoint_t slot[HR_SERIES_MAX_POINTS];
 } hr_mseries_t;
 
@@ -54,8 +57,32 @@ typedef struct hr_mseries {
  * grows by merging when events go beyond it). */
 void hr_mseries_init(hr_mseries_t *s, unsigned nch, uint64_t expect_events);
 /* One point; events must not decrease (a point at an event already seen
- * counts as another sample of that event). Ignored after finish. */
-void hr_mseries_add(hr_mseries_t *s, const hr_spoint_t *p);
+ * counts as another sample of that event). Ignored after finish. Inline:
+ * the measurement lap adds one point per event, between two timed ops.
+ * hr_mseries_add_changed: only channels [0, nchk) may differ from the
+ * previous point's (the others are equal to it: a bucket already holding
+ * that point keeps its extremes, earliest on ties, so they need no compare;
+ * external allocators' footprint and RSS change only when sampled). */
+void hr_mseries_next_bucket(hr_mseries_t *s, const hr_spoint_t *p);
+static inline void hr_mseries_add_changed(hr_mseries_t *s, const hr_spoint_t *p, unsigned nchk) {
+    if (s->done)
+        return;
+    if (p->event >= s->next) { /* once per bucket */
+        hr_mseries_next_bucket(s, p);
+        return;
+    }
+    hr_spoint_t *b = &s->slot[s->cur * 2 * s->nch];
+    for (unsigned c = 0; c < nchk && c < s->nch; c++) {
+        if (p->v[c] > b[2 * c].v[c])
+            b[2 * c] = *p;
+        if (p->v[c] < b[2 * c + 1].v[c])
+            b[2 * c + 1] = *p;
+    }
+}
+static inline void hr_mseries_add(hr_mseries_t *s, const hr_spoint_t *p) {
+    hr_mseries_add_changed(s, p, HR_SERIES_CHANNELS);
+}
+
 /* Turns the buckets into the output: at most HR_SERIES_MAX_POINTS points,
  * event indices strictly increasing (one point per event: the first of
  * several kept at one event). Returns the count; s->slot holds them.

@@ -10,13 +10,15 @@
 #include "base/outfile.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
+#include "report/predict.h"
 #include "report/report.h"
 #include "report/html.h"
 #include "report/stats.h"
 
 struct hr_report_builder {
-    hr_json_t *doc, *results;
-    int        failures;
+    hr_json_t       *doc, *results;
+    int              failures;
+    hr_render_opts_t render; /* how finish renders the text/Markdown report */
 };
 
 static hr_json_t *machine_json(void) {
@@ -32,6 +34,7 @@ static hr_json_t *machine_json(void) {
 
 hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_report_builder_t *rb = calloc(1, sizeof *rb);
+    rb->render = hr_render_opts_default();
     rb->doc = hr_report_new(PACKAGE_VERSION);
     char when[32];
     time_t now = time(NULL);
@@ -253,6 +256,7 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
 
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out) {
+    hr_report_predict(rb->doc); /* all rows are in: each row's share of the program's time */
     if (json_path) {
         hr_outfile_t o;
         hr_error_t err;
@@ -270,13 +274,19 @@ int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
     }
     if (fmt == HR_EMIT_HTML) { /* the whole page (html.h), not report.c's fragment */
         hr_error_t err;
-        if (hr_html_render(rb->doc, NULL, out, &err) < 0) {
+        hr_html_options_t ho = hr_html_options_default();
+        ho.render = rb->render;
+        if (hr_html_render(rb->doc, &ho, out, &err) < 0) {
             fprintf(stderr, "heapreplay replay: %s\n", err.msg);
             return 2;
         }
         return 0;
     }
-    return hr_report_render(rb->doc, fmt, out) == 0 ? 0 : 2;
+    return hr_report_render_opts(rb->doc, fmt, &rb->render, out) == 0 ? 0 : 2;
+}
+
+void hr_report_builder_set_render(hr_report_builder_t *rb, const hr_render_opts_t *o) {
+    rb->render = *o;
 }
 
 void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **argv) {
@@ -311,6 +321,15 @@ void hr_report_builder_set_last(hr_report_builder_t *rb, const char *key, hr_jso
 
 int hr_report_builder_failures(const hr_report_builder_t *rb) { return rb->failures; }
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb) { return rb->doc; }
+
+void hr_report_builder_set_doc(hr_report_builder_t *rb, const char *group, const char *key,
+                               hr_json_t *v) {
+    hr_json_t *o = group ? (hr_json_t *)hr_json_get(rb->doc, group) : rb->doc;
+    if (hr_json_type(o) == HR_JSON_OBJECT)
+        hr_json_set(o, key, v);
+    else
+        hr_json_free(v);
+}
 
 void hr_report_builder_free(hr_report_builder_t *rb) {
     if (!rb)

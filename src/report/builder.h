@@ -12,6 +12,7 @@
 #include "replay/engine.h"
 #include "base/emit.h"
 #include "base/json.h"
+#include "report/report.h"
 #include "report/stats.h"
 
 typedef struct hr_report_builder hr_report_builder_t;
@@ -35,6 +36,9 @@ char *hr_result_join(const char *measure, const char *time, const char *verify,
  * in `fmt`. Returns 0, or 2 when the file cannot be written. */
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out);
+/* How finish renders the report on `out` (default: hr_render_opts_default,
+ * the summary only; .detail adds the detail sections). */
+void hr_report_builder_set_render(hr_report_builder_t *rb, const hr_render_opts_t *o);
 /* Marks the report "interrupted": SIGNAME (a partial report; see
  * docs/REPORT_SCHEMA.md), and with row != 0 the last result added as
  * "interrupted": true (fewer samples than asked for). */
@@ -44,6 +48,10 @@ void hr_report_builder_set_last(hr_report_builder_t *rb, const char *key, hr_jso
 /* Number of results whose status is not "ok" (or that had failed repeats). */
 int hr_report_builder_failures(const hr_report_builder_t *rb);
 const hr_json_t *hr_report_builder_doc(const hr_report_builder_t *rb);
+/* Sets `key` of the report (group NULL) or of its `group` object (e.g.
+ * "options") to v (taken over). */
+void hr_report_builder_set_doc(hr_report_builder_t *rb, const char *group, const char *key,
+                               hr_json_t *v);
 void hr_report_builder_free(hr_report_builder_t *rb);
 
 /* Merges ok results of one (trace, allocator) as the metric registry says

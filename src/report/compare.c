@@ -14,8 +14,21 @@
  * (base/metrics.h). */
 
 hr_compare_options_t hr_compare_options_default(void) {
-    hr_compare_options_t o = {HR_EMIT_TEXT, NULL, 1};
+    hr_compare_options_t o = {HR_CMP_TEXT, HR_COMPARE_MD_MAX_ROWS, NULL, 1};
     return o;
+}
+
+int hr_compare_format_parse(const char *s, hr_compare_format_t *fmt) {
+    static const struct { const char *name; hr_compare_format_t f; } names[] = {
+        {"text", HR_CMP_TEXT}, {"json", HR_CMP_JSON},     {"csv", HR_CMP_CSV},
+        {"md", HR_CMP_MD},     {"markdown", HR_CMP_MD}, {"junit", HR_CMP_JUNIT},
+    };
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0) {
+            *fmt = names[i].f;
+            return 0;
+        }
+    return -1;
 }
 
 static void metric_from(const hr_metric_t *r, hr_compare_metric_t *out) {
@@ -107,74 +120,66 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
     return n;
 }
 
-/* ---- the table --------------------------------------------------------- */
+/* ---- collecting the rows ----------------------------------------------- */
 
 typedef struct cmp {
-    hr_emit_t em;
+    hr_compare_row_t *rows;
+    size_t    nrows, cap;
+    int       oom;
     double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric, whole report; 1 = none */
     const hr_json_t *all_b, *all_n;          /* the two reports' results */
     /* row_drift's memo: the drifts of the last trace seen (rows of one trace
      * come together), NAN until computed */
     char      memo_trace[256];
     double    memo[HR_COMPARE_MAX_METRICS];
-    int       matched, regressions, mismatches, missing;
-    FILE     *notes; /* text/Markdown: why each row was called, printed under the table */
-    char     *notes_buf;
-    size_t    notes_len;
+    hr_compare_summary_t sum;
 } cmp_t;
 
-/* Text and Markdown print "delta %" and give the reasons as notes under the
- * table; JSON and CSV carry them in a "reason" column (keys are identifiers). */
-static const char *const cols_human[] = {"trace", "allocator", "metric", ">base", ">new",
-                                         ">delta %", ">threshold", "verdict"};
-static const char *const cols_exact[] = {"trace",     "allocator", "metric",  ">base",  ">new",
-                                         ">delta_pct", ">threshold", "verdict", "reason"};
-
-static int exact_fmt(const cmp_t *c) {
-    return c->em.format == HR_EMIT_JSON || c->em.format == HR_EMIT_CSV;
-}
-
-static void cell_val(cmp_t *c, double v) {
-    if (exact_fmt(c) || !isfinite(v) || v == floor(v))
-        hr_emit_cell_num(&c->em, v);
-    else
-        hr_emit_cell_f64(&c->em, v, fabs(v) >= 1000 ? 0 : fabs(v) >= 1 ? 3 : 6);
-}
-
-/* Verdicts whose reason is worth a note under a human table. */
-static int noteworthy(const char *verdict) {
+static int is_failing(const char *verdict) {
     return strcmp(verdict, "REGRESSION") == 0 || strcmp(verdict, "MISMATCH") == 0 ||
-           strcmp(verdict, "noise") == 0 || strcmp(verdict, "FAILED") == 0;
+           strcmp(verdict, "MISSING") == 0 || strcmp(verdict, "FAILED") == 0;
 }
 
-static void row(cmp_t *c, const hr_json_t *r, const char *metric, double b, double n,
-                double delta, const char *thr, const char *verdict, const char *why) {
-    char buf[48];
-    const char *trace = hr_report_trace_base(hr_json_path_str(r, "trace"));
-    hr_emit_cell_str(&c->em, trace);
-    hr_emit_cell_str(&c->em, hr_json_path_str(r, "allocator"));
-    hr_emit_cell_str(&c->em, metric);
-    cell_val(c, b);
-    cell_val(c, n);
-    if (exact_fmt(c)) {
-        hr_emit_cell_num(&c->em, delta);
-    } else if (isnan(delta)) {
-        hr_emit_cell_str(&c->em, NULL);
-    } else {
-        /* a tiny nonzero change (+1 byte of 10 MiB) must not print as +0.00 */
-        snprintf(buf, sizeof buf, isinf(delta) || fabs(delta) >= 0.01 || delta == 0 ? "%+.2f" : "%+.1e",
-                 delta);
-        hr_emit_cell_str(&c->em, buf);
+/* Appends one row. `thr` is the threshold in percent, HR_THR_EXACT or NAN
+ * (not gated); `sep` whether the sample ranges are disjoint (-1 unknown). */
+#define HR_THR_EXACT (-1.0)
+static hr_compare_row_t *row(cmp_t *c, const hr_json_t *r, const char *metric, double b, double n,
+                             double delta, double thr, const char *verdict, const char *why) {
+    if (c->nrows == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 64;
+        hr_compare_row_t *p = realloc(c->rows, cap * sizeof *p);
+        if (!p) {
+            c->oom = 1;
+            return NULL;
+        }
+        c->rows = p;
+        c->cap = cap;
     }
-    hr_emit_cell_str(&c->em, thr);
-    hr_emit_cell_str(&c->em, verdict);
-    if (exact_fmt(c))
-        hr_emit_cell_str(&c->em, why);
-    else if (c->notes && why && noteworthy(verdict))
-        fprintf(c->notes, "%s%s %s %s %s: %s\n", c->em.format == HR_EMIT_MARKDOWN ? "- " : "  ",
-                strcmp(verdict, "noise") == 0 ? "~" : "!", trace, hr_json_path_str(r, "allocator"),
-                metric, why);
-    hr_emit_row_end(&c->em);
+    hr_compare_row_t *w = &c->rows[c->nrows];
+    memset(w, 0, sizeof *w);
+    snprintf(w->trace, sizeof w->trace, "%s", hr_report_trace_base(hr_json_path_str(r, "trace")));
+    snprintf(w->allocator, sizeof w->allocator, "%s", hr_json_path_str(r, "allocator"));
+    snprintf(w->metric, sizeof w->metric, "%s", metric);
+    w->base = b;
+    w->cur = n;
+    w->delta = delta;
+    w->exact = thr == HR_THR_EXACT;
+    w->threshold_pct = w->exact ? 0 : thr;
+    w->separated = -1;
+    w->order = (int)c->nrows++;
+    snprintf(w->verdict, sizeof w->verdict, "%s", verdict);
+    snprintf(w->reason, sizeof w->reason, "%s", why ? why : "");
+    w->fails = is_failing(verdict);
+    hr_compare_summary_t *s = &c->sum;
+    if (strcmp(verdict, "ok") == 0)
+        s->unchanged++;
+    else if (strcmp(verdict, "improved") == 0)
+        s->improved++;
+    else if (strcmp(verdict, "noise") == 0)
+        s->noise++;
+    else if (!w->fails)
+        s->other++;
+    return w;
 }
 
 /* One gated metric: the noise-aware verdict (report/stats.h). `exact` when
@@ -188,17 +193,14 @@ static void scale_spread(hr_spread_t *s, double f) {
 }
 
 static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
-                 double pct, const char *thr_label, int exact, double drift) {
+                 double pct, int exact_label, int exact, double drift) {
     hr_spread_t b, n;
-    char thr[32], why[256];
+    char why[256];
+    double thr = exact_label ? HR_THR_EXACT : pct;
     hr_spread_of(rb, m->path, &b);
     hr_spread_of(rn, m->path, &n);
     if (drift != 1 && n.n)
         scale_spread(&n, drift);
-    if (thr_label)
-        snprintf(thr, sizeof thr, "%s", thr_label);
-    else
-        snprintf(thr, sizeof thr, "%g%%", pct);
     if (!b.n && !n.n && m->is_default)
         return; /* a default gate on a figure neither report has (older engine) */
     if (!b.n || !n.n) {
@@ -212,9 +214,13 @@ static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_co
         size_t l = strlen(why);
         snprintf(why + l, sizeof why - l, " (new / host drift %.3f)", drift);
     }
-    c->regressions += v == HR_NOISE_REGRESSION;
-    row(c, rb, m->name, b.center, n.center, hr_delta_pct(b.center, n.center), thr, verdicts[v],
-        why);
+    c->sum.regressions += v == HR_NOISE_REGRESSION;
+    hr_compare_row_t *w = row(c, rb, m->name, b.center, n.center,
+                              hr_delta_pct(b.center, n.center), thr, verdicts[v], why);
+    /* separated: the two sample ranges are disjoint (known for measured
+     * figures with a spread on both sides) */
+    if (w && !exact && b.n >= 2 && n.n >= 2 && !isnan(b.min) && !isnan(n.min))
+        w->separated = n.min > b.max || n.max < b.min;
 }
 
 static int num_equal(const hr_json_t *a, const hr_json_t *b) {
@@ -245,9 +251,9 @@ static int compared_exactly(const hr_metric_t *m) {
 static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     const char *db = hr_json_path_str(rb, "trace_digest"), *dn = hr_json_path_str(rn, "trace_digest");
     if (db && dn && strcmp(db, dn) != 0) {
-        row(c, rb, "trace_digest", NAN, NAN, NAN, "exact", "MISMATCH",
+        row(c, rb, "trace_digest", NAN, NAN, NAN, HR_THR_EXACT, "MISMATCH",
             "different traces: the digests differ");
-        c->mismatches++;
+        c->sum.mismatches++;
     }
     const char *total = hr_metrics[HR_M_OPS_TOTAL].path;
     char group[32];
@@ -266,14 +272,14 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
                 row(c, rb, name, hr_json_num(hr_json_get(ob, k), NAN),
                     hr_json_num(hr_json_get(on, k), NAN),
                     hr_delta_pct(hr_json_num(hr_json_get(ob, k), NAN), hr_json_num(hr_json_get(on, k), NAN)),
-                    "exact", "MISMATCH", "op counts differ: different traces");
-                c->mismatches++;
+                    HR_THR_EXACT, "MISMATCH", "op counts differ: different traces");
+                c->sum.mismatches++;
                 ops_ok = 0;
             }
         }
     }
     if (ops_ok)
-        row(c, rb, total, hr_json_path_num(rb, total), hr_json_path_num(rn, total), 0, "exact", "ok",
+        row(c, rb, total, hr_json_path_num(rb, total), hr_json_path_num(rn, total), 0, HR_THR_EXACT, "ok",
             "every op count equal");
     /* the other figures the trace alone decides (registry: HR_EXACT_TRACE) */
     for (int k = 0; k < HR_M__COUNT; k++) {
@@ -283,9 +289,9 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
         const hr_json_t *lb = hr_json_path(rb, m->path), *ln = hr_json_path(rn, m->path);
         double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
         int eq = num_equal(lb, ln);
-        row(c, rb, m->alias, b, n, isnan(b) || isnan(n) ? NAN : hr_delta_pct(b, n), "exact",
+        row(c, rb, m->alias, b, n, isnan(b) || isnan(n) ? NAN : hr_delta_pct(b, n), HR_THR_EXACT,
             eq ? "ok" : "MISMATCH", eq ? "equal" : "a property of the trace differs");
-        c->mismatches += !eq;
+        c->sum.mismatches += !eq;
     }
 }
 
@@ -320,13 +326,13 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
     char st[96];
     snprintf(st, sizeof st, "status %s -> %s", sb, sn);
     if (!is_ok(rb)) {
-        row(c, rb, st, NAN, NAN, NAN, "-", is_ok(rn) ? "fixed" : "skipped",
+        row(c, rb, st, NAN, NAN, NAN, NAN, is_ok(rn) ? "fixed" : "skipped",
             "base result not ok: nothing to compare");
         return;
     }
     if (!is_ok(rn)) {
-        row(c, rb, st, NAN, NAN, NAN, "-", "FAILED", "the new result is not ok");
-        c->regressions++;
+        row(c, rb, st, NAN, NAN, NAN, NAN, "FAILED", "the new result is not ok");
+        c->sum.regressions++;
         return;
     }
     exact_checks(c, rb, rn);
@@ -340,9 +346,9 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
          * tolerance for sampled sources, base/metrics.h) */
         int exact = d && (d->exact == HR_EXACT_TRACE || (d->exact == HR_EXACT_INHOUSE && exact_src));
         if (exact && d->exact == HR_EXACT_INHOUSE && m[i].is_default)
-            gate(c, rb, rn, &m[i], 0, "exact", 1, 1);
+            gate(c, rb, rn, &m[i], 0, 1, 1, 1);
         else
-            gate(c, rb, rn, &m[i], m[i].pct, NULL, exact, exact ? 1 : row_drift(c, rb, &m[i], i));
+            gate(c, rb, rn, &m[i], m[i].pct, 0, exact, exact ? 1 : row_drift(c, rb, &m[i], i));
     }
     if (!exact_src)
         return;
@@ -358,7 +364,7 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
         if (!given) {
             hr_compare_metric_t em;
             metric_from(d, &em);
-            gate(c, rb, rn, &em, 0, "exact", 1, 1);
+            gate(c, rb, rn, &em, 0, 1, 1, 1);
         }
     }
 }
@@ -434,11 +440,27 @@ static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb
     return NULL;
 }
 
+/* Failing rows first, then |delta| descending (no delta last), then the
+ * comparison order. */
+static int row_cmp(const void *x, const void *y) {
+    const hr_compare_row_t *a = x, *b = y;
+    if (a->fails != b->fails)
+        return b->fails - a->fails;
+    double da = isnan(a->delta) ? -1 : fabs(a->delta), db = isnan(b->delta) ? -1 : fabs(b->delta);
+    if (da != db)
+        return da < db ? 1 : -1;
+    return (a->order > b->order) - (a->order < b->order);
+}
+
+void hr_compare_sort(hr_compare_row_t *rows, size_t n) {
+    if (n > 1)
+        qsort(rows, n, sizeof *rows, row_cmp);
+}
+
 int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_json_t *cur,
                        const char *new_name, const hr_compare_options_t *opt, FILE *out) {
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
     hr_error_t err;
-    char title[1024];
     int nm = opt->max_regress ? hr_compare_parse_thresholds(opt->max_regress, m,
                                                             HR_COMPARE_MAX_METRICS, &err)
                               : default_metrics(m, HR_COMPARE_MAX_METRICS);
@@ -450,77 +472,46 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     memset(&c, 0, sizeof c);
     for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
         c.memo[k] = NAN;
-    hr_emit_init(&c.em, out, opt->format);
     if (!used)
         return 2;
-    if (opt->format == HR_EMIT_JSON) {
-        hr_emit_obj_begin(&c.em, NULL);
-        hr_emit_str(&c.em, "base", base_name);
-        hr_emit_str(&c.em, "new", new_name);
-        snprintf(title, sizeof title, "rows");
-    } else {
-        snprintf(title, sizeof title, "compare %s -> %s", base_name, new_name);
-    }
     for (int i = 0; i < nm; i++)
         c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(rb, rn, &m[i], NULL,
                                                                 HR_DRIFT_MIN_ROWS) : 1;
     c.all_b = rb;
     c.all_n = rn;
-    if (!exact_fmt(&c))
-        c.notes = open_memstream(&c.notes_buf, &c.notes_len);
-    hr_emit_table_begin(&c.em, opt->format == HR_EMIT_CSV ? NULL : title, exact_fmt(&c) ? 9 : 8,
-                        exact_fmt(&c) ? cols_exact : cols_human);
     for (size_t i = 0; i < hr_json_len(rb); i++) {
         const hr_json_t *b = hr_json_at(rb, i), *n = find_match(rn, b, used);
         if (!n) {
-            row(&c, b, "result", NAN, NAN, NAN, "-", "MISSING", "no matching result in new");
-            c.missing++;
+            row(&c, b, "result", NAN, NAN, NAN, NAN, "MISSING", "no matching result in new");
+            c.sum.missing++;
             continue;
         }
-        c.matched++;
+        c.sum.matched++;
         compare_pair(&c, b, n, m, nm);
     }
     for (size_t i = 0; i < hr_json_len(rn); i++)
         if (!used[i])
-            row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, "-", "new", "not in base");
-    hr_emit_table_end(&c.em);
+            row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, NAN, "new", "not in base");
     free(used);
-    if (c.notes) {
-        for (int i = 0; i < nm; i++)
-            if (c.drift[i] != 1)
-                fprintf(c.notes, "  host drift of %s: new/base %.3f in the median row (each "
-                        "trace's own when it has %d rows), divided out before judging "
-                        "(--no-drift: absolute)\n", m[i].name, c.drift[i],
-                        HR_DRIFT_MIN_TRACE_ROWS);
-        fclose(c.notes);
-        if (c.notes_len)
-            fprintf(out, "%s\n", c.notes_buf);
-        free(c.notes_buf);
+    if (c.oom) {
+        free(c.rows);
+        fprintf(stderr, "heapreplay compare: out of memory\n");
+        return 2;
     }
-    int fail = c.regressions + c.mismatches + c.missing > 0;
-    if (opt->format == HR_EMIT_JSON) {
-        hr_emit_obj_begin(&c.em, "summary");
-        hr_emit_u64(&c.em, "matched", (uint64_t)c.matched);
-        hr_emit_u64(&c.em, "regressions", (uint64_t)c.regressions);
-        hr_emit_u64(&c.em, "mismatches", (uint64_t)c.mismatches);
-        hr_emit_u64(&c.em, "missing", (uint64_t)c.missing);
-        hr_emit_str(&c.em, "verdict", fail ? "FAIL" : "PASS");
-        hr_emit_obj_begin(&c.em, "drift");
-        for (int i = 0; i < nm; i++)
-            if (c.drift[i] != 1)
-                hr_emit_f64(&c.em, m[i].name, c.drift[i]);
-        hr_emit_obj_end(&c.em);
-        hr_emit_obj_end(&c.em);
-        hr_emit_obj_end(&c.em);
-        hr_emit_end(&c.em);
-    } else {
-        /* CSV stays a single table: the summary goes to stderr there. */
-        fprintf(opt->format == HR_EMIT_CSV ? stderr : out,
-                "compare: %d matched, %d regressions, %d mismatches, %d missing: %s\n",
-                c.matched, c.regressions, c.mismatches, c.missing, fail ? "FAIL" : "PASS");
-    }
+    hr_compare_summary_t *s = &c.sum;
+    s->base_name = base_name;
+    s->new_name = new_name;
+    s->exit_status = s->regressions + s->mismatches + s->missing > 0;
+    for (int i = 0; i < nm; i++)
+        if (c.drift[i] != 1) {
+            s->drift_name[s->ndrift] = m[i].name;
+            s->drift[s->ndrift++] = c.drift[i];
+        }
+    hr_compare_sort(c.rows, c.nrows);
+    hr_compare_render(c.rows, c.nrows, s, opt, out, stderr);
+    free(c.rows);
     fflush(out);
-    return fail;
+    return s->exit_status;
 }
 
 int hr_compare_files(const char *base_path, const char *new_path, const hr_compare_options_t *opt,

@@ -14,6 +14,10 @@
  *    sources are "exact", unless the spec gives its threshold.
  * Every row carries a reason (why it was called); text and Markdown print the
  * reasons of failing and noise rows under the table.
+ * Rows are collected first, then sorted in every format: failing rows
+ * (REGRESSION, MISMATCH, MISSING, FAILED) first, then by |delta %|
+ * descending (rows without a delta last), ties in comparison order; the
+ * renderers (text, CSV, JSON, Markdown, JUnit) live in compare_fmt.c.
  * A base result missing in NEW, or whose status turned from ok to not-ok, is a
  * regression. Exit codes: 0 no regression, 1 regression/mismatch, 2 bad input.
  */
@@ -37,8 +41,25 @@ typedef struct hr_compare_metric {
     int    is_default;  /* from the registry's default gates, not --max-regress */
 } hr_compare_metric_t;
 
+/* Output formats (docs/REPORTS.md, "compare"): the text table, CSV and JSON
+ * (stable snake_case keys), Markdown for a CI job summary, JUnit XML. */
+typedef enum hr_compare_format {
+    HR_CMP_TEXT = 0,
+    HR_CMP_JSON,
+    HR_CMP_CSV,
+    HR_CMP_MD,
+    HR_CMP_JUNIT,
+} hr_compare_format_t;
+/* "text", "json", "csv", "md"/"markdown", "junit"; 0 ok, -1 unknown. */
+int hr_compare_format_parse(const char *s, hr_compare_format_t *fmt);
+
+/* Markdown: rows shown per section before "... and N more" (a GitHub job
+ * summary is limited to 1 MiB and read by people). */
+#define HR_COMPARE_MD_MAX_ROWS 50
+
 typedef struct hr_compare_options {
-    hr_emit_format_t format;     /* output table format (default text) */
+    hr_compare_format_t format;  /* output format (default text) */
+    int              max_rows;   /* Markdown rows per section (default HR_COMPARE_MD_MAX_ROWS) */
     const char      *max_regress; /* "throughput=5%,peak=0%"; NULL: the defaults */
     int              drift;      /* remove the host drift common to every row (default 1) */
 } hr_compare_options_t;
@@ -59,6 +80,37 @@ typedef struct hr_compare_options {
 #define HR_DRIFT_MIN_TRACE_ROWS 4
 
 hr_compare_options_t hr_compare_options_default(void);
+
+/* One checked figure: a row of every output format. */
+typedef struct hr_compare_row {
+    char   trace[256], allocator[256], metric[96];
+    double base, cur, delta;  /* NAN when absent; delta in percent of base */
+    double threshold_pct;     /* allowed regression; NAN when not gated ("-") */
+    int    exact;             /* compared exactly (threshold "exact") */
+    int    separated;         /* sample ranges disjoint: 1/0; -1 unknown (no spread, exact) */
+    int    fails;             /* REGRESSION, MISMATCH, MISSING or FAILED */
+    int    order;             /* position before sorting (ties keep it) */
+    char   verdict[16];
+    char   reason[256];
+} hr_compare_row_t;
+
+/* What the renderers get besides the rows. */
+typedef struct hr_compare_summary {
+    const char *base_name, *new_name;
+    int matched, regressions, mismatches, missing;
+    int improved, noise, unchanged, other; /* other: n/a, new, fixed, skipped */
+    int exit_status;                       /* 0 pass, 1 fail */
+    int ndrift;                            /* figures with a host drift != 1 */
+    const char *drift_name[HR_COMPARE_MAX_METRICS];
+    double drift[HR_COMPARE_MAX_METRICS];
+} hr_compare_summary_t;
+
+/* Sorts rows as described above (stable through `order`). */
+void hr_compare_sort(hr_compare_row_t *rows, size_t n);
+/* Writes rows (sorted) and the summary in opt->format to out (compare_fmt.c).
+ * CSV writes its summary line to errf (the file stays one table). */
+void hr_compare_render(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
+                       const hr_compare_options_t *opt, FILE *out, FILE *errf);
 
 /* Resolve an alias (throughput, ns_per_op, wall, p99, p999, max, peak, live,
  * rss, frag, slop, worst_frame) or a dotted path. 0 ok, -1 unknown name. */

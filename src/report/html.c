@@ -28,6 +28,7 @@ hr_html_options_t hr_html_options_default(void) {
     o.charts = hr_svg_options_default();
     o.charts.width = 760;
     o.charts.no_xml_decl = 1;
+    o.render = hr_render_opts_default();
     return o;
 }
 
@@ -143,7 +144,7 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
         hr_error_set(err, "out of memory");
         return -1;
     }
-    hr_report_render(sub, HR_EMIT_HTML, mem);
+    hr_report_render_opts(sub, HR_EMIT_HTML, &o->render, mem);
     fclose(mem);
     fprintf(out, "<section id=\"trace-%d\">\n", idx + 1);
     put(out, "h2", hr_report_trace_base(trace));

@@ -10,10 +10,12 @@
 
 #include "base/json.h"
 #include "heapreplay/error.h"
+#include "report/report.h"
 #include "report/svg.h"
 
 typedef struct hr_html_options {
     hr_svg_options_t charts; /* metric, baseline and frame budget of the charts */
+    hr_render_opts_t render; /* the tables: the summary, or with detail all of them */
 } hr_html_options_t;
 
 hr_html_options_t hr_html_options_default(void); /* the charts' defaults, 760 px */

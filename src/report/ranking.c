@@ -46,14 +46,17 @@ static int collect(const hr_json_t *results, const char *trace, const hr_metric_
     return n;
 }
 
+int hr_rank_separated(const hr_spread_t *a, const hr_spread_t *b, int higher) {
+    if (a->n < 2 || b->n < 2 || isnan(a->max) || isnan(b->min) || isnan(a->min) || isnan(b->max))
+        return -1;
+    return higher ? a->min > b->max : a->max < b->min;
+}
+
 /* Between a better and a worse neighbour: "<" (">" where higher is better)
  * separated, "≈" overlapping, "?" unknown (a single sample). */
 static const char *joiner(const hr_spread_t *a, const hr_spread_t *b, int higher) {
-    if (a->n < 2 || b->n < 2 || isnan(a->max) || isnan(b->min) || isnan(a->min) || isnan(b->max))
-        return "?";
-    if (higher)
-        return a->min > b->max ? ">" : "≈";
-    return a->max < b->min ? "<" : "≈";
+    int sep = hr_rank_separated(a, b, higher);
+    return sep < 0 ? "?" : !sep ? "≈" : higher ? ">" : "<";
 }
 
 /* One ranking line; values are divided by `scale` (1e6: M ops/s). */
@@ -90,7 +93,7 @@ static const hr_json_t *threaded_result(const hr_json_t *results, const char *tr
 /* Threaded traces: how they were replayed, the ranking by the whole
  * process's throughput (contention shows there, not in CPU per op), and each
  * allocator's per-thread ns/op. */
-static int threads_lines(FILE *out, const hr_json_t *results, const char *trace, int md) {
+int hr_report_threads(FILE *out, const hr_json_t *results, const char *trace, int md) {
     const hr_json_t *t = threaded_result(results, trace);
     if (!t)
         return 0;
@@ -124,7 +127,7 @@ void hr_report_ranking(FILE *out, const hr_json_t *results, const char *trace, i
                         "ranking by warm ns/op (thread CPU; < separated, ≈ within noise)", md);
     any |= rank_line(out, results, trace, &hr_metrics[HR_M_COLD_NS_PER_OP], 1,
                      "ranking by cold ns/op", md);
-    any |= threads_lines(out, results, trace, md);
+    any |= hr_report_threads(out, results, trace, md);
     if (any)
         fputc('\n', out);
 }

@@ -34,14 +34,26 @@ int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err);
 /* Parse + validate a report file. NULL with err set on failure. */
 hr_json_t *hr_report_load(const char *path, hr_error_t *err);
 
+/* How a report is rendered. */
+typedef struct hr_render_opts {
+    int detail; /* text/Markdown: the detail sections after the summaries */
+} hr_render_opts_t;
+hr_render_opts_t hr_render_opts_default(void); /* the summary only */
+
 /* Render the report. JSON: the document pretty-printed. TEXT/MARKDOWN: a
- * header (tool, machine, options incl. touch), then per trace the comparison
- * table, notes for failed rows, the ns/op-by-op table, and one table per
- * native array of objects. CSV: one row per result with flattened dotted
- * columns, then one "# title" section per native array. Returns 0, or -1 if
- * writing failed. HTML: the text format's body as a fragment, without the
- * header: tables as HTML blocks (emit.h, HR_EMIT_HTML_BEGIN), the lines
- * between them as plain text; the whole page is hr_html_render (html.h). */
+ * header (tool, machine, options incl. touch), then per trace the summary
+ * (summary.h: ranking table, verdict, notes); with opts->detail then per
+ * trace the comparison table, notes for failed rows, the ranking lines, the
+ * ns/op-by-op table and one table per native array of objects (the default
+ * output is a prefix of the detailed one). CSV: one row per result with
+ * flattened dotted columns, then one "# title" section per native array.
+ * Returns 0, or -1 if writing failed. HTML: the text format's body as a
+ * fragment, without the header: tables as HTML blocks (emit.h,
+ * HR_EMIT_HTML_BEGIN), the lines between them as plain text; the whole page
+ * is hr_html_render (html.h). */
+int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
+                          const hr_render_opts_t *opts, FILE *out);
+/* hr_report_render_opts with hr_render_opts_default(). */
 int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out);
 
 /* Human units used by the text tables. */

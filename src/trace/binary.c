@@ -369,7 +369,25 @@ typedef struct bin_header {
     uint16_t major, minor;
     uint32_t flags, n_ids, n_threads, n_strings, header_size;
     uint64_t n_events, peak, strings_len, records_len;
+    hr_program_time_t program; /* 1.4, header_size >= 112; else runs 0 */
 } bin_header_t;
+
+/* 1.4: the program-time block at offset 64 (a 64-byte header has none). */
+static int dec_program(dec_t *d, const uint8_t *buf, bin_header_t *h) {
+    memset(&h->program, 0, sizeof h->program);
+    if (h->minor < 4 || h->header_size == HR_BIN_HEADER_SIZE)
+        return 0;
+    if (h->header_size < HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE)
+        return dec_fail(d, buf + 36, "header size %u: a 1.%u header is %d bytes, or at least %d "
+                        "with the program time", h->header_size, h->minor, HR_BIN_HEADER_SIZE,
+                        HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE);
+    char what[300];
+    hr_program_decode(buf + HR_BIN_HEADER_SIZE, &h->program);
+    int off = hr_program_check(&h->program, what, sizeof what);
+    if (off >= 0)
+        return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "%s", what);
+    return 0;
+}
 
 static int dec_header(dec_t *d, const uint8_t *buf, size_t len, bin_header_t *h) {
     if (len < HR_BIN_MAGIC_LEN ? memcmp(buf, HR_BIN_MAGIC, len) != 0
@@ -423,7 +441,7 @@ static int dec_header(dec_t *d, const uint8_t *buf, size_t len, bin_header_t *h)
     if (h->n_strings > h->strings_len)
         return dec_fail(d, buf + 32, "header claims %u strings but the string table has only "
                         "%llu bytes", h->n_strings, (unsigned long long)h->strings_len);
-    return 0;
+    return dec_program(d, buf, h);
 }
 
 /* After validation the header's derived counts must match the events. */
@@ -454,6 +472,7 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     const uint8_t *s = buf + h.header_size, *r = s + h.strings_len, *end = r + h.records_len;
     if (dec_strings(&d, s, r, t))
         return -1;
+    t->program = h.program;
     /* Pre-size from the header; n_events <= records_len bounds it by the file. */
     size_t cap = h.n_events ? (size_t)h.n_events : 1;
     t->events = malloc(cap * sizeof *t->events);
@@ -520,6 +539,7 @@ hr_bin_scan_t *hr_bin_scan_open(const uint8_t *buf, size_t len, const char *name
         goto fail;
     }
     t->flags |= s->h.flags & HR_TRACEF_TIMESTAMPS;
+    t->program = s->h.program;
     s->p = r;
     s->end = r + s->h.records_len;
     lay->minor = s->h.minor;

@@ -224,10 +224,10 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         errno = ENOMEM;
         return -1;
     }
-    size_t start = b->len;
-    if (hr_buf_reserve(b, HR_BIN_HEADER_SIZE))
+    size_t start = b->len, hsize = HR_BIN_HEADER_SIZE + (t->program.runs ? HR_BIN_PROGRAM_SIZE : 0);
+    if (hr_buf_reserve(b, hsize))
         goto oom;
-    b->len += HR_BIN_HEADER_SIZE;
+    b->len += hsize;
     for (uint32_t i = 0; i < t->n_strings; i++) {
         size_t n = strlen(t->strings[i]);
         if (hr_buf_reserve(b, n + HR_VARINT_MAX))
@@ -253,14 +253,15 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         }
         b->len = (size_t)(e - b->data);
     }
-    /* The lowest minor that holds the events: 1.3 only with pool ops or a
-     * named frame stream, so a trace without them is byte-identical to what 1.2 wrote (same digest,
-     * readable by 1.2 readers). */
-    unsigned minor = HR_BIN_MINOR - 1;
-    for (size_t i = 0; i < t->n_events && minor < HR_BIN_MINOR; i++)
+    /* The lowest minor that holds the trace: 1.3 only with pool ops or a
+     * named frame stream, 1.4 only with program time, so a trace without
+     * them is byte-identical to what 1.2 wrote (same digest, readable by 1.2
+     * readers). The digest is taken without the program time (io.c). */
+    unsigned minor = t->program.runs ? HR_BIN_MINOR : HR_BIN_MINOR_PLAIN;
+    for (size_t i = 0; i < t->n_events && minor < HR_BIN_MINOR_POOLS; i++)
         if (hr_op_is_pool(t->events[i].op) ||
             (t->events[i].op == HR_OP_FRAME && (t->events[i].flags & HR_EVF_HAS_OPT)))
-            minor = HR_BIN_MINOR;
+            minor = HR_BIN_MINOR_POOLS;
     uint8_t *h = b->data + start;
     memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
     put_le(h + 8, HR_BIN_MAJOR, 2);
@@ -270,10 +271,12 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     put_le(h + 24, n_ids, 4);
     put_le(h + 28, n_threads, 4);
     put_le(h + 32, t->n_strings, 4);
-    put_le(h + 36, HR_BIN_HEADER_SIZE, 4);
+    put_le(h + 36, hsize, 4);
     put_le(h + 40, peak, 8);
-    put_le(h + 48, rec_start - start - HR_BIN_HEADER_SIZE, 8);
+    put_le(h + 48, rec_start - start - hsize, 8);
     put_le(h + 56, b->len - rec_start, 8);
+    if (t->program.runs)
+        hr_program_encode(&t->program, h + HR_BIN_HEADER_SIZE);
     hr_idtab_free(&bytes);
     return 0;
 oom:

@@ -15,8 +15,11 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 3 /* 1.3: pool ops (codes 8-10); written only when used */
+#define HR_BIN_MINOR 4 /* 1.4: program time in the header; written only when present */
+#define HR_BIN_MINOR_POOLS 3 /* 1.3: pool ops (codes 8-10), named frames; written only when used */
+#define HR_BIN_MINOR_PLAIN 2 /* what a trace with neither is written as (1.2) */
 #define HR_BIN_HEADER_SIZE 64
+#define HR_BIN_PROGRAM_SIZE 48 /* 1.4: the program-time block at offset 64 */
 #define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
 #define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */
 #define HR_BIN_THREAD 0x40u        /* bit 6: thread index follows */
@@ -55,6 +58,25 @@ void hr_buf_free(hr_buf_t *b);
 /* Room for `extra` more bytes (the capacity doubles): 0, or -1 on OOM or
  * size overflow. */
 int hr_buf_reserve(hr_buf_t *b, size_t extra);
+
+/* The program time (trace.h's hr_program_time_t; src/trace/program.c).
+ * check: -1 when p is consistent, else the offending field's byte offset
+ * in the binary program block, with a message in what. decode/encode: the
+ * HR_BIN_PROGRAM_SIZE bytes of the block. text_option: 1 when the header
+ * token [tok, tok+n) was a program option (stored in p, its bit set in
+ * *seen), 0 when it is no program option, -1 with a message; text_finish:
+ * after the header, 0 when all or none were given and p is consistent, else
+ * -1 with a message. text: the header options (" runs=... "), "" when none.
+ * json: the report's and info's "program" object, NULL when none. */
+int hr_program_check(const hr_program_time_t *p, char *what, size_t cap);
+void hr_program_decode(const uint8_t *block, hr_program_time_t *p);
+void hr_program_encode(const hr_program_time_t *p, uint8_t *block);
+int hr_program_text_option(hr_program_time_t *p, unsigned *seen, const char *tok, size_t n,
+                           char *what, size_t cap);
+int hr_program_text_finish(const hr_program_time_t *p, unsigned seen, char *what, size_t cap);
+void hr_program_text(const hr_program_time_t *p, char *buf, size_t cap);
+struct hr_json;
+struct hr_json *hr_program_json(const hr_program_time_t *p);
 
 /* What a reader saw besides the events. */
 typedef struct hr_read_stats {

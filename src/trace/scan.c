@@ -4,9 +4,10 @@
  * validated (hr_validator_t), counted, and re-encoded by the canonical
  * encoder; when every slice re-encodes to the file's own bytes, the string
  * table is in canonical order (first use, no duplicate, none unused), no
- * record was skipped and the header is the current writer's (minor 2, 64
- * bytes), the file *is* the canonical encoding, so the digest is the FNV-1a
- * of its bytes: the same value hr_trace_digest computes from the decoded
+ * record was skipped and the header is the current writer's (minor 2 or 3,
+ * 64 bytes; or 1.4, 112 bytes with the program time, which the digest
+ * leaves out), the file *is* the canonical encoding, so the digest is the
+ * FNV-1a of its bytes: the same value hr_trace_digest computes from the decoded
  * events, at the cost of one pass and no event array. Memory: the file's
  * bytes, the slices, and the per-id tables (by the ids used).
  *
@@ -19,8 +20,9 @@
 
 #define SLICE 65536
 
-static uint64_t fnv1a(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
+#define FNV_BASIS 0xcbf29ce484222325ull
+
+static uint64_t fnv1a(uint64_t h, const uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++) {
         h ^= p[i];
         h *= 0x100000001b3ull;
@@ -89,9 +91,13 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
         return -1;
     int ts = (s->t.flags & HR_TRACEF_TIMESTAMPS) != 0, rc = -1;
     /* Our encoder writes the lowest minor that holds the events (binary_enc.c):
-     * 1.3 only with pool ops or named frames; `needs_new` says which it is. */
-    int canonical = (lay.minor == HR_BIN_MINOR || lay.minor == HR_BIN_MINOR - 1) &&
-                    lay.header_size == HR_BIN_HEADER_SIZE;
+     * 1.3 only with pool ops or named frames; `needs_new` says which it is;
+     * 1.4 with the program-time block (112 bytes of header) whatever the events. */
+    int prog = s->t.program.runs != 0;
+    int canonical = prog ? lay.minor == HR_BIN_MINOR &&
+                               lay.header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE
+                         : (lay.minor == HR_BIN_MINOR_POOLS || lay.minor == HR_BIN_MINOR_PLAIN) &&
+                               lay.header_size == HR_BIN_HEADER_SIZE;
     int needs_new = 0;
     uint32_t next_str = 0;
     uint64_t done = 0, skipped = 0;
@@ -149,11 +155,24 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
     s->t.n_events = done;
     if (hr_bin_scan_close(bs, &s->t, &skipped) != 0)
         goto out;
+    unsigned minor = needs_new ? HR_BIN_MINOR_POOLS : HR_BIN_MINOR_PLAIN;
     canonical = canonical && !skipped && next_str == s->t.n_strings && distinct_names(&s->t) &&
-                lay.minor == (needs_new ? HR_BIN_MINOR : HR_BIN_MINOR - 1);
+                (prog || lay.minor == minor);
     rc = 1;
     if (canonical) {
-        snprintf(s->digest, sizeof s->digest, "%016llx", (unsigned long long)fnv1a(buf, len));
+        /* The digest leaves the program time out (io.c): hash the header
+         * the events alone would have, then the rest of the file. */
+        uint8_t hdr[HR_BIN_HEADER_SIZE];
+        memcpy(hdr, buf, sizeof hdr);
+        if (prog) {
+            hdr[10] = (uint8_t)minor;
+            hdr[11] = 0;
+            hdr[36] = HR_BIN_HEADER_SIZE;
+            hdr[37] = hdr[38] = hdr[39] = 0;
+        }
+        uint64_t h = fnv1a(FNV_BASIS, hdr, sizeof hdr);
+        h = fnv1a(h, buf + lay.header_size, len - lay.header_size);
+        snprintf(s->digest, sizeof s->digest, "%016llx", (unsigned long long)h);
         rc = 0;
     }
 out:

@@ -1,6 +1,6 @@
 /* Text trace format: reader and writer (docs/TRACE_FORMAT.md, "Text format").
  *
- *   heapreplay-trace 1 [timestamps]
+ *   heapreplay-trace 1 [timestamps] [runs=N timed=... wall_ns=... ...]  (program time)
  *   <op> <field>... [t=THREAD] [@TIMESTAMP]      one event per line
  *
  * Fields are parsed and printed by their hr_field_kind_t, so the per-op shape
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TOKENS 8
+#define MAX_TOKENS 8         /* an event line */
+#define MAX_HEADER_TOKENS 16 /* the header: magic, version, timestamps, 7 program options */
 
 typedef struct tok {
     const char *s;
@@ -37,7 +38,8 @@ __attribute__((format(printf, 2, 3))) static int tfail(tctx_t *c, const char *fm
 }
 
 /* Splits [s, e) into whitespace-separated tokens, stopping at a token that
- * starts with '#'. Returns the count, or MAX_TOKENS + 1 if there are more. */
+ * starts with '#'. Returns the count, or MAX_HEADER_TOKENS + 1 if there are
+ * more (tk has room for MAX_HEADER_TOKENS). */
 static int tokenize(const char *s, const char *e, tok_t *tk) {
     int n = 0;
     for (;;) {
@@ -45,8 +47,8 @@ static int tokenize(const char *s, const char *e, tok_t *tk) {
             s++;
         if (s == e || *s == '#')
             return n;
-        if (n == MAX_TOKENS)
-            return MAX_TOKENS + 1;
+        if (n == MAX_HEADER_TOKENS)
+            return MAX_HEADER_TOKENS + 1;
         tk[n].s = s;
         while (s < e && *s != ' ' && *s != '\t' && *s != '\r')
             s++;
@@ -222,8 +224,11 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
     return 0;
 }
 
-/* Header line: "heapreplay-trace 1" optionally followed by "timestamps". */
+/* Header line: "heapreplay-trace 1" optionally followed by "timestamps" and
+ * the program time's options (program.c: all seven or none). */
 static int parse_header(tctx_t *c, const tok_t *tk, int ntok, hr_trace_t *t) {
+    char what[300];
+    unsigned seen = 0;
     size_t ml = strlen(HR_TEXT_MAGIC);
     if (ntok < 1 || tk[0].n != ml || memcmp(tk[0].s, HR_TEXT_MAGIC, ml) != 0)
         return tfail(c, "expected the header line 'heapreplay-trace 1'");
@@ -236,11 +241,18 @@ static int parse_header(tctx_t *c, const tok_t *tk, int ntok, hr_trace_t *t) {
             if (!t->ts && !(t->ts = calloc(1, sizeof *t->ts)))
                 return tfail(c, "out of memory");
             t->flags |= HR_TRACEF_TIMESTAMPS;
-        } else {
-            return tfail(c, "unknown header option " TOKF " (expected 'timestamps')",
-                         TOKA(tk[i]));
+            continue;
         }
+        int rc = hr_program_text_option(&t->program, &seen, tk[i].s, tk[i].n, what, sizeof what);
+        if (rc < 0)
+            return tfail(c, "%s", what);
+        if (rc == 0)
+            return tfail(c, "unknown header option " TOKF " (expected 'timestamps' or the "
+                         "program time's runs=, timed=, wall_ns=, cpu_ns=, cpu_min_ns=, "
+                         "cpu_max_ns=, max_rss=)", TOKA(tk[i]));
     }
+    if (hr_program_text_finish(&t->program, seen, what, sizeof what))
+        return tfail(c, "%s", what);
     return 0;
 }
 
@@ -263,7 +275,7 @@ static int next_line(lines_t *l, const char **s, const char **e) {
 static size_t line_of_event(const char *buf, size_t len, size_t index) {
     size_t lineno = 0, ev = 0;
     int header = 0;
-    tok_t tk[MAX_TOKENS];
+    tok_t tk[MAX_HEADER_TOKENS];
     lines_t li = {buf, buf + len};
     const char *s, *e;
     while (next_line(&li, &s, &e)) {
@@ -300,7 +312,7 @@ int hr_trace_decode_text(const char *buf, size_t len, const char *name, hr_trace
                          hr_error_t *err) {
     tctx_t c = {name, 0, err};
     int header = 0;
-    tok_t tk[MAX_TOKENS];
+    tok_t tk[MAX_HEADER_TOKENS];
     lines_t li = {buf, buf + len};
     const char *s, *e;
     while (next_line(&li, &s, &e)) {
@@ -308,9 +320,11 @@ int hr_trace_decode_text(const char *buf, size_t len, const char *name, hr_trace
         int ntok = tokenize(s, e, tk);
         if (ntok == 0)
             continue;
-        if (ntok > MAX_TOKENS)
+        if (header && ntok > MAX_TOKENS)
             return tfail(&c, "too many fields (an event line has at most %d tokens)",
                          MAX_TOKENS);
+        if (!header && ntok > MAX_HEADER_TOKENS)
+            return tfail(&c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
         if (!header) {
             if (parse_header(&c, tk, ntok, t))
                 return -1;
@@ -431,8 +445,12 @@ int hr_trace_write_text(FILE *f, const hr_trace_t *t) {
     w->f = f;
     w->len = 0;
     w->failed = 0;
+    char prog[256];
+    hr_program_text(&t->program, prog, sizeof prog);
     wstr(w, HR_TEXT_MAGIC " 1");
-    wstr(w, has_ts ? " timestamps\n" : "\n");
+    wstr(w, has_ts ? " timestamps" : "");
+    wstr(w, prog);
+    wchar(w, '\n');
     int rc = 0;
     for (size_t i = 0; i < t->n_events && !rc; i++)
         rc = write_event(w, t, &t->events[i], has_ts ? &t->ts[i] : NULL);

@@ -22,6 +22,7 @@ trap 'rm -rf "$T"' EXIT
 ROWS=$(cat << 'EOF'
 0 ~ usage: heapreplay replay     ~ replay -h
 0 ~ --warm-time=SECONDS          ~ replay --help
+0 ~ --detail                     ~ replay --help
 0 ~ usage: heapreplay compare    ~ compare -h
 0 ~ usage: heapreplay info       ~ info -h
 0 ~ usage: heapreplay convert    ~ convert -h
@@ -56,6 +57,7 @@ ROWS=$(cat << 'EOF'
 2 ~ option '-o' requires an argument          ~ capture -o
 2 ~ option '--width' requires an argument     ~ plot $T/r.json --width
 2 ~ option '--verify' takes no argument       ~ replay --verify=1 $T/t.hrt
+2 ~ option '--detail' takes no argument       ~ replay --detail=yes $T/t.hrt
 2 ~ option '--json' takes no argument         ~ info --json=yes $T/t.hrt
 2 ~ option '--repeat' expects an integer 1..1000, got 'abc' ~ replay --repeat=abc $T/t.hrt
 2 ~ option '-r' expects an integer 1..1000, got '0'         ~ replay -r0 $T/t.hrt
@@ -73,7 +75,11 @@ ROWS=$(cat << 'EOF'
 2 ~ option '--frame-budget' expects a duration              ~ plot --frame-budget=soon $T/r.json
 2 ~ option '--format' expects text, md, csv, json or html   ~ report --format=xml $T/r.json
 2 ~ option '--to' expects binary or text, got 'yaml'        ~ convert $T/t.hrt -o $T/x --to=yaml
-2 ~ option '--format' expects text, json, csv or md         ~ compare --format=xml $T/r.json $T/r.json
+2 ~ option '--format' expects text, json, csv, md or junit ~ compare --format=xml $T/r.json $T/r.json
+2 ~ option '--max-rows' expects      ~ compare --max-rows=0 $T/r.json $T/r.json
+2 ~ option '--shard' expects K/N    ~ replay --shard 3/2 $T/t.hrt
+0 ~ usage: heapreplay merge      ~ merge -h
+2 ~ unknown option '--bogus'     ~ merge --bogus $T/r.json
 2 ~ option '--t' is ambiguous                               ~ replay --t=2 $T/t.hrt
 2 ~ expected TRACE|DIR...        ~ replay
 2 ~ expected TRACE...            ~ info
@@ -136,7 +142,7 @@ fi
 # every --help appears in the man page, and no help line is wider than 79.
 "$HR" __man > "$T/hr.1"
 missing=
-for c in replay compare info convert gen capture plot report list; do
+for c in replay compare info convert gen capture plot report list merge; do
     for o in $("$HR" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         grep -qF -- "\\-\\-$(printf '%s' "${o#--}" | sed 's/-/\\-/g')" "$T/hr.1" ||
             missing="$missing $c:$o"

@@ -84,8 +84,8 @@ else
     not_ok "named frame stream" "$(grep -A6 frame_streams "$T/info.json")"
 fi
 
-# 3. replay: plain malloc by default, said on stderr and in the report
-"$HR" replay -a glibc -r 1 --warm-time 0 --verify -o "$T/d.json" "$T/g.hrt" > "$T/d.txt" 2> "$T/d.err"
+# 3. replay: plain malloc by default, said on stderr and in the report (--detail: the pools line)
+"$HR" replay --detail -a glibc -r 1 --warm-time 0 --verify -o "$T/d.json" "$T/g.hrt" > "$T/d.txt" 2> "$T/d.err"
 rc=$?
 if [ $rc = 0 ] && [ "$("$JGET" results.0.pools.0.replayed_as "$T/d.json")" = malloc ] &&
    [ "$("$JGET" results.0.pools.2.name "$T/d.json")" = Strings ] &&

@@ -165,8 +165,8 @@ done
 pl=$(jget results.0.memory.peak_live "$T/inhouse.json")
 check "peak live equals the trace's own figure" sh -c "'$HR' info --json '$S/traces/game_session.hrt' | grep -q '\"peak_live_bytes\": *$pl'"
 
-# 13. the routed backend's per-heap table appears in text, JSON and CSV
-"$HR" replay --warm-time 0 --verify "$S/traces/level_load.hrt" -a routed -r 1 -q -o "$T/routed.json" > "$T/routed.txt"
+# 13. the routed backend's per-heap table appears in text (--detail), JSON and CSV
+"$HR" replay --detail --warm-time 0 --verify "$S/traces/level_load.hrt" -a routed -r 1 -q -o "$T/routed.json" > "$T/routed.txt"
 "$HR" replay --warm-time 0 --verify "$S/traces/level_load.hrt" -a routed -r 1 -q -f csv > "$T/routed.csv"
 check "routed: per-heap rows in JSON" test "$(jget results.0.native.heaps.0.name "$T/routed.json")" != null
 check "routed: per-heap table in text" grep -q "routed heaps" "$T/routed.txt"

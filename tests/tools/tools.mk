@@ -10,3 +10,6 @@ tests_tools_fresh_replay_LDADD = $(LIBS)
 # against it); only the C library and pthreads.
 tests_tools_fresh_mt_replay_LDADD = $(LIBS) -lpthread
 noinst_HEADERS += tests/tools/flat_events.h
+# render_report renders a report file as replay renders its own (text, md,
+# --detail): test_summary_cli.sh compares it with what replay printed.
+check_PROGRAMS += tests/tools/render_report

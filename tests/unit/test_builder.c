@@ -106,7 +106,9 @@ static char *render(hr_json_t *const *results, int n, hr_emit_format_t fmt) {
         hr_json_push(arr, results[i]);
     hr_json_set(doc, "results", arr);
     FILE *f = open_memstream(&buf, &len);
-    hr_report_render(doc, fmt, f);
+    hr_render_opts_t o = hr_render_opts_default();
+    o.detail = 1; /* the full table: every metric with its spread */
+    hr_report_render_opts(doc, fmt, &o, f);
     fclose(f);
     hr_json_free(doc);
     return buf;

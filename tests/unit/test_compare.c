@@ -78,7 +78,7 @@ static int run_row(const hr_json_t *base_doc, const hr_json_t *cur, const char *
     hr_error_t err;
     FILE *f = open_memstream(&buf, &len);
     hr_compare_options_t o = hr_compare_options_default();
-    o.format = HR_EMIT_JSON;
+    o.format = HR_CMP_JSON;
     o.max_regress = spec;
     int rc = hr_compare_reports(base_doc, "b", cur, "n", &o, f);
     fclose(f);
@@ -301,7 +301,7 @@ static void test_json_output(void) {
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     hr_compare_options_t o = hr_compare_options_default();
-    o.format = HR_EMIT_JSON;
+    o.format = HR_CMP_JSON;
     o.max_regress = "throughput=5%";
     HR_CHECK(hr_compare_reports(base, "b", n, "n", &o, f) == 1);
     fclose(f);

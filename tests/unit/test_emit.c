@@ -167,7 +167,7 @@ static void test_format_parse(void) {
     HR_CHECK(hr_emit_format_parse_html("xml", &f) == -1);
 }
 
-static void check_report(hr_emit_format_t fmt, const char *expected) {
+static void check_report_opts(hr_emit_format_t fmt, int detail, const char *expected) {
     char path[1024];
     hr_error_t err;
     snprintf(path, sizeof path, "%s/tests/data/reports/base.json", srcdir());
@@ -180,17 +180,30 @@ static void check_report(hr_emit_format_t fmt, const char *expected) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    HR_CHECK(hr_report_render(rep, fmt, f) == 0);
+    hr_render_opts_t o = hr_render_opts_default();
+    o.detail = detail;
+    HR_CHECK(hr_report_render_opts(rep, fmt, &o, f) == 0);
     fclose(f);
     HR_CHECK(matches_expected(expected, buf));
     free(buf);
     hr_json_free(rep);
 }
 
+static void check_report(hr_emit_format_t fmt, const char *expected) {
+    check_report_opts(fmt, 0, expected);
+}
+
 static void test_report_text(void) { check_report(HR_EMIT_TEXT, "report_base.txt"); }
 static void test_report_csv(void) { check_report(HR_EMIT_CSV, "report_base.csv"); }
 static void test_report_md(void) { check_report(HR_EMIT_MARKDOWN, "report_base.md"); }
 static void test_report_json(void) { check_report(HR_EMIT_JSON, "report_base.json"); }
+/* --detail: the summary, then every table the report has */
+static void test_report_text_detail(void) {
+    check_report_opts(HR_EMIT_TEXT, 1, "report_base_detail.txt");
+}
+static void test_report_md_detail(void) {
+    check_report_opts(HR_EMIT_MARKDOWN, 1, "report_base_detail.md");
+}
 
 static void test_units(void) {
     char b[32];
@@ -206,14 +219,16 @@ static void test_units(void) {
     HR_CHECK_STR(b, "40.0 us");
 }
 
-/* The text report of a report document given as a string (malloc'd), or
- * NULL when it does not parse or render. */
+/* The detailed text report (--detail) of a report document given as a
+ * string (malloc'd), or NULL when it does not parse or render. */
 static char *render_text(const char *doc, size_t n) {
     hr_json_t *rep = hr_json_parse(doc, n, "doc", NULL);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = rep ? open_memstream(&buf, &len) : NULL;
-    int rc = f ? hr_report_render(rep, HR_EMIT_TEXT, f) : -1;
+    hr_render_opts_t o = hr_render_opts_default();
+    o.detail = 1;
+    int rc = f ? hr_report_render_opts(rep, HR_EMIT_TEXT, &o, f) : -1;
     if (f)
         fclose(f);
     hr_json_free(rep);
@@ -329,6 +344,8 @@ int main(void) {
     HR_RUN(test_report_csv);
     HR_RUN(test_report_md);
     HR_RUN(test_report_json);
+    HR_RUN(test_report_text_detail);
+    HR_RUN(test_report_md_detail);
     HR_RUN(test_units);
     HR_RUN(test_ranking_line);
     HR_RUN(test_threads_lines);

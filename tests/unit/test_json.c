@@ -200,6 +200,31 @@ static void test_deep_round_trip(void) {
     hr_json_free(w);
 }
 
+/* Pretty-printed, an array of numbers stays on one line (the report's
+ * series and samples); any other array has one element per line; the
+ * text parses back to the same document. */
+static void test_inline_number_arrays(void) {
+    hr_error_t err;
+    hr_json_t *v = parse("{\"n\":[1,2.5,-3],\"m\":[1,\"x\"],\"e\":[],\"o\":{\"k\":[7]}}", &err);
+    HR_CHECK(v != NULL);
+    char *pretty = hr_json_to_string(v, 0), *compact = hr_json_to_string(v, 1);
+    HR_CHECK(pretty && strstr(pretty, "\"n\": [1, 2.5, -3],\n") != NULL);
+    HR_CHECK(pretty && strstr(pretty, "\"m\": [\n    1,\n    \"x\"\n  ]") != NULL);
+    HR_CHECK(pretty && strstr(pretty, "\"e\": [],") != NULL);
+    HR_CHECK(pretty && strstr(pretty, "\"k\": [7]\n") != NULL);
+    HR_CHECK_STR(compact, "{\"n\":[1,2.5,-3],\"m\":[1,\"x\"],\"e\":[],\"o\":{\"k\":[7]}}");
+    hr_json_t *back = pretty ? parse(pretty, &err) : NULL;
+    char *again = back ? hr_json_to_string(back, 1) : NULL;
+    HR_CHECK_STR(again, compact);
+    if (pretty && hr_t_cur_failed)
+        printf("# %s\n", pretty);
+    free(pretty);
+    free(compact);
+    free(again);
+    hr_json_free(back);
+    hr_json_free(v);
+}
+
 int main(void) {
     HR_RUN(test_round_trip);
     HR_RUN(test_deep_round_trip);
@@ -209,5 +234,6 @@ int main(void) {
     HR_RUN(test_file_errors);
     HR_RUN(test_path);
     HR_RUN(test_build_and_emit);
+    HR_RUN(test_inline_number_arrays);
     return hr_test_done();
 }

@@ -54,7 +54,9 @@ static char *render(const hr_json_t *doc, hr_emit_format_t fmt) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    hr_report_render(doc, fmt, f);
+    hr_render_opts_t o = hr_render_opts_default();
+    o.detail = 1; /* the registry's columns are in the detailed table */
+    hr_report_render_opts(doc, fmt, &o, f);
     fclose(f);
     return buf;
 }

@@ -4,11 +4,12 @@
 # Each prints TAP through hr_test.h; HR_TEST_FILTER=SUBSTRING runs only the
 # cases whose name contains it.
 UNIT_TESTS = tests/unit/test_varint tests/unit/test_trace_format tests/unit/test_gen tests/unit/test_gen_threads \
-	tests/unit/test_import tests/unit/test_emit tests/unit/test_json tests/unit/test_compare tests/unit/test_builder \
+	tests/unit/test_import tests/unit/test_emit tests/unit/test_summary tests/unit/test_json tests/unit/test_compare tests/unit/test_merge tests/unit/test_builder \
 	tests/unit/test_engine tests/unit/test_stack tests/unit/test_marker tests/unit/test_block \
 	tests/unit/test_bank tests/unit/test_sizeclass tests/unit/test_dlheap tests/unit/test_routed tests/unit/test_routed_tables \
 	tests/unit/test_backends tests/unit/test_ptrmap tests/unit/test_verify tests/unit/test_threads \
-	tests/unit/test_compose tests/unit/test_trace_input tests/unit/test_series
+	tests/unit/test_compose tests/unit/test_trace_input tests/unit/test_program tests/unit/test_predict \
+	tests/unit/test_series
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/unit/hr_test.h tests/unit/seed_model.h
@@ -22,7 +23,7 @@ tests_unit_test_metric_extra_SOURCES = tests/unit/test_metric_extra.c src/base/m
 	src/report/report.c src/report/compare.c src/report/svg.c src/report/builder.c \
 	src/report/chart_bars.c src/report/chart_summary.c src/report/chart_memory.c \
 	src/report/chart_frames.c src/report/chart_latency.c src/report/html.c \
-	src/report/stats.c src/report/ranking.c
+	src/report/stats.c src/report/ranking.c src/report/summary.c src/report/detail.c src/report/predict.c
 tests_unit_test_metric_extra_CPPFLAGS = $(AM_CPPFLAGS) -include $(top_srcdir)/tests/unit/metric_extra.h
 noinst_HEADERS += tests/unit/metric_extra.h
 

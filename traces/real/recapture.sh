@@ -3,13 +3,18 @@
 #   freeciv_ai.hrt    freeciv-server 3.0 playing a 50-turn game of 6 AI players
 #   python_json.hrt   CPython 3.11 on python_json.py (JSON and dict churn)
 #   sqlite_index.hrt  sqlite3 3.40 on sqlite_index.sql (insert, index, update)
-# each with `heapreplay capture`, then prints each trace's event counts beside
-# the committed ones (a re-capture should agree within 5 %: the programs are
-# seeded, but the C library's and the interpreter's start-up vary a little).
+# each with `heapreplay capture --time-runs $TIME_RUNS` (the program's own run
+# time: the median of that many runs without the capture library, recorded in
+# the trace for the report's "predicted change of the program's run time";
+# docs/CAPTURE.md), then prints each trace's event counts beside the committed
+# ones (a re-capture should agree within 5 %: the programs are seeded, but the
+# C library's and the interpreter's start-up vary a little) and its program time.
 #
 # Usage: traces/real/recapture.sh [HEAPREPLAY] [OUTDIR]
 #   HEAPREPLAY  the heapreplay binary (default: ./heapreplay of the source tree)
 #   OUTDIR      where to write the traces (default: traces/real, replacing them)
+#   TIME_RUNS   (environment) runs without the library per program (default 5;
+#               0: record the captured run's own, slowed time instead)
 # Needs: freeciv-server, python3, sqlite3 (Debian: apt-get install
 # freeciv-server python3 sqlite3). freeciv-server refuses to run as root: as
 # root the freeciv capture runs as the user `nobody` (setpriv).
@@ -18,6 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 HR=$(readlink -f "${1:-$here/../../heapreplay}")
 OUT=$(mkdir -p "${2:-$here}" && cd "${2:-$here}" && pwd)
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
+TIME_RUNS=${TIME_RUNS:-5}
 for need in "$HR" "$FREECIV" "$(command -v python3)" "$(command -v sqlite3)"; do
     [ -x "$need" ] || { echo "recapture.sh: missing $need" >&2; exit 2; }
 done
@@ -28,7 +34,9 @@ trap 'rm -rf "$work"' EXIT
 capture() { # capture NAME CMD... -> $work/NAME.hrt, the summary on stderr
     local name=$1
     shift
-    "$HR" capture -o "$work/$name.hrt" -- "$@" > "$work/$name.out" 2> "$work/$name.err" || {
+    # stdin from /dev/null: the timing runs re-run CMD (a piped stdin is refused)
+    "$HR" capture --time-runs "$TIME_RUNS" -o "$work/$name.hrt" -- "$@" < /dev/null \
+        > "$work/$name.out" 2> "$work/$name.err" || {
         echo "recapture.sh: capture of $name failed:" >&2
         cat "$work/$name.err" "$work/$name.out" >&2
         exit 1
@@ -44,7 +52,8 @@ if [ "$(id -u)" = 0 ]; then
 else
     asuser=()
 fi
-(cd "$work" && HOME=$work TMPDIR=$work "${asuser[@]}" "$HR" capture -o "$work/freeciv_ai.hrt" -- \
+(cd "$work" && HOME=$work TMPDIR=$work "${asuser[@]}" "$HR" capture --time-runs "$TIME_RUNS" \
+    -o "$work/freeciv_ai.hrt" -- \
     "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none -p 55555 \
     < /dev/null > "$work/freeciv_ai.out" 2> "$work/freeciv_ai.err") || {
     echo "recapture.sh: capture of freeciv_ai failed:" >&2
@@ -62,4 +71,7 @@ for name in freeciv_ai python_json sqlite_index; do
     printf '%-18s %12s %12s %8s\n' "$name" "$new" "$old" \
         "$(awk -v a="$new" -v b="$old" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')"
     cp "$work/$name.hrt" "$OUT/$name.hrt"
+done
+for name in freeciv_ai python_json sqlite_index; do
+    grep -h "^capture:\|^program time:" "$work/$name.err" | sed "s/^/$name: /"
 done

@@ -1,0 +1,147 @@
+/* heapreplay capture: the program's own run time (capture_time.h).
+ *
+ * A run's CPU time is the user + system time of the program and of every
+ * descendant it waited for (wait4's rusage, what getrusage(RUSAGE_CHILDREN)
+ * adds up), its max RSS the largest peak resident set among them (ru_maxrss),
+ * its wall time from before fork to after the wait (CLOCK_MONOTONIC). */
+#include "cli/capture_time.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_ns(struct timeval tv) {
+    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt) {
+    struct rusage ru;
+    int status = -1;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &status, 0, &ru) < 0) {
+        if (errno != EINTR)
+            return -1;
+    }
+    rt->wall_ns = now_ns() - t0;
+    rt->cpu_ns = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
+    rt->max_rss = (uint64_t)ru.ru_maxrss * 1024u; /* Linux: kilobytes */
+    rt->status = status;
+    return 0;
+}
+
+uint64_t hr_run_clock(void) { return now_ns(); }
+
+int hr_stdin_rerunnable(void) {
+    struct stat st;
+    if (fstat(0, &st) != 0)
+        return 1; /* closed: every run reads nothing alike */
+    return !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* One run of cmd without the capture library: its output to /dev/null (the
+ * captured run's output is the one the user sees), standard input rewound
+ * to `in_off` when it is a regular file. */
+static int run_plain(char **cmd, off_t in_off, hr_run_time_t *rt) {
+    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
+    void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
+    uint64_t t0 = now_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+        }
+        if (in_off >= 0)
+            (void)lseek(0, in_off, SEEK_SET);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        execvp(cmd[0], cmd);
+        _exit(127);
+    }
+    int rc = pid > 0 ? hr_run_wait(pid, t0, rt) : -1;
+    signal(SIGINT, old_int);
+    signal(SIGQUIT, old_quit);
+    return rc;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n-1] (sorts v): the middle value, or the mean of the two
+ * middle ones. */
+static uint64_t median_u64(uint64_t *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+void hr_program_from_runs(const hr_run_time_t *runs, int n, int captured, hr_program_time_t *p) {
+    memset(p, 0, sizeof *p);
+    if (n <= 0)
+        return;
+    uint64_t *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return;
+    p->runs = (uint32_t)n;
+    p->flags = captured ? HR_PROGF_CAPTURED : 0;
+    for (int i = 0; i < n; i++)
+        v[i] = runs[i].wall_ns;
+    p->wall_ns = median_u64(v, n);
+    for (int i = 0; i < n; i++)
+        v[i] = runs[i].max_rss;
+    p->max_rss = median_u64(v, n);
+    for (int i = 0; i < n; i++)
+        v[i] = runs[i].cpu_ns;
+    p->cpu_ns = median_u64(v, n);
+    p->cpu_min_ns = v[0];
+    p->cpu_max_ns = v[n - 1];
+    free(v);
+}
+
+off_t hr_stdin_offset(void) {
+    struct stat st;
+    return fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? lseek(0, 0, SEEK_CUR) : -1;
+}
+
+int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_time_t *p,
+                 FILE *sum) {
+    hr_run_time_t *runs = calloc((size_t)n, sizeof *runs);
+    if (!runs)
+        return -1;
+    int differ = 0;
+    for (int i = 0; i < n; i++) {
+        if (run_plain(cmd, in_off, &runs[i]) != 0) {
+            free(runs);
+            return -1;
+        }
+        differ += runs[i].status != expect_status;
+    }
+    if (in_off >= 0)
+        (void)lseek(0, in_off, SEEK_SET);
+    hr_program_from_runs(runs, n, 0, p);
+    fprintf(sum, "program time: median of %d run%s without the capture library: wall %.3f s, "
+            "CPU %.3f s (min %.3f, max %.3f), max RSS %.1f MiB\n", n, n == 1 ? "" : "s",
+            (double)p->wall_ns / 1e9, (double)p->cpu_ns / 1e9, (double)p->cpu_min_ns / 1e9,
+            (double)p->cpu_max_ns / 1e9, (double)p->max_rss / 1048576.0);
+    if (differ)
+        fprintf(sum, "warning: %d of the %d timing runs ended unlike the captured run (exit "
+                "status or signal): they may not have done the same work\n", differ, n);
+    free(runs);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* heapreplay capture: the program's own run time, recorded in the trace
+ * (trace.h's hr_program_time_t; docs/CAPTURE.md, "Program time"). */
+#ifndef HR_CLI_CAPTURE_TIME_H
+#define HR_CLI_CAPTURE_TIME_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "heapreplay/trace.h"
+
+/* One run of the program: wall time, user + system CPU time of it and the
+ * descendants it waited for, their largest peak RSS (bytes), wait status. */
+typedef struct hr_run_time {
+    uint64_t wall_ns, cpu_ns, max_rss;
+    int      status;
+} hr_run_time_t;
+
+/* The monotonic clock in ns: take it just before fork for hr_run_wait. */
+uint64_t hr_run_clock(void);
+/* Waits for pid (retrying on EINTR) and fills rt (wall time from t0).
+ * 0, or -1 with errno. */
+int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt);
+
+/* 0 when standard input is a pipe or socket: what the captured run read
+ * there cannot be read again, so the program cannot be re-run alike. */
+int hr_stdin_rerunnable(void);
+/* Standard input's offset when it is a regular file (the timing runs start
+ * reading there again), else -1. Take it before the captured run. */
+off_t hr_stdin_offset(void);
+
+/* The program time of n runs: medians of wall, CPU and max RSS, the CPU
+ * time's min and max; `captured` sets HR_PROGF_CAPTURED. */
+void hr_program_from_runs(const hr_run_time_t *runs, int n, int captured, hr_program_time_t *p);
+
+/* --time-runs N: runs cmd n times without the capture library (output to
+ * /dev/null, standard input rewound to in_off when >= 0), fills p from
+ * them and says so on `sum` (with a warning when a run's wait status
+ * differs from expect_status, the captured run's). 0, or -1 (cannot fork). */
+int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_time_t *p,
+                 FILE *sum);
+
+#endif

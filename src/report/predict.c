@@ -1,0 +1,257 @@
+/* Predicted change of the program's run time (predict.h; the formulas are
+ * in docs/METRICS.md, "Predicted change of the program's run time").
+ *
+ * Per result of a trace with a program time:
+ *   alloc_s     the replay's whole allocator time for one run of the trace:
+ *               the cold lap's CPU time (time.cold_cpu_s; per sample in
+ *               samples["time.cold_cpu_s"])
+ *   change_s    alloc_s of this row minus the glibc row's: the median of the
+ *               per-sample differences when both rows have as many samples
+ *               (sample i of each came from the same round of interleaved
+ *               repeats), else the difference of the medians
+ *   interval    the differences' range (unpaired: min - max' .. max - min'),
+ *               widened on each side by the program's own noise
+ *               (hr_predict_noise of the recorded CPU range)
+ *   change_pct  change_s / program cpu_s * 100
+ *   within_noise  the interval holds 0 */
+#include "report/predict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "report/stats.h"
+#include "report/summary.h"
+
+#define MAX_SAMPLES 1024
+
+/* d2(n): the expected range of n standard normal samples (n = 2..20);
+ * above 20 the value of 20, which overstates the noise slightly. */
+static const double d2_table[21] = {0,     0,     1.128, 1.693, 2.059, 2.326, 2.534,
+                                    2.704, 2.847, 2.970, 3.078, 3.173, 3.258, 3.336,
+                                    3.407, 3.472, 3.532, 3.588, 3.640, 3.689, 3.735};
+
+double hr_predict_noise(double range_s, unsigned runs) {
+    if (runs < 2 || !isfinite(range_s))
+        return NAN;
+    double d2 = d2_table[runs > 20 ? 20 : runs];
+    return HR_PREDICT_Z * sqrt(2.0) * range_s / d2;
+}
+
+static int is_ok(const hr_json_t *r) {
+    const char *s = hr_json_path_str(r, "status");
+    return s && strcmp(s, "ok") == 0;
+}
+
+static int same_trace(const hr_json_t *a, const hr_json_t *b) {
+    const char *ta = hr_json_path_str(a, "trace"), *tb = hr_json_path_str(b, "trace");
+    const char *da = hr_json_path_str(a, "trace_digest"), *db = hr_json_path_str(b, "trace_digest");
+    return ta && tb && strcmp(ta, tb) == 0 && (!da || !db || strcmp(da, db) == 0);
+}
+
+/* The baseline row of r's trace: the first ok glibc result. */
+static const hr_json_t *baseline_of(const hr_json_t *results, const hr_json_t *r) {
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *b = hr_json_at(results, i);
+        const char *a = hr_json_path_str(b, "allocator");
+        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && is_ok(b) && same_trace(b, r))
+            return b;
+    }
+    return NULL;
+}
+
+/* The per-sample allocator times of r (its samples, or its one value). */
+static int alloc_samples(const hr_json_t *r, double *v) {
+    const hr_json_t *s = hr_json_get(hr_json_get(r, "samples"), "time.cold_cpu_s");
+    int n = hr_stats_read_array(s, v, MAX_SAMPLES);
+    if (n == 0 && isfinite(hr_json_path_num(r, "time.cold_cpu_s")))
+        v[n++] = hr_json_path_num(r, "time.cold_cpu_s");
+    return n;
+}
+
+/* The difference a - g: its median and range, paired by sample index when
+ * both have as many samples. Returns 1 when paired. */
+static int difference(const double *a, int na, const double *g, int ng, hr_stats_t *d) {
+    double *v = malloc((size_t)(na > ng ? na : ng) * sizeof *v);
+    if (na == ng && v) {
+        for (int i = 0; i < na; i++)
+            v[i] = a[i] - g[i];
+        *d = hr_stats_of(v, na);
+        free(v);
+        return 1;
+    }
+    free(v);
+    double *ac = malloc((size_t)na * sizeof *ac), *gc = malloc((size_t)ng * sizeof *gc);
+    hr_stats_t sa = {0, NAN, NAN, NAN, NAN}, sg = sa;
+    if (ac && gc) {
+        memcpy(ac, a, (size_t)na * sizeof *ac);
+        memcpy(gc, g, (size_t)ng * sizeof *gc);
+        sa = hr_stats_of(ac, na);
+        sg = hr_stats_of(gc, ng);
+    }
+    free(ac);
+    free(gc);
+    d->n = na < ng ? na : ng;
+    d->median = sa.median - sg.median;
+    d->min = sa.min - sg.max;
+    d->max = sa.max - sg.min;
+    d->mad = NAN;
+    return 0;
+}
+
+/* The "predict" object of r against the baseline b, or NULL when either
+ * has no allocator time. */
+static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_json_t *prog) {
+    double a[MAX_SAMPLES], g[MAX_SAMPLES]; /* 16 KiB: --repeat is at most 1000 */
+    int na = alloc_samples(r, a), ng = alloc_samples(b, g);
+    if (!na || !ng)
+        return NULL;
+    hr_stats_t d;
+    int paired = difference(a, na, g, ng, &d);
+    double cpu = hr_json_path_num(prog, "cpu_s"), runs = hr_json_path_num(prog, "runs");
+    double noise = hr_predict_noise(hr_json_path_num(prog, "cpu_s_max") -
+                                        hr_json_path_num(prog, "cpu_s_min"),
+                                    runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
+    double w = isfinite(noise) ? noise : 0, lo = d.min - w, hi = d.max + w;
+    hr_json_t *o = hr_json_new_object();
+    hr_json_set(o, "alloc_s", hr_json_new_num(hr_json_path_num(r, "time.cold_cpu_s")));
+    hr_json_set(o, "baseline", hr_json_new_str(HR_PREDICT_BASELINE));
+    hr_json_set(o, "change_s", hr_json_new_num(d.median));
+    if (cpu > 0)
+        hr_json_set(o, "change_pct", hr_json_new_num(d.median / cpu * 100));
+    hr_json_set(o, "interval_s_lo", hr_json_new_num(lo));
+    hr_json_set(o, "interval_s_hi", hr_json_new_num(hi));
+    if (isfinite(noise))
+        hr_json_set(o, "noise_s", hr_json_new_num(noise));
+    hr_json_set(o, "paired", hr_json_new_bool(paired));
+    hr_json_set(o, "within_noise", hr_json_new_bool(lo <= 0 && hi >= 0));
+    return o;
+}
+
+void hr_report_predict(hr_json_t *doc) {
+    hr_json_t *results = (hr_json_t *)hr_json_get(doc, "results");
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        hr_json_t *r = (hr_json_t *)hr_json_at(results, i);
+        const hr_json_t *prog = hr_json_get(r, "program"), *b = NULL;
+        hr_json_t *p = NULL;
+        if (is_ok(r) && hr_json_type(prog) == HR_JSON_OBJECT && (b = baseline_of(results, r)))
+            p = predict_one(r, b, prog);
+        if (p)
+            hr_json_set(r, "predict", p);
+        else
+            hr_json_remove(r, "predict");
+    }
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+/* Seconds in a unit that suits v: "1.23 s", "41.2 ms", "850 us"; signed
+ * values with an explicit sign. */
+static void fmt_s(char *buf, size_t n, double v, int sign) {
+    double a = fabs(v);
+    const char *sg = !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : v > 0 ? "+" : "";
+    if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else if (v == 0)
+        snprintf(buf, n, "0 s");
+    else if (a >= 1)
+        snprintf(buf, n, "%s%.2f s", sg, a);
+    else if (a >= 1e-3)
+        snprintf(buf, n, "%s%.1f ms", sg, a * 1e3);
+    else
+        snprintf(buf, n, "%s%.0f us", sg, a * 1e6);
+}
+
+static void predict_row(hr_emit_t *em, const hr_json_t *r) {
+    const hr_json_t *p = hr_json_get(r, "predict");
+    const char *alloc = hr_json_path_str(r, "allocator");
+    double change = hr_json_path_num(p, "change_s"), pct = hr_json_path_num(p, "change_pct");
+    char a[32], c[32], lo[32], hi[32], iv[80], pc[32];
+    fmt_s(a, sizeof a, hr_json_path_num(p, "alloc_s"), 0);
+    fmt_s(c, sizeof c, change, 1);
+    fmt_s(lo, sizeof lo, hr_json_path_num(p, "interval_s_lo"), 1);
+    fmt_s(hi, sizeof hi, hr_json_path_num(p, "interval_s_hi"), 1);
+    snprintf(iv, sizeof iv, "%s .. %s", lo, hi);
+    if (isfinite(pct))
+        snprintf(pc, sizeof pc, "%+.1f%%", pct == 0 ? 0.0 : pct);
+    else
+        snprintf(pc, sizeof pc, "-");
+    int base = strcmp(alloc, HR_PREDICT_BASELINE) == 0;
+    hr_emit_cell_str(em, alloc);
+    hr_emit_cell_str(em, a);
+    hr_emit_cell_str(em, c);
+    hr_emit_cell_str(em, iv);
+    hr_emit_cell_str(em, pc);
+    hr_emit_cell_str(em, base ? "baseline"
+                         : hr_json_is_true(hr_json_get(p, "within_noise")) ? "within noise"
+                         : change < 0 ? "faster" : "slower");
+    hr_emit_row_end(em);
+}
+
+/* The line under the table: what the program time is and how to read it. */
+static void program_note(FILE *out, const hr_json_t *prog, int md) {
+    char wall[32], cpu[32], lo[32], hi[32], rss[32], noise[64] = "";
+    double runs = hr_json_path_num(prog, "runs");
+    const char *timed = hr_json_path_str(prog, "timed");
+    int captured = timed && strcmp(timed, "capture") == 0;
+    fmt_s(wall, sizeof wall, hr_json_path_num(prog, "wall_s"), 0);
+    fmt_s(cpu, sizeof cpu, hr_json_path_num(prog, "cpu_s"), 0);
+    fmt_s(lo, sizeof lo, hr_json_path_num(prog, "cpu_s_min"), 0);
+    fmt_s(hi, sizeof hi, hr_json_path_num(prog, "cpu_s_max"), 0);
+    hr_fmt_bytes(rss, sizeof rss, hr_json_path_num(prog, "max_rss"));
+    double n = hr_predict_noise(hr_json_path_num(prog, "cpu_s_max") -
+                                    hr_json_path_num(prog, "cpu_s_min"),
+                                runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
+    if (isfinite(n))
+        fmt_s(noise, sizeof noise, n, 0);
+    const char *lead = md ? "- " : "  ";
+    fprintf(out, "%sprogram: %s CPU, %s wall, max RSS %s (", lead, cpu, wall, rss);
+    if (captured)
+        fprintf(out, "the captured run, slowed by the capture; ");
+    else
+        fprintf(out, "median of %.0f run%s without the capture library, CPU %s .. %s; ", runs,
+                runs == 1 ? "" : "s", lo, hi);
+    if (*noise)
+        fprintf(out, "run-to-run noise +/-%s)\n", noise);
+    else
+        fprintf(out, "its noise is unknown: capture with --time-runs N)\n");
+    fprintf(out, "%salloc time: the replay's cold lap (CPU); change: minus %s's; interval: the "
+            "replay's samples%s (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE,
+            *noise ? " widened by the program's noise" : "");
+}
+
+void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char *trace) {
+    static const char *const cols[] = {"allocator", ">alloc time", ">change", ">interval",
+                                       ">% of program CPU", "verdict"};
+    const hr_json_t *prog = NULL;
+    for (size_t i = 0; i < hr_json_len(results) && !prog; i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        if (strcmp(hr_json_path_str(r, "trace"), trace) == 0 && hr_json_get(r, "predict"))
+            prog = hr_json_get(r, "program");
+    }
+    if (!prog)
+        return;
+    char title[600];
+    snprintf(title, sizeof title, "Predicted change of the program's run time (%s)", trace);
+    hr_emit_table_begin(em, title, 6, cols);
+    for (size_t i = 0; i < hr_json_len(results); i++) {
+        const hr_json_t *r = hr_json_at(results, i);
+        if (strcmp(hr_json_path_str(r, "trace"), trace) == 0 && hr_json_get(r, "predict"))
+            predict_row(em, r);
+    }
+    hr_emit_table_end(em);
+    if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN)
+        return;
+    /* The notes are prose of the summary: wrapped at its width like its own. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return;
+    program_note(f, prog, em->format == HR_EMIT_MARKDOWN);
+    fclose(f);
+    hr_summary_wrap(em->out, text, em->format == HR_EMIT_MARKDOWN);
+    free(text);
+}

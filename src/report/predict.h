@@ -1,0 +1,35 @@
+/* The allocator's share of the program's run time (docs/METRICS.md,
+ * "Predicted change of the program's run time"): from a trace's recorded
+ * program time (the result's "program" object, capture) and the replay's
+ * whole allocator time, what switching from glibc to each allocator would
+ * change in the program's CPU time, with an interval from the replay's
+ * samples and the program's own run-to-run noise. */
+#ifndef HR_REPORT_PREDICT_H
+#define HR_REPORT_PREDICT_H
+
+#include "base/emit.h"
+#include "base/json.h"
+
+/* The allocator every change is measured against (its row of the same trace). */
+#define HR_PREDICT_BASELINE "glibc"
+/* z of a two-sided 95 % bound. */
+#define HR_PREDICT_Z 1.96
+
+/* Sets "predict" on every ok result of `doc` (a report) whose trace has a
+ * program time and an ok glibc row, and removes a "predict" left from an
+ * earlier call from every other result: call it once all rows are in (the
+ * report builder) and again after rows were added or merged. */
+void hr_report_predict(hr_json_t *doc);
+
+/* Half-width of the 95 % bound of the difference of two single runs of a
+ * program whose CPU time spread over `range_s` (max - min) in `runs` runs:
+ * z * sqrt(2) * range / d2(runs), d2 the expected range of `runs` standard
+ * normal samples. NAN when runs < 2 (no spread known). */
+double hr_predict_noise(double range_s, unsigned runs);
+
+/* The "Predicted change of the program's run time" table of `trace`'s rows
+ * (text, Markdown or any table format of em) and a line saying what the
+ * program time is; nothing when no row of the trace has "predict". */
+void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char *trace);
+
+#endif

@@ -1,0 +1,216 @@
+/* The per-trace summary of text and Markdown reports (src/report/summary.c)
+ * against golden files in tests/expected/, rendered from the hand-made
+ * report tests/data/reports/summary.json: one trace whose top two are
+ * separated (with unstable, mostly-fallback, crashed and invalid rows and a
+ * budget with frame and heap), one whose top two overlap (budget from an
+ * older engine: op indexes only; threads lines). Set HR_UPDATE_EXPECTED=1 to
+ * rewrite the golden files after an intended change (then review the diff). */
+#include <stdlib.h>
+
+#include "hr_test.h"
+#include "report/report.h"
+#include "report/summary.h"
+
+static const char *srcdir(void) {
+    const char *s = getenv("srcdir");
+    return s && *s ? s : ".";
+}
+
+static char *read_all(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+/* got == tests/expected/NAME; prints the first difference. */
+static int matches_expected(const char *name, const char *got) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/expected/%s", srcdir(), name);
+    if (getenv("HR_UPDATE_EXPECTED")) {
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fputs(got, f);
+            fclose(f);
+        }
+    }
+    char *want = read_all(path);
+    if (!want) {
+        printf("# cannot read %s\n", path);
+        return 0;
+    }
+    size_t i = 0;
+    while (want[i] && want[i] == got[i])
+        i++;
+    int ok = want[i] == got[i];
+    if (!ok)
+        printf("# %s differs at byte %zu: want \"%.30s\" got \"%.30s\"\n", name, i, want + i,
+               got + i);
+    free(want);
+    return ok;
+}
+
+static hr_json_t *load(const char *name) {
+    char path[1024];
+    hr_error_t err;
+    snprintf(path, sizeof path, "%s/tests/data/reports/%s", srcdir(), name);
+    hr_json_t *rep = hr_report_load(path, &err);
+    if (!rep)
+        printf("# %s\n", err.msg);
+    return rep;
+}
+
+/* The report rendered in fmt (detail or not), malloc'd; NULL on failure. */
+static char *render(const hr_json_t *rep, hr_emit_format_t fmt, int detail) {
+    hr_render_opts_t o = hr_render_opts_default();
+    char *buf = NULL;
+    size_t len = 0;
+    o.detail = detail;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = f && rep ? hr_report_render_opts(rep, fmt, &o, f) : -1;
+    if (f)
+        fclose(f);
+    if (rc != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Longest line in code points. */
+static size_t max_width(const char *s) {
+    size_t w = 0, best = 0;
+    for (; *s; s++) {
+        if (*s == '\n') {
+            w = 0;
+            continue;
+        }
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+        if (w > best)
+            best = w;
+    }
+    return best;
+}
+
+static void check_golden(hr_emit_format_t fmt, const char *expected) {
+    hr_json_t *rep = load("summary.json");
+    char *sum = render(rep, fmt, 0), *det = render(rep, fmt, 1);
+    HR_CHECK(sum != NULL && det != NULL);
+    if (sum && det) {
+        HR_CHECK(matches_expected(expected, sum));
+        /* the default output is a prefix of the detailed one */
+        HR_CHECK(strncmp(det, sum, strlen(sum)) == 0 && strlen(det) > strlen(sum));
+        HR_CHECK(strstr(det + strlen(sum), "trace traces/particles.hrt (digest ") != NULL);
+        if (fmt == HR_EMIT_TEXT)
+            HR_CHECK(max_width(sum) <= HR_SUMMARY_WIDTH);
+    }
+    free(sum);
+    free(det);
+    hr_json_free(rep);
+}
+
+static void test_summary_text(void) { check_golden(HR_EMIT_TEXT, "summary.txt"); }
+static void test_summary_md(void) { check_golden(HR_EMIT_MARKDOWN, "summary.md"); }
+
+/* The verdicts: separated (with the margin of the runner-up: the unstable,
+ * mostly-fallback and failed rows are not ranked) and within noise. */
+static void test_verdicts(void) {
+    hr_json_t *rep = load("summary.json");
+    const hr_json_t *res = hr_json_get(rep, "results");
+    char buf[512];
+    hr_summary_verdict(buf, sizeof buf, res, "traces/game_session.hrt");
+    HR_CHECK_STR(buf, "fastest: block, 1.55x mimalloc's ops/s (separated); leanest: block, "
+                      "5.0% less footprint than glibc");
+    hr_summary_verdict(buf, sizeof buf, res, "traces/particles.hrt");
+    HR_CHECK_STR(buf, "fastest: jemalloc and glibc within noise (samples overlap); leanest: "
+                      "glibc and jemalloc within noise (samples overlap)");
+    hr_json_free(rep);
+}
+
+/* The budget line: earliest failure first, frame and heap when the report
+ * has them (a heap "(none)" is left out), else the op index; then the
+ * allocators that never exceeded it. */
+static void test_budget_line(void) {
+    hr_json_t *rep = load("summary.json");
+    const hr_json_t *res = hr_json_get(rep, "results");
+    char buf[512];
+    HR_CHECK(hr_summary_budget(buf, sizeof buf, res, "traces/game_session.hrt") == 1);
+    HR_CHECK_STR(buf, "budget 256.00 KiB: first exceeded by glibc at frame 412 (heap Level), "
+                      "block at frame 530, never by mimalloc, stack");
+    HR_CHECK(hr_summary_budget(buf, sizeof buf, res, "traces/particles.hrt") == 1);
+    HR_CHECK_STR(buf, "budget 256.00 KiB: first exceeded by jemalloc at op 99, glibc at op 1234, "
+                      "never by block");
+    HR_CHECK(hr_summary_budget(buf, sizeof buf, res, "traces/none.hrt") == 0 && buf[0] == 0);
+    hr_json_free(rep);
+}
+
+/* Small cases: a single ranked row, single samples (noise unknown), equal
+ * exact footprints, nobody over the budget. */
+static void test_verdict_edges(void) {
+    static const char doc[] =
+        "{\"schema\":\"heapreplay-report\",\"schema_version\":1,\"results\":["
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"ns_per_op\":10},\"memory\":{\"peak_footprint\":100,"
+        "\"footprint_source\":\"exact\"},\"budget\":{\"bytes\":1000,\"first_failure_op\":null}},"
+        "{\"trace\":\"t\",\"allocator\":\"b\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"ns_per_op\":25},\"memory\":{\"peak_footprint\":100,"
+        "\"footprint_source\":\"exact\"},\"budget\":{\"bytes\":1000,\"first_failure_op\":null}},"
+        "{\"trace\":\"u\",\"allocator\":\"a\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"ns_per_op\":10}},"
+        "{\"trace\":\"v\",\"allocator\":\"a\",\"status\":\"crashed\",\"runs\":1}]}";
+    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", NULL);
+    const hr_json_t *res = hr_json_get(rep, "results");
+    char buf[512];
+    hr_summary_verdict(buf, sizeof buf, res, "t");
+    HR_CHECK_STR(buf, "fastest: a, 2.50x b's ops/s (noise unknown); leanest: a and b tie");
+    hr_summary_verdict(buf, sizeof buf, res, "u");
+    HR_CHECK_STR(buf, "fastest: a (the only ranked allocator); leanest: none (no peak footprint)");
+    hr_summary_verdict(buf, sizeof buf, res, "v");
+    HR_CHECK_STR(buf, "fastest: none (no allocator could be ranked); leanest: none (no peak "
+                      "footprint)");
+    HR_CHECK(hr_summary_budget(buf, sizeof buf, res, "t") == 1);
+    HR_CHECK_STR(buf, "budget 1000 B: never exceeded by a, b");
+    hr_json_free(rep);
+}
+
+/* Wrapping: at spaces, continuation indented by the line's indent + 4;
+ * Markdown and short lines untouched; a word wider than the line stays. */
+static void test_wrap(void) {
+    char line[300], *buf = NULL;
+    size_t len = 0;
+    memset(line, 0, sizeof line);
+    strcpy(line, "  ");
+    for (int i = 0; i < 30; i++)
+        strcat(line, "word± ");
+    strcat(line, "\nshort\n");
+    FILE *f = open_memstream(&buf, &len);
+    hr_summary_wrap(f, line, 0);
+    fclose(f);
+    HR_CHECK(buf && max_width(buf) <= HR_SUMMARY_WIDTH);
+    HR_CHECK(buf && strstr(buf, "\n      word± ") != NULL && strstr(buf, "\nshort\n") != NULL);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    hr_summary_wrap(f, line, 1);
+    fclose(f);
+    HR_CHECK_STR(buf, line);
+    free(buf);
+}
+
+int main(void) {
+    HR_RUN(test_summary_text);
+    HR_RUN(test_summary_md);
+    HR_RUN(test_verdicts);
+    HR_RUN(test_budget_line);
+    HR_RUN(test_verdict_edges);
+    HR_RUN(test_wrap);
+    return hr_test_done();
+}
