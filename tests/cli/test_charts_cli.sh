@@ -145,6 +145,19 @@ else
     not_ok "report -f html" "$(cat "$tmp/err")"
 fi
 
+# --detail: the default output is a prefix of the detailed one; the page gets more tables.
+"$hr" report "$fx" >"$tmp/d0.txt" && "$hr" report "$fx" --detail >"$tmp/d1.txt"
+if [ -s "$tmp/d0.txt" ] && [ "$(wc -c <"$tmp/d1.txt")" -gt "$(wc -c <"$tmp/d0.txt")" ] &&
+    [ "$(head -c "$(wc -c <"$tmp/d0.txt")" "$tmp/d1.txt" | cmp - "$tmp/d0.txt" && echo same)" = same ]; then
+    ok "report --detail starts with the default output"
+else
+    not_ok "report --detail starts with the default output"
+fi
+t0=$("$hr" report "$fx" -f html | grep -c '<table class="hr">')
+t1=$("$hr" report "$fx" -f html --detail | grep -c '<table class="hr">')
+[ "$t1" -gt "$t0" ] && ok "report -f html --detail: more tables ($t0 -> $t1)" ||
+    not_ok "report -f html --detail: more tables" "$t0 -> $t1"
+
 # A baseline one trace lacks: that trace's summary panel says so, the page is made.
 if command -v jq >/dev/null 2>&1; then
     jq '.results |= map(select((.trace | endswith("frame_loop.hrt") | not) or .allocator != "block"))' \
