@@ -57,7 +57,8 @@ void hr_emit_put_xml(FILE *f, const char *s) {
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
+        default: /* XML 1.0 has no other control characters, escaped or not */
+            fputc((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r' ? ' ' : *s, f);
         }
     }
 }

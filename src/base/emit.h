@@ -58,8 +58,9 @@ char *hr_emit_mem_close(hr_emit_mem_t *m);
 int hr_emit_format_parse(const char *s, hr_emit_format_t *fmt);
 int hr_emit_format_parse_html(const char *s, hr_emit_format_t *fmt);
 
-/* The one XML/HTML escaper (& < > " '), for the HTML tables, the SVG charts
- * and the HTML page. NULL writes nothing. */
+/* The one XML/HTML escaper (& < > " '; other control characters than tab
+ * and line ends, which XML 1.0 forbids, become spaces), for the HTML tables,
+ * the SVG charts and the HTML page. NULL writes nothing. */
 void hr_emit_put_xml(FILE *f, const char *s);
 
 /* In HTML format a table is written as one block that starts with the line

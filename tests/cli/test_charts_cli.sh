@@ -158,6 +158,20 @@ t1=$("$hr" report "$fx" -f html --detail | grep -c '<table class="hr">')
 [ "$t1" -gt "$t0" ] && ok "report -f html --detail: more tables ($t0 -> $t1)" ||
     not_ok "report -f html --detail: more tables" "$t0 -> $t1"
 
+# Names with markup and control characters come out escaped: still valid XML.
+if command -v jq >/dev/null 2>&1 && [ "$have_xmllint" = 1 ]; then
+    jq '(.results[] | select(.allocator == "block") | .allocator) |= "bl<o>&\"ck\u0001"' \
+        "$fx" >"$tmp/markup.json"
+    if "$hr" plot "$tmp/markup.json" --kind all -o "$tmp/markup.svg" 2>"$tmp/err" &&
+        xmllint --noout "$tmp/markup.svg" 2>>"$tmp/err" && grep -q 'bl&lt;o&gt;&amp;&quot;ck' "$tmp/markup.svg"; then
+        ok "allocator names with markup: escaped, valid XML"
+    else
+        not_ok "allocator names with markup: escaped, valid XML" "$(head -3 "$tmp/err")"
+    fi
+else
+    skip "allocator names with markup: escaped, valid XML" "jq or xmllint not installed"
+fi
+
 # A baseline one trace lacks: that trace's summary panel says so, the page is made.
 if command -v jq >/dev/null 2>&1; then
     jq '.results |= map(select((.trace | endswith("frame_loop.hrt") | not) or .allocator != "block"))' \

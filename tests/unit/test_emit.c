@@ -147,8 +147,9 @@ static void test_put_xml(void) {
     FILE *f = open_memstream(&buf, &len);
     hr_emit_put_xml(f, "a<b & \"c\" 'd'>");
     hr_emit_put_xml(f, NULL);
+    hr_emit_put_xml(f, "|\x01\t\x1f|");
     fclose(f);
-    HR_CHECK_STR(buf, "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;");
+    HR_CHECK_STR(buf, "a&lt;b &amp; &quot;c&quot; &#39;d&#39;&gt;| \t |");
     free(buf);
 }
 
