@@ -280,24 +280,6 @@ static void render_md(const hr_compare_row_t *rows, size_t n, const hr_compare_s
 
 /* ---- JUnit XML ----------------------------------------------------------- */
 
-static void xml_text(FILE *f, const char *v) {
-    for (; v && *v; v++) {
-        unsigned char ch = (unsigned char)*v;
-        if (ch == '&')
-            fputs("&amp;", f);
-        else if (ch == '<')
-            fputs("&lt;", f);
-        else if (ch == '>')
-            fputs("&gt;", f);
-        else if (ch == '"')
-            fputs("&quot;", f);
-        else if (ch < 0x20 && ch != '\t' && ch != '\n')
-            fputc(' ', f); /* not allowed in XML 1.0 */
-        else
-            fputc(ch, f);
-    }
-}
-
 /* "TRACE.ALLOCATOR" with the dots of each part turned into '_': JUnit
  * readers split classnames at dots (package, class). */
 static void xml_classname(FILE *f, const hr_compare_row_t *r) {
@@ -309,7 +291,7 @@ static void xml_classname(FILE *f, const hr_compare_row_t *r) {
     snprintf(buf + l, sizeof buf - l, ".%s", r->allocator);
     for (char *p = buf + l + 1; *p; p++)
         *p = *p == '.' ? '_' : *p;
-    xml_text(f, buf);
+    hr_emit_put_xml(f, buf);
 }
 
 static int is_skipped(const hr_compare_row_t *r) {
@@ -327,9 +309,9 @@ static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compar
     fprintf(out, "<testsuites name=\"heapreplay compare\" tests=\"%zu\" failures=\"%zu\" "
             "errors=\"0\" time=\"0\">\n", n, fails);
     fputs("  <testsuite name=\"", out);
-    xml_text(out, s->base_name);
+    hr_emit_put_xml(out, s->base_name);
     fputs(" -&gt; ", out);
-    xml_text(out, s->new_name);
+    hr_emit_put_xml(out, s->new_name);
     fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
             n, fails, skipped);
     for (size_t i = 0; i < n; i++) {
@@ -342,23 +324,23 @@ static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compar
         fputs("    <testcase classname=\"", out);
         xml_classname(out, r);
         fputs("\" name=\"", out);
-        xml_text(out, r->metric);
+        hr_emit_put_xml(out, r->metric);
         fputs("\" time=\"0\"", out);
         if (!r->fails && !is_skipped(r)) {
             fputs("/>\n", out);
             continue;
         }
         fprintf(out, ">\n      <%s message=\"", r->fails ? "failure" : "skipped");
-        xml_text(out, r->reason);
+        hr_emit_put_xml(out, r->reason);
         if (r->fails) {
             fputs("\" type=\"", out);
-            xml_text(out, r->verdict);
+            hr_emit_put_xml(out, r->verdict);
             fputs("\">", out);
             char body[1200];
             snprintf(body, sizeof body, "%s %s %s %s: base %s, new %s, delta %s%s, threshold %s: %s",
                      r->verdict, r->trace, r->allocator, r->metric, b, c, d,
                      isnan(r->delta) ? "" : "%", t, r->reason);
-            xml_text(out, body);
+            hr_emit_put_xml(out, body);
             fputs("</failure>\n", out);
         } else {
             fputs("\"/>\n", out);
