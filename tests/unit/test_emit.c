@@ -4,56 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "golden.h"
 #include "hr_test.h"
 #include "base/emit.h"
 #include "report/report.h"
 #include "report/svg.h"
-
-static char *read_all(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, m);
-    fclose(f);
-    fclose(m);
-    return buf;
-}
-
-static const char *srcdir(void) {
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
-
-/* Compare produced text with tests/expected/NAME; print the first difference. */
-static int matches_expected(const char *name, const char *got) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/expected/%s", srcdir(), name);
-    if (getenv("HR_UPDATE_EXPECTED")) {
-        FILE *f = fopen(path, "wb");
-        if (f) {
-            fputs(got, f);
-            fclose(f);
-        }
-    }
-    char *want = read_all(path);
-    if (!want) {
-        printf("# cannot read %s\n", path);
-        return 0;
-    }
-    size_t i = 0;
-    while (want[i] && want[i] == got[i])
-        i++;
-    int ok = want[i] == got[i];
-    if (!ok)
-        printf("# %s differs at byte %zu: want \"%.20s\" got \"%.20s\"\n", name, i, want + i, got + i);
-    free(want);
-    return ok;
-}
 
 /* The fixed document: every scalar kind, nesting, empty containers,
  * escaping, a non-finite double and doubles that need full precision. */

@@ -3,65 +3,12 @@
  * (tests/data/reports/predict.json) and its rendering in every format
  * against tests/expected/report_predict.* (HR_UPDATE_EXPECTED=1 rewrites
  * them after an intended change). */
+#include "golden.h"
 #include "hr_test.h"
 #include "report/predict.h"
 #include "report/report.h"
 
 #include <math.h>
-
-static const char *srcdir(void) {
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
-
-static char *read_all(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    char chunk[4096];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            buf = realloc(buf, cap);
-        }
-        memcpy(buf + len, chunk, n);
-        len += n;
-    }
-    fclose(f);
-    if (!buf)
-        buf = calloc(1, 1);
-    else
-        buf[len] = 0;
-    return buf;
-}
-
-static int matches_expected(const char *name, const char *got) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/expected/%s", srcdir(), name);
-    if (getenv("HR_UPDATE_EXPECTED")) {
-        FILE *f = fopen(path, "wb");
-        if (f) {
-            fputs(got, f);
-            fclose(f);
-        }
-    }
-    char *want = read_all(path);
-    if (!want) {
-        printf("# cannot read %s\n", path);
-        return 0;
-    }
-    size_t i = 0;
-    while (want[i] && want[i] == got[i])
-        i++;
-    int ok = want[i] == got[i];
-    if (!ok)
-        printf("# %s differs at byte %zu: want \"%.30s\" got \"%.30s\"\n", name, i, want + i,
-               got + i);
-    free(want);
-    return ok;
-}
 
 /* The fixture with predict computed. */
 static hr_json_t *load(void) {

@@ -7,56 +7,10 @@
  * rewrite the golden files after an intended change (then review the diff). */
 #include <stdlib.h>
 
+#include "golden.h"
 #include "hr_test.h"
 #include "report/report.h"
 #include "report/summary.h"
-
-static const char *srcdir(void) {
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
-
-static char *read_all(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, m);
-    fclose(f);
-    fclose(m);
-    return buf;
-}
-
-/* got == tests/expected/NAME; prints the first difference. */
-static int matches_expected(const char *name, const char *got) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/expected/%s", srcdir(), name);
-    if (getenv("HR_UPDATE_EXPECTED")) {
-        FILE *f = fopen(path, "wb");
-        if (f) {
-            fputs(got, f);
-            fclose(f);
-        }
-    }
-    char *want = read_all(path);
-    if (!want) {
-        printf("# cannot read %s\n", path);
-        return 0;
-    }
-    size_t i = 0;
-    while (want[i] && want[i] == got[i])
-        i++;
-    int ok = want[i] == got[i];
-    if (!ok)
-        printf("# %s differs at byte %zu: want \"%.30s\" got \"%.30s\"\n", name, i, want + i,
-               got + i);
-    free(want);
-    return ok;
-}
 
 static hr_json_t *load(const char *name) {
     char path[1024];

@@ -1,6 +1,7 @@
 /* Trace file formats: round trips and every reader error (docs/TRACE_FORMAT.md).
  * Malformed text files live in tests/data/bad/; malformed binaries are built
  * here by mutating a valid encoding or assembling one byte by byte. */
+#include "golden.h"
 #include "hr_test.h"
 #include "trace/format.h"
 #include "base/varint.h"
@@ -33,11 +34,6 @@ static const char k_canon[] =
     "prealloc 0 1 48 t=1 @251\n"
     "pfree 1 Particles t=1 @252\n"
     "frame 7 render%20heap t=1 @253\n";
-
-static const char *srcdir(void) {
-    const char *s = getenv("srcdir");
-    return s && *s ? s : ".";
-}
 
 static int read_text(const char *text, hr_trace_t *t, hr_error_t *err) {
     return hr_trace_read_mem(text, strlen(text), "canon.txt", HR_FMT_AUTO, t, err);
