@@ -74,7 +74,7 @@ static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
 
 /* Why a row has no bar, in words: its failed status, or no value. */
 static void no_bar_text(char *buf, size_t n, const hr_json_t *r) {
-    if (hr_svg_row_ok(r))
+    if (hr_result_ok(r))
         snprintf(buf, n, "not measured");
     else
         snprintf(buf, n, "failed: %s", hr_json_path_str(r, "status"));
@@ -91,7 +91,7 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         double v = hr_json_path_num(r, path);
-        if (hr_svg_row_of(r, trace) && isfinite(v) && v > vmax)
+        if (hr_result_of_trace(r, trace) && isfinite(v) && v > vmax)
             vmax = v;
     }
     hr_scale_fit(&sc, 0, vmax > 0 ? vmax : 1, 0, def ? def->unit : HR_UNIT_COUNT);
@@ -100,7 +100,7 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     double top = s->y;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_svg_row_of(r, trace))
+        if (!hr_result_of_trace(r, trace))
             continue;
         const char *alloc = hr_json_path_str(r, "allocator");
         double v = hr_json_path_num(r, path);
@@ -109,7 +109,7 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
         snprintf(name, sizeof name, "%s%s",
                  hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "", alloc);
         hr_svg_text(s, LABEL_W - 8, s->y + 13, " text-anchor=\"end\"", name);
-        if (hr_svg_row_ok(r) && isfinite(v)) {
+        if (hr_result_ok(r) && isfinite(v)) {
             double w = hr_scale_px(&sc, v > 0 ? v : 0) - LABEL_W;
             hr_svg_rect(s, LABEL_W, s->y, w, BAR_H, hr_svg_color(results, alloc));
             fmt_value(buf, sizeof buf, def, v);

@@ -76,7 +76,7 @@ static size_t collect(fline_t *l, const hr_json_t *results, const char *trace, i
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const hr_json_t *fr = hr_json_path(r, "series.frames");
-        if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r))
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
         *any |= hr_json_type(hr_json_get(r, "series")) == HR_JSON_OBJECT;
         if (hr_json_type(fr) != HR_JSON_OBJECT || load(fr, &l[nl]) == 0)

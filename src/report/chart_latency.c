@@ -78,7 +78,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
     for (size_t i = 0; i < nr; i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const hr_json_t *lat = hr_json_path(r, "series.latency");
-        if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r) || hr_json_type(lat) != HR_JSON_OBJECT ||
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || hr_json_type(lat) != HR_JSON_OBJECT ||
             load(lat, &l[nl]) == 0)
             continue;
         l[nl].row = r;

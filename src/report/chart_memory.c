@@ -68,7 +68,7 @@ static void collect(mpanel_t *mp, const hr_json_t *results, const char *trace) {
     mp->minpeak = INFINITY;
     for (size_t i = 0; i < nr; i++) {
         const hr_json_t *mem = hr_json_path(hr_json_at(results, i), "series.memory");
-        if (hr_svg_row_of(hr_json_at(results, i), trace) && hr_json_type(mem) == HR_JSON_OBJECT) {
+        if (hr_result_of_trace(hr_json_at(results, i), trace) && hr_json_type(mem) == HR_JSON_OBJECT) {
             mp->any = 1;
             mp->by_time &= hr_json_len(hr_json_get(mem, "time_s")) > 0;
         }
@@ -76,7 +76,7 @@ static void collect(mpanel_t *mp, const hr_json_t *results, const char *trace) {
     for (size_t i = 0; i < nr && mp->any; i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const hr_json_t *mem = hr_json_path(r, "series.memory");
-        if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r) || hr_json_type(mem) != HR_JSON_OBJECT)
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || hr_json_type(mem) != HR_JSON_OBJECT)
             continue;
         mline_t *m = &mp->l[mp->nl];
         m->row = r;

@@ -22,7 +22,7 @@ static const hr_json_t *baseline_row(const hr_json_t *results, const char *trace
     const hr_json_t *first = NULL;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_svg_row_of(r, trace) || !hr_svg_row_ok(r) || !(hr_json_path_num(r, path) > 0))
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || !(hr_json_path_num(r, path) > 0))
             continue;
         if (strcmp(hr_json_path_str(r, "allocator"), name) == 0)
             return r;
@@ -40,7 +40,7 @@ static void ratios(const hr_json_t *r, const char *path, double base, double q[3
     q[1] = hr_json_path_num(r, p) / base;
     snprintf(p, sizeof p, "%s_max", path);
     q[2] = hr_json_path_num(r, p) / base;
-    if (!hr_svg_row_ok(r))
+    if (!hr_result_ok(r))
         q[0] = q[1] = q[2] = NAN;
 }
 
@@ -53,7 +53,7 @@ static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_json_t *results,
              alloc);
     hr_svg_text(s, p->x0 - 8, y + 15, " text-anchor=\"end\"", name);
     if (!isfinite(q[0])) {
-        if (hr_svg_row_ok(r))
+        if (hr_result_ok(r))
             snprintf(label, sizeof label, "not measured");
         else
             snprintf(label, sizeof label, "failed: %s", hr_json_path_str(r, "status"));
@@ -84,7 +84,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     int n = 0, ranges = 0;
     double lo = 1, hi = 1, q[3];
     for (size_t i = 0; i < hr_json_len(results); i++)
-        n += hr_svg_row_of(hr_json_at(results, i), trace);
+        n += hr_result_of_trace(hr_json_at(results, i), trace);
     snprintf(title, sizeof title, "%s relative to %s (%s is better): %s", words, bname,
              m && (m->flags & HR_MF_HIGHER) ? "higher" : "lower", hr_report_trace_base(trace));
     hr_panel_t p;
@@ -104,7 +104,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     double bv = hr_json_path_num(base, path);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_svg_row_of(r, trace))
+        if (!hr_result_of_trace(r, trace))
             continue;
         ratios(r, path, bv, q);
         for (int k = 0; k < 3; k++)
@@ -123,7 +123,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     double y = p.y0 + 4;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_svg_row_of(r, trace))
+        if (!hr_result_of_trace(r, trace))
             continue;
         ratios(r, path, bv, q);
         bar_row(s, &p, results, r, q, y, m, path);
@@ -134,7 +134,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     if (ranges)
         hr_panel_key(s, &p, "#222", HR_KEY_LINE, "min-max of the repeats");
     for (size_t i = 0; i < hr_json_len(results); i++) /* the tables' mark, explained once */
-        if (hr_svg_row_of(hr_json_at(results, i), trace) &&
+        if (hr_result_of_trace(hr_json_at(results, i), trace) &&
             hr_result_mostly_fallback(hr_json_at(results, i))) {
             hr_panel_key(s, &p, "#fff", HR_KEY_BOX, HR_REPORT_FALLBACK_MARK " mostly fallback");
             break;

@@ -295,8 +295,6 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     }
 }
 
-static int is_ok(const hr_json_t *r) { return strcmp(hr_json_path_str(r, "status"), "ok") == 0; }
-
 static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
                        const char *trace, int min_rows);
 
@@ -325,12 +323,12 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
     const char *sb = hr_json_path_str(rb, "status"), *sn = hr_json_path_str(rn, "status");
     char st[96];
     snprintf(st, sizeof st, "status %s -> %s", sb, sn);
-    if (!is_ok(rb)) {
-        row(c, rb, st, NAN, NAN, NAN, NAN, is_ok(rn) ? "fixed" : "skipped",
+    if (!hr_result_ok(rb)) {
+        row(c, rb, st, NAN, NAN, NAN, NAN, hr_result_ok(rn) ? "fixed" : "skipped",
             "base result not ok: nothing to compare");
         return;
     }
-    if (!is_ok(rn)) {
+    if (!hr_result_ok(rn)) {
         row(c, rb, st, NAN, NAN, NAN, NAN, "FAILED", "the new result is not ok");
         c->sum.regressions++;
         return;
@@ -370,8 +368,6 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
 }
 
 static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb, char *used);
-static int is_ok(const hr_json_t *r);
-
 /* A figure the host's load moves: a measured time or rate. */
 static int is_timing(const hr_compare_metric_t *m) {
     return m->def && m->def->exact == HR_EXACT_MEASURED &&
@@ -397,7 +393,7 @@ static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compar
     for (size_t i = 0; r && used && i < nb; i++) {
         const hr_json_t *b = hr_json_at(rb, i), *c = find_match(rn, b, used);
         hr_spread_t sb, sc;
-        if (!c || !is_ok(b) || !is_ok(c) ||
+        if (!c || !hr_result_ok(b) || !hr_result_ok(c) ||
             (trace && strcmp(hr_report_trace_base(hr_json_path_str(b, "trace")), trace) != 0))
             continue;
         hr_spread_of(b, m->path, &sb);

@@ -11,33 +11,6 @@
 #include "report/ranking.h"
 #include "report/report.h"
 
-typedef void (*fmt_fn)(char *, size_t, double);
-
-static void cell_fmt(hr_emit_t *em, double v, fmt_fn f) {
-    char buf[48];
-    if (!isfinite(v)) {
-        hr_emit_cell_str(em, NULL);
-        return;
-    }
-    f(buf, sizeof buf, v);
-    hr_emit_cell_str(em, buf);
-}
-
-static void cell_pct(hr_emit_t *em, double ratio) {
-    char buf[32];
-    if (!isfinite(ratio)) {
-        hr_emit_cell_str(em, NULL);
-        return;
-    }
-    snprintf(buf, sizeof buf, "%.1f%%", ratio * 100);
-    hr_emit_cell_str(em, buf);
-}
-
-static int status_ok(const hr_json_t *r) {
-    const char *s = hr_json_path_str(r, "status");
-    return s && strcmp(s, "ok") == 0;
-}
-
 /* The comparison table: allocator and status, then one column per registry
  * metric with a column label (base/metrics.h), in registry order. */
 #define N_MAIN_COLS_MAX (HR_M__COUNT + 2)
@@ -129,12 +102,12 @@ static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m)
     if (spread_cell(em, r, m, v))
         return;
     switch (m->cell) {
-    case HR_CELL_RATE: cell_fmt(em, v, hr_fmt_rate); break;
-    case HR_CELL_NS: cell_fmt(em, v, hr_fmt_ns); break;
-    case HR_CELL_BYTES: cell_fmt(em, v, hr_fmt_bytes); break;
+    case HR_CELL_RATE: hr_report_cell_unit(em, v, hr_fmt_rate); break;
+    case HR_CELL_NS: hr_report_cell_unit(em, v, hr_fmt_ns); break;
+    case HR_CELL_BYTES: hr_report_cell_unit(em, v, hr_fmt_bytes); break;
     case HR_CELL_F1: hr_emit_cell_f64(em, v, 1); break;
     case HR_CELL_F0: hr_emit_cell_f64(em, v, 0); break;
-    case HR_CELL_PCT: cell_pct(em, v); break;
+    case HR_CELL_PCT: hr_report_cell_pct(em, v); break;
     case HR_CELL_STR: hr_emit_cell_str(em, hr_json_path_str(r, m->path)); break;
     case HR_CELL_INT:
         if (isfinite(v))
@@ -152,7 +125,7 @@ static void main_row(hr_emit_t *em, const hr_json_t *r) {
              hr_json_path_str(r, "allocator"));
     hr_emit_cell_str(em, name);
     hr_emit_cell_str(em, hr_json_path_str(r, "status"));
-    if (!status_ok(r)) {
+    if (!hr_result_ok(r)) {
         hr_emit_row_end(em); /* the rest stays "-"; the error is a note below */
         return;
     }
@@ -168,7 +141,7 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
     int any = 0, unstable = 0, fallback = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        int mine = strcmp(hr_json_path_str(r, "trace"), trace) == 0 && status_ok(r);
+        int mine = hr_result_of_trace(r, trace) && hr_result_ok(r);
         unstable |= mine && hr_json_is_true(hr_json_get(r, "unstable"));
         fallback |= mine && hr_result_mostly_fallback(r);
     }
@@ -184,7 +157,7 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
                 HR_UNSTABLE_RANGE * 100);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (strcmp(hr_json_path_str(r, "trace"), trace) != 0 || status_ok(r))
+        if (!hr_result_of_trace(r, trace) || hr_result_ok(r))
             continue;
         const char *e = hr_json_path_str(r, "error");
         fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", hr_json_path_str(r, "allocator"),
@@ -202,7 +175,7 @@ static int key_union(const hr_json_t *results, const char *trace, const char *ob
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const hr_json_t *o = hr_json_path(r, obj);
-        if (strcmp(hr_json_path_str(r, "trace"), trace) != 0)
+        if (!hr_result_of_trace(r, trace))
             continue;
         for (size_t k = 0; k < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; k++) {
             const char *key = hr_json_key_at(o, k);
@@ -231,7 +204,7 @@ static void per_op_table(hr_emit_t *em, const hr_json_t *results, const char *tr
     hr_emit_table_begin(em, title, n + 1, cols);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (strcmp(hr_json_path_str(r, "trace"), trace) != 0 || !status_ok(r))
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
         hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
         const hr_json_t *o = hr_json_get(r, "ns_per_op");
@@ -322,7 +295,7 @@ void hr_report_native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
 static void print_pools(FILE *out, const hr_json_t *results, const char *trace, int md) {
     const hr_json_t *pools = NULL;
     for (size_t i = 0; i < hr_json_len(results) && !pools; i++)
-        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+        if (hr_result_of_trace(hr_json_at(results, i), trace))
             pools = hr_json_get(hr_json_at(results, i), "pools");
     if (!hr_json_len(pools))
         return;
@@ -347,12 +320,12 @@ void hr_report_detail_trace(hr_emit_t *em, const hr_json_t *results, const char 
     int ncols = main_cols(cols, names);
     const char *digest = NULL;
     for (size_t i = 0; i < hr_json_len(results) && !digest; i++)
-        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+        if (hr_result_of_trace(hr_json_at(results, i), trace))
             digest = hr_json_path_str(hr_json_at(results, i), "trace_digest");
     snprintf(title, sizeof title, "trace %s (digest %s)", trace, digest ? digest : "-");
     hr_emit_table_begin(em, title, ncols, cols);
     for (size_t i = 0; i < hr_json_len(results); i++)
-        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+        if (hr_result_of_trace(hr_json_at(results, i), trace))
             main_row(em, hr_json_at(results, i));
     hr_emit_table_end(em);
     print_notes(em->out, results, trace, md);
@@ -360,6 +333,6 @@ void hr_report_detail_trace(hr_emit_t *em, const hr_json_t *results, const char 
     hr_report_ranking(em->out, results, trace, md);
     per_op_table(em, results, trace);
     for (size_t i = 0; i < hr_json_len(results); i++)
-        if (strcmp(hr_json_path_str(hr_json_at(results, i), "trace"), trace) == 0)
+        if (hr_result_of_trace(hr_json_at(results, i), trace))
             hr_report_native_tables(em, hr_json_at(results, i), 0);
 }

@@ -122,7 +122,7 @@ static hr_json_t *trace_report(const hr_json_t *rep, const char *trace) {
         if (strcmp(hr_json_key_at(rep, i), "results") != 0)
             hr_json_set(sub, hr_json_key_at(rep, i), hr_json_clone(hr_json_at(rep, i)));
     for (size_t i = 0; i < hr_json_len(results) && res; i++)
-        if (hr_svg_row_of(hr_json_at(results, i), trace))
+        if (hr_result_of_trace(hr_json_at(results, i), trace))
             hr_json_push(res, hr_json_clone(hr_json_at(results, i)));
     if (!sub || !res || hr_json_set(sub, "results", res) < 0) {
         hr_json_free(sub);

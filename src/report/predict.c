@@ -40,11 +40,6 @@ double hr_predict_noise(double range_s, unsigned runs) {
     return HR_PREDICT_Z * sqrt(2.0) * range_s / d2;
 }
 
-static int is_ok(const hr_json_t *r) {
-    const char *s = hr_json_path_str(r, "status");
-    return s && strcmp(s, "ok") == 0;
-}
-
 static int same_trace(const hr_json_t *a, const hr_json_t *b) {
     const char *ta = hr_json_path_str(a, "trace"), *tb = hr_json_path_str(b, "trace");
     const char *da = hr_json_path_str(a, "trace_digest"), *db = hr_json_path_str(b, "trace_digest");
@@ -56,7 +51,7 @@ static const hr_json_t *baseline_of(const hr_json_t *results, const hr_json_t *r
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *b = hr_json_at(results, i);
         const char *a = hr_json_path_str(b, "allocator");
-        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && is_ok(b) && same_trace(b, r))
+        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(b, r))
             return b;
     }
     return NULL;
@@ -136,7 +131,7 @@ void hr_report_predict(hr_json_t *doc) {
         hr_json_t *r = (hr_json_t *)hr_json_at(results, i);
         const hr_json_t *prog = hr_json_get(r, "program"), *b = NULL;
         hr_json_t *p = NULL;
-        if (is_ok(r) && hr_json_type(prog) == HR_JSON_OBJECT && (b = baseline_of(results, r)))
+        if (hr_result_ok(r) && hr_json_type(prog) == HR_JSON_OBJECT && (b = baseline_of(results, r)))
             p = predict_one(r, b, prog);
         if (p)
             hr_json_set(r, "predict", p);
@@ -228,7 +223,7 @@ void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char
     const hr_json_t *prog = NULL;
     for (size_t i = 0; i < hr_json_len(results) && !prog; i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (strcmp(hr_json_path_str(r, "trace"), trace) == 0 && hr_json_get(r, "predict"))
+        if (hr_result_of_trace(r, trace) && hr_json_get(r, "predict"))
             prog = hr_json_get(r, "program");
     }
     if (!prog)
@@ -238,7 +233,7 @@ void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char
     hr_emit_table_begin(em, title, 6, cols);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (strcmp(hr_json_path_str(r, "trace"), trace) == 0 && hr_json_get(r, "predict"))
+        if (hr_result_of_trace(r, trace) && hr_json_get(r, "predict"))
             predict_row(em, r);
     }
     hr_emit_table_end(em);

@@ -118,6 +118,36 @@ void hr_fmt_ns(char *buf, size_t n, double ns) {
         snprintf(buf, n, "%.2f s", ns / 1e9);
 }
 
+int hr_result_ok(const hr_json_t *r) {
+    const char *s = hr_json_path_str(r, "status");
+    return s && strcmp(s, "ok") == 0;
+}
+
+int hr_result_of_trace(const hr_json_t *r, const char *trace) {
+    const char *t = hr_json_path_str(r, "trace");
+    return t && strcmp(t, trace) == 0;
+}
+
+void hr_report_cell_unit(hr_emit_t *em, double v, hr_fmt_fn fmt) {
+    char buf[48];
+    if (!isfinite(v)) {
+        hr_emit_cell_str(em, NULL);
+        return;
+    }
+    fmt(buf, sizeof buf, v);
+    hr_emit_cell_str(em, buf);
+}
+
+void hr_report_cell_pct(hr_emit_t *em, double ratio) {
+    char buf[32];
+    if (!isfinite(ratio)) {
+        hr_emit_cell_str(em, NULL);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.1f%%", ratio * 100);
+    hr_emit_cell_str(em, buf);
+}
+
 static void print_header(FILE *out, const hr_json_t *rep, int md) {
     const hr_json_t *m = hr_json_get(rep, "machine"), *o = hr_json_get(rep, "options");
     const char *touch = hr_json_path_str(o, "touch");

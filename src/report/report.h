@@ -56,6 +56,17 @@ int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
 /* hr_report_render_opts with hr_render_opts_default(). */
 int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out);
 
+/* 1 when the result's status is "ok" (a figure that may be shown and ranked). */
+int hr_result_ok(const hr_json_t *r);
+/* 1 when the result's "trace" is `trace`. */
+int hr_result_of_trace(const hr_json_t *r, const char *trace);
+
+/* Table cells of a figure: `fmt` (hr_fmt_bytes, hr_fmt_ns, ...) of v, or an
+ * empty cell when v is not finite; a ratio as "12.3%". */
+typedef void (*hr_fmt_fn)(char *buf, size_t n, double v);
+void hr_report_cell_unit(hr_emit_t *em, double v, hr_fmt_fn fmt);
+void hr_report_cell_pct(hr_emit_t *em, double ratio);
+
 /* Human units used by the text tables. */
 void hr_fmt_bytes(char *buf, size_t n, double bytes);  /* "512 B", "1.50 MiB" */
 void hr_fmt_rate(char *buf, size_t n, double per_s);   /* "950", "12.3 k", "1.20 M" */

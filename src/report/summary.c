@@ -24,16 +24,6 @@ typedef struct srow {
     size_t           idx; /* order in the report: ties keep it */
 } srow_t;
 
-static int is_ok(const hr_json_t *r) {
-    const char *s = hr_json_path_str(r, "status");
-    return s && strcmp(s, "ok") == 0;
-}
-
-static int of_trace(const hr_json_t *r, const char *trace) {
-    const char *t = hr_json_path_str(r, "trace");
-    return t && strcmp(t, trace) == 0;
-}
-
 static const hr_metric_t *rank_metric(void) {
     for (int k = 0; k < HR_M__COUNT; k++)
         if (hr_metrics[k].flags & HR_MF_RANK)
@@ -58,14 +48,14 @@ static int collect(const hr_json_t *results, const char *trace, srow_t *rows, in
     int n = 0;
     for (size_t i = 0; i < hr_json_len(results) && n < max; i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (!of_trace(r, trace))
+        if (!hr_result_of_trace(r, trace))
             continue;
         hr_spread_t s;
         hr_spread_of(r, rank->path, &s);
         rows[n].r = r;
         rows[n].idx = i;
         rows[n].key = s.center;
-        rows[n].group = !is_ok(r)                    ? G_OTHER
+        rows[n].group = !hr_result_ok(r)                    ? G_OTHER
                         : hr_result_mostly_fallback(r) ? G_FALLBACK
                         : s.n == 0 || isnan(s.center) ? G_OTHER
                                                       : G_RANKED;
@@ -81,7 +71,7 @@ static int collect(const hr_json_t *results, const char *trace, srow_t *rows, in
  * "unstable", "interrupted" (comma-separated); NULL when there is none. */
 static const char *flags_of(const hr_json_t *r, char *buf, size_t n) {
     buf[0] = 0;
-    if (!is_ok(r)) {
+    if (!hr_result_ok(r)) {
         snprintf(buf, n, "%s", hr_json_path_str(r, "status"));
         return buf;
     }
@@ -112,28 +102,6 @@ static void ops_cell(hr_emit_t *em, const hr_json_t *r) {
     hr_emit_cell_str(em, buf);
 }
 
-typedef void (*fmt_fn)(char *, size_t, double);
-
-static void unit_cell(hr_emit_t *em, double v, fmt_fn f) {
-    char buf[48];
-    if (!isfinite(v)) {
-        hr_emit_cell_str(em, NULL);
-        return;
-    }
-    f(buf, sizeof buf, v);
-    hr_emit_cell_str(em, buf);
-}
-
-static void pct_cell(hr_emit_t *em, double ratio) {
-    char buf[32];
-    if (!isfinite(ratio)) {
-        hr_emit_cell_str(em, NULL);
-        return;
-    }
-    snprintf(buf, sizeof buf, "%.1f%%", ratio * 100);
-    hr_emit_cell_str(em, buf);
-}
-
 /* Peak footprint: the median of its samples when it is sampled (an external
  * allocator's), else the exact figure. */
 static double footprint(const hr_json_t *r) {
@@ -150,16 +118,16 @@ static void table_row(hr_emit_t *em, const srow_t *row, int rank) {
     else
         hr_emit_cell_str(em, NULL);
     hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
-    if (!is_ok(r)) { /* figures of a failed row are not comparable: "-" */
+    if (!hr_result_ok(r)) { /* figures of a failed row are not comparable: "-" */
         for (int c = 0; c < 6; c++)
             hr_emit_cell_str(em, NULL);
     } else {
         ops_cell(em, r);
-        unit_cell(em, hr_metric_value(&hr_metrics[HR_M_P99], r), hr_fmt_ns);
-        unit_cell(em, hr_metric_value(&hr_metrics[HR_M_WF_NS], r), hr_fmt_ns);
-        unit_cell(em, footprint(r), hr_fmt_bytes);
-        pct_cell(em, hr_metric_value(&hr_metrics[HR_M_FRAG_JW4], r));
-        pct_cell(em, hr_metric_value(&hr_metrics[HR_M_NATIVE_SHARE], r));
+        hr_report_cell_unit(em, hr_metric_value(&hr_metrics[HR_M_P99], r), hr_fmt_ns);
+        hr_report_cell_unit(em, hr_metric_value(&hr_metrics[HR_M_WF_NS], r), hr_fmt_ns);
+        hr_report_cell_unit(em, footprint(r), hr_fmt_bytes);
+        hr_report_cell_pct(em, hr_metric_value(&hr_metrics[HR_M_FRAG_JW4], r));
+        hr_report_cell_pct(em, hr_metric_value(&hr_metrics[HR_M_NATIVE_SHARE], r));
     }
     hr_emit_cell_str(em, flags_of(r, buf, sizeof buf));
     hr_emit_row_end(em);
@@ -321,7 +289,7 @@ int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char 
     buf[0] = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        if (!of_trace(r, trace) || hr_json_type(hr_json_get(r, "budget")) != HR_JSON_OBJECT)
+        if (!hr_result_of_trace(r, trace) || hr_json_type(hr_json_get(r, "budget")) != HR_JSON_OBJECT)
             continue;
         if (isnan(bytes))
             bytes = hr_json_path_num(r, "budget.bytes");
@@ -362,7 +330,7 @@ static void legend(FILE *out, const srow_t *rows, int nr, const char *pre) {
         unstable |= rows[i].group == G_RANKED && hr_json_is_true(hr_json_get(r, "unstable"));
         fallback |= rows[i].group == G_FALLBACK;
         invalid |= st && strcmp(st, "invalid") == 0;
-        interrupted |= is_ok(r) && hr_json_is_true(hr_json_get(r, "interrupted"));
+        interrupted |= hr_result_ok(r) && hr_json_is_true(hr_json_get(r, "interrupted"));
     }
     if (unstable)
         fprintf(out, "%sunstable: samples spread too widely to rank (MAD > %.0f%% or range > "
@@ -384,7 +352,7 @@ static void notes(FILE *out, const hr_json_t *results, const char *trace, const 
     char buf[4096];
     for (int i = 0; i < nr; i++) {
         const hr_json_t *r = rows[i].r;
-        if (is_ok(r))
+        if (hr_result_ok(r))
             continue;
         const char *e = hr_json_path_str(r, "error");
         fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", name_of(r),

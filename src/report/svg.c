@@ -344,9 +344,9 @@ void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, cons
         int seen = 0;
         for (size_t k = 0; k < n && !seen; k++)
             seen = drawn[k] == r;
-        if (!hr_svg_row_of(r, trace) || seen)
+        if (!hr_result_of_trace(r, trace) || seen)
             continue;
-        if (hr_svg_row_ok(r))
+        if (hr_result_ok(r))
             snprintf(key, sizeof key, "%s: no %s series", hr_json_path_str(r, "allocator"), what);
         else
             snprintf(key, sizeof key, "%s: failed (%s)", hr_json_path_str(r, "allocator"),
@@ -394,15 +394,6 @@ int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, con
         return hr_svg_traces(results, out, max);
     out[0] = o->only_trace;
     return max > 0;
-}
-
-int hr_svg_row_ok(const hr_json_t *r) {
-    const char *st = hr_json_path_str(r, "status");
-    return st && strcmp(st, "ok") == 0;
-}
-
-int hr_svg_row_of(const hr_json_t *r, const char *trace) {
-    return strcmp(hr_json_path_str(r, "trace"), trace) == 0;
 }
 
 const char *hr_svg_metric_words(const hr_metric_t *m, const char *path) {

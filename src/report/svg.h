@@ -164,9 +164,6 @@ int hr_svg_traces(const hr_json_t *results, const char **out, int max);
 /* The traces a chart draws: o->only_trace, or every trace of the results. */
 int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
                         int max);
-/* 1 when result r belongs to trace t and its status is ok. */
-int hr_svg_row_of(const hr_json_t *r, const char *trace);
-int hr_svg_row_ok(const hr_json_t *r);
 /* The metric's name in words ("Throughput", "Peak footprint"); falls back
  * to the table column label, then to the path. */
 const char *hr_svg_metric_words(const hr_metric_t *m, const char *path);
