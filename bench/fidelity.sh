@@ -80,7 +80,8 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 # replay.tsv: program touch allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
-#             status peak_rss_above_baseline
+#             status peak_rss_above_baseline, then the report's own prediction
+#             (predict.change_s, interval_s_lo, interval_s_hi, within_noise)
 : > "$W/replay.tsv"
 alist=$(echo "$ALLOCATORS" | tr ' ' ',')
 for p in $PROGRAMS; do
@@ -92,7 +93,9 @@ for p in $PROGRAMS; do
             (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
             (.time.cold_ns_per_op_max // "null"), (.time.ns_per_op // "null"),
             (.memory.peak_footprint // "null"), .status,
-            (.memory.peak_rss_above_baseline // "null")] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+            (.memory.peak_rss_above_baseline // "null"), (.predict.change_s // "null"),
+            (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
+            (if .predict then .predict.within_noise else "null" end)] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
     done
 done
 
@@ -105,7 +108,7 @@ done
     echo '```'
     echo "# real: program allocator round cpu_s max_rss_kb wall_s"
     cat "$W/real.tsv"
-    echo "# replay: program touch allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base"
+    echo "# replay: program touch allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s within_noise"
     cat "$W/replay.tsv"
     echo '```'
     echo

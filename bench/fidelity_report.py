@@ -6,7 +6,8 @@ prints the Markdown body of results/fidelity-<host>.md.
 
 real.tsv:   program allocator round cpu_s max_rss_kb wall_s
 replay.tsv: program touch allocator ops cold_ns cold_min cold_max warm_ns
-            peak_footprint status peak_rss_above_baseline
+            peak_footprint status peak_rss_above_baseline [change_s lo_s hi_s
+            within_noise: the report's own predicted change, docs/METRICS.md]
 
 Per program: the real CPU time and max RSS per allocator (median [min-max]
 over the rounds), and whether each allocator's CPU differs from glibc's beyond
@@ -16,7 +17,9 @@ allocations once), the predicted saving against glibc in seconds and in % of
 glibc's real CPU time, with the range from the repeats' cold min/max, and
 Spearman's rho between real and predicted rankings for time (CPU time vs
 predicted allocator time) and memory (max RSS vs peak footprint, and vs the
-replay's peak RSS above its baseline)."""
+replay's peak RSS above its baseline). With the report's own prediction (the
+"predict" object): its verdict per allocator (faster / slower / within noise)
+beside the real one, and how many agree."""
 import sys
 from collections import defaultdict
 
@@ -52,6 +55,47 @@ def spearman(a, b):
     return cov / (va * vb) if va and vb else float("nan")
 
 
+def report_prediction(f):
+    """The report's predict fields (change_s, lo, hi, within_noise) or None."""
+    if len(f) < 4 or "null" in f:
+        return None
+    return dict(change=float(f[0]), lo=float(f[1]), hi=float(f[2]), within=f[3] == "true")
+
+
+def real_verdict(cpu, base):
+    """faster / slower than glibc beyond the noise (ranges do not overlap), else within noise."""
+    if max(cpu) < min(base):
+        return "faster"
+    if min(cpu) > max(base):
+        return "slower"
+    return "within noise"
+
+
+def report_verdict(pred):
+    if pred["within"]:
+        return "within noise"
+    return "faster" if pred["change"] < 0 else "slower"
+
+
+def verdict_lines(p, both, rows, real):
+    """The report's predicted change beside the real verdict, and the agreement count."""
+    base = [c for c, _ in real[p].get("glibc", [])]
+    cells, agree, n = [], 0, 0
+    for a in both:
+        pred = rows[a].get("pred")
+        if a == "glibc" or not pred or not base:
+            continue
+        rv = real_verdict([c for c, _ in real[p][a]], base)
+        pv = report_verdict(pred)
+        n += 1
+        agree += rv == pv
+        cells.append("%s %+.3f s [%+.3f, %+.3f] %s (real: %s)" % (
+            a, pred["change"], pred["lo"], pred["hi"], pv, rv))
+    if n:
+        print("- the report's predicted change of the program's run time: " + "; ".join(cells) +
+              "; verdicts agree for %d of %d" % (agree, n))
+
+
 def fmt_range(v, f="%.3f"):
     return (f + " [" + f + "-" + f + "]") % (median(v), min(v), max(v))
 
@@ -77,7 +121,8 @@ def main(real_path, replay_path, allocators):
         rep[(p, t)][a] = dict(ops=int(f[3]), cold=float(f[4]), lo=float(f[5]), hi=float(f[6]),
                               warm=float(f[7]) if f[7] != "null" else float("nan"),
                               fp=int(f[8]) if f[8] != "null" else 0,
-                              rss=int(f[10]) if len(f) > 10 and f[10] != "null" else 0)
+                              rss=int(f[10]) if len(f) > 10 and f[10] != "null" else 0,
+                              pred=report_prediction(f[11:15]))
     print("Real: the program under `LD_PRELOAD` (user+sys CPU s, max RSS MiB; median [min-max] over")
     print("the rounds). *beyond noise*: the allocator's CPU range does not overlap glibc's.")
     print("Predicted: allocator time from the replay's cold lap (cold ns/op x ops), saving against")
@@ -136,6 +181,7 @@ def main(real_path, replay_path, allocators):
             print("- memory: real %s; predicted by peak footprint %s, rho = %.2f; by peak RSS above"
                   " baseline %s, rho = %.2f" % (order(both, rm), order(both, pm), spearman(rm, pm),
                                                order(both, pr), spearman(rm, pr)))
+            verdict_lines(p, both, rows, real)
     return 0
 
 
