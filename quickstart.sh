@@ -35,7 +35,8 @@ build() {
         echo "quickstart: the tree is configured with sanitizers; reconfiguring without them" >&2
         make distclean >/dev/null 2>&1 || true
     fi
-    [ -f Makefile ] || ./configure
+    # configure's findings (which allocators) go to stderr: stdout is the reports alone
+    [ -f Makefile ] || ./configure >&2
     make -j"$(nproc)" >/dev/null
 }
 
