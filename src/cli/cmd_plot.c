@@ -97,8 +97,8 @@ int hr_cmd_plot(int argc, char **argv) {
     const char *in = argv[first], *outp = a.out;
     hr_error_t err;
     char path[128];
-    if (hr_svg_metric_path(opt.metric, path, sizeof path) < 0)
-        return hr_cli_usage_error("plot", "--metric: unknown metric \"%s\"", opt.metric);
+    if (hr_svg_metric_path(opt.metric, path, sizeof path, &err) < 0)
+        return hr_cli_usage_error("plot", "%s", err.msg);
     hr_json_t *rep = hr_report_load(in, &err);
     if (!rep)
         return hr_cli_usage_error("plot", "%s", err.msg);

@@ -58,8 +58,8 @@ int hr_cmd_report(int argc, char **argv) {
         return prc == HR_OPTS_HELP ? 0 : prc;
     hr_error_t err;
     char path[128];
-    if (hr_svg_metric_path(a.html.charts.metric, path, sizeof path) < 0)
-        return hr_cli_usage_error("report", "--metric: unknown metric \"%s\"", a.html.charts.metric);
+    if (hr_svg_metric_path(a.html.charts.metric, path, sizeof path, &err) < 0)
+        return hr_cli_usage_error("report", "%s", err.msg);
     hr_json_t *rep = hr_report_load(argv[first], &err);
     if (!rep)
         return hr_cli_usage_error("report", "%s", err.msg);

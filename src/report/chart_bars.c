@@ -18,19 +18,19 @@
 #define BAR_GAP 4
 #define TOP 48
 
-int hr_svg_metric_path(const char *metric, char *path, size_t n) {
+int hr_svg_metric_path(const char *metric, char *path, size_t n, hr_error_t *err) {
     hr_compare_metric_t m;
     const hr_metric_t *leaf;
-    if (!metric)
-        return -1;
-    if (hr_compare_metric_lookup(metric, &m) == 0) {
+    if (metric && hr_compare_metric_lookup(metric, &m) == 0) {
         snprintf(path, n, "%s", m.path);
         return 0;
     }
-    if ((leaf = hr_metric_by_leaf(metric))) {
+    if (metric && (leaf = hr_metric_by_leaf(metric))) {
         snprintf(path, n, "%s", leaf->path);
         return 0;
     }
+    hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
+                 "peak_footprint, p99, or a dotted path)", metric ? metric : "");
     return -1;
 }
 
@@ -135,11 +135,8 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
 int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err) {
     char path[128], title[256];
     const char *traces[256];
-    if (hr_svg_metric_path(o->metric, path, sizeof path) < 0) {
-        hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
-                 "peak_footprint, p99, or a dotted path)", o->metric ? o->metric : "");
+    if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
-    }
     const hr_json_t *results = hr_json_get(rep, "results");
     const hr_metric_t *def = hr_metric_by_path(path);
     int fallback = 0, nt = hr_svg_chart_traces(results, o, traces, 256);

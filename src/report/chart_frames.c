@@ -158,10 +158,5 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
 }
 
 int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
-    const char *traces[256];
-    const hr_json_t *results = hr_json_get(rep, "results");
-    int nt = hr_svg_chart_traces(results, o, traces, 256);
-    for (int t = 0; t < nt; t++)
-        panel(s, results, traces[t], o);
-    return 0;
+    return hr_svg_each_trace(s, rep, o, panel);
 }

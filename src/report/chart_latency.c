@@ -64,7 +64,8 @@ static void no_latency(hr_svg_t *s, hr_panel_t *p) {
     hr_panel_empty(s, p, why, 2);
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
+static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+                  const hr_svg_options_t *o) {
     size_t nr = hr_json_len(results), nl = 0;
     cdf_t *l = calloc(nr ? nr : 1, sizeof *l);
     char title[512], attrs[96];
@@ -120,10 +121,5 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
 }
 
 int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
-    const char *traces[256];
-    const hr_json_t *results = hr_json_get(rep, "results");
-    int nt = hr_svg_chart_traces(results, o, traces, 256);
-    for (int t = 0; t < nt; t++)
-        panel(s, results, traces[t]);
-    return 0;
+    return hr_svg_each_trace(s, rep, o, panel);
 }

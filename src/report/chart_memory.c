@@ -132,7 +132,8 @@ static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json
         hr_panel_missing(s, p, results, trace, drawn, nd, "memory");
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
+static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+                  const hr_svg_options_t *o) {
     size_t nr = hr_json_len(results);
     mpanel_t mp = {calloc(nr ? nr : 1, sizeof *mp.l), {0}, 0, 0, 0, 0, 0, 0};
     char title[512];
@@ -158,10 +159,5 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace) {
 }
 
 int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
-    const char *traces[256];
-    const hr_json_t *results = hr_json_get(rep, "results");
-    int nt = hr_svg_chart_traces(results, o, traces, 256);
-    for (int t = 0; t < nt; t++)
-        panel(s, results, traces[t]);
-    return 0;
+    return hr_svg_each_trace(s, rep, o, panel);
 }

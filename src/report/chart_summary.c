@@ -158,11 +158,8 @@ int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *
     char path[128];
     const char *traces[256];
     const hr_json_t *results = hr_json_get(rep, "results");
-    if (hr_svg_metric_path(o->metric, path, sizeof path) < 0) {
-        hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
-                 "peak_footprint, p99, or a dotted path)", o->metric ? o->metric : "");
+    if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
-    }
     if (!o->baseline_checked && hr_svg_check_baseline(rep, o, err) < 0)
         return -1;
     int nt = hr_svg_chart_traces(results, o, traces, 256);

@@ -172,7 +172,7 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
     hr_html_options_t dflt = hr_html_options_default();
     const hr_json_t *results = hr_json_get(rep, "results");
     const char *traces[256];
-    int nt = hr_svg_traces(results, traces, 256), rc = 0;
+    int nt = hr_report_traces(results, traces, 256), rc = 0;
     if (!o)
         o = &dflt;
     if (hr_svg_check_baseline(rep, &o->charts, err) < 0) /* once, against every trace */

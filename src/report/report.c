@@ -182,8 +182,7 @@ static void print_header(FILE *out, const hr_json_t *rep, int md) {
     fputs("\n\n", out);
 }
 
-/* Distinct trace names in first-seen order. */
-static int traces_of(const hr_json_t *results, const char **out, int max) {
+int hr_report_traces(const hr_json_t *results, const char **out, int max) {
     int n = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const char *t = hr_json_path_str(hr_json_at(results, i), "trace");
@@ -217,7 +216,7 @@ static void header(FILE *out, const hr_json_t *rep, int md) {
 static void render_tables(const hr_json_t *rep, hr_emit_t *em, int md, int detail) {
     const hr_json_t *results = hr_json_get(rep, "results");
     const char *traces[256];
-    int nt = traces_of(results, traces, 256);
+    int nt = hr_report_traces(results, traces, 256);
     if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
         header(em->out, rep, md);
     for (int t = 0; t < nt; t++) {

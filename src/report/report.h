@@ -58,6 +58,9 @@ int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out);
 
 /* 1 when the result's status is "ok" (a figure that may be shown and ranked). */
 int hr_result_ok(const hr_json_t *r);
+/* The distinct traces of `results` in first-seen order (at most max);
+ * returns the count. */
+int hr_report_traces(const hr_json_t *results, const char **out, int max);
 /* 1 when the result's "trace" is `trace`. */
 int hr_result_of_trace(const hr_json_t *r, const char *trace);
 

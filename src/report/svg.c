@@ -375,25 +375,22 @@ double hr_svg_max(const double *v, size_t n) {
     return m;
 }
 
-int hr_svg_traces(const hr_json_t *results, const char **out, int max) {
-    int n = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const char *t = hr_json_path_str(hr_json_at(results, i), "trace");
-        int seen = 0;
-        for (int j = 0; j < n && !seen; j++)
-            seen = strcmp(out[j], t) == 0;
-        if (!seen && n < max)
-            out[n++] = t;
-    }
-    return n;
-}
-
 int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
                         int max) {
     if (!o->only_trace)
-        return hr_svg_traces(results, out, max);
+        return hr_report_traces(results, out, max);
     out[0] = o->only_trace;
     return max > 0;
+}
+
+int hr_svg_each_trace(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                      hr_svg_panel_fn panel) {
+    const char *traces[256];
+    const hr_json_t *results = hr_json_get(rep, "results");
+    int nt = hr_svg_chart_traces(results, o, traces, 256);
+    for (int t = 0; t < nt; t++)
+        panel(s, results, traces[t], o);
+    return 0;
 }
 
 const char *hr_svg_metric_words(const hr_metric_t *m, const char *path) {

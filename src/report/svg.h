@@ -55,8 +55,9 @@ hr_svg_options_t hr_svg_options_default(void);
 /* "bars|summary|memory|frames|latency|all" -> kind; 0 ok, -1 unknown. */
 int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind);
 
-/* Resolve a metric name to a dotted result path; 0 ok, -1 unknown. */
-int hr_svg_metric_path(const char *metric, char *path, size_t n);
+/* Resolve a metric name to a dotted result path; 0 ok, or -1 with err set to
+ * one line naming the unknown metric and what was expected. */
+int hr_svg_metric_path(const char *metric, char *path, size_t n, hr_error_t *err);
 
 /* Prints the names --metric accepts (from the metric registry), for help. */
 void hr_svg_metric_names(FILE *out);
@@ -159,11 +160,14 @@ double hr_svg_max(const double *v, size_t n);
 
 /* ---- report helpers ------------------------------------------------------ */
 
-/* Distinct traces of the results, first-seen order; returns the count. */
-int hr_svg_traces(const hr_json_t *results, const char **out, int max);
 /* The traces a chart draws: o->only_trace, or every trace of the results. */
 int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
                         int max);
+/* Draws one panel per trace the chart draws (hr_svg_chart_traces); 0. */
+typedef void (*hr_svg_panel_fn)(hr_svg_t *s, const hr_json_t *results, const char *trace,
+                                const hr_svg_options_t *o);
+int hr_svg_each_trace(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                      hr_svg_panel_fn panel);
 /* The metric's name in words ("Throughput", "Peak footprint"); falls back
  * to the table column label, then to the path. */
 const char *hr_svg_metric_words(const hr_metric_t *m, const char *path);
