@@ -40,7 +40,8 @@ else
 fi
 [ "$(jget results.1.status "$T/r.json")" = ok ] && ok "the glibc row of the same run is ok" ||
     not_ok "the glibc row of the same run is ok"
-grep -q "oom: the allocator returned NULL" "$T/out" && ok "the text report says why" ||
+# the summary wraps its notes at 100 columns, and a long path (distcheck's) moves the break
+tr -s ' \n' ' ' < "$T/out" | grep -q "oom: the allocator returned NULL" && ok "the text report says why" ||
     not_ok "the text report says why" "$(tail -5 "$T/out")"
 
 "$HR" replay -q -a "preload:$LIB" -r 1 --warm-time 0 "$T/small.hrt" -o "$T/s.json" >/dev/null 2>&1
