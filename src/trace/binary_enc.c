@@ -131,11 +131,8 @@ static const hr_event_t *size_delta(const hr_event_t *ev, const hr_op_info_t *in
                                     const hr_idtab_t *bytes, hr_event_t *tmp, uint8_t *b) {
     if (!HR_SIZE_DELTA_OK(in->fields[0], in->fields[1], in->fields[2], in->nopt))
         return ev;
-    uint64_t old = hr_idtab_get(bytes, ev->aux);
-    if (ev->size >= old ? ev->size - old > INT64_MAX : old - ev->size > INT64_MAX)
-        return ev; /* the delta must not wrap: the reader rejects that */
-    uint64_t z = hr_zigzag(ev->size >= old ? (int64_t)(ev->size - old) : -(int64_t)(old - ev->size));
-    if (hr_varint_len(z) >= hr_varint_len(ev->size))
+    uint64_t z;
+    if (!hr_bin_size_delta(ev->size, hr_idtab_get(bytes, ev->aux), &z))
         return ev;
     *tmp = *ev;
     tmp->size = z;
