@@ -282,27 +282,3 @@ oom:
     errno = ENOMEM;
     return -1;
 }
-
-
-/* ---- streaming (hr_trace_scan_file's digest check) ------------------------ */
-
-int hr_enc_stream_init(hr_enc_stream_t *e, uint32_t n_ids, uint64_t n_events) {
-    memset(e, 0, sizeof *e);
-    return hr_idtab_init(&e->bytes, n_ids, n_events);
-}
-
-long hr_enc_stream_put(hr_enc_stream_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n,
-                       uint8_t *out) {
-    chain_t ch = {e->last_id, e->last_num};
-    uint8_t *p = out;
-    for (size_t i = 0; i < n; i++) {
-        p = enc_record(p, &evs[i], &ch, &e->thread, ts ? &ts[i] : NULL, &e->prev_ts, &e->bytes);
-        if (!p)
-            return -1;
-    }
-    e->last_id = ch.id;
-    e->last_num = ch.num;
-    return (long)(p - out);
-}
-
-void hr_enc_stream_free(hr_enc_stream_t *e) { hr_idtab_free(&e->bytes); }

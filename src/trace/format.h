@@ -148,21 +148,6 @@ void hr_validator_free(hr_validator_t *vd);
  * before. 0, or -1 with err (out of memory). */
 int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err);
 
-/* The canonical record encoder in slices: hr_trace_encode_binary's delta
- * state kept across calls. put encodes n events (ts NULL without
- * timestamps) at out, which has room for n * HR_REC_MAX bytes; returns the
- * bytes written, or -1 for an event the format cannot hold. */
-typedef struct hr_enc_stream {
-    uint32_t   last_id;
-    uint64_t   last_num, prev_ts;
-    uint16_t   thread;
-    hr_idtab_t bytes;
-} hr_enc_stream_t;
-int hr_enc_stream_init(hr_enc_stream_t *e, uint32_t n_ids, uint64_t n_events); /* -1: OOM */
-long hr_enc_stream_put(hr_enc_stream_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n,
-                       uint8_t *out);
-void hr_enc_stream_free(hr_enc_stream_t *e);
-
 /* The binary decoder in slices, never holding the whole event array. open
  * checks the header, reads the string table into t (and its timestamp flag)
  * and describes the file's layout; next decodes up to cap events (ts has

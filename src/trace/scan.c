@@ -1,18 +1,22 @@
 /* What a trace file holds without holding its events (heapreplay info).
  *
  * A binary trace is decoded in slices of SLICE events: each slice is
- * validated (hr_validator_t), counted, and re-encoded by the canonical
- * encoder; when every slice re-encodes to the file's own bytes, the string
- * table is in canonical order (first use, no duplicate, none unused), no
- * record was skipped and the header is the current writer's (minor 2 or 3,
- * 64 bytes; or 1.4, 112 bytes with the program time, which the digest
- * leaves out), the file *is* the canonical encoding, so the digest is the
- * FNV-1a of its bytes: the same value hr_trace_digest computes from the decoded
- * events, at the cost of one pass and no event array. Memory: the file's
- * bytes, the slices, and the per-id tables (by the ids used).
+ * validated (hr_validator_t) and counted, and its bytes are hashed while the
+ * decoder has seen none of the codings a reader accepts but the canonical
+ * writer never produces (hr_bin_scan_canonical: a redundant thread switch,
+ * an elidable realloc id written out, a size-delta choice other than the
+ * writer's, names first used out of table order). When none occurred, no
+ * record was skipped, every name is used and distinct, and the header is
+ * the writer's (minor 2 or 3, 64 bytes; or 1.4, 112 bytes with the program
+ * time, which the digest leaves out), the file *is* the canonical encoding,
+ * so its FNV-1a is the digest: the value hr_trace_digest computes from the
+ * decoded events, in one pass, without re-encoding. Memory: the slices and
+ * the per-id tables (by the ids used); a plain binary file is mapped and its
+ * pages dropped behind the decoder, so nothing grows with the file.
  *
- * Anything else (text, a file an older or foreign writer produced, a
- * permuted string table) is read whole and summarised from the events. */
+ * Anything else (text, a compressed or piped trace: read whole; a file an
+ * older or foreign writer produced, a permuted string table) is decoded
+ * whole and summarised from the events. */
 #include "trace/scan.h"
 
 #include <fcntl.h>
