@@ -20,6 +20,8 @@
 #include "trace/scan.h"
 
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,7 +29,6 @@
 #include <unistd.h>
 
 #define SLICE 65536
-#define PAGE_GUESS 4096            /* drop_to rounds down to it: any real page size divides */
 #define DROP_STEP ((size_t)1 << 20) /* mapped bytes given back at a time */
 
 #define FNV_BASIS 0xcbf29ce484222325ull
@@ -81,6 +82,7 @@ typedef struct input {
     int            mapped;  /* 1: buf is an mmap of map_len bytes */
     size_t         map_len;
     size_t         dropped; /* bytes of buf already given back */
+    size_t         page;    /* the page size (drop_to gives back whole pages) */
 } input_t;
 
 /* Gives back the mapped pages wholly before p (a no-op on a read buffer).
@@ -89,7 +91,7 @@ typedef struct input {
 static void drop_to(input_t *in, const uint8_t *p) {
     if (!in->mapped)
         return;
-    size_t upto = (size_t)(p - in->buf) & ~((size_t)PAGE_GUESS - 1);
+    size_t upto = (size_t)(p - in->buf) & ~(in->page - 1);
     if (upto >= in->dropped + DROP_STEP) {
         (void)madvise((void *)(in->buf + in->dropped), upto - in->dropped, MADV_DONTNEED);
         in->dropped = upto;
@@ -279,8 +281,10 @@ static int map_binary(const char *path, input_t *in) {
     close(fd);
     if (m == MAP_FAILED)
         return -1;
+    long page = sysconf(_SC_PAGESIZE);
     *in = (input_t){.buf = m, .len = (size_t)st.st_size, .mapped = 1,
-                    .map_len = (size_t)st.st_size};
+                    .map_len = (size_t)st.st_size,
+                    .page = page > 0 && !(page & (page - 1)) ? (size_t)page : 4096};
     uint64_t total = binary_total(in->buf);
     if (total < in->len)
         in->len = (size_t)total + 1; /* one byte more shows an excess */
@@ -288,26 +292,62 @@ static int map_binary(const char *path, input_t *in) {
     return 0;
 }
 
+/* Summarises in (streamed when canonical, else whole); 0 or -1 with err. */
+static int scan_input(input_t *in, const char *name, hr_format_t fmt, hr_trace_summary_t *s,
+                      hr_error_t *err) {
+    int rc = fmt == HR_FMT_BINARY ? scan_binary(in, name, s, err) : 1;
+    s->streamed = rc == 0;
+    if (rc == 1)
+        rc = scan_whole(in->buf, in->len, name, fmt, s, err);
+    return rc;
+}
+
+/* A mapped file cut short by another process while it is read raises
+ * SIGBUS on the first page past its new end: reported as an error instead
+ * of a crash. The jump leaves the scan's slices and tables allocated (a
+ * few MiB; the command then exits 2). One scan at a time (info's). */
+static sigjmp_buf bus_jump;
+
+static void on_bus(int sig) {
+    (void)sig;
+    siglongjmp(bus_jump, 1);
+}
+
+static int scan_mapped(input_t *in, const char *name, hr_trace_summary_t *s, hr_error_t *err) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_bus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &old);
+    int rc;
+    if (sigsetjmp(bus_jump, 1) == 0) {
+        rc = scan_input(in, name, HR_FMT_BINARY, s, err);
+    } else {
+        hr_error_set(err, "%s: cannot read: the file was truncated while it was read", name);
+        rc = -1;
+    }
+    sigaction(SIGBUS, &old, NULL);
+    return rc;
+}
+
 int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err) {
     input_t in = {0};
-    uint8_t *buf = NULL;
-    const char *name = path;
-    hr_format_t fmt = HR_FMT_BINARY;
     memset(s, 0, sizeof *s);
     hr_trace_init(&s->t);
-    if (map_binary(path, &in) != 0) {
-        fmt = HR_FMT_AUTO;
+    int rc;
+    if (map_binary(path, &in) == 0) {
+        rc = scan_mapped(&in, path, s, err);
+        munmap((void *)in.buf, in.map_len);
+    } else {
+        uint8_t *buf;
+        const char *name;
+        hr_format_t fmt = HR_FMT_AUTO;
         if (hr_trace_read_bytes(path, &buf, &in.len, &fmt, &name, err) != 0)
             return -1;
         in.buf = buf;
+        rc = scan_input(&in, name, fmt, s, err);
+        free(buf);
     }
-    int rc = fmt == HR_FMT_BINARY ? scan_binary(&in, name, s, err) : 1;
-    s->streamed = rc == 0;
-    if (rc == 1)
-        rc = scan_whole(in.buf, in.len, name, fmt, s, err);
-    if (in.mapped)
-        munmap((void *)in.buf, in.map_len);
-    free(buf);
     if (rc != 0)
         hr_trace_summary_free(s);
     return rc;
