@@ -95,7 +95,7 @@ static inline int hr_varint_get(const uint8_t **pp, const uint8_t *end, uint64_t
  * bytes at *pp (a canonical varint never reads more). One- and two-byte
  * values (the bulk of ids, sizes and deltas) are decoded without a
  * data-dependent branch: whether a size is < 128 is unpredictable. */
-static inline int hr_varint_get_unchecked(const uint8_t **pp, uint64_t *out) {
+__attribute__((always_inline)) static inline int hr_varint_get_unchecked(const uint8_t **pp, uint64_t *out) {
     const uint8_t *p = *pp;
     uint64_t b0 = p[0], b1 = p[1];
     uint64_t c0 = b0 >> 7; /* 1 when a second byte follows */

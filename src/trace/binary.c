@@ -48,6 +48,10 @@ typedef struct dec {
     uint16_t       thread;
     uint16_t       minor;
     hr_idtab_t     bytes; /* requested size of each id's block (1.2 size deltas) */
+    /* Tracked only by the chunked decoder (track = 1, hr_bin_scan_t): */
+    uint64_t       freedoms; /* records coded as the canonical encoder would not */
+    uint32_t       next_str; /* strings used so far in first-use order */
+    int            needs_new; /* a pool op or a named frame (the writer's minor 3) */
 } dec_t;
 
 HR_COLD __attribute__((format(printf, 3, 4))) static int dec_fail(dec_t *d, const uint8_t *at, const char *fmt, ...) {
@@ -138,7 +142,8 @@ HR_INLINE int dec_field(dec_t *d, const uint8_t **pp, const uint8_t *end, int ki
 }
 
 HR_INLINE int dec_fields(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_t *ev,
-                         chain_t *c, int k1, int k2, int k3, int nopt, int opt, int checked) {
+                         chain_t *c, int k1, int k2, int k3, int nopt, int opt, int checked,
+                         int track) {
     if (k1 != HR_F_NONE && HR_PRESENT(0, k1, k2, k3, nopt, opt) &&
         dec_field(d, pp, end, k1, ev, c, checked))
         return -1;
@@ -150,6 +155,9 @@ HR_INLINE int dec_fields(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_ev
     if (k3 != HR_F_NONE && HR_PRESENT(2, k1, k2, k3, nopt, opt) &&
         dec_field(d, pp, end, k3, ev, c, checked))
         return -1;
+    /* Freedom: an ID equal to OLD written out (the writer elides it, bit 5). */
+    if (track && HR_ELIDES_ID(k1, k2, nopt) && !opt && ev->id == ev->aux)
+        d->freedoms++;
     return 0;
 }
 
@@ -169,14 +177,15 @@ static int dec_payload_len(dec_t *d, const uint8_t **pp, const uint8_t *end, uns
 }
 
 HR_INLINE int dec_op(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_t *ev,
-                     unsigned code, int k1, int k2, int k3, int nopt, int opt, int checked) {
+                     unsigned code, int k1, int k2, int k3, int nopt, int opt, int checked,
+                     int track) {
     if (code < HR_BIN_SKIPPABLE_MIN)
-        return dec_fields(d, pp, end, ev, &d->ch, k1, k2, k3, nopt, opt, checked);
+        return dec_fields(d, pp, end, ev, &d->ch, k1, k2, k3, nopt, opt, checked, track);
     const uint8_t *pend;
     if (dec_payload_len(d, pp, end, code, &pend))
         return -1;
     chain_t local = d->ch; /* skippable records do not advance the chains */
-    if (dec_fields(d, pp, pend, ev, &local, k1, k2, k3, nopt, opt, 1))
+    if (dec_fields(d, pp, pend, ev, &local, k1, k2, k3, nopt, opt, 1, track))
         return -1;
     if (*pp != pend)
         return dec_fail(d, *pp, "%zu unexpected bytes at the end of a '%s' payload",
@@ -188,18 +197,40 @@ HR_INLINE int dec_op(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_
  * records the bytes of the block an op creates (code is a constant here, so
  * ops that create nothing compile to nothing). */
 HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2, int k3,
-                        int nopt, int delta, const uint8_t *at) {
-    if (HR_SIZE_DELTA_OK(k1, k2, k3, nopt) && delta) {
-        int64_t dv = hr_unzigzag(ev->size);
+                        int nopt, int delta, const uint8_t *at, int track) {
+    if (HR_SIZE_DELTA_OK(k1, k2, k3, nopt) && (delta || track)) {
         uint64_t old = hr_idtab_get(&d->bytes, ev->aux);
-        if (dv < 0 ? (uint64_t)0 - (uint64_t)dv > old : (uint64_t)dv > UINT64_MAX - old)
-            return dec_fail(d, at, "size delta %lld out of range: id %u's block has %llu "
-                            "bytes", (long long)dv, ev->aux, (unsigned long long)old);
-        ev->size = old + (uint64_t)dv;
+        if (delta) {
+            int64_t dv = hr_unzigzag(ev->size);
+            if (dv < 0 ? (uint64_t)0 - (uint64_t)dv > old : (uint64_t)dv > UINT64_MAX - old)
+                return dec_fail(d, at, "size delta %lld out of range: id %u's block has %llu "
+                                "bytes", (long long)dv, ev->aux, (unsigned long long)old);
+            ev->size = old + (uint64_t)dv;
+        }
+        /* Freedom: bit 7 other than the writer's choice (hr_bin_size_delta). */
+        if (track && delta != hr_bin_size_delta(ev->size, old, NULL))
+            d->freedoms++;
     }
     if (hr_op_creates_block(code) && hr_idtab_set(&d->bytes, ev->id, hr_event_bytes(ev)))
         return dec_fail(d, at, "out of memory for the sizes of %u ids", d->n_ids);
     return 0;
+}
+
+/* What the chunked decoder notes besides the freedoms: whether the writer
+ * would need minor 3 (pool ops, named frames), and whether string indices
+ * appear in first-use order 0, 1, 2, ... (the canonical string numbering). */
+HR_INLINE void dec_track(dec_t *d, const hr_event_t *ev, unsigned code, int k1, int k2, int k3,
+                         int nopt, int opt) {
+    if (hr_op_is_pool(code) || (code == HR_OP_FRAME && opt))
+        d->needs_new = 1;
+    int str = (k1 == HR_F_STR && HR_PRESENT(0, k1, k2, k3, nopt, opt)) ||
+              (k2 == HR_F_STR && HR_PRESENT(1, k1, k2, k3, nopt, opt)) ||
+              (k3 == HR_F_STR && HR_PRESENT(2, k1, k2, k3, nopt, opt));
+    if (str && ev->aux >= d->next_str) {
+        if (ev->aux != d->next_str)
+            d->freedoms++; /* not first-use order: hashed over the renumbered table */
+        d->next_str = ev->aux + 1;
+    }
 }
 
 #define DEC_CASE_(e, c, t, f1, f2, f3, o, cls, key)                                        \
@@ -216,14 +247,17 @@ HR_INLINE int dec_bytes(dec_t *d, hr_event_t *ev, unsigned code, int k1, int k2,
         if (o == 0)                                                              \
             ev->flags = 0;                                                       \
         if (dec_op(d, &p, end, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, opt,   \
-                   checked) ||                                                   \
-            dec_bytes(d, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, delta, at))  \
+                   checked, track) ||                                            \
+            dec_bytes(d, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, delta, at,   \
+                      track))                                                    \
             return -1;                                                           \
+        if (track)                                                               \
+            dec_track(d, ev, c, HR_F_##f1, HR_F_##f2, HR_F_##f3, o, opt);        \
         break;
 
 /* Decodes one record into *ev (and *ts). Returns 0 (event), 1 (skipped) or -1. */
 HR_INLINE int dec_record(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_event_t *ev,
-                         uint64_t *ts, int checked, int has_ts) {
+                         uint64_t *ts, int checked, int has_ts, int track) {
     const uint8_t *at = *pp, *p = at;
     unsigned b = *p++, code = b & HR_BIN_OP_MASK;
     int opt = (b & HR_BIN_OPT) != 0;
@@ -245,6 +279,8 @@ HR_INLINE int dec_record(dec_t *d, const uint8_t **pp, const uint8_t *end, hr_ev
         if (v >= d->n_threads)
             return dec_fail(d, tat, "thread %llu out of range (header says n_threads %u)",
                             (unsigned long long)v, d->n_threads);
+        if (track && v == d->thread)
+            d->freedoms++; /* freedom: a switch to the current thread */
         d->thread = (uint16_t)v;
     }
     if (has_ts) {
@@ -289,8 +325,8 @@ HR_INLINE int dec_loop(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_
             return dec_fail(d, p, "record count mismatch: more records than the header's "
                             "%llu events", (unsigned long long)n_events);
         int rc = end - p >= FAST_MARGIN
-                     ? dec_record(d, &p, end, &evs[n], has_ts ? &tss[n] : &dummy, 0, has_ts)
-                     : dec_record(d, &p, end, &evs[n], has_ts ? &tss[n] : &dummy, 1, has_ts);
+                     ? dec_record(d, &p, end, &evs[n], has_ts ? &tss[n] : &dummy, 0, has_ts, 0)
+                     : dec_record(d, &p, end, &evs[n], has_ts ? &tss[n] : &dummy, 1, has_ts, 0);
         if (__builtin_expect(rc != 0, 0)) {
             if (rc < 0)
                 return -1;
@@ -554,30 +590,50 @@ fail:
     return NULL;
 }
 
-long hr_bin_scan_next(hr_bin_scan_t *s, hr_event_t *evs, uint64_t *ts, size_t cap,
-                      const uint8_t **to) {
+/* The chunked record loop (has_ts and track constant: one copy each). */
+HR_INLINE long scan_loop(hr_bin_scan_t *s, hr_event_t *evs, uint64_t *ts, size_t cap,
+                         int has_ts) {
     dec_t *d = &s->d;
-    int has_ts = (s->h.flags & HR_TRACEF_TIMESTAMPS) != 0;
-    uint64_t dummy = 0;
+    const uint8_t *p = s->p, *end = s->end;
+    uint64_t dummy = 0, left = s->h.n_events - s->n - s->skipped;
     size_t k = 0;
-    while (s->p < s->end && k < cap) {
-        if (s->n + s->skipped >= s->h.n_events)
-            return dec_fail(d, s->p, "record count mismatch: more records than the header's "
+    while (p < end && k < cap) {
+        if (__builtin_expect(left == 0, 0)) {
+            s->p = p;
+            return dec_fail(d, p, "record count mismatch: more records than the header's "
                             "%llu events", (unsigned long long)s->h.n_events);
-        int rc = s->end - s->p >= FAST_MARGIN
-                     ? dec_record(d, &s->p, s->end, &evs[k], has_ts ? &ts[k] : &dummy, 0, has_ts)
-                     : dec_record(d, &s->p, s->end, &evs[k], has_ts ? &ts[k] : &dummy, 1, has_ts);
-        if (rc < 0)
-            return -1;
-        if (rc > 0) {
+        }
+        left--;
+        int rc = end - p >= FAST_MARGIN
+                     ? dec_record(d, &p, end, &evs[k], has_ts ? &ts[k] : &dummy, 0, has_ts, 1)
+                     : dec_record(d, &p, end, &evs[k], has_ts ? &ts[k] : &dummy, 1, has_ts, 1);
+        if (__builtin_expect(rc != 0, 0)) {
+            if (rc < 0) {
+                s->p = p;
+                return -1;
+            }
             s->skipped++;
             continue;
         }
         k++;
-        s->n++;
     }
-    *to = s->p;
+    s->n += k;
+    s->p = p;
     return (long)k;
+}
+
+long hr_bin_scan_next(hr_bin_scan_t *s, hr_event_t *evs, uint64_t *ts, size_t cap,
+                      const uint8_t **to) {
+    long k = s->h.flags & HR_TRACEF_TIMESTAMPS ? scan_loop(s, evs, ts, cap, 1)
+                                               : scan_loop(s, evs, ts, cap, 0);
+    *to = s->p;
+    return k;
+}
+
+int hr_bin_scan_canonical(const hr_bin_scan_t *s, int *needs_new, uint32_t *n_used) {
+    *needs_new = s->d.needs_new;
+    *n_used = s->d.next_str;
+    return s->d.freedoms == 0;
 }
 
 int hr_bin_scan_close(hr_bin_scan_t *s, const hr_trace_t *derived, uint64_t *skipped) {

@@ -131,11 +131,8 @@ static const hr_event_t *size_delta(const hr_event_t *ev, const hr_op_info_t *in
                                     const hr_idtab_t *bytes, hr_event_t *tmp, uint8_t *b) {
     if (!HR_SIZE_DELTA_OK(in->fields[0], in->fields[1], in->fields[2], in->nopt))
         return ev;
-    uint64_t old = hr_idtab_get(bytes, ev->aux);
-    if (ev->size >= old ? ev->size - old > INT64_MAX : old - ev->size > INT64_MAX)
-        return ev; /* the delta must not wrap: the reader rejects that */
-    uint64_t z = hr_zigzag(ev->size >= old ? (int64_t)(ev->size - old) : -(int64_t)(old - ev->size));
-    if (hr_varint_len(z) >= hr_varint_len(ev->size))
+    uint64_t z;
+    if (!hr_bin_size_delta(ev->size, hr_idtab_get(bytes, ev->aux), &z))
         return ev;
     *tmp = *ev;
     tmp->size = z;
@@ -285,27 +282,3 @@ oom:
     errno = ENOMEM;
     return -1;
 }
-
-
-/* ---- streaming (hr_trace_scan_file's digest check) ------------------------ */
-
-int hr_enc_stream_init(hr_enc_stream_t *e, uint32_t n_ids, uint64_t n_events) {
-    memset(e, 0, sizeof *e);
-    return hr_idtab_init(&e->bytes, n_ids, n_events);
-}
-
-long hr_enc_stream_put(hr_enc_stream_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n,
-                       uint8_t *out) {
-    chain_t ch = {e->last_id, e->last_num};
-    uint8_t *p = out;
-    for (size_t i = 0; i < n; i++) {
-        p = enc_record(p, &evs[i], &ch, &e->thread, ts ? &ts[i] : NULL, &e->prev_ts, &e->bytes);
-        if (!p)
-            return -1;
-    }
-    e->last_id = ch.id;
-    e->last_num = ch.num;
-    return (long)(p - out);
-}
-
-void hr_enc_stream_free(hr_enc_stream_t *e) { hr_idtab_free(&e->bytes); }

@@ -6,6 +6,7 @@
 #define HR_TRACE_FORMAT_H
 
 #include "heapreplay/trace.h"
+#include "base/varint.h"
 #include "trace/idtab.h"
 
 #include <stddef.h>
@@ -39,6 +40,21 @@
  * bytes(id) is the requested size of the last alloc/calloc/realloc that gave
  * the id its block. Reader and writer keep bytes() in a table of n_ids. */
 #define HR_SIZE_DELTA_OK(k1, k2, k3, nopt) (HR_ELIDES_ID(k1, k2, nopt) && (k3) == HR_F_SIZE)
+
+/* The writer's choice for such a SIZE (the one rule that keeps files
+ * canonical; the chunked decoder checks files against it): 1 when the
+ * zig-zag delta from the old block's `old` bytes does not wrap and its
+ * varint is shorter than size's, with *z (may be NULL) = that delta. */
+static inline int hr_bin_size_delta(uint64_t size, uint64_t old, uint64_t *z) {
+    if (size >= old ? size - old > INT64_MAX : old - size > INT64_MAX)
+        return 0; /* the delta must not wrap: the reader rejects that */
+    uint64_t d = hr_zigzag(size >= old ? (int64_t)(size - old) : -(int64_t)(old - size));
+    if (hr_varint_len(d) >= hr_varint_len(size))
+        return 0;
+    if (z)
+        *z = d;
+    return 1;
+}
 
 /* Longest record: opcode + thread + timestamp + 3 fields (or length + payload). */
 #define HR_REC_MAX (1 + 4 * 10 + 3 * 10)
@@ -132,21 +148,6 @@ void hr_validator_free(hr_validator_t *vd);
  * before. 0, or -1 with err (out of memory). */
 int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err);
 
-/* The canonical record encoder in slices: hr_trace_encode_binary's delta
- * state kept across calls. put encodes n events (ts NULL without
- * timestamps) at out, which has room for n * HR_REC_MAX bytes; returns the
- * bytes written, or -1 for an event the format cannot hold. */
-typedef struct hr_enc_stream {
-    uint32_t   last_id;
-    uint64_t   last_num, prev_ts;
-    uint16_t   thread;
-    hr_idtab_t bytes;
-} hr_enc_stream_t;
-int hr_enc_stream_init(hr_enc_stream_t *e, uint32_t n_ids, uint64_t n_events); /* -1: OOM */
-long hr_enc_stream_put(hr_enc_stream_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n,
-                       uint8_t *out);
-void hr_enc_stream_free(hr_enc_stream_t *e);
-
 /* The binary decoder in slices, never holding the whole event array. open
  * checks the header, reads the string table into t (and its timestamp flag)
  * and describes the file's layout; next decodes up to cap events (ts has
@@ -168,6 +169,13 @@ long hr_bin_scan_next(hr_bin_scan_t *s, hr_event_t *evs, uint64_t *ts, size_t ca
                       const uint8_t **to);
 int hr_bin_scan_close(hr_bin_scan_t *s, const hr_trace_t *derived, uint64_t *skipped);
 void hr_bin_scan_abort(hr_bin_scan_t *s); /* frees without checking (after an error) */
+/* After the last next: 1 when every record so far was coded as the canonical
+ * encoder codes it (none of the freedoms a reader accepts: a switch to the
+ * current thread, an ID equal to OLD written out, a size-delta bit 7 other
+ * than hr_bin_size_delta's choice) and string indices were first used in
+ * order 0, 1, 2, ...; else 0. *needs_new: a pool op or named frame was
+ * seen (the writer's minor 3); *n_used: strings used (the highest + 1). */
+int hr_bin_scan_canonical(const hr_bin_scan_t *s, int *needs_new, uint32_t *n_used);
 
 /* A trace file's bytes, format-checked and decompressed as hr_trace_read_file
  * reads them (path "-" = stdin; *name: how messages name it). 0 with *buf

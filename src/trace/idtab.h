@@ -30,7 +30,7 @@ static inline int hr_idtab_init(hr_idtab_t *t, uint32_t n_ids, uint64_t n_events
     return t->dense ? 0 : -1;
 }
 
-static inline uint64_t hr_idtab_get(const hr_idtab_t *t, uint32_t id) {
+__attribute__((always_inline)) static inline uint64_t hr_idtab_get(const hr_idtab_t *t, uint32_t id) {
     if (__builtin_expect(t->dense != NULL, 1))
         return t->dense[id];
     const uint64_t *v = (const uint64_t *)hr_ptrmap_get(&t->sparse, (uint64_t)id + 1);
@@ -38,7 +38,7 @@ static inline uint64_t hr_idtab_get(const hr_idtab_t *t, uint32_t id) {
 }
 
 /* 0, or -1 on OOM (sparse mode only). */
-static inline int hr_idtab_set(hr_idtab_t *t, uint32_t id, uint64_t v) {
+__attribute__((always_inline)) static inline int hr_idtab_set(hr_idtab_t *t, uint32_t id, uint64_t v) {
     if (__builtin_expect(t->dense != NULL, 1)) {
         t->dense[id] = v;
         return 0;

@@ -1,24 +1,35 @@
 /* What a trace file holds without holding its events (heapreplay info).
  *
  * A binary trace is decoded in slices of SLICE events: each slice is
- * validated (hr_validator_t), counted, and re-encoded by the canonical
- * encoder; when every slice re-encodes to the file's own bytes, the string
- * table is in canonical order (first use, no duplicate, none unused), no
- * record was skipped and the header is the current writer's (minor 2 or 3,
- * 64 bytes; or 1.4, 112 bytes with the program time, which the digest
- * leaves out), the file *is* the canonical encoding, so the digest is the
- * FNV-1a of its bytes: the same value hr_trace_digest computes from the decoded
- * events, at the cost of one pass and no event array. Memory: the file's
- * bytes, the slices, and the per-id tables (by the ids used).
+ * validated (hr_validator_t) and counted, and its bytes are hashed while the
+ * decoder has seen none of the codings a reader accepts but the canonical
+ * writer never produces (hr_bin_scan_canonical: a redundant thread switch,
+ * an elidable realloc id written out, a size-delta choice other than the
+ * writer's, names first used out of table order). When none occurred, no
+ * record was skipped, every name is used and distinct, and the header is
+ * the writer's (minor 2 or 3, 64 bytes; or 1.4, 112 bytes with the program
+ * time, which the digest leaves out), the file *is* the canonical encoding,
+ * so its FNV-1a is the digest: the value hr_trace_digest computes from the
+ * decoded events, in one pass, without re-encoding. Memory: the slices and
+ * the per-id tables (by the ids used); a plain binary file is mapped and its
+ * pages dropped behind the decoder, so nothing grows with the file.
  *
- * Anything else (text, a file an older or foreign writer produced, a
- * permuted string table) is read whole and summarised from the events. */
+ * Anything else (text, a compressed or piped trace: read whole; a file an
+ * older or foreign writer produced, a permuted string table) is decoded
+ * whole and summarised from the events. */
 #include "trace/scan.h"
 
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define SLICE 65536
+#define DROP_STEP ((size_t)1 << 20) /* mapped bytes given back at a time */
 
 #define FNV_BASIS 0xcbf29ce484222325ull
 
@@ -62,57 +73,99 @@ static int distinct_names(const hr_trace_t *t) {
     return 1;
 }
 
-typedef struct slices {
-    hr_event_t     *evs;
-    uint64_t       *ts;
-    uint8_t        *enc;
-    hr_validator_t *vd;
-    hr_enc_stream_t es;
-    int             es_ok;
-} slices_t;
+/* The file's bytes: read whole (hr_trace_read_bytes) or, for a plain binary
+ * regular file, mapped read-only; a mapping's pages are dropped behind the
+ * decoder (drop_to), so resident memory does not grow with the file. */
+typedef struct input {
+    const uint8_t *buf;
+    size_t         len;
+    int            mapped;  /* 1: buf is an mmap of map_len bytes */
+    size_t         map_len;
+    size_t         dropped; /* bytes of buf already given back */
+    size_t         page;    /* the page size (drop_to gives back whole pages) */
+} input_t;
 
-static void slices_free(slices_t *sl) {
-    free(sl->evs);
-    free(sl->ts);
-    free(sl->enc);
-    hr_validator_free(sl->vd);
-    if (sl->es_ok)
-        hr_enc_stream_free(&sl->es);
+/* Gives back the mapped pages wholly before p (a no-op on a read buffer).
+ * Private read-only file pages: dropping them only unmaps them, a later read
+ * faults them in again from the page cache. */
+static void drop_to(input_t *in, const uint8_t *p) {
+    if (!in->mapped)
+        return;
+    size_t upto = (size_t)(p - in->buf) & ~(in->page - 1);
+    if (upto >= in->dropped + DROP_STEP) {
+        (void)madvise((void *)(in->buf + in->dropped), upto - in->dropped, MADV_DONTNEED);
+        in->dropped = upto;
+    }
 }
 
-/* The sliced pass. Returns 0 (summary done, digest set), 1 (valid so far
- * but not canonical: use the whole-trace path) or -1 (bad trace, err set). */
-static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trace_summary_t *s,
-                       hr_error_t *err) {
+/* FNV-1a of [p, p + n), dropping mapped pages behind as it goes. */
+static uint64_t hash_range(input_t *in, uint64_t h, const uint8_t *p, size_t n) {
+    while (n) {
+        size_t k = n < DROP_STEP ? n : DROP_STEP;
+        h = fnv1a(h, p, k);
+        p += k;
+        n -= k;
+        drop_to(in, p);
+    }
+    return h;
+}
+
+/* The digest's start: the header the events alone would have (a 1.4 file's
+ * program time left out, io.c: minor `minor`, 64 bytes) and the string table. */
+static uint64_t hash_head(input_t *in, const hr_bin_layout_t *lay, int prog, unsigned minor) {
+    uint8_t hdr[HR_BIN_HEADER_SIZE];
+    memcpy(hdr, in->buf, sizeof hdr);
+    if (prog) {
+        hdr[10] = (uint8_t)minor;
+        hdr[11] = 0;
+        hdr[36] = HR_BIN_HEADER_SIZE;
+        hdr[37] = hdr[38] = hdr[39] = 0;
+    }
+    uint64_t h = fnv1a(FNV_BASIS, hdr, sizeof hdr);
+    const uint8_t *str = in->buf + lay->header_size;
+    return hash_range(in, h, str, (size_t)(lay->records - str));
+}
+
+/* Whether the header is the one our writer would write, as far as the
+ * header alone tells (binary_enc.c writes the lowest minor that holds the
+ * events: 1.3 only with pool ops or named frames, which the caller checks
+ * at the end; 1.4 with the program-time block, 112 bytes, whatever the
+ * events). */
+static int writer_header(const hr_bin_layout_t *lay, int prog) {
+    if (prog)
+        return lay->minor == HR_BIN_MINOR &&
+               lay->header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE;
+    return (lay->minor == HR_BIN_MINOR_POOLS || lay->minor == HR_BIN_MINOR_PLAIN) &&
+           lay->header_size == HR_BIN_HEADER_SIZE;
+}
+
+/* The sliced pass: decode, validate, count, and hash the file's bytes while
+ * the decoder notes no freedom (hr_bin_scan_canonical): then the bytes are
+ * the canonical encoding and their FNV-1a is the digest. Returns 0 (summary
+ * done, digest set), 1 (valid so far but not canonical: use the whole-trace
+ * path) or -1 (bad trace, err set). */
+static int scan_binary(input_t *in, const char *name, hr_trace_summary_t *s, hr_error_t *err) {
     hr_bin_layout_t lay;
-    slices_t sl = {0};
-    hr_bin_scan_t *bs = hr_bin_scan_open(buf, len, name, &s->t, &lay, err);
+    hr_bin_scan_t *bs = hr_bin_scan_open(in->buf, in->len, name, &s->t, &lay, err);
     if (!bs)
         return -1;
     int ts = (s->t.flags & HR_TRACEF_TIMESTAMPS) != 0, rc = -1;
-    /* Our encoder writes the lowest minor that holds the events (binary_enc.c):
-     * 1.3 only with pool ops or named frames; `needs_new` says which it is;
-     * 1.4 with the program-time block (112 bytes of header) whatever the events. */
-    int prog = s->t.program.runs != 0;
-    int canonical = prog ? lay.minor == HR_BIN_MINOR &&
-                               lay.header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE
-                         : (lay.minor == HR_BIN_MINOR_POOLS || lay.minor == HR_BIN_MINOR_PLAIN) &&
-                               lay.header_size == HR_BIN_HEADER_SIZE;
-    int needs_new = 0;
-    uint32_t next_str = 0;
-    uint64_t done = 0, skipped = 0;
-    sl.evs = malloc(SLICE * sizeof *sl.evs);
-    sl.ts = ts ? malloc(SLICE * sizeof *sl.ts) : NULL;
-    sl.enc = malloc((size_t)SLICE * HR_REC_MAX);
-    sl.vd = hr_validator_new(lay.n_events, name);
+    int prog = s->t.program.runs != 0, needs_new = 0;
+    int canonical = writer_header(&lay, prog);
+    uint32_t n_used = 0;
+    uint64_t done = 0, skipped = 0, h = 0;
+    hr_event_t *evs = malloc(SLICE * sizeof *evs);
+    uint64_t *tss = ts ? malloc(SLICE * sizeof *tss) : NULL;
+    hr_validator_t *vd = hr_validator_new(lay.n_events, name);
     s->pushes = calloc(s->t.n_strings + 1, sizeof *s->pushes);
     s->marks = calloc(s->t.n_strings + 1, sizeof *s->marks);
-    sl.es_ok = hr_enc_stream_init(&sl.es, lay.n_ids, lay.n_events) == 0;
-    if (!sl.evs || (ts && !sl.ts) || !sl.enc || !sl.vd || !s->pushes || !s->marks || !sl.es_ok) {
+    if (!evs || (ts && !tss) || !vd || !s->pushes || !s->marks) {
         hr_error_set(err, "%s: out of memory", name);
         hr_bin_scan_abort(bs);
         goto out;
     }
+    if (canonical) /* a 1.4 file is hashed as minor 2 until an event needs 3 */
+        h = hash_head(in, &lay, prog, HR_BIN_MINOR_PLAIN);
     /* The whole-trace reader decodes everything before it validates: after a
      * validation error keep decoding, so that a later decoding error wins as
      * it does there (same message either way). */
@@ -120,29 +173,21 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
     int vfailed = 0;
     const uint8_t *from = lay.records, *to;
     for (;;) {
-        long k = hr_bin_scan_next(bs, sl.evs, sl.ts, SLICE, &to);
+        long k = hr_bin_scan_next(bs, evs, tss, SLICE, &to);
         if (k < 0) {
             hr_bin_scan_abort(bs);
             goto out;
         }
         if (k == 0)
             break;
-        if (!vfailed && hr_validator_step(sl.vd, sl.evs, (size_t)k, (const char *const *)s->t.strings,
+        if (!vfailed && hr_validator_step(vd, evs, (size_t)k, (const char *const *)s->t.strings,
                                         s->t.n_strings, &verr))
             vfailed = 1;
-        if (vfailed)
-            continue;
-        count_slice(s, sl.evs, sl.ts, (size_t)k, done);
-        for (long i = 0; canonical && i < k; i++) {
-            needs_new |= hr_op_is_pool(sl.evs[i].op) ||
-                         (sl.evs[i].op == HR_OP_FRAME && (sl.evs[i].flags & HR_EVF_HAS_OPT));
-            if (hr_event_has_str(&sl.evs[i]) && sl.evs[i].aux >= next_str)
-                canonical = sl.evs[i].aux == next_str++;
-        }
-        if (canonical) {
-            long m = hr_enc_stream_put(&sl.es, sl.evs, sl.ts, (size_t)k, sl.enc);
-            canonical = m == to - from && memcmp(sl.enc, from, (size_t)m) == 0;
-        }
+        if (!vfailed)
+            count_slice(s, evs, tss, (size_t)k, done);
+        canonical = canonical && hr_bin_scan_canonical(bs, &needs_new, &n_used);
+        h = canonical ? hash_range(in, h, from, (size_t)(to - from)) : h;
+        drop_to(in, to);
         done += (uint64_t)k;
         from = to;
     }
@@ -151,32 +196,26 @@ static int scan_binary(const uint8_t *buf, size_t len, const char *name, hr_trac
             *err = verr;
         goto out;
     }
-    hr_validator_result(sl.vd, &s->t);
+    hr_validator_result(vd, &s->t);
     s->t.n_events = done;
+    canonical = canonical && hr_bin_scan_canonical(bs, &needs_new, &n_used);
     if (hr_bin_scan_close(bs, &s->t, &skipped) != 0)
         goto out;
     unsigned minor = needs_new ? HR_BIN_MINOR_POOLS : HR_BIN_MINOR_PLAIN;
-    canonical = canonical && !skipped && next_str == s->t.n_strings && distinct_names(&s->t) &&
+    canonical = canonical && !skipped && n_used == s->t.n_strings && distinct_names(&s->t) &&
                 (prog || lay.minor == minor);
     rc = 1;
     if (canonical) {
-        /* The digest leaves the program time out (io.c): hash the header
-         * the events alone would have, then the rest of the file. */
-        uint8_t hdr[HR_BIN_HEADER_SIZE];
-        memcpy(hdr, buf, sizeof hdr);
-        if (prog) {
-            hdr[10] = (uint8_t)minor;
-            hdr[11] = 0;
-            hdr[36] = HR_BIN_HEADER_SIZE;
-            hdr[37] = hdr[38] = hdr[39] = 0;
-        }
-        uint64_t h = fnv1a(FNV_BASIS, hdr, sizeof hdr);
-        h = fnv1a(h, buf + lay.header_size, len - lay.header_size);
+        if (prog && needs_new) /* the header hashed first said minor 2: again */
+            h = hash_range(in, hash_head(in, &lay, prog, minor), lay.records,
+                           (size_t)(in->buf + in->len - lay.records));
         snprintf(s->digest, sizeof s->digest, "%016llx", (unsigned long long)h);
         rc = 0;
     }
 out:
-    slices_free(&sl);
+    free(evs);
+    free(tss);
+    hr_validator_free(vd);
     return rc;
 }
 
@@ -205,20 +244,110 @@ static int scan_whole(const uint8_t *buf, size_t len, const char *name, hr_forma
     return 0;
 }
 
-int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err) {
-    uint8_t *buf;
-    size_t len;
-    const char *name;
-    hr_format_t fmt = HR_FMT_AUTO;
-    memset(s, 0, sizeof *s);
-    hr_trace_init(&s->t);
-    if (hr_trace_read_bytes(path, &buf, &len, &fmt, &name, err) != 0)
+/* The binary header's total length (header + strings + records), or
+ * UINT64_MAX when the lengths overflow (io.c's read_stream reads up to one
+ * byte past it; the decoder reports the rest). */
+static uint64_t binary_total(const uint8_t *b) {
+    uint64_t hs = 0, sl = 0, rl = 0;
+    for (int i = 3; i >= 0; i--)
+        hs = (hs << 8) | b[36 + i];
+    for (int i = 7; i >= 0; i--) {
+        sl = (sl << 8) | b[48 + i];
+        rl = (rl << 8) | b[56 + i];
+    }
+    if (sl > UINT64_MAX - hs || rl > UINT64_MAX - hs - sl)
+        return UINT64_MAX;
+    return hs + sl + rl;
+}
+
+/* Maps path when it is a regular file holding an uncompressed binary trace
+ * (its magic first); 0 with in set, or -1 to read it as hr_trace_read_bytes
+ * does (stdin, pipes, compressed or text files, any error: that path then
+ * reports it). The mapped length is what read_stream would have read. */
+static int map_binary(const char *path, input_t *in) {
+    struct stat st;
+    /* Look before opening: opening a FIFO would wait for (and consume) a writer. */
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return -1;
-    int rc = fmt == HR_FMT_BINARY ? scan_binary(buf, len, name, s, err) : 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    uint8_t magic[HR_BIN_MAGIC_LEN];
+    void *m = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= HR_BIN_HEADER_SIZE &&
+        (uint64_t)st.st_size <= SIZE_MAX && pread(fd, magic, sizeof magic, 0) == sizeof magic &&
+        memcmp(magic, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN) == 0)
+        m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return -1;
+    long page = sysconf(_SC_PAGESIZE);
+    *in = (input_t){.buf = m, .len = (size_t)st.st_size, .mapped = 1,
+                    .map_len = (size_t)st.st_size,
+                    .page = page > 0 && !(page & (page - 1)) ? (size_t)page : 4096};
+    uint64_t total = binary_total(in->buf);
+    if (total < in->len)
+        in->len = (size_t)total + 1; /* one byte more shows an excess */
+    (void)madvise(m, in->map_len, MADV_SEQUENTIAL);
+    return 0;
+}
+
+/* Summarises in (streamed when canonical, else whole); 0 or -1 with err. */
+static int scan_input(input_t *in, const char *name, hr_format_t fmt, hr_trace_summary_t *s,
+                      hr_error_t *err) {
+    int rc = fmt == HR_FMT_BINARY ? scan_binary(in, name, s, err) : 1;
     s->streamed = rc == 0;
     if (rc == 1)
-        rc = scan_whole(buf, len, name, fmt, s, err);
-    free(buf);
+        rc = scan_whole(in->buf, in->len, name, fmt, s, err);
+    return rc;
+}
+
+/* A mapped file cut short by another process while it is read raises
+ * SIGBUS on the first page past its new end: reported as an error instead
+ * of a crash. The jump leaves the scan's slices and tables allocated (a
+ * few MiB; the command then exits 2). One scan at a time (info's). */
+static sigjmp_buf bus_jump;
+
+static void on_bus(int sig) {
+    (void)sig;
+    siglongjmp(bus_jump, 1);
+}
+
+static int scan_mapped(input_t *in, const char *name, hr_trace_summary_t *s, hr_error_t *err) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_bus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &old);
+    int rc;
+    if (sigsetjmp(bus_jump, 1) == 0) {
+        rc = scan_input(in, name, HR_FMT_BINARY, s, err);
+    } else {
+        hr_error_set(err, "%s: cannot read: the file was truncated while it was read", name);
+        rc = -1;
+    }
+    sigaction(SIGBUS, &old, NULL);
+    return rc;
+}
+
+int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err) {
+    input_t in = {0};
+    memset(s, 0, sizeof *s);
+    hr_trace_init(&s->t);
+    int rc;
+    if (map_binary(path, &in) == 0) {
+        rc = scan_mapped(&in, path, s, err);
+        munmap((void *)in.buf, in.map_len);
+    } else {
+        uint8_t *buf;
+        const char *name;
+        hr_format_t fmt = HR_FMT_AUTO;
+        if (hr_trace_read_bytes(path, &buf, &in.len, &fmt, &name, err) != 0)
+            return -1;
+        in.buf = buf;
+        rc = scan_input(&in, name, fmt, s, err);
+        free(buf);
+    }
     if (rc != 0)
         hr_trace_summary_free(s);
     return rc;
