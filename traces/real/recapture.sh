@@ -67,7 +67,8 @@ events() { "$HR" info "$1" | awk '$1 == "events" { print $2 }'; }
 printf '%-18s %12s %12s %8s\n' trace events committed ratio
 for name in freeciv_ai python_json sqlite_index; do
     new=$(events "$work/$name.hrt")
-    old=$([ -f "$OUT/$name.hrt" ] && events "$OUT/$name.hrt" || echo 0)
+    # the committed trace (beside this script), whatever OUTDIR is
+    old=$([ -f "$here/$name.hrt" ] && events "$here/$name.hrt" || echo 0)
     printf '%-18s %12s %12s %8s\n' "$name" "$new" "$old" \
         "$(awk -v a="$new" -v b="$old" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')"
     cp "$work/$name.hrt" "$OUT/$name.hrt"
