@@ -148,6 +148,15 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
 
 void hr_run_lap(run_t *r) { hr_run_range(r, r->t->events, r->t->events + r->t->n_events); }
 
+static volatile uint64_t prewalk_sink; /* the reads must happen */
+
+void hr_events_prewalk(const hr_event_t *ev, size_t n) {
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc += ev[i].size ^ ev[i].id ^ ev[i].aux;
+    prewalk_sink = acc;
+}
+
 /* ---- the instrumented lap --------------------------------------------------- */
 
 void hr_measure_pass(run_t *r, measure_t *m, const hr_extstats_t *ext,

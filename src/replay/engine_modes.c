@@ -146,6 +146,7 @@ static uint64_t median_u64(uint64_t *v, size_t n) {
 static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                      const hr_replay_options_t *opt, laps_t *out, hr_error_t *err) {
     memset(out, 0, sizeof *out);
+    hr_events_prewalk(t->events, t->n_events);
     if (lap(t, be, spec, opt, &out->cold_wall, &out->cold_cpu, err) != 0)
         return -1;
     size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);
