@@ -240,13 +240,11 @@ void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char
     if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN)
         return;
     /* The notes are prose of the summary: wrapped at its width like its own. */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    int md = em->format == HR_EMIT_MARKDOWN;
+    hr_prose_t p;
+    FILE *f = hr_prose_open(&p);
     if (!f)
         return;
-    program_note(f, prog, em->format == HR_EMIT_MARKDOWN);
-    fclose(f);
-    hr_summary_wrap(em->out, text, em->format == HR_EMIT_MARKDOWN);
-    free(text);
+    program_note(f, prog, md);
+    hr_prose_close(&p, em->out, md);
 }

@@ -198,17 +198,14 @@ int hr_report_traces(const hr_json_t *results, const char **out, int max) {
 /* The header, wrapped to the summary's width in text (the options line is
  * long). */
 static void header(FILE *out, const hr_json_t *rep, int md) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    hr_prose_t p;
+    FILE *f = hr_prose_open(&p);
     if (!f) {
         print_header(out, rep, md);
         return;
     }
     print_header(f, rep, md);
-    fclose(f);
-    hr_summary_wrap(out, text, md);
-    free(text);
+    hr_prose_close(&p, out, md);
 }
 
 /* The default output is the header and every trace's summary; with

@@ -373,9 +373,8 @@ void hr_summary_trace(hr_emit_t *em, const hr_json_t *results, const char *trace
     summary_table(em, rows, nr, trace);
     hr_summary_verdict(verdict, sizeof verdict, results, trace);
     /* prose is collected, then wrapped to the summary's width */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    hr_prose_t p;
+    FILE *f = hr_prose_open(&p);
     if (!f)
         return;
     fprintf(f, "%s\n", verdict);
@@ -383,9 +382,7 @@ void hr_summary_trace(hr_emit_t *em, const hr_json_t *results, const char *trace
         fputc('\n', f);
     notes(f, results, trace, rows, nr, md);
     fputc('\n', f);
-    fclose(f);
-    hr_summary_wrap(em->out, text, md);
-    free(text);
+    hr_prose_close(&p, em->out, md);
 }
 
 /* Code points of s[0..n). */
@@ -420,6 +417,19 @@ static void wrap_line(FILE *out, const char *s, size_t n) {
         skip = 0;
     }
     fprintf(out, "%*s%.*s\n", (int)pad, "", (int)n, s);
+}
+
+FILE *hr_prose_open(hr_prose_t *p) {
+    p->text = NULL;
+    p->len = 0;
+    p->f = open_memstream(&p->text, &p->len);
+    return p->f;
+}
+
+void hr_prose_close(hr_prose_t *p, FILE *out, int md) {
+    fclose(p->f);
+    hr_summary_wrap(out, p->text, md);
+    free(p->text);
 }
 
 void hr_summary_wrap(FILE *out, const char *text, int md) {

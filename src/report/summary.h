@@ -43,4 +43,15 @@ int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char 
  * indented by the line's own indent plus 4; Markdown: unchanged. */
 void hr_summary_wrap(FILE *out, const char *text, int md);
 
+/* Prose collected in memory, then written wrapped (hr_summary_wrap):
+ * hr_prose_open returns the stream to write to, or NULL (out of memory);
+ * hr_prose_close writes what was collected on out and frees it. */
+typedef struct hr_prose {
+    char  *text;
+    size_t len;
+    FILE  *f;
+} hr_prose_t;
+FILE *hr_prose_open(hr_prose_t *p);
+void hr_prose_close(hr_prose_t *p, FILE *out, int md);
+
 #endif
