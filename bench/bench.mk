@@ -75,3 +75,10 @@ EXTRA_DIST += bench/scale.sh
 bench-fuzz: fuzz
 	$(SHELL) $(top_srcdir)/bench/fuzz_long.sh $(top_builddir)
 EXTRA_DIST += bench/fuzz_long.sh
+
+# Issue 15: the packed event form against the decoded one, interleaved:
+# packed / decoded ns/op per allocator (results/event-form-<host>.md).
+.PHONY: bench-event-form
+bench-event-form: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/event_form.sh $(top_builddir)
+EXTRA_DIST += bench/event_form.sh bench/event_form_report.py

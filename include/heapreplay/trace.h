@@ -159,6 +159,11 @@ typedef struct hr_trace {
     uint64_t    op_counts[HR_OP__COUNT]; /* set by hr_trace_validate */
     uint32_t    max_align;   /* largest alloc alignment, set by hr_trace_validate */
     hr_program_time_t program; /* the program's own run time (runs 0: none) */
+    /* A replay process's trace in the packed form (src/trace/packed.h):
+     * events is then NULL and the events are read in windows. Internal to
+     * the replay; NULL in every trace a reader returns. */
+    const uint8_t *packed;
+    uint64_t       packed_len;
 } hr_trace_t;
 
 void hr_trace_init(hr_trace_t *t);

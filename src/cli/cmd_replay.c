@@ -22,6 +22,7 @@
 #include "report/report.h"
 #include "trace/format.h"
 #include "trace/shared.h"
+#include "trace/share_file.h"
 #include "replay/counter.h"
 #include "base/json.h"
 
@@ -277,33 +278,100 @@ static void release_trace(hr_trace_t *t, int mapped) {
         hr_trace_free(t);
 }
 
+/* Whether to try the packed form for path (hr_event_form_t): never with
+ * pool routes; forced; or auto for a plain binary file of at least
+ * HR_FORM_AUTO_EVENTS events that is replayed serially. */
+static int want_packed(const replay_args_t *a, const char *path) {
+    uint64_t n = 0;
+    uint32_t threads = 0;
+    if (a->opt.event_form == HR_FORM_DECODED || a->pools.n)
+        return 0;
+    int bin = hr_trace_peek(path, &n, &threads) == 0;
+    if (a->opt.event_form == HR_FORM_PACKED)
+        return 1;
+    return bin && n >= HR_FORM_AUTO_EVENTS && a->opt.threads != HR_THREADS_RECORDED &&
+           (threads <= 1 || a->opt.threads == HR_THREADS_SERIAL);
+}
+
+/* The packed path: the file is read in slices straight into the shared
+ * memfd, which t then maps. Returns the descriptor; -1 with err (a bad
+ * trace: the same message the decoded path gives); -2 when the trace
+ * cannot be packed after all (pools, or a threaded replay): decode it. */
+static int share_packed(const replay_args_t *a, const char *path, hr_trace_t *t, char digest[17],
+                        hr_program_time_t *prog, hr_error_t *err) {
+    hr_trace_summary_t s;
+    int fd = hr_trace_share_file(path, &s, err);
+    if (fd < 0)
+        return -1;
+    int pools = s.t.op_counts[HR_OP_POOL_ALLOC] || s.t.op_counts[HR_OP_POOL_FREE] ||
+                s.t.op_counts[HR_OP_POOL_REALLOC];
+    if (pools || hr_threads_on(&s.t, &a->opt)) {
+        if (a->opt.event_form == HR_FORM_PACKED && !a->quiet)
+            fprintf(stderr, "heapreplay replay: %s: %s: its events are decoded (--event-form "
+                    "packed serves serial replays of traces without pools)\n", path,
+                    pools ? "the trace has pools" : "replayed on its recorded threads");
+        hr_trace_summary_free(&s);
+        close(fd);
+        return -2;
+    }
+    memcpy(digest, s.digest, 17);
+    *prog = s.t.program;
+    hr_trace_summary_free(&s);
+    char d[17];
+    if (hr_trace_map(fd, t, d, err) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The decoded path: read whole, lower pools, rename sparse ids, share; the
+ * parent then maps the shared copy too (adopt_shared). */
+static int share_decoded(const replay_args_t *a, const char *path, hr_trace_t *t, char digest[17],
+                         hr_program_time_t *prog, hr_pool_info_t *pi, int *mapped,
+                         hr_error_t *err) {
+    if (hr_trace_read_file(path, HR_FMT_AUTO, t, err) != 0)
+        return -1;
+    hr_trace_digest(t, digest); /* of the trace as read, before lowering its pools */
+    *prog = t->program; /* the shared copy does not carry it */
+    int tfd = hr_pool_prepare(&a->pools, t, path, a->quiet, pi, err) == 0 &&
+                      hr_trace_compact_ids(t, err) == 0
+                  ? hr_trace_share(t, digest, err)
+                  : -1;
+    if (tfd < 0) { /* pool and sharing messages do not name the file */
+        char m[sizeof err->msg];
+        snprintf(m, sizeof m, "%s", err->msg);
+        hr_error_set(err, "%s: %s", path, m);
+        return -1;
+    }
+    *mapped = adopt_shared(t, tfd);
+    return tfd;
+}
+
 /* Replays one trace on every allocator (all processes forked from one
  * pristine server); appends the merged results. */
 static int replay_trace(const replay_args_t *a, const char *path, char **specs, int nspecs,
                         progress_t *pg, hr_report_builder_t *rb) {
     hr_trace_t t;
     hr_error_t err = {{0}};
-    hr_trace_init(&t);
-    if (hr_trace_read_file(path, HR_FMT_AUTO, &t, &err) != 0) {
-        fprintf(stderr, "heapreplay replay: %s\n", err.msg);
-        hr_trace_free(&t);
-        return 2;
-    }
     char digest[17];
-    hr_trace_digest(&t, digest); /* of the trace as read, before lowering its pools */
-    hr_program_time_t prog = t.program; /* the shared copy does not carry it */
+    hr_program_time_t prog;
     hr_pool_info_t pi;
-    int tfd = hr_pool_prepare(&a->pools, &t, path, a->quiet, &pi, &err) == 0 &&
-                      hr_trace_compact_ids(&t, &err) == 0
-                  ? hr_trace_share(&t, digest, &err)
-                  : -1;
+    int mapped = 0, tfd = -2;
+    hr_trace_init(&t);
+    memset(&pi, 0, sizeof pi);
+    pi.routes = &a->pools;
+    pi.t = &t;
+    if (want_packed(a, path) && (tfd = share_packed(a, path, &t, digest, &prog, &err)) >= 0)
+        mapped = 1;
+    if (tfd == -2)
+        tfd = share_decoded(a, path, &t, digest, &prog, &pi, &mapped, &err);
     if (tfd < 0) {
-        fprintf(stderr, "heapreplay replay: %s: %s\n", path, err.msg);
+        fprintf(stderr, "heapreplay replay: %s\n", err.msg);
         hr_pool_info_free(&pi);
-        hr_trace_free(&t);
+        release_trace(&t, mapped);
         return 2;
     }
-    int mapped = adopt_shared(&t, tfd);
     plan_t p = {nspecs, a->opt.repeat, a->opt.verify, a->opt.count != HR_COUNT_NONE, "", NULL};
     if (a->opt.count == HR_COUNT_CALLGRIND && plan_count_files(&p) != 0) {
         fprintf(stderr, "heapreplay replay: cannot create a temporary directory: %s\n", strerror(errno));

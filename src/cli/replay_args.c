@@ -33,7 +33,7 @@ static int parse_pace(const char *v, double *out) {
 
 enum {
     O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
-    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD
+    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -80,6 +80,10 @@ static const hr_opt_t replay_opts[] = {
     {O_SHARD, "shard", "K/N", "replay only shard K of N of the (trace, allocator) matrix "
      "(a deterministic, balanced share: the cells sorted by trace and allocator, dealt "
      "round-robin); 'heapreplay merge' joins the N reports"},
+    {O_FORM, "event-form", "FORM", "how the replay processes hold the events: decoded (24 "
+     "bytes each), packed (~5 bytes, decoded 16 k at a time outside the timing; serial "
+     "replay of traces without pools), auto (default: packed for a binary file of 4 Mi "
+     "events or more)"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -153,6 +157,13 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     }
     case O_VERIFY: a->opt.verify = 1; return 0;
+    case O_FORM: {
+        hr_event_form_t f;
+        if (hr_event_form_parse(o->arg, &f) != 0)
+            return hr_opt_bad(o, "auto|decoded|packed");
+        a->opt.event_form = (int)f;
+        return 0;
+    }
     case O_DETAIL: a->render.detail = 1; return 0;
     case O_POOL: return hr_pool_route_add(&a->pools, o);
     case O_SHARD:

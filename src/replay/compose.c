@@ -30,7 +30,7 @@
 
 typedef struct plan_store {
     hr_route_plan_t plan;
-    const hr_event_t *events; /* the trace the plan is for */
+    const void *events; /* the trace the plan is for (its events or packed records) */
     uint64_t          n;
     char              spec[512];
     uint8_t          *route;
@@ -73,23 +73,32 @@ static int find_consumers(const hr_trace_t *t, uint64_t *consumer, uint8_t *fs, 
         return -1;
     uint64_t frames = 0;
     *has_frames = 0;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        consumer[i] = HR_ROUTE_NO_CONSUMER;
-        if (ev->op == HR_OP_FRAME) {
-            frames++, *has_frames = 1;
-            continue;
-        }
-        if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC) {
-            uint32_t id = ev->op == HR_OP_FREE ? ev->id : ev->aux;
-            consumer[maker[id]] = i;
-            fs[maker[id]] = frame_of[id] == frames;
-        }
-        if (hr_op_creates_block(ev->op)) {
-            maker[ev->id] = i;
-            frame_of[ev->id] = frames;
+    hr_evwin_t w;
+    if (hr_evwin_open(&w, t, NULL) != 0) {
+        hr_hmem_free(maker, ids);
+        return -1;
+    }
+    while (hr_evwin_next(&w)) {
+        for (size_t k = 0; k < w.n; k++) {
+            const hr_event_t *ev = &w.ev[k];
+            size_t i = (size_t)w.base + k;
+            consumer[i] = HR_ROUTE_NO_CONSUMER;
+            if (ev->op == HR_OP_FRAME) {
+                frames++, *has_frames = 1;
+                continue;
+            }
+            if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC) {
+                uint32_t id = ev->op == HR_OP_FREE ? ev->id : ev->aux;
+                consumer[maker[id]] = i;
+                fs[maker[id]] = frame_of[id] == frames;
+            }
+            if (hr_op_creates_block(ev->op)) {
+                maker[ev->id] = i;
+                frame_of[ev->id] = frames;
+            }
         }
     }
+    hr_evwin_close(&w);
     hr_hmem_free(maker, ids);
     return 0;
 }
@@ -129,41 +138,48 @@ static int assign_parts(const hr_trace_t *t, const hr_compose_spec_t *sp, plan_s
             return -1;
     }
     any.c = mem + (size_t)HR_COMPOSE_MAX_PARTS * 4096, any.cap = 4096;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        uint8_t old = 0, kind = ev->op == HR_OP_FREE ? 1 : ev->op == HR_OP_REALLOC ? 2 : 0;
-        ps->route[i] = HR_ROUTE_NONE;
-        if (!hr_op_is_mem(ev->op))
-            continue;
-        if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC)
-            old = part_of[ev->op == HR_OP_FREE ? ev->id : ev->aux];
-        if (ev->op == HR_OP_FREE) {
-            ps->route[i] = (uint8_t)(kind << 6 | old);
-            continue;
+    hr_evwin_t w;
+    if (hr_evwin_open(&w, t, NULL) != 0)
+        return -1;
+    while (hr_evwin_next(&w)) {
+        for (size_t e = 0; e < w.n; e++) {
+            const hr_event_t *ev = &w.ev[e];
+            size_t i = (size_t)w.base + e;
+            uint8_t old = 0, kind = ev->op == HR_OP_FREE ? 1 : ev->op == HR_OP_REALLOC ? 2 : 0;
+            ps->route[i] = HR_ROUTE_NONE;
+            if (!hr_op_is_mem(ev->op))
+                continue;
+            if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC)
+                old = part_of[ev->op == HR_OP_FREE ? ev->id : ev->aux];
+            if (ev->op == HR_OP_FREE) {
+                ps->route[i] = (uint8_t)(kind << 6 | old);
+                continue;
+            }
+            uint64_t f = ps->consumer[i];
+            int fscoped = f != HR_ROUTE_NO_CONSUMER && fs[i], temp = has_frames ? fscoped : f != HR_ROUTE_NO_CONSUMER;
+            int k = 0;
+            for (int j = 0; j < sp->n; j++)
+                lifo_pop_done(&st[j], i);
+            lifo_pop_done(&any, i);
+            pl->blocks++;
+            pl->live_at_end += (uint64_t)(f == HR_ROUTE_NO_CONSUMER);
+            pl->frame_scoped += (uint64_t)fscoped;
+            pl->lifo_temps += (uint64_t)(temp && ev->op != HR_OP_REALLOC && lifo_take(&any, f));
+            uint32_t pool = 0;
+            if (pool_of) { /* a lowered palloc carries its pool in aux; prealloc inherits */
+                pool = ev->op == HR_OP_ALLOC ? ev->aux : ev->op == HR_OP_REALLOC ? pool_of[ev->aux] : 0;
+                pool_of[ev->id] = pool;
+            }
+            while (k < sp->n - 1 &&
+                   !part_takes(&sp->part[k], ev, temp, fscoped, f, &st[k], pool, want[k]))
+                k++;
+            part_of[ev->id] = (uint8_t)k;
+            pl->part_blocks[k]++;
+            pl->part_bytes[k] += block_bytes(ev);
+            ps->route[i] = (uint8_t)(kind << 6 | old << 3 | k);
         }
-        uint64_t f = ps->consumer[i];
-        int fscoped = f != HR_ROUTE_NO_CONSUMER && fs[i], temp = has_frames ? fscoped : f != HR_ROUTE_NO_CONSUMER;
-        int k = 0;
-        for (int j = 0; j < sp->n; j++)
-            lifo_pop_done(&st[j], i);
-        lifo_pop_done(&any, i);
-        pl->blocks++;
-        pl->live_at_end += (uint64_t)(f == HR_ROUTE_NO_CONSUMER);
-        pl->frame_scoped += (uint64_t)fscoped;
-        pl->lifo_temps += (uint64_t)(temp && ev->op != HR_OP_REALLOC && lifo_take(&any, f));
-        uint32_t pool = 0;
-        if (pool_of) { /* a lowered palloc carries its pool in aux; prealloc inherits */
-            pool = ev->op == HR_OP_ALLOC ? ev->aux : ev->op == HR_OP_REALLOC ? pool_of[ev->aux] : 0;
-            pool_of[ev->id] = pool;
-        }
-        while (k < sp->n - 1 &&
-               !part_takes(&sp->part[k], ev, temp, fscoped, f, &st[k], pool, want[k]))
-            k++;
-        part_of[ev->id] = (uint8_t)k;
-        pl->part_blocks[k]++;
-        pl->part_bytes[k] += block_bytes(ev);
-        ps->route[i] = (uint8_t)(kind << 6 | old << 3 | k);
     }
+    hr_evwin_close(&w);
     hr_hmem_free(mem, lifo_bytes);
     hr_hmem_free(part_of, t->n_ids ? t->n_ids : 1);
     if (pool_of)
@@ -179,7 +195,8 @@ static void plan_release(plan_store_t *ps) {
 
 const hr_route_plan_t *hr_compose_plan(const hr_trace_t *t, const char *spec, hr_error_t *err) {
     plan_store_t *ps = &g_plan;
-    if (ps->route && ps->events == t->events && ps->n == t->n_events && strcmp(ps->spec, spec) == 0)
+    const void *evs = t->events ? (const void *)t->events : (const void *)t->packed;
+    if (ps->route && ps->events == evs && ps->n == t->n_events && strcmp(ps->spec, spec) == 0)
         return &ps->plan;
     hr_compose_spec_t sp;
     if (strlen(spec) >= sizeof ps->spec || hr_compose_parse(spec, &sp, err) != 0)
@@ -199,7 +216,7 @@ const hr_route_plan_t *hr_compose_plan(const hr_trace_t *t, const char *spec, hr
         return NULL;
     }
     hr_hmem_free(fs, n);
-    ps->events = t->events;
+    ps->events = evs;
     snprintf(ps->spec, sizeof ps->spec, "%s", spec);
     ps->plan.route = ps->route;
     ps->plan.consumer = ps->consumer;

@@ -56,6 +56,21 @@ typedef enum hr_threads_mode {
     HR_THREADS_SERIAL,   /* every event on one thread, in trace order */
 } hr_threads_mode_t;
 
+/* How the replay processes hold a trace's events (--event-form): decoded
+ * (hr_event_t, 24 bytes each, 32 with a timestamp), or packed (trace/packed.h,
+ * ~4-6 bytes, decoded in windows of 16 k events outside the timed
+ * stretches); auto packs a plain binary file of at least HR_FORM_AUTO_EVENTS
+ * events replayed serially. Traces with pools or replayed on several threads
+ * are always decoded. */
+typedef enum hr_event_form {
+    HR_FORM_AUTO,
+    HR_FORM_DECODED,
+    HR_FORM_PACKED,
+} hr_event_form_t;
+#define HR_FORM_AUTO_EVENTS ((uint64_t)4 << 20)
+const char *hr_event_form_name(hr_event_form_t f);
+int hr_event_form_parse(const char *s, hr_event_form_t *out);
+
 typedef struct hr_replay_options {
     hr_touch_t  touch;        /* what the replay writes into each new block */
     uint64_t    touch_cap;    /* first/all: only a block's first touch_cap bytes (0 = all) */
@@ -67,6 +82,7 @@ typedef struct hr_replay_options {
     int         verify;       /* add a verify process per (trace, allocator) */
     int         count;        /* hr_count_mode_t: add a counting process (0: none) */
     int         threads;      /* hr_threads_mode_t (time mode) */
+    int         event_form;   /* hr_event_form_t: how the parent shares the events */
     double      pace;         /* 0: no pacing; else wait for each event's recorded
                                * time since the first, times this factor */
     const char *heap_config;  /* routed heap config file, or NULL */

@@ -28,6 +28,8 @@ void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const 
 
 static void emit_head(const result_t *res, hr_emit_t *em, const char *status) {
     hr_result_head(em, res->trace_name, res->digest, res->spec, status, res->opt);
+    if (res->t->packed) /* decoded: the default, not said */
+        hr_emit_str(em, "event_form", "packed");
 }
 
 void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status, const char *msg) {
@@ -245,7 +247,8 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
               res->m->first_failed < res->t->n_events;
     emit_head(res, em, oom ? "oom" : "ok");
     if (oom) {
-        const hr_event_t *ev = &res->t->events[res->m->first_failed];
+        hr_event_t ev = {0};
+        (void)hr_trace_event_at(res->t, res->m->first_failed, &ev);
         char msg[200];
         snprintf(msg, sizeof msg, "the allocator returned NULL for %llu of %llu requests "
                  "(first: event %llu, %llu bytes)", (unsigned long long)res->m->failed,
@@ -253,7 +256,7 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
                                       res->t->op_counts[HR_OP_CALLOC] +
                                       res->t->op_counts[HR_OP_REALLOC]),
                  (unsigned long long)res->m->first_failed,
-                 (unsigned long long)hr_event_bytes(ev));
+                 (unsigned long long)hr_event_bytes(&ev));
         hr_emit_str(em, "error", msg);
     }
     hr_metrics_emit(em, v, fam);

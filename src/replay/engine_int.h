@@ -6,6 +6,7 @@
 #include "replay/engine.h"
 #include "replay/latency.h"
 #include "replay/series.h"
+#include "trace/packed.h"
 
 #define HR_HEAP_DEPTH 64
 
@@ -47,6 +48,8 @@ typedef struct run {
     uint64_t            empty_frees; /* free/realloc of an id with no block: its
                                       * alloc failed or (threads) did not run first */
     size_t              i;        /* current event index */
+    const hr_event_t   *win;      /* the events being replayed start here ... */
+    uint64_t            win_base; /* ... at this trace index (hr_evwin_t) */
 } run_t;
 
 typedef struct measure {
@@ -186,15 +189,44 @@ void hr_threads_set_wait_policy(uint32_t spins, uint32_t yields);
 struct hr_route_plan;
 const struct hr_route_plan *hr_compose_plan(const hr_trace_t *t, const char *spec, hr_error_t *err);
 
+/* The events of a trace a window at a time: the whole array of a decoded
+ * trace in one window, or up to HR_EVWIN events of a packed one
+ * (trace/packed.h) decoded into harness memory (a buffer kept for the
+ * process; a second window open at the same time gets its own). next: 1 with
+ * ev, n and base (the trace index of ev[0]) set, 0 after the last event (or
+ * on a damaged packed buffer, which hr_trace_map's writer never produces).
+ * Windows are serial only: threaded replay needs the decoded array. */
+#define HR_EVWIN 16384
+typedef struct hr_evwin {
+    const hr_trace_t *t;
+    hr_unpack_t       up;
+    hr_event_t       *buf;   /* packed: HR_EVWIN events, harness memory */
+    int               own;   /* buf is this window's own, freed by close */
+    int               done;
+    const hr_event_t *ev;
+    size_t            n;
+    uint64_t          base;
+} hr_evwin_t;
+int hr_evwin_open(hr_evwin_t *w, const hr_trace_t *t, hr_error_t *err);
+int hr_evwin_next(hr_evwin_t *w);
+void hr_evwin_close(hr_evwin_t *w);
+/* Event i of t, decoded or packed (for messages: a packed trace is decoded
+ * from its start). 0, or -1 when there is no such event. */
+int hr_trace_event_at(const hr_trace_t *t, uint64_t i, hr_event_t *ev);
+
 /* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
 void hr_run_lap(run_t *r);
+/* One lap with its op loop timed (wall and thread-CPU ns): a packed trace's
+ * windows are decoded between the timed stretches, outside the timing. */
+void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu);
 /* Reads every event once, outside any timing, before a cold lap: a program
  * that starts replaying has its events in cache as it just loaded them (the
  * fresh reference program's validation walk does the same). Without it the
  * cold lap also paid the harness's own first read of the event array from
  * memory: +0.5-1.5 ns/op on the 98 k-event particles trace, up to 1.19x the
  * fresh program's cold figure (results/fresh-agreement.md). */
-void hr_events_prewalk(const hr_event_t *ev, size_t n);
+void hr_events_prewalk(const hr_trace_t *t);
+void hr_events_prewalk_range(const hr_event_t *ev, size_t n);
 /* The same loop over [from, to) (threads.c: the stretches between synced
  * events of a stream). */
 void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to);

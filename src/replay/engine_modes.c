@@ -94,9 +94,23 @@ int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out) {
     return -1;
 }
 
+/* A packed trace is replayed serially (the parent packs only such). */
 int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt) {
-    return opt->threads == HR_THREADS_RECORDED ||
-           (opt->threads == HR_THREADS_AUTO && t->n_threads > 1);
+    return !t->packed && (opt->threads == HR_THREADS_RECORDED ||
+                          (opt->threads == HR_THREADS_AUTO && t->n_threads > 1));
+}
+
+static const char *const form_names[] = {"auto", "decoded", "packed"};
+
+const char *hr_event_form_name(hr_event_form_t f) { return (unsigned)f < 3 ? form_names[f] : "?"; }
+
+int hr_event_form_parse(const char *s, hr_event_form_t *out) {
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, form_names[i]) == 0) {
+            *out = (hr_event_form_t)i;
+            return 0;
+        }
+    return -1;
 }
 
 /* ---- time mode ----------------------------------------------------------- */
@@ -115,12 +129,8 @@ static int lap(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
         hr_run_close(&r, 1);
         return -1;
     }
-    uint64_t w0 = hr_now_ns(), c0 = hr_thread_cpu_ns();
-    hr_run_lap(&r);
-    uint64_t w1 = hr_now_ns(), c1 = hr_thread_cpu_ns();
+    hr_run_lap_timed(&r, wall, cpu);
     hr_run_close(&r, 1);
-    *wall = w1 - w0;
-    *cpu = c1 - c0;
     return 0;
 }
 
@@ -146,7 +156,7 @@ static uint64_t median_u64(uint64_t *v, size_t n) {
 static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                      const hr_replay_options_t *opt, laps_t *out, hr_error_t *err) {
     memset(out, 0, sizeof *out);
-    hr_events_prewalk(t->events, t->n_events);
+    hr_events_prewalk(t);
     if (lap(t, be, spec, opt, &out->cold_wall, &out->cold_cpu, err) != 0)
         return -1;
     size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);

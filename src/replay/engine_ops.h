@@ -50,7 +50,7 @@ static inline HR_ALWAYS_INLINE void be_free(run_t *r, void *p, size_t size) {
  * need not keep r->i up to date. */
 static inline void note_fail(run_t *r, const hr_event_t *ev) {
     if (r->failed++ == 0)
-        r->first_failed = (uint64_t)(ev - r->t->events);
+        r->first_failed = r->win_base + (uint64_t)(ev - r->win);
 }
 
 static inline HR_ALWAYS_INLINE void op_ALLOC(run_t *r, const hr_event_t *ev) {

@@ -24,6 +24,24 @@ static void u64_array(hr_emit_t *em, const char *key, const hr_spoint_t *pts, si
 /* Memory against event index: channel 0 live bytes, 1 footprint, 2 RSS
  * above the baseline (only when sampled); time_s from the trace's
  * timestamps, relative to its first event. */
+/* time_s of a packed trace's points (in event order): one pass over its
+ * records, which carry the timestamps. */
+static void packed_times(const hr_trace_t *t, const hr_spoint_t *pts, size_t n, hr_emit_t *em) {
+    hr_unpack_t u;
+    hr_event_t ev;
+    uint64_t ts = 0, ts0 = 0;
+    size_t k = 0;
+    hr_unpack_start(&u, t->packed, t->packed_len, 1);
+    for (uint64_t i = 0; k < n && hr_unpack_next(&u, &ev, &ts, 1) == 1; i++) {
+        if (i == 0)
+            ts0 = ts;
+        while (k < n && pts[k].event == i)
+            hr_emit_f64(em, NULL, (double)(int64_t)(ts - ts0) / 1e9), k++;
+    }
+    for (; k < n; k++) /* a point past the last event: none in practice */
+        hr_emit_f64(em, NULL, (double)(int64_t)(ts - ts0) / 1e9);
+}
+
 static void emit_memory(const result_t *res, hr_emit_t *em) {
     const measure_t *m = res->m;
     const hr_spoint_t *pts = m->mem.slot;
@@ -32,10 +50,13 @@ static void emit_memory(const result_t *res, hr_emit_t *em) {
     hr_emit_obj_begin(em, "memory");
     hr_emit_u64(em, "points", n);
     u64_array(em, "event", pts, n, -1);
-    if ((t->flags & HR_TRACEF_TIMESTAMPS) && t->ts && t->n_events) {
+    if ((t->flags & HR_TRACEF_TIMESTAMPS) && (t->ts || t->packed) && t->n_events) {
         hr_emit_arr_begin(em, "time_s");
-        for (size_t i = 0; i < n; i++)
-            hr_emit_f64(em, NULL, (double)(int64_t)(t->ts[pts[i].event] - t->ts[0]) / 1e9);
+        if (t->ts)
+            for (size_t i = 0; i < n; i++)
+                hr_emit_f64(em, NULL, (double)(int64_t)(t->ts[pts[i].event] - t->ts[0]) / 1e9);
+        else
+            packed_times(t, pts, n, em);
         hr_emit_arr_end(em);
     }
     u64_array(em, "live_bytes", pts, n, 0);

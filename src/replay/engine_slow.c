@@ -124,13 +124,14 @@ static void slow_free(slow_t *s, const hr_event_t *ev) {
     r->slots[ev->id].p = NULL;
 }
 
-/* Replays the whole trace once with the hooks of `s`. */
-static void slow_lap(slow_t *s) {
-    const hr_trace_t *t = s->r->t;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        s->ev = i;
-        s->r->i = i;
+/* Events [base, base + n) at evs, with the hooks of `s`. */
+static void slow_window(slow_t *s, const hr_event_t *evs, size_t n, uint64_t base) {
+    s->r->win = evs;
+    s->r->win_base = base;
+    for (size_t k = 0; k < n; k++) {
+        const hr_event_t *ev = &evs[k];
+        s->ev = base + k;
+        s->r->i = (size_t)(base + k);
         switch (ev->op) {
         case HR_OP_ALLOC: slow_alloc(s, ev, 0); break;
         case HR_OP_CALLOC: slow_alloc(s, ev, 1); break;
@@ -139,6 +140,16 @@ static void slow_lap(slow_t *s) {
         default: hr_run_dispatch(s->r, ev); break; /* heap and frame ops: no allocator call */
         }
     }
+}
+
+/* Replays the whole trace once with the hooks of `s`. */
+static void slow_lap(slow_t *s) {
+    hr_evwin_t w;
+    if (hr_evwin_open(&w, s->r->t, NULL) != 0)
+        return;
+    while (hr_evwin_next(&w))
+        slow_window(s, w.ev, w.n, w.base);
+    hr_evwin_close(&w);
 }
 
 int hr_verify_lap(run_t *r, hr_verify_t *v) {

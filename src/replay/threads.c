@@ -482,7 +482,7 @@ static int laps_loop(pool_t *p, const char *spec, laps_t *laps, thr_result_t *tr
     int rc = lap_open(p, spec, err);
     if (rc == 0) {
         for (uint32_t k = 0; k < p->s->n; k++) /* as the serial cold lap (engine_int.h) */
-            hr_events_prewalk(p->s->s[k].ev, p->s->s[k].n);
+            hr_events_prewalk_range(p->s->s[k].ev, p->s->s[k].n);
         lap_run(p, &laps->cold_wall, &laps->cold_cpu, NULL, &tr->cold_sum);
         tr->cold_wall = laps->cold_wall;
     }

@@ -141,6 +141,15 @@ int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
 void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t);
 void hr_validator_free(hr_validator_t *vd);
 
+/* The renaming hr_trace_compact_ids applies, one event at a time (the
+ * replay's packed form renames while it streams): event rewrites ev's ids in
+ * place (0, or -1 out of memory); count is the new id space's size. */
+typedef struct hr_id_renamer hr_id_renamer_t;
+hr_id_renamer_t *hr_id_renamer_new(void);
+int hr_id_renamer_event(hr_id_renamer_t *rn, hr_event_t *ev);
+uint32_t hr_id_renamer_count(const hr_id_renamer_t *rn);
+void hr_id_renamer_free(hr_id_renamer_t *rn);
+
 /* Renames the ids of a validated trace densely (0..most live at once - 1)
  * when its id space is far above its events (HR_IDTAB_DENSE_MAX), so that
  * per-id tables of the replay follow the live ids; else leaves t alone. The

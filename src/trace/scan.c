@@ -144,11 +144,16 @@ static int writer_header(const hr_bin_layout_t *lay, int prog) {
  * the canonical encoding and their FNV-1a is the digest. Returns 0 (summary
  * done, digest set), 1 (valid so far but not canonical: use the whole-trace
  * path) or -1 (bad trace, err set). */
-static int scan_binary(input_t *in, const char *name, hr_trace_summary_t *s, hr_error_t *err) {
+static int scan_binary(input_t *in, const char *name, hr_trace_summary_t *s,
+                       const hr_scan_sink_t *sink, hr_error_t *err) {
     hr_bin_layout_t lay;
     hr_bin_scan_t *bs = hr_bin_scan_open(in->buf, in->len, name, &s->t, &lay, err);
     if (!bs)
         return -1;
+    if (sink && sink->begin(sink->ctx, lay.n_events, lay.n_ids, s->t.flags, err) != 0) {
+        hr_bin_scan_abort(bs);
+        return -1;
+    }
     int ts = (s->t.flags & HR_TRACEF_TIMESTAMPS) != 0, rc = -1;
     int prog = s->t.program.runs != 0, needs_new = 0;
     int canonical = writer_header(&lay, prog);
@@ -185,6 +190,10 @@ static int scan_binary(input_t *in, const char *name, hr_trace_summary_t *s, hr_
             vfailed = 1;
         if (!vfailed)
             count_slice(s, evs, tss, (size_t)k, done);
+        if (!vfailed && sink && sink->slice(sink->ctx, evs, tss, (size_t)k, err) != 0) {
+            hr_bin_scan_abort(bs);
+            goto out;
+        }
         canonical = canonical && hr_bin_scan_canonical(bs, &needs_new, &n_used);
         h = canonical ? hash_range(in, h, from, (size_t)(to - from)) : h;
         drop_to(in, to);
@@ -221,11 +230,16 @@ out:
 
 /* The whole-trace path: decode everything, summarise, drop the events. */
 static int scan_whole(const uint8_t *buf, size_t len, const char *name, hr_format_t fmt,
-                      hr_trace_summary_t *s, hr_error_t *err) {
+                      hr_trace_summary_t *s, const hr_scan_sink_t *sink, hr_error_t *err) {
     hr_trace_summary_free(s);
     hr_trace_t t;
     if (hr_trace_read_mem(buf ? (const void *)buf : "", len, name, fmt, &t, err) != 0)
         return -1;
+    if (sink && (sink->begin(sink->ctx, t.n_events, t.n_ids, t.flags, err) != 0 ||
+                 sink->slice(sink->ctx, t.events, t.ts, t.n_events, err) != 0)) {
+        hr_trace_free(&t);
+        return -1;
+    }
     hr_trace_digest(&t, s->digest);
     s->pushes = calloc(t.n_strings + 1, sizeof *s->pushes);
     s->marks = calloc(t.n_strings + 1, sizeof *s->marks);
@@ -294,11 +308,11 @@ static int map_binary(const char *path, input_t *in) {
 
 /* Summarises in (streamed when canonical, else whole); 0 or -1 with err. */
 static int scan_input(input_t *in, const char *name, hr_format_t fmt, hr_trace_summary_t *s,
-                      hr_error_t *err) {
-    int rc = fmt == HR_FMT_BINARY ? scan_binary(in, name, s, err) : 1;
+                      const hr_scan_sink_t *sink, hr_error_t *err) {
+    int rc = fmt == HR_FMT_BINARY ? scan_binary(in, name, s, sink, err) : 1;
     s->streamed = rc == 0;
     if (rc == 1)
-        rc = scan_whole(in->buf, in->len, name, fmt, s, err);
+        rc = scan_whole(in->buf, in->len, name, fmt, s, sink, err);
     return rc;
 }
 
@@ -313,7 +327,8 @@ static void on_bus(int sig) {
     siglongjmp(bus_jump, 1);
 }
 
-static int scan_mapped(input_t *in, const char *name, hr_trace_summary_t *s, hr_error_t *err) {
+static int scan_mapped(input_t *in, const char *name, hr_trace_summary_t *s,
+                       const hr_scan_sink_t *sink, hr_error_t *err) {
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_bus;
@@ -321,7 +336,7 @@ static int scan_mapped(input_t *in, const char *name, hr_trace_summary_t *s, hr_
     sigaction(SIGBUS, &sa, &old);
     int rc;
     if (sigsetjmp(bus_jump, 1) == 0) {
-        rc = scan_input(in, name, HR_FMT_BINARY, s, err);
+        rc = scan_input(in, name, HR_FMT_BINARY, s, sink, err);
     } else {
         hr_error_set(err, "%s: cannot read: the file was truncated while it was read", name);
         rc = -1;
@@ -331,12 +346,17 @@ static int scan_mapped(input_t *in, const char *name, hr_trace_summary_t *s, hr_
 }
 
 int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err) {
+    return hr_trace_scan_file_to(path, s, NULL, err);
+}
+
+int hr_trace_scan_file_to(const char *path, hr_trace_summary_t *s, const hr_scan_sink_t *sink,
+                          hr_error_t *err) {
     input_t in = {0};
     memset(s, 0, sizeof *s);
     hr_trace_init(&s->t);
     int rc;
     if (map_binary(path, &in) == 0) {
-        rc = scan_mapped(&in, path, s, err);
+        rc = scan_mapped(&in, path, s, sink, err);
         munmap((void *)in.buf, in.map_len);
     } else {
         uint8_t *buf;
@@ -345,7 +365,7 @@ int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err)
         if (hr_trace_read_bytes(path, &buf, &in.len, &fmt, &name, err) != 0)
             return -1;
         in.buf = buf;
-        rc = scan_input(&in, name, fmt, s, err);
+        rc = scan_input(&in, name, fmt, s, sink, err);
         free(buf);
     }
     if (rc != 0)

@@ -21,4 +21,19 @@ typedef struct hr_trace_summary {
 int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err);
 void hr_trace_summary_free(hr_trace_summary_t *s);
 
+/* hr_trace_scan_file that also hands every event, in order, to a sink (the
+ * replay's packed form is written so, without the whole event array):
+ * begin(n_events, n_ids, trace flags) before the first slice, then slice()
+ * per group of validated events (ts: NULL without timestamps). begin may be
+ * called again when the sliced pass found the file not canonical and the
+ * trace is read whole: the sink then starts over. Either returning non-zero
+ * (with err set) ends the scan with -1. */
+typedef struct hr_scan_sink {
+    int (*begin)(void *ctx, uint64_t n_events, uint32_t n_ids, uint32_t flags, hr_error_t *err);
+    int (*slice)(void *ctx, const hr_event_t *evs, const uint64_t *ts, size_t n, hr_error_t *err);
+    void *ctx;
+} hr_scan_sink_t;
+int hr_trace_scan_file_to(const char *path, hr_trace_summary_t *s, const hr_scan_sink_t *sink,
+                          hr_error_t *err);
+
 #endif

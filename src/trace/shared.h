@@ -29,4 +29,20 @@ int hr_trace_share(const hr_trace_t *t, const char *digest, hr_error_t *err);
 int hr_trace_map(int fd, hr_trace_t *t, char digest[17], hr_error_t *err);
 void hr_trace_unmap(hr_trace_t *t);
 
+/* A memfd holding a trace in the packed form (trace/packed.h), written as
+ * the trace is read, so that no process ever holds its decoded events:
+ * begin (flags: the trace's, for its timestamps; rename: renumber the ids
+ * densely as hr_trace_compact_ids does), events for every validated event
+ * in order, then end with the read trace's counts and strings in t (its
+ * n_ids is replaced by the renamed count) returns the sealed descriptor,
+ * or -1 with err; end and abort free w. hr_trace_map gives a trace whose
+ * events are NULL and whose packed records are mapped. */
+typedef struct hr_share_pack hr_share_pack_t;
+hr_share_pack_t *hr_share_pack_begin(uint32_t flags, int rename, hr_error_t *err);
+int hr_share_pack_events(hr_share_pack_t *w, const hr_event_t *evs, const uint64_t *ts, size_t n,
+                         hr_error_t *err);
+int hr_share_pack_end(hr_share_pack_t *w, const hr_trace_t *t, const char *digest,
+                      hr_error_t *err);
+void hr_share_pack_abort(hr_share_pack_t *w);
+
 #endif

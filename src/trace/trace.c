@@ -424,44 +424,80 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
 }
 
 /* Renames ids to 0..k-1 (k = most ids live at once), reusing the most
- * recently freed id first (so a realloc that keeps its id still does). Only
- * when the id space is far above the events: then the replay's slot table
- * follows the live ids, not the largest id. */
+ * recently freed id first (so a realloc that keeps its id still does). */
+struct hr_id_renamer {
+    hr_ptrmap_t map;   /* old id + 1 -> new id */
+    uint32_t   *spare; /* freed new ids, a stack */
+    size_t      n_spare, cap_spare;
+    uint32_t    next;  /* new ids handed out so far */
+};
+
+hr_id_renamer_t *hr_id_renamer_new(void) {
+    hr_id_renamer_t *rn = calloc(1, sizeof *rn);
+    if (rn)
+        hr_ptrmap_init(&rn->map, sizeof(uint32_t));
+    return rn;
+}
+
+static int push_spare(hr_id_renamer_t *rn, uint32_t id) {
+    if (rn->n_spare == rn->cap_spare) {
+        size_t cap = rn->cap_spare ? rn->cap_spare * 2 : 1024;
+        uint32_t *s = realloc(rn->spare, cap * sizeof *s);
+        if (!s)
+            return -1;
+        rn->spare = s;
+        rn->cap_spare = cap;
+    }
+    rn->spare[rn->n_spare++] = id;
+    return 0;
+}
+
+int hr_id_renamer_event(hr_id_renamer_t *rn, hr_event_t *ev) {
+    uint64_t gone; /* the map's value slot is 8 bytes */
+    if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC || ev->op == HR_OP_POOL_FREE ||
+        ev->op == HR_OP_POOL_REALLOC) {
+        int by_id = ev->op == HR_OP_FREE || ev->op == HR_OP_POOL_FREE;
+        uint32_t *old = by_id ? &ev->id : &ev->aux;
+        if (hr_ptrmap_remove(&rn->map, (uint64_t)*old + 1, &gone) == 0)
+            return 0; /* not live: hr_trace_validate rejects such traces */
+        *old = (uint32_t)gone;
+        if (push_spare(rn, (uint32_t)gone) != 0)
+            return -1;
+    }
+    if (hr_op_creates_block(ev->op)) {
+        uint32_t *slot = hr_ptrmap_put(&rn->map, (uint64_t)ev->id + 1, NULL);
+        if (!slot)
+            return -1;
+        *slot = ev->id = rn->n_spare ? rn->spare[--rn->n_spare] : rn->next++;
+    }
+    return 0;
+}
+
+uint32_t hr_id_renamer_count(const hr_id_renamer_t *rn) { return rn->next; }
+
+void hr_id_renamer_free(hr_id_renamer_t *rn) {
+    if (!rn)
+        return;
+    hr_ptrmap_free(&rn->map);
+    free(rn->spare);
+    free(rn);
+}
+
+/* Only when the id space is far above the events: then the replay's slot
+ * table follows the live ids, not the largest id. */
 int hr_trace_compact_ids(hr_trace_t *t, hr_error_t *err) {
     if (t->n_ids <= HR_IDTAB_DENSE_MAX(t->n_events))
         return 0;
-    hr_ptrmap_t map; /* old id + 1 -> new id */
-    hr_ptrmap_init(&map, sizeof(uint32_t));
-    uint32_t *spare = malloc((t->n_events ? t->n_events : 1) * sizeof *spare), n_spare = 0;
-    uint32_t next = 0;
-    int rc = spare ? 0 : -1;
-    for (size_t i = 0; rc == 0 && i < t->n_events; i++) {
-        hr_event_t *ev = &t->events[i];
-        uint64_t gone; /* the map's value slot is 8 bytes */
-        if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC || ev->op == HR_OP_POOL_FREE ||
-            ev->op == HR_OP_POOL_REALLOC) {
-            int by_id = ev->op == HR_OP_FREE || ev->op == HR_OP_POOL_FREE;
-            uint32_t *old = by_id ? &ev->id : &ev->aux;
-            if (hr_ptrmap_remove(&map, (uint64_t)*old + 1, &gone) == 0)
-                continue; /* not live: hr_trace_validate rejects such traces */
-            *old = (uint32_t)gone;
-            spare[n_spare++] = (uint32_t)gone;
-        }
-        if (hr_op_creates_block(ev->op)) {
-            uint32_t *slot = hr_ptrmap_put(&map, (uint64_t)ev->id + 1, NULL);
-            if (!slot) {
-                rc = -1;
-                break;
-            }
-            *slot = ev->id = n_spare ? spare[--n_spare] : next++;
-        }
-    }
-    hr_ptrmap_free(&map);
-    free(spare);
+    hr_id_renamer_t *rn = hr_id_renamer_new();
+    int rc = rn ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < t->n_events; i++)
+        rc = hr_id_renamer_event(rn, &t->events[i]);
     if (rc) {
+        hr_id_renamer_free(rn);
         hr_error_set(err, "out of memory renaming %u ids", t->n_ids);
         return -1;
     }
-    t->n_ids = next;
+    t->n_ids = hr_id_renamer_count(rn);
+    hr_id_renamer_free(rn);
     return 0;
 }
