@@ -67,7 +67,7 @@ fidelity: $(HR_CHECK_PREREQS)
 .PHONY: bench-scale
 bench-scale: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/scale.sh $(top_builddir)
-EXTRA_DIST += bench/scale.sh
+EXTRA_DIST += bench/scale.sh bench/repeat_trace.py
 
 # Issue 15: each libFuzzer target for SECS seconds (default 600) from its seed
 # corpus -> results/fuzz-<host>.md (executions, coverage, crashes).

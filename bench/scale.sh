@@ -3,7 +3,9 @@
 # `replay -a all` on large generated traces. Writes results/scale-<host>.md.
 #
 #   bash bench/scale.sh BUILDDIR          (make bench-scale)
-#   SIZES="10M 100M"   trace sizes (gen session --events), default 10M 100M
+#   SIZES="10M 100M"   trace sizes (gen session --events), default 10M 100M;
+#                      KxN (e.g. 10x100M: 1 G events) repeats the N trace K times
+#                      (bench/repeat_trace.py: gen holds every event decoded)
 #   REPLAY_SIZES="10M" sizes also replayed with -a all -r 1 (default: SIZES)
 #   PIN="taskset -c 0 nice -n 19"  prefix of every measured command (default)
 #   HR_BIN=PATH        another heapreplay binary to measure (e.g. an older build)
@@ -71,10 +73,30 @@ per_event() { echo "scale=1; $1 * 1024 / $2" | bc; }
     echo "|---:|---:|---:|---:|---:|---:|"
 } >"$W/report.md"
 
+# make_trace N: $W/session_N.hrt, generated or (KxN) repeated.
+make_trace() {
+    local n=$1 tr="$W/session_$1.hrt" k base last
+    [ -f "$tr" ] && return 0
+    case $n in
+    *x*)
+        k=${n%%x*} base=${n#*x}
+        make_trace "$base"
+        last=$("$HR" convert "$W/session_$base.hrt" -t text -o - 2>/dev/null |
+            grep -E '^(alloc|calloc|free|realloc) ' | tail -1 |
+            awk '{print ($1 == "realloc") ? $3 : $2}')
+        say "repeat session_$base $k times (last id $last)"
+        python3 "$S/bench/repeat_trace.py" "$W/session_$base.hrt" "$tr" "$k" "$last"
+        ;;
+    *)
+        say "gen session --events $n"
+        $PIN "$HR" gen session --events "$n" --seed 21 -o "$tr" >/dev/null
+        ;;
+    esac
+}
+
 for n in $SIZES; do
     tr="$W/session_$n.hrt"
-    say "gen session --events $n"
-    $PIN "$HR" gen session --events "$n" --seed 21 -o "$tr" >/dev/null
+    make_trace "$n"
     ev=$(events_of "$tr")
     bytes=$(stat -c %s "$tr")
     say "info ($ev events)"
@@ -87,23 +109,29 @@ done
 
 {
     echo
-    echo "## replay -a all -r 1 --warm-time 0"
+    echo "## replay -a all -r 1 --warm-time 0 --timeout 7200"
     echo
     echo "Peak over time of the process tree (parent + workers), sampled every 0.2 s."
     echo
     echo "| events | wall s | tree peak RSS | RSS bytes/event | tree peak PSS | PSS bytes/event | largest process peak RSS | its bytes/event | exit |"
+    notes=""
     echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } >>"$W/report.md"
 for n in $REPLAY_SIZES; do
     tr="$W/session_$n.hrt"
+    make_trace "$n"
     ev=$(events_of "$tr")
     say "replay -a all -r 1 ($ev events)"
-    read -r wall mr mp maxrss rc < <(peak_tree $PIN "$HR" replay -q -a all -r 1 --warm-time 0 "$tr" \
-        -o "$W/r_$n.json")
+    read -r wall mr mp maxrss rc < <(peak_tree $PIN "$HR" replay -q -a all -r 1 --warm-time 0 \
+        --timeout 7200 "$tr" -o "$W/r_$n.json")
+    rows=$(grep -o '"status": "[a-z]*"\|"event_form": "[a-z]*"' "$W/r_$n.json" 2>/dev/null |
+        sort | uniq -c | awk '{printf "%s%s %s", NR > 1 ? ", " : "", $1, $3}' | tr -d '"')
+    notes="$notes- $ev events: rows: ${rows:-none}"$'\n'
     printf '| %s | %.1f | %.0f MiB | %s | %.0f MiB | %s | %.0f MiB | %s | %s |\n' "$ev" "$wall" \
         "$(echo "$mr / 1024" | bc -l)" "$(per_event "$mr" "$ev")" "$(echo "$mp / 1024" | bc -l)" \
         "$(per_event "$mp" "$ev")" "$(echo "$maxrss / 1024" | bc -l)" "$(per_event "$maxrss" "$ev")" \
         "$rc" >>"$W/report.md"
 done
+printf '\nRow statuses and event forms (results, status counts):\n\n%s' "$notes" >>"$W/report.md"
 cp "$W/report.md" "$OUT"
 say "wrote $OUT"
