@@ -274,11 +274,7 @@ static uint64_t binary_total(const uint8_t *b) {
     return hs + sl + rl;
 }
 
-/* Maps path when it is a regular file holding an uncompressed binary trace
- * (its magic first); 0 with in set, or -1 to read it as hr_trace_read_bytes
- * does (stdin, pipes, compressed or text files, any error: that path then
- * reports it). The mapped length is what read_stream would have read. */
-static int map_binary(const char *path, input_t *in) {
+int hr_trace_open_plain_binary(const char *path, uint64_t *size) {
     struct stat st;
     /* Look before opening: opening a FIFO would wait for (and consume) a writer. */
     if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
@@ -287,17 +283,31 @@ static int map_binary(const char *path, input_t *in) {
     if (fd < 0)
         return -1;
     uint8_t magic[HR_BIN_MAGIC_LEN];
-    void *m = MAP_FAILED;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= HR_BIN_HEADER_SIZE &&
         (uint64_t)st.st_size <= SIZE_MAX && pread(fd, magic, sizeof magic, 0) == sizeof magic &&
-        memcmp(magic, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN) == 0)
-        m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        memcmp(magic, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN) == 0) {
+        *size = (uint64_t)st.st_size;
+        return fd;
+    }
+    close(fd);
+    return -1;
+}
+
+/* Maps path when it is a regular file holding an uncompressed binary trace
+ * (its magic first); 0 with in set, or -1 to read it as hr_trace_read_bytes
+ * does (stdin, pipes, compressed or text files, any error: that path then
+ * reports it). The mapped length is what read_stream would have read. */
+static int map_binary(const char *path, input_t *in) {
+    uint64_t size;
+    int fd = hr_trace_open_plain_binary(path, &size);
+    if (fd < 0)
+        return -1;
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (m == MAP_FAILED)
         return -1;
     long page = sysconf(_SC_PAGESIZE);
-    *in = (input_t){.buf = m, .len = (size_t)st.st_size, .mapped = 1,
-                    .map_len = (size_t)st.st_size,
+    *in = (input_t){.buf = m, .len = (size_t)size, .mapped = 1, .map_len = (size_t)size,
                     .page = page > 0 && !(page & (page - 1)) ? (size_t)page : 4096};
     uint64_t total = binary_total(in->buf);
     if (total < in->len)

@@ -21,6 +21,12 @@ typedef struct hr_trace_summary {
 int hr_trace_scan_file(const char *path, hr_trace_summary_t *s, hr_error_t *err);
 void hr_trace_summary_free(hr_trace_summary_t *s);
 
+/* A read-only descriptor for path when it is a regular file that starts
+ * with the binary magic and holds at least a header (a FIFO is never
+ * opened: that would wait for a writer), with *size its length; -1 for
+ * anything else (stdin, text, compressed, missing). */
+int hr_trace_open_plain_binary(const char *path, uint64_t *size);
+
 /* hr_trace_scan_file that also hands every event, in order, to a sink (the
  * replay's packed form is written so, without the whole event array):
  * begin(n_events, n_ids, trace flags) before the first slice, then slice()
