@@ -125,7 +125,7 @@ for n in $REPLAY_SIZES; do
     read -r wall mr mp maxrss rc < <(peak_tree $PIN "$HR" replay -q -a all -r 1 --warm-time 0 \
         --timeout 7200 "$tr" -o "$W/r_$n.json")
     rows=$(grep -o '"status": "[a-z]*"\|"event_form": "[a-z]*"' "$W/r_$n.json" 2>/dev/null |
-        sort | uniq -c | awk '{printf "%s%s %s", NR > 1 ? ", " : "", $1, $3}' | tr -d '"')
+        sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $3}' | tr -d '"')
     notes="$notes- $ev events: rows: ${rows:-none}"$'\n'
     printf '| %s | %.1f | %.0f MiB | %s | %.0f MiB | %s | %.0f MiB | %s | %s |\n' "$ev" "$wall" \
         "$(echo "$mr / 1024" | bc -l)" "$(per_event "$mr" "$ev")" "$(echo "$mp / 1024" | bc -l)" \
