@@ -152,6 +152,21 @@ static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, const hr
     *r = lr;
 }
 
+/* The loops with the access model on, apart from hr_run_range so that its
+ * loops without it keep their code (and its layout) as before the model
+ * existed; the model's uses dominate them, so the touch policy is tested at
+ * run time here. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-jump-tables")))
+#endif
+static __attribute__((noinline)) void run_range_access(run_t *r, const hr_event_t *from,
+                                                       const hr_event_t *to, int libc) {
+    if (libc)
+        fast_loop_t(r, from, to, r->touch, 1, 1);
+    else
+        fast_loop_t(r, from, to, r->touch, 0, 1);
+}
+
 /* GCC: compare-and-branch chains instead of a jump table (see dispatch).
  * The libc loops serve system backends that free plainly, only while the run
  * calls the backend's own functions (the counting and verifying laps wrap
@@ -161,11 +176,8 @@ __attribute__((optimize("no-jump-tables")))
 #endif
 void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     int libc = r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
-    if (r->acc) { /* the model's uses dominate: the touch policy is tested at run time */
-        if (libc)
-            fast_loop_t(r, from, to, r->touch, 1, 1);
-        else
-            fast_loop_t(r, from, to, r->touch, 0, 1);
+    if (__builtin_expect(r->acc != NULL, 0)) {
+        run_range_access(r, from, to, libc);
         return;
     }
     if (libc) {
