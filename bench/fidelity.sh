@@ -25,6 +25,16 @@
 #   WARM_TIME=0.2            --warm-time of the replays (the warm figure is
 #                            reported beside the cold one, not used to predict)
 #   OUT=results/fidelity-$(hostname).md
+#   PYTHON=/usr/bin/python3  the interpreter python_json runs on: the one
+#                            traces/README.md captured (Debian's), given by
+#                            path. Never a wrapper script: a `python3` found on
+#                            PATH may be one (a pyenv shim runs bash and
+#                            readlink before python), and LD_PRELOAD then puts
+#                            the allocator under test into every helper process
+#                            too: tcmalloc's start-up in each made the shimmed
+#                            program +110 ms slower, and `python3 -c pass`
+#                            alone showed it (results/fidelity-vm.md,
+#                            2026-11-26 access-model run)
 set -euo pipefail
 . "$(dirname "$0")/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
@@ -39,6 +49,12 @@ OUT=${OUT:-$S/results/fidelity-$(hostname).md}
 CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ACCESS='$ACCESS' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity.sh"
 R=$S/traces/real
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
+PYTHON=${PYTHON:-/usr/bin/python3}
+SQLITE=${SQLITE:-/usr/bin/sqlite3}
+for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
+    [ -x "$prog" ] && [ "$(head -c 2 "$(readlink -f "$prog")")" != '#!' ] ||
+        { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
+done
 [ -x /usr/bin/time ] || { echo "fidelity.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT; one line on stdout:
@@ -58,9 +74,9 @@ run_real() {
             "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
             -p "$port" < /dev/null > /dev/null 2>&1) || true ;;
     python_json)
-        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" python3 "$R/python_json.py" > /dev/null 2>&1 || true ;;
+        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)
-        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" sqlite3 :memory: ".read $R/sqlite_index.sql" \
+        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" "$SQLITE" :memory: ".read $R/sqlite_index.sql" \
             > /dev/null 2>&1 || true ;;
     *) echo "fidelity.sh: unknown program $name" >&2; exit 2 ;;
     esac
@@ -110,6 +126,9 @@ done
 
 {
     hr_header "Fidelity: replays against the real programs (issue 17)" "$CMD"
+    echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
+         "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`."
+    echo
     python3 "$S/bench/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
     echo
     echo "<details><summary>Raw values</summary>"
