@@ -91,7 +91,17 @@ done
 if [ $same = 1 ]; then ok "--access none (and a model) leave the deterministic figures as without the option"
 else not_ok "--access none (and a model) leave the deterministic figures as without the option"; fi
 
-# 6. a replay with a model passes --verify (uses never change a block's
+# 6. merge refuses shards replayed with different models (as any other option)
+"${R[@]}" -a bump,glibc --shard 1/2 -o "$T/sh1.json" > /dev/null 2>&1
+"${R[@]}" -a bump,glibc --shard 2/2 --access spread:2 -o "$T/sh2.json" > /dev/null 2>&1
+if ! "$HR" merge "$T/sh1.json" "$T/sh2.json" -o "$T/merged.json" 2> "$T/err" &&
+   grep -q 'option access is "spread:2", expected "none"' "$T/err" && [ ! -e "$T/merged.json" ]; then
+    ok "merge refuses shards with different access models"
+else
+    not_ok "merge refuses shards with different access models" "$(cat "$T/err")"
+fi
+
+# 7. a replay with a model passes --verify (uses never change a block's
 # contents, never touch a freed block) on an in-house and a system allocator
 for m in reuse:16+free spread:16+free; do
     "${R[@]}" -a glibc,sizeclass --verify --access "$m" -o "$T/v.json" > /dev/null 2>&1
