@@ -113,4 +113,16 @@ for m in reuse:16+free spread:16+free; do
     fi
 done
 
+# 8. packed events (--event-form packed: the loops read 16 k-event windows):
+# the same uses, verify ok, the exact figures as decoded
+"${R[@]}" -a bump,sizeclass --verify --access spread:8+free --event-form packed -o "$T/pk.json" > /dev/null 2>&1
+"${R[@]}" -a bump,sizeclass --verify --access spread:8+free --event-form decoded -o "$T/dc.json" > /dev/null 2>&1
+if [ "$(jget results.1.verify.status "$T/pk.json")" = ok ] && [ "$(jget results.1.status "$T/pk.json")" = ok ] &&
+   [ "$(jget results.1.memory.peak_footprint "$T/pk.json")" = "$(jget results.1.memory.peak_footprint "$T/dc.json")" ] &&
+   [ "$(jget results.1.memory.peak_footprint "$T/pk.json")" != null ]; then
+    ok "--event-form packed with a model: verify ok, footprint as decoded"
+else
+    not_ok "--event-form packed with a model" "$(head -c 800 "$T/pk.json")"
+fi
+
 tap_done
