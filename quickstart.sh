@@ -51,6 +51,8 @@ main)
     # The real programs' captures (traces/README.md), touched as far as their
     # first 64 KiB: freeciv's 7.9 MiB buffers would otherwise make glibc's
     # replay fault in every page, about 3x the whole program's run time.
+    # No --access model: none made the predictions closer to the real
+    # programs (results/fidelity-vm.md, docs/METRICS.md "Access model").
     ./heapreplay replay traces/real/ -a all -r 3 --touch first:64K -o results/latest-real.json
     echo "report written to results/latest-real.json" >&2
     ;;

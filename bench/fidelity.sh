@@ -5,10 +5,11 @@
 #           (program x allocator inside a round): user+sys CPU time and max RSS
 #           (/usr/bin/time);
 #   replay  heapreplay replay traces/real/NAME.hrt -a ALLOCATORS -r REPEAT for
-#           each --touch policy in TOUCH: the predicted allocator time is the
-#           cold lap (a program runs its allocations once) times the ops, and
-#           the predicted memory is the peak footprint.
-# Then, per program and policy: real and predicted rankings, Spearman rho for
+#           each --touch policy in TOUCH and each --access model in ACCESS:
+#           the predicted allocator time is the cold lap (a program runs its
+#           allocations once) times the ops, and the predicted memory is the
+#           peak footprint.
+# Then, per program and policy (touch and access model): real and predicted rankings, Spearman rho for
 # time and for memory, the predicted and the real saving against glibc, and
 # whether the real differences exceed the noise (rounds' ranges do not
 # overlap). bench/fidelity_report.py does the arithmetic.
@@ -17,24 +18,43 @@
 # Usage: bench/fidelity.sh [BUILDDIR]      (make fidelity)
 # Environment (defaults):
 #   ROUNDS=5  REPEAT=3  TOUCH="none first"
+#   ACCESS="none"            --access models (docs/METRICS.md), e.g.
+#                            ACCESS='none reuse:4 spread:4'
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
 #   PROGRAMS="freeciv_ai python_json sqlite_index"
 #   WARM_TIME=0.2            --warm-time of the replays (the warm figure is
 #                            reported beside the cold one, not used to predict)
 #   OUT=results/fidelity-$(hostname).md
+#   PYTHON=/usr/bin/python3  the interpreter python_json runs on: the one
+#                            traces/README.md captured (Debian's), given by
+#                            path. Never a wrapper script: a `python3` found on
+#                            PATH may be one (a pyenv shim runs bash and
+#                            readlink before python), and LD_PRELOAD then puts
+#                            the allocator under test into every helper process
+#                            too: tcmalloc's start-up in each made the shimmed
+#                            program +110 ms slower, and `python3 -c pass`
+#                            alone showed it (results/fidelity-vm.md,
+#                            2026-11-26 access-model run)
 set -euo pipefail
 . "$(dirname "$0")/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-5}
 REPEAT=${REPEAT:-3}
 TOUCH=${TOUCH:-none first}
+ACCESS=${ACCESS:-none}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index}
 WARM_TIME=${WARM_TIME:-0.2}
 OUT=${OUT:-$S/results/fidelity-$(hostname).md}
-CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity.sh"
+CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ACCESS='$ACCESS' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity.sh"
 R=$S/traces/real
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
+PYTHON=${PYTHON:-/usr/bin/python3}
+SQLITE=${SQLITE:-/usr/bin/sqlite3}
+for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
+    [ -x "$prog" ] && [ "$(head -c 2 "$(readlink -f "$prog")")" != '#!' ] ||
+        { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
+done
 [ -x /usr/bin/time ] || { echo "fidelity.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT; one line on stdout:
@@ -54,9 +74,9 @@ run_real() {
             "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
             -p "$port" < /dev/null > /dev/null 2>&1) || true ;;
     python_json)
-        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" python3 "$R/python_json.py" > /dev/null 2>&1 || true ;;
+        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)
-        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" sqlite3 :memory: ".read $R/sqlite_index.sql" \
+        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" "$SQLITE" :memory: ".read $R/sqlite_index.sql" \
             > /dev/null 2>&1 || true ;;
     *) echo "fidelity.sh: unknown program $name" >&2; exit 2 ;;
     esac
@@ -79,28 +99,36 @@ for r in $(seq 1 "$ROUNDS"); do
     done
 done
 
-# replay.tsv: program touch allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
+# replay.tsv: program policy allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
 #             status peak_rss_above_baseline, then the report's own prediction
-#             (predict.change_s, interval_s_lo, interval_s_hi, within_noise)
+#             (predict.change_s, interval_s_lo, interval_s_hi, within_noise);
+#             policy: the touch policy, then " --access MODEL" unless none
 : > "$W/replay.tsv"
 alist=$(echo "$ALLOCATORS" | tr ' ' ',')
 for p in $PROGRAMS; do
     for t in $TOUCH; do
-        say "replay $p --touch $t"
-        "$HR" replay "$R/$p.hrt" -a "$alist" -r "$REPEAT" --touch "$t" --warm-time "$WARM_TIME" -q \
-            -f json > "$W/rep.json" 2> "$W/rep.err" || true
-        jq -r --arg p "$p" --arg t "$t" '.results[] | [$p, $t, .allocator, .ops.total,
-            (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
-            (.time.cold_ns_per_op_max // "null"), (.time.ns_per_op // "null"),
-            (.memory.peak_footprint // "null"), .status,
-            (.memory.peak_rss_above_baseline // "null"), (.predict.change_s // "null"),
-            (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
-            (if .predict then .predict.within_noise else "null" end)] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+        for ac in $ACCESS; do
+            pol=$t
+            [ "$ac" = none ] || pol="$t --access $ac"
+            say "replay $p --touch $pol"
+            "$HR" replay "$R/$p.hrt" -a "$alist" -r "$REPEAT" --touch "$t" --access "$ac" \
+                --warm-time "$WARM_TIME" -q -f json > "$W/rep.json" 2> "$W/rep.err" || true
+            jq -r --arg p "$p" --arg t "$pol" '.results[] | [$p, $t, .allocator, .ops.total,
+                (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
+                (.time.cold_ns_per_op_max // "null"), (.time.ns_per_op // "null"),
+                (.memory.peak_footprint // "null"), .status,
+                (.memory.peak_rss_above_baseline // "null"), (.predict.change_s // "null"),
+                (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
+                (if .predict then .predict.within_noise else "null" end)] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+        done
     done
 done
 
 {
     hr_header "Fidelity: replays against the real programs (issue 17)" "$CMD"
+    echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
+         "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`."
+    echo
     python3 "$S/bench/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
     echo
     echo "<details><summary>Raw values</summary>"
@@ -108,7 +136,7 @@ done
     echo '```'
     echo "# real: program allocator round cpu_s max_rss_kb wall_s"
     cat "$W/real.tsv"
-    echo "# replay: program touch allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s within_noise"
+    echo "# replay: program policy allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s within_noise"
     cat "$W/replay.tsv"
     echo '```'
     echo

@@ -5,7 +5,7 @@ prints the Markdown body of results/fidelity-<host>.md.
   fidelity_report.py REAL_TSV REPLAY_TSV "glibc jemalloc mimalloc tcmalloc"
 
 real.tsv:   program allocator round cpu_s max_rss_kb wall_s
-replay.tsv: program touch allocator ops cold_ns cold_min cold_max warm_ns
+replay.tsv: program policy allocator ops cold_ns cold_min cold_max warm_ns
             peak_footprint status peak_rss_above_baseline [change_s lo_s hi_s
             within_noise: the report's own predicted change, docs/METRICS.md]
 
@@ -19,7 +19,10 @@ Spearman's rho between real and predicted rankings for time (CPU time vs
 predicted allocator time) and memory (max RSS vs peak footprint, and vs the
 replay's peak RSS above its baseline). With the report's own prediction (the
 "predict" object): its verdict per allocator (faster / slower / within noise)
-beside the real one, and how many agree."""
+beside the real one, and how many agree. The policy column is the --touch
+policy, followed by " --access MODEL" when the replay used an access model.
+At the end, a summary: one line per program and policy (rho for time and
+memory, verdicts agreeing, predicted against real change per allocator)."""
 import sys
 from collections import defaultdict
 
@@ -94,6 +97,20 @@ def verdict_lines(p, both, rows, real):
     if n:
         print("- the report's predicted change of the program's run time: " + "; ".join(cells) +
               "; verdicts agree for %d of %d" % (agree, n))
+    return "%d of %d" % (agree, n) if n else "-"
+
+
+def print_summary(summary):
+    """One line per (policy, program): the figures the default is chosen on."""
+    print()
+    print("## Summary")
+    print()
+    print("Change against glibc in ms, predicted (cold lap x ops) / real (median CPU).")
+    print()
+    print("| policy | program | rho time | rho memory (footprint / RSS above base) | verdicts agree | predicted / real change, ms |")
+    print("|---|---|---:|---:|---:|---|")
+    for s in summary:
+        print("| `%s` | %s | %.2f | %.2f / %.2f | %s | %s |" % s)
 
 
 def fmt_range(v, f="%.3f"):
@@ -109,7 +126,8 @@ def main(real_path, replay_path, allocators):
         if p not in programs:
             programs.append(p)
         real[p][a].append((float(cpu), int(rss)))
-    rep = defaultdict(dict)  # (program, touch) -> alloc -> row
+    rep = defaultdict(dict)  # (program, policy) -> alloc -> row
+    summary = []
     touches = []
     for line in open(replay_path):
         f = line.rstrip("\n").split("\t")
@@ -152,7 +170,7 @@ def main(real_path, replay_path, allocators):
             if not both:
                 continue
             print()
-            print("`--touch %s`:" % t)
+            print("`--touch %s`:" % t)  # the policy, with " --access MODEL" when one ran
             print()
             print("| allocator | cold ns/op | warm ns/op | predicted alloc time s | predicted saving vs glibc, s | % of glibc's CPU | peak footprint MiB | peak RSS above baseline MiB |")
             print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -181,7 +199,16 @@ def main(real_path, replay_path, allocators):
             print("- memory: real %s; predicted by peak footprint %s, rho = %.2f; by peak RSS above"
                   " baseline %s, rho = %.2f" % (order(both, rm), order(both, pm), spearman(rm, pm),
                                                order(both, pr), spearman(rm, pr)))
-            verdict_lines(p, both, rows, real)
+            agree = verdict_lines(p, both, rows, real)
+            changes = []
+            for a in both:
+                if a != "glibc" and g and base:
+                    changes.append("%s %+.0f / %+.0f" % (
+                        a, (rows[a]["cold"] - g["cold"]) * rows[a]["ops"] / 1e6,
+                        1000 * (median([c for c, _ in real[p][a]]) - median(base))))
+            summary.append((t, p, spearman(rt, pt), spearman(rm, pm), spearman(rm, pr), agree,
+                            "; ".join(changes)))
+    print_summary(summary)
     return 0
 
 

@@ -32,7 +32,7 @@ static int parse_pace(const char *v, double *out) {
 }
 
 enum {
-    O_TOUCH = HR_OPT_LONG, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
+    O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
     O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM
 };
 
@@ -52,6 +52,10 @@ static const hr_opt_t replay_opts[] = {
      "verdict, notes) also the full tables: every metric, ns/op by op type, per-class and "
      "per-heap native stats, ranking lines"},
     {O_TOUCH, "touch", "POLICY", "none | first (default) | all; first:SIZE, all:SIZE only a block's first SIZE bytes"},
+    {O_ACCESS, "access", "MODEL", "the program's use of its live blocks between ops, timed with "
+     "them: none (default) | reuse:N (after each op N cache lines of the new block and of "
+     "recently allocated ones) | spread:N (N lines of blocks picked from the whole heap); "
+     "+free also reads a block before its free. N 1..64. Serial laps only"},
     {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
     {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
     {O_HEAPCFG, "heap-config", "FILE", "heap table for the routed allocator"},
@@ -126,6 +130,10 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
     case O_TOUCH:
         return hr_touch_parse(o->arg, &a->opt.touch, &a->opt.touch_cap) != 0
                    ? hr_opt_bad(o, "none|first|all, first:SIZE or all:SIZE")
+                   : 0;
+    case O_ACCESS:
+        return hr_access_parse(o->arg, &a->opt.access) != 0
+                   ? hr_opt_bad(o, "none, reuse:N or spread:N (N 1..64), optionally +free, or free")
                    : 0;
     case O_TIMEOUT: return hr_opt_double(o, 0, 1e7, 1, &a->opt.timeout_s);
     case O_BUDGET:

@@ -77,8 +77,8 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
 
 /* The worker's command line (argv[0] is the program to run). */
 typedef struct worker_cmd {
-    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48], hz[32];
-    const char *argv[32];
+    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48], hz[32], access[32];
+    const char *argv[34];
 } worker_cmd_t;
 
 static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
@@ -93,6 +93,7 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
     const char *argv[] = {job->self_exe, "__worker", "--fd", w->fd, "--trace-fd", w->tfd,
                           "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
                           "--touch", hr_touch_spec(o->touch, o->touch_cap, w->touch, sizeof w->touch),
+                          "--access", hr_access_spec(&o->access, w->access, sizeof w->access),
                           "--budget", w->budget,
                           "--warm-time", w->warm, "--stall-us", w->stall, "--pace", w->pace,
                           "--cycle-hz", w->hz,

@@ -7,12 +7,23 @@
 
 #include "base/hmem.h"
 #include "base/sysinfo.h"
+#include "replay/engine_access.h"
 #include "replay/engine_int.h"
 #include "replay/engine_ops.h"
 
 void hr_run_dispatch(run_t *r, const hr_event_t *ev) { dispatch(r, ev); }
 
 void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to) { touch(r, p, from, to); }
+
+void hr_run_access_before(run_t *r, const hr_event_t *ev) {
+    if (r->acc)
+        hr_access_before(r, ev);
+}
+
+void hr_run_access_after(run_t *r, const hr_event_t *ev) {
+    if (r->acc)
+        hr_access_after(r, ev);
+}
 
 /* ---- instance lifetime --------------------------------------------------- */
 
@@ -75,6 +86,14 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
     r->touch_cap = opt->touch_cap;
     r->win = t->events; /* a packed trace's loops set each window */
     r->win_base = 0;
+    r->access = opt->access;
+    if (hr_access_on(&r->access)) { /* a fresh ring and seed: every lap makes the same picks */
+        if (!(r->acc = hr_hmem_alloc(sizeof *r->acc, HR_HMEM_POPULATE))) {
+            hr_error_set(err, "out of memory for the access model");
+            return -1;
+        }
+        r->acc->rng = HR_ACCESS_SEED;
+    }
     /* Harness memory, faulted in now: its page faults are the harness's, not
      * the allocator's, and must not land in a timed loop. */
     r->slots = take_slots(slot_bytes(t));
@@ -102,26 +121,50 @@ void hr_run_close(run_t *r, int destroy) {
         keep_slots(r->slots, slot_bytes(r->t));
     if (r->hs)
         hr_hmem_free(r->hs, sizeof *r->hs);
+    if (r->acc)
+        hr_hmem_free(r->acc, sizeof *r->acc);
     r->slots = NULL;
     r->hs = NULL;
+    r->acc = NULL;
 }
 
 /* ---- the uninstrumented lap ------------------------------------------------ */
 
 /* A local copy whose address does not escape lets the compiler keep the hot
  * fields (slot arrays, function pointers, instance) in registers; the touch
- * policy and the libc switch are constants in each instantiation, so their
- * tests fold away. */
+ * policy, the libc switch and the access model's on/off are constants in
+ * each instantiation, so their tests fold away. */
 static inline __attribute__((always_inline)) void fast_loop_t(run_t *r, const hr_event_t *ev,
                                                               const hr_event_t *end,
-                                                              hr_touch_t touch, int libc) {
+                                                              hr_touch_t touch, int libc,
+                                                              int access) {
     run_t lr = *r;
     lr.touch = touch;
     lr.libc = libc;
-    for (; ev < end; ev++)
+    for (; ev < end; ev++) {
+        if (access)
+            hr_access_before(&lr, ev);
         dispatch(&lr, ev);
+        if (access)
+            hr_access_after(&lr, ev);
+    }
     lr.libc = r->libc;
     *r = lr;
+}
+
+/* The loops with the access model on, apart from hr_run_range so that its
+ * loops without it keep their code (and its layout) as before the model
+ * existed; the model's uses dominate them, so the touch policy is tested at
+ * run time here. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-jump-tables")))
+#endif
+static __attribute__((noinline)) void run_range_access(run_t *r, const hr_event_t *from,
+                                                       const hr_event_t *to, int libc) {
+    if (libc)
+        fast_loop_t(r, from, to, r->touch, 1, 1);
+    else
+        fast_loop_t(r, from, to, r->touch, 0, 1);
 }
 
 /* GCC: compare-and-branch chains instead of a jump table (see dispatch).
@@ -133,18 +176,22 @@ __attribute__((optimize("no-jump-tables")))
 #endif
 void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     int libc = r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
+    if (__builtin_expect(r->acc != NULL, 0)) {
+        run_range_access(r, from, to, libc);
+        return;
+    }
     if (libc) {
         switch (r->touch) {
-        case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 1); break;
-        case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 1); break;
-        case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 1); break;
+        case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 1, 0); break;
+        case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 1, 0); break;
+        case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 1, 0); break;
         }
         return;
     }
     switch (r->touch) {
-    case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 0); break;
-    case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 0); break;
-    case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 0); break;
+    case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 0, 0); break;
+    case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 0, 0); break;
+    case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 0, 0); break;
     }
 }
 
@@ -283,6 +330,8 @@ static void measure_window(run_t *r, measure_t *m, const hr_extstats_t *ext,
     for (size_t k = 0; k < w->n; k++) {
         const hr_event_t *ev = &w->ev[k];
         r->i = (size_t)w->base + k;
+        if (r->acc) /* the access model: in the lap's time, not in the op's latency */
+            hr_access_before(r, ev);
         int64_t dl = hr_measure_live_delta(r, ev);
         hr_measure_slop(m, r, ev, -1);
         uint64_t c0 = hr_cycles();
@@ -292,6 +341,8 @@ static void measure_window(run_t *r, measure_t *m, const hr_extstats_t *ext,
         hr_measure_op(m, ev, d);
         hr_measure_slop(m, r, ev, +1);
         m->live += (uint64_t)dl;
+        if (r->acc)
+            hr_access_after(r, ev);
         hr_measure_track(m, r, ext, opt, c1);
     }
 }

@@ -32,6 +32,7 @@
 #include "backends/extstats.h"
 #include "heapreplay/trace.h"
 #include "base/emit.h"
+#include "replay/access.h"
 
 /* External allocators: allocator statistics (which may walk the heap) are
  * read at most this often, and never more often than keeps their cost under
@@ -74,6 +75,7 @@ int hr_event_form_parse(const char *s, hr_event_form_t *out);
 typedef struct hr_replay_options {
     hr_touch_t  touch;        /* what the replay writes into each new block */
     uint64_t    touch_cap;    /* first/all: only a block's first touch_cap bytes (0 = all) */
+    hr_access_t access;       /* the program's use of its blocks between ops (access.h) */
     uint64_t    budget;       /* 0 = none; else first op whose footprint exceeds it */
     double      timeout_s;    /* per child process */
     int         repeat;       /* samples per (trace, allocator) */

@@ -22,6 +22,8 @@ void hr_result_head(hr_emit_t *em, const char *trace, const char *digest, const 
     hr_emit_u64(em, "runs", 1);
     char tb[48];
     hr_emit_str(em, "touch", hr_touch_spec(opt->touch, opt->touch_cap, tb, sizeof tb));
+    if (hr_access_on(&opt->access)) /* none: the result as before the option existed */
+        hr_emit_str(em, "access", hr_access_spec(&opt->access, tb, sizeof tb));
     if (opt->library)
         hr_emit_str(em, "library", opt->library);
 }

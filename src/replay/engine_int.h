@@ -24,6 +24,8 @@ typedef struct heapstack {
     int     n;
 } heapstack_t;
 
+typedef struct hr_access_state hr_access_state_t; /* engine_access.h */
+
 typedef struct run {
     /* hot fields first: copied from the backend so the op loop does one
      * indirect call per op and no double indirection */
@@ -41,6 +43,8 @@ typedef struct run {
     heapstack_t        *hs;
     hr_touch_t          touch;
     uint64_t            touch_cap; /* 0: every byte the policy would touch */
+    hr_access_t         access;   /* the access model (access.h) */
+    hr_access_state_t  *acc;      /* its ring and generator (harness memory) when on */
     int                 libc;     /* call malloc/free directly (hr_sys_is_plain);
                                    * set only in engine.c's throughput loop */
     uint64_t            failed;   /* allocations that returned NULL */
@@ -164,6 +168,9 @@ void hr_run_close(run_t *r, int destroy);
 void hr_run_dispatch(run_t *r, const hr_event_t *ev);
 /* The touch policy on [from, to) of a block (engine.c). */
 void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to);
+/* The access model around one op (engine_access.h), for the slow laps. */
+void hr_run_access_before(run_t *r, const hr_event_t *ev);
+void hr_run_access_after(run_t *r, const hr_event_t *ev);
 
 /* engine_slow.c: the untimed laps. The verify lap also frees (and checks)
  * what the trace leaves live; the count lap returns the allocator calls it

@@ -132,6 +132,7 @@ static void slow_window(slow_t *s, const hr_event_t *evs, size_t n, uint64_t bas
         const hr_event_t *ev = &evs[k];
         s->ev = base + k;
         s->r->i = (size_t)(base + k);
+        hr_run_access_before(s->r, ev); /* the access model, as the timed laps use it */
         switch (ev->op) {
         case HR_OP_ALLOC: slow_alloc(s, ev, 0); break;
         case HR_OP_CALLOC: slow_alloc(s, ev, 1); break;
@@ -139,6 +140,7 @@ static void slow_window(slow_t *s, const hr_event_t *evs, size_t n, uint64_t bas
         case HR_OP_FREE: slow_free(s, ev); break;
         default: hr_run_dispatch(s->r, ev); break; /* heap and frame ops: no allocator call */
         }
+        hr_run_access_after(s->r, ev);
     }
 }
 

@@ -51,6 +51,8 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             ;
         else if (strcmp(k, "--touch") == 0 && hr_touch_parse(v, &a->opt.touch, &a->opt.touch_cap) == 0)
             ;
+        else if (strcmp(k, "--access") == 0 && hr_access_parse(v, &a->opt.access) == 0)
+            ;
         else if (strcmp(k, "--budget") == 0)
             a->opt.budget = strtoull(v, NULL, 10);
         else if (strcmp(k, "--warm-time") == 0)

@@ -170,10 +170,13 @@ static void print_header(FILE *out, const hr_json_t *rep, int md) {
             hr_json_path_num(m, "cores"), mem,
             hr_json_path_str(m, "os") ? hr_json_path_str(m, "os") : "?",
             hr_json_path_num(m, "cycle_hz") / 1e9);
-    /* touch first and always: it changes both RSS and time */
+    /* touch first and always: it changes both RSS and time; the access model
+     * (reports that have one) next to it, for the same reason */
     fprintf(out, "%soptions: touch=%s", md ? "- " : "", touch ? touch : "unknown");
+    if (hr_json_path_str(o, "access"))
+        fprintf(out, " access=%s", hr_json_path_str(o, "access"));
     for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
-        if (strcmp(hr_json_key_at(o, i), "touch") == 0)
+        if (strcmp(hr_json_key_at(o, i), "touch") == 0 || strcmp(hr_json_key_at(o, i), "access") == 0)
             continue;
         char *s = hr_json_str(hr_json_at(o, i)) ? NULL : hr_json_to_string(hr_json_at(o, i), 1);
         fprintf(out, " %s=%s", hr_json_key_at(o, i), s ? s : hr_json_str(hr_json_at(o, i)));
