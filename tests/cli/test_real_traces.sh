@@ -18,7 +18,7 @@ for name in freeciv_ai python_json sqlite_index; do
 done
 
 missing=""
-for p in /usr/games/freeciv-server "$(command -v python3)" "$(command -v sqlite3)"; do
+for p in /usr/games/freeciv-server "${PYTHON:-/usr/bin/python3}" "$(command -v sqlite3)"; do
     [ -n "$p" ] && [ -x "$p" ] || missing="$missing ${p:-python3/sqlite3}"
 done
 if [ -n "$missing" ]; then

@@ -15,6 +15,10 @@
 #   OUTDIR      where to write the traces (default: traces/real, replacing them)
 #   TIME_RUNS   (environment) runs without the library per program (default 5;
 #               0: record the captured run's own, slowed time instead)
+#   PYTHON      (environment) the interpreter, by path (default /usr/bin/python3:
+#               a python3 on PATH may be a script, e.g. a pyenv shim, whose bash
+#               and helpers would be captured and timed with it; refused)
+#   ONLY        (environment) the traces to re-capture (default: all three)
 # Needs: freeciv-server, python3, sqlite3 (Debian: apt-get install
 # freeciv-server python3 sqlite3). freeciv-server refuses to run as root: as
 # root the freeciv capture runs as the user `nobody` (setpriv).
@@ -24,9 +28,16 @@ HR=$(readlink -f "${1:-$here/../../heapreplay}")
 OUT=$(mkdir -p "${2:-$here}" && cd "${2:-$here}" && pwd)
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
 TIME_RUNS=${TIME_RUNS:-5}
-for need in "$HR" "$FREECIV" "$(command -v python3)" "$(command -v sqlite3)"; do
+PYTHON=${PYTHON:-/usr/bin/python3}
+ONLY=${ONLY:-"freeciv_ai python_json sqlite_index"}
+for need in "$HR" "$FREECIV" "$PYTHON" "$(command -v sqlite3)"; do
     [ -x "$need" ] || { echo "recapture.sh: missing $need" >&2; exit 2; }
 done
+if head -c 2 "$(readlink -f "$PYTHON")" | grep -q '#!'; then
+    echo "recapture.sh: $PYTHON is a script, not the interpreter (set PYTHON)" >&2
+    exit 2
+fi
+wanted() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
@@ -52,20 +63,22 @@ if [ "$(id -u)" = 0 ]; then
 else
     asuser=()
 fi
-(cd "$work" && HOME=$work TMPDIR=$work "${asuser[@]}" "$HR" capture --time-runs "$TIME_RUNS" \
-    -o "$work/freeciv_ai.hrt" -- \
-    "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none -p 55555 \
-    < /dev/null > "$work/freeciv_ai.out" 2> "$work/freeciv_ai.err") || {
-    echo "recapture.sh: capture of freeciv_ai failed:" >&2
-    tail -20 "$work/freeciv_ai.err" "$work/freeciv_ai.out" >&2
-    exit 1
-}
-capture python_json python3 "$here/python_json.py"
-capture sqlite_index sqlite3 :memory: ".read $here/sqlite_index.sql"
+if wanted freeciv_ai; then
+    (cd "$work" && HOME=$work TMPDIR=$work "${asuser[@]}" "$HR" capture --time-runs "$TIME_RUNS" \
+        -o "$work/freeciv_ai.hrt" -- \
+        "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none -p 55555 \
+        < /dev/null > "$work/freeciv_ai.out" 2> "$work/freeciv_ai.err") || {
+        echo "recapture.sh: capture of freeciv_ai failed:" >&2
+        tail -20 "$work/freeciv_ai.err" "$work/freeciv_ai.out" >&2
+        exit 1
+    }
+fi
+! wanted python_json || capture python_json "$PYTHON" "$here/python_json.py"
+! wanted sqlite_index || capture sqlite_index sqlite3 :memory: ".read $here/sqlite_index.sql"
 
 events() { "$HR" info "$1" | awk '$1 == "events" { print $2 }'; }
 printf '%-18s %12s %12s %8s\n' trace events committed ratio
-for name in freeciv_ai python_json sqlite_index; do
+for name in $ONLY; do
     new=$(events "$work/$name.hrt")
     # the committed trace (beside this script), whatever OUTDIR is
     old=$([ -f "$here/$name.hrt" ] && events "$here/$name.hrt" || echo 0)
@@ -73,6 +86,6 @@ for name in freeciv_ai python_json sqlite_index; do
         "$(awk -v a="$new" -v b="$old" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')"
     cp "$work/$name.hrt" "$OUT/$name.hrt"
 done
-for name in freeciv_ai python_json sqlite_index; do
+for name in $ONLY; do
     grep -h "^capture:\|^program time:" "$work/$name.err" | sed "s/^/$name: /"
 done
