@@ -137,6 +137,24 @@ else
     not_ok "pools with --event-form packed" "rc=$rc" "$(cat "$T/p.err")"
 fi
 
+# 5b. a trace replayed on its recorded threads: decoded, with a note; serial: packed
+"$HR" gen jobs -n 20000 --threads 2 --seed 3 -o "$T/jobs.hrt" >/dev/null
+"$HR" replay -a block -r 1 --warm-time 0 --event-form packed "$T/jobs.hrt" -o "$T/j.json" \
+    >/dev/null 2>"$T/j.err"
+rc=$?
+"$HR" replay -q -a block -r 1 --warm-time 0 --event-form packed --threads serial "$T/jobs.hrt" \
+    -o "$T/js.json" >/dev/null 2>&1
+if [ $rc = 0 ] && grep -q "replayed on its recorded threads: its events are decoded" "$T/j.err" &&
+    [ "$(jget results.0.event_form "$T/j.json")" = null ] &&
+    [ "$(jget results.0.threads.mode "$T/j.json")" = recorded ] &&
+    [ "$(jget results.0.event_form "$T/js.json")" = packed ] &&
+    [ "$(jget results.0.threads.mode "$T/js.json")" = serial ]; then
+    ok "a threaded trace: decoded on its threads (with a note), packed with --threads serial"
+else
+    not_ok "threaded trace and --event-form packed" "rc=$rc" "$(cat "$T/j.err")" \
+        "$(jget results.0.threads.mode "$T/j.json") $(jget results.0.event_form "$T/js.json")"
+fi
+
 # 6. a bad trace: the decoded path's message, exit 2
 printf 'heapreplay-trace 1\nalloc 1 8\nfree 2\n' > "$T/bad.hrtt"
 "$HR" replay -q -a block --event-form decoded "$T/bad.hrtt" >/dev/null 2>"$T/bd.err"
