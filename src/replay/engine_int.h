@@ -221,9 +221,8 @@ void hr_evwin_close(hr_evwin_t *w);
  * from its start). 0, or -1 when there is no such event. */
 int hr_trace_event_at(const hr_trace_t *t, uint64_t i, hr_event_t *ev);
 
-/* engine.c: the uninstrumented lap (time mode) and the instrumented one. */
-void hr_run_lap(run_t *r);
-/* One lap with its op loop timed (wall and thread-CPU ns): a packed trace's
+/* engine.c: the uninstrumented lap (time mode) and the instrumented one.
+ * One lap with its op loop timed (wall and thread-CPU ns): a packed trace's
  * windows are decoded between the timed stretches, outside the timing. */
 void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu);
 /* Reads every event once, outside any timing, before a cold lap: a program

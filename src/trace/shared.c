@@ -265,7 +265,6 @@ int hr_share_pack_end(hr_share_pack_t *w, const hr_trace_t *t, const char *diges
     h.n_events = w->events;
     h.off_events = align64(sizeof h);
     h.packed_len = w->off - h.off_events;
-    h.off_ts = h.off_events;
     uint64_t total = layout_tail(t, &h, w->off);
     if (w->rn)
         h.n_ids = hr_id_renamer_count(w->rn);
