@@ -11,6 +11,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -279,12 +280,16 @@ static void release_trace(hr_trace_t *t, int mapped) {
 }
 
 /* Whether to try the packed form for path (hr_event_form_t): never with
- * pool routes; forced; or auto for a plain binary file of at least
+ * pool routes nor for stdin or a FIFO; forced; or auto for a plain binary file of at least
  * HR_FORM_AUTO_EVENTS events that is replayed serially. */
 static int want_packed(const replay_args_t *a, const char *path) {
     uint64_t n = 0;
     uint32_t threads = 0;
-    if (a->opt.event_form == HR_FORM_DECODED || a->pools.n)
+    struct stat st;
+    /* Only a regular file: a pipe or FIFO cannot be read again by the
+     * decoded path when the packed one declines the trace. */
+    if (a->opt.event_form == HR_FORM_DECODED || a->pools.n || strcmp(path, "-") == 0 ||
+        stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     int bin = hr_trace_peek(path, &n, &threads) == 0;
     if (a->opt.event_form == HR_FORM_PACKED)
