@@ -280,8 +280,8 @@ static void release_trace(hr_trace_t *t, int mapped) {
 }
 
 /* Whether to try the packed form for path (hr_event_form_t): never with
- * pool routes nor for stdin or a FIFO; forced; or auto for a plain binary file of at least
- * HR_FORM_AUTO_EVENTS events that is replayed serially. */
+ * pool routes nor for stdin or a FIFO; forced; or auto for a plain binary
+ * file of at least HR_FORM_AUTO_EVENTS events. */
 static int want_packed(const replay_args_t *a, const char *path) {
     uint64_t n = 0;
     uint32_t threads = 0;
@@ -292,16 +292,14 @@ static int want_packed(const replay_args_t *a, const char *path) {
         stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     int bin = hr_trace_peek(path, &n, &threads) == 0;
-    if (a->opt.event_form == HR_FORM_PACKED)
-        return 1;
-    return bin && n >= HR_FORM_AUTO_EVENTS && a->opt.threads != HR_THREADS_RECORDED &&
-           (threads <= 1 || a->opt.threads == HR_THREADS_SERIAL);
+    return a->opt.event_form == HR_FORM_PACKED || (bin && n >= HR_FORM_AUTO_EVENTS);
 }
 
 /* The packed path: the file is read in slices straight into the shared
  * memfd, which t then maps. Returns the descriptor; -1 with err (a bad
  * trace: the same message the decoded path gives); -2 when the trace
- * cannot be packed after all (pools, or a threaded replay): decode it. */
+ * cannot be packed after all (it has pools, which the parent lowers in the
+ * decoded events): decode it. */
 static int share_packed(const replay_args_t *a, const char *path, hr_trace_t *t, char digest[17],
                         hr_program_time_t *prog, hr_error_t *err) {
     hr_trace_summary_t s;
@@ -310,11 +308,10 @@ static int share_packed(const replay_args_t *a, const char *path, hr_trace_t *t,
         return -1;
     int pools = s.t.op_counts[HR_OP_POOL_ALLOC] || s.t.op_counts[HR_OP_POOL_FREE] ||
                 s.t.op_counts[HR_OP_POOL_REALLOC];
-    if (pools || hr_threads_on(&s.t, &a->opt)) {
+    if (pools) {
         if (a->opt.event_form == HR_FORM_PACKED && !a->quiet)
-            fprintf(stderr, "heapreplay replay: %s: %s: its events are decoded (--event-form "
-                    "packed serves serial replays of traces without pools)\n", path,
-                    pools ? "the trace has pools" : "replayed on its recorded threads");
+            fprintf(stderr, "heapreplay replay: %s: the trace has pools: its events are decoded "
+                    "(--event-form packed serves traces without pools)\n", path);
         hr_trace_summary_free(&s);
         close(fd);
         return -2;

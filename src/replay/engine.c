@@ -267,18 +267,32 @@ int hr_evwin_open(hr_evwin_t *w, const hr_trace_t *t, hr_error_t *err) {
     return 0;
 }
 
+int hr_evwin_open_ts(hr_evwin_t *w, const hr_trace_t *t, hr_error_t *err) {
+    if (hr_evwin_open(w, t, err) != 0)
+        return -1;
+    if (t->packed && (t->flags & HR_TRACEF_TIMESTAMPS) &&
+        !(w->tsbuf = hr_hmem_alloc(HR_EVWIN * sizeof *w->tsbuf, HR_HMEM_POPULATE))) {
+        hr_evwin_close(w);
+        hr_error_set(err, "out of memory for an event window");
+        return -1;
+    }
+    return 0;
+}
+
 int hr_evwin_next(hr_evwin_t *w) {
     if (w->done)
         return 0;
     if (!w->t->packed) { /* the whole array, once */
         w->done = 1;
         w->ev = w->t->events;
+        w->ts = w->t->ts;
         w->n = w->t->n_events;
         w->base = 0;
         return w->n > 0;
     }
     w->base = w->up.index;
-    long k = hr_unpack_next(&w->up, w->buf, NULL, HR_EVWIN);
+    w->ts = w->tsbuf;
+    long k = hr_unpack_next(&w->up, w->buf, w->tsbuf, HR_EVWIN);
     if (k <= 0) {
         w->done = 1;
         return 0;
@@ -289,6 +303,8 @@ int hr_evwin_next(hr_evwin_t *w) {
 }
 
 void hr_evwin_close(hr_evwin_t *w) {
+    if (w->tsbuf)
+        hr_hmem_free(w->tsbuf, HR_EVWIN * sizeof *w->tsbuf);
     if (w->own) {
         if (!spare_win)
             spare_win = w->buf;

@@ -202,19 +202,28 @@ const struct hr_route_plan *hr_compose_plan(const hr_trace_t *t, const char *spe
  * process; a second window open at the same time gets its own). next: 1 with
  * ev, n and base (the trace index of ev[0]) set, 0 after the last event (or
  * on a damaged packed buffer, which hr_trace_map's writer never produces).
- * Windows are serial only: threaded replay needs the decoded array. */
+ * The threaded scheduler (sched.c) reads them too, to cut per-thread
+ * streams. */
 #define HR_EVWIN 16384
 typedef struct hr_evwin {
     const hr_trace_t *t;
     hr_unpack_t       up;
     hr_event_t       *buf;   /* packed: HR_EVWIN events, harness memory */
+    uint64_t         *tsbuf; /* packed, opened with timestamps: HR_EVWIN of them */
     int               own;   /* buf is this window's own, freed by close */
     int               done;
     const hr_event_t *ev;
+    const uint64_t   *ts;    /* the window's timestamps (open_ts, when the trace has them) */
     size_t            n;
     uint64_t          base;
 } hr_evwin_t;
 int hr_evwin_open(hr_evwin_t *w, const hr_trace_t *t, hr_error_t *err);
+/* The same with each window's timestamps in ts (NULL when the trace has none). */
+int hr_evwin_open_ts(hr_evwin_t *w, const hr_trace_t *t, hr_error_t *err);
+/* Whether t carries timestamps (decoded: its ts array; packed: in the records). */
+static inline int hr_trace_has_ts(const hr_trace_t *t) {
+    return t->ts != NULL || (t->packed && (t->flags & HR_TRACEF_TIMESTAMPS));
+}
 int hr_evwin_next(hr_evwin_t *w);
 void hr_evwin_close(hr_evwin_t *w);
 /* Event i of t, decoded or packed (for messages: a packed trace is decoded

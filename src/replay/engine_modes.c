@@ -94,10 +94,9 @@ int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out) {
     return -1;
 }
 
-/* A packed trace is replayed serially (the parent packs only such). */
 int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt) {
-    return !t->packed && (opt->threads == HR_THREADS_RECORDED ||
-                          (opt->threads == HR_THREADS_AUTO && t->n_threads > 1));
+    return opt->threads == HR_THREADS_RECORDED ||
+           (opt->threads == HR_THREADS_AUTO && t->n_threads > 1);
 }
 
 static const char *const form_names[] = {"auto", "decoded", "packed"};

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/hmem.h"
+#include "replay/engine_int.h"
 
 /* Marks per event: wait on / post to chain slot 0 or 1. */
 enum { M_WAIT = 1, M_POST = 2 };
@@ -38,6 +39,7 @@ typedef struct scratch {
     uint32_t *next;     /* per slot: next free slot of the same thread's list */
     uint32_t *head;     /* per thread: its free list */
     uint64_t *last;     /* per slot: 1 + index of the chain's latest event, 0 none */
+    uint16_t *last_th;  /* per slot: the thread of that event */
     uint16_t *owner;    /* per slot: owning instance */
     uint16_t *maker;    /* per slot: thread that made the live block */
     uint32_t *ord;      /* per slot: chain events so far */
@@ -46,8 +48,8 @@ typedef struct scratch {
 } scratch_t;
 
 #define SCRATCH_ARRAYS(X)                                                               \
-    X(nslot, n_ev) X(cur, n_ids) X(next, n_sl) X(head, n_th) X(last, n_sl) X(owner, n_sl) \
-    X(maker, n_sl) X(ord, n_sl) X(mark, n_ev)
+    X(nslot, n_ev) X(cur, n_ids) X(next, n_sl) X(head, n_th) X(last, n_sl) X(last_th, n_sl) \
+    X(owner, n_sl) X(maker, n_sl) X(ord, n_sl) X(mark, n_ev)
 
 static void scratch_free(scratch_t *x) {
 #define FREE_(a, n) hr_hmem_free(x->a, x->n * sizeof *x->a);
@@ -76,43 +78,49 @@ static int scratch_new(scratch_t *x, const hr_trace_t *t) {
 }
 
 /* Renaming walk: per-thread free lists of slots. Returns the slots used. */
-static uint32_t rename_ids(const hr_trace_t *t, scratch_t *x) {
+static uint32_t rename_ids(hr_evwin_t *w, scratch_t *x) {
     uint32_t n = 0;
     memset(x->head, 0xff, x->n_th * sizeof *x->head);
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        uint32_t th = ev->thread, *head = &x->head[th];
-        if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC) {
-            uint32_t s = x->cur[ev->op == HR_OP_FREE ? ev->id : ev->aux];
-            x->next[s] = *head;
-            *head = s;
+    while (hr_evwin_next(w)) {
+        for (size_t k = 0, i = (size_t)w->base; k < w->n; k++, i++) {
+            const hr_event_t *ev = &w->ev[k];
+            uint32_t th = ev->thread, *head = &x->head[th];
+            if (ev->op == HR_OP_FREE || ev->op == HR_OP_REALLOC) {
+                uint32_t s = x->cur[ev->op == HR_OP_FREE ? ev->id : ev->aux];
+                x->next[s] = *head;
+                *head = s;
+            }
+            if (!hr_op_creates_block(ev->op))
+                continue;
+            uint32_t s = *head != HR_SCHED_NONE ? *head : n++;
+            if (*head != HR_SCHED_NONE)
+                *head = x->next[s];
+            x->nslot[i] = s;
+            x->cur[ev->id] = s;
         }
-        if (!hr_op_creates_block(ev->op))
-            continue;
-        uint32_t s = *head != HR_SCHED_NONE ? *head : n++;
-        if (*head != HR_SCHED_NONE)
-            *head = x->next[s];
-        x->nslot[i] = s;
-        x->cur[ev->id] = s;
     }
     return n;
 }
 
 /* Marking walk: the waits and the posts they need. */
-static void mark_deps(const hr_trace_t *t, scratch_t *x) {
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        uint32_t sl;
-        int n = event_slot(ev, x->cur, x->nslot[i], &sl);
-        update_slots(ev, x->cur, x->nslot[i]);
-        if (!n)
-            continue;
-        uint64_t p = x->last[sl];
-        x->last[sl] = i + 1;
-        if (!p || t->events[p - 1].thread == ev->thread)
-            continue;
-        x->mark[i] |= M_WAIT;
-        x->mark[p - 1] |= M_POST;
+static void mark_deps(hr_evwin_t *w, scratch_t *x) {
+    while (hr_evwin_next(w)) {
+        for (size_t k = 0, i = (size_t)w->base; k < w->n; k++, i++) {
+            const hr_event_t *ev = &w->ev[k];
+            uint32_t sl;
+            int n = event_slot(ev, x->cur, x->nslot[i], &sl);
+            update_slots(ev, x->cur, x->nslot[i]);
+            if (!n)
+                continue;
+            uint64_t p = x->last[sl];
+            uint16_t pth = x->last_th[sl];
+            x->last[sl] = i + 1;
+            x->last_th[sl] = ev->thread;
+            if (!p || pth == ev->thread)
+                continue;
+            x->mark[i] |= M_WAIT;
+            x->mark[p - 1] |= M_POST;
+        }
     }
 }
 
@@ -138,8 +146,8 @@ static int track_owner(const hr_event_t *ev, uint32_t slot, scratch_t *x, hr_syn
 
 /* Sync record of event i (marks, chain position, ownership), 1 if it needs
  * one. Rewrites the event's ids into slots in `out` (may be NULL). */
-static int make_sync(const hr_trace_t *t, size_t i, scratch_t *x, hr_sync_t *sy, hr_event_t *out) {
-    const hr_event_t *ev = &t->events[i];
+static int make_sync(const hr_event_t *ev, size_t i, scratch_t *x, hr_sync_t *sy,
+                     hr_event_t *out) {
     uint32_t sl;
     int n = event_slot(ev, x->cur, x->nslot[i], &sl);
     update_slots(ev, x->cur, x->nslot[i]);
@@ -168,7 +176,7 @@ static int make_sync(const hr_trace_t *t, size_t i, scratch_t *x, hr_sync_t *sy,
     return need || sy->xfree;
 }
 
-static int alloc_streams(hr_sched_t *s, const hr_trace_t *t, const uint64_t *n_ev,
+static int alloc_streams(hr_sched_t *s, int has_ts, const uint64_t *n_ev,
                          const uint64_t *n_sync) {
     for (uint32_t k = 0; k < s->n; k++) {
         hr_stream_t *st = &s->s[k];
@@ -176,49 +184,79 @@ static int alloc_streams(hr_sched_t *s, const hr_trace_t *t, const uint64_t *n_e
         st->cap_sync = n_sync[k] ? n_sync[k] : 1;
         st->ev = hr_hmem_alloc(st->cap * sizeof *st->ev, HR_HMEM_POPULATE);
         st->sync = hr_hmem_alloc(st->cap_sync * sizeof *st->sync, HR_HMEM_POPULATE);
-        if (t->ts)
+        if (has_ts)
             st->ts = hr_hmem_alloc(st->cap * 8, HR_HMEM_POPULATE);
-        s->bytes += n_ev[k] * (sizeof *st->ev + (t->ts ? 8 : 0)) + n_sync[k] * sizeof *st->sync;
-        if (!st->ev || !st->sync || (t->ts && !st->ts))
+        s->bytes += n_ev[k] * (sizeof *st->ev + (has_ts ? 8 : 0)) + n_sync[k] * sizeof *st->sync;
+        if (!st->ev || !st->sync || (has_ts && !st->ts))
             return -1;
     }
     return 0;
 }
 
-/* Second walk: count, then fill the streams. */
+/* One event into its thread's stream, with its sync record if it needs one. */
+static void put_event(hr_sched_t *s, scratch_t *x, const hr_event_t *ev, const uint64_t *ts,
+                      size_t i) {
+    hr_stream_t *st = &s->s[ev->thread];
+    hr_event_t *out = &st->ev[st->n];
+    hr_sync_t sy;
+    *out = *ev;
+    if (st->ts)
+        st->ts[st->n] = ts ? *ts : 0;
+    st->n++;
+    st->mem_ops += (uint64_t)hr_op_is_mem(ev->op);
+    if (!make_sync(ev, i, x, &sy, out))
+        return;
+    out->flags |= HR_EVF_SYNC;
+    sy.at = st->n - 1;
+    st->sync[st->n_sync++] = sy;
+    st->cross_frees += sy.xfree;
+    st->sync_waits += sy.wait_slot != HR_SCHED_NONE;
+    if (sy.foreign)
+        s->s[sy.owner].locked = 1;
+}
+
+/* Last walks: count, then fill the streams (the window is reopened for
+ * each walk: the caller's first two walks used it before). */
 static int fill_streams(hr_sched_t *s, const hr_trace_t *t, scratch_t *x) {
     size_t cnt_bytes = (size_t)s->n * 8 * 2;
     uint64_t *n_ev = hr_hmem_alloc(cnt_bytes, 0), *n_sync = n_ev ? n_ev + s->n : NULL;
-    if (!n_ev)
-        return -1;
+    hr_evwin_t w;
     hr_sync_t sy;
-    for (size_t i = 0; i < t->n_events; i++) {
-        n_ev[t->events[i].thread]++;
-        n_sync[t->events[i].thread] += (uint64_t)make_sync(t, i, x, &sy, NULL);
+    if (!n_ev || hr_evwin_open(&w, t, NULL) != 0) {
+        hr_hmem_free(n_ev, cnt_bytes);
+        return -1;
     }
-    int rc = alloc_streams(s, t, n_ev, n_sync);
+    while (hr_evwin_next(&w))
+        for (size_t k = 0; k < w.n; k++) {
+            n_ev[w.ev[k].thread]++;
+            n_sync[w.ev[k].thread] += (uint64_t)make_sync(&w.ev[k], w.base + k, x, &sy, NULL);
+        }
+    hr_evwin_close(&w);
+    int rc = alloc_streams(s, hr_trace_has_ts(t), n_ev, n_sync);
     memset(x->ord, 0, x->n_sl * sizeof *x->ord);
-    for (size_t i = 0; rc == 0 && i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        hr_stream_t *st = &s->s[ev->thread];
-        hr_event_t *out = &st->ev[st->n];
-        *out = *ev;
-        if (st->ts)
-            st->ts[st->n] = t->ts[i];
-        st->n++;
-        st->mem_ops += (uint64_t)hr_op_is_mem(ev->op);
-        if (!make_sync(t, i, x, &sy, out))
-            continue;
-        out->flags |= HR_EVF_SYNC;
-        sy.at = st->n - 1;
-        st->sync[st->n_sync++] = sy;
-        st->cross_frees += sy.xfree;
-        st->sync_waits += sy.wait_slot != HR_SCHED_NONE;
-        if (sy.foreign)
-            s->s[sy.owner].locked = 1;
+    if (rc == 0 && (rc = hr_evwin_open_ts(&w, t, NULL)) == 0) {
+        while (hr_evwin_next(&w)) {
+            if (w.base == 0 && w.n && w.ts)
+                s->ts0 = w.ts[0];
+            for (size_t k = 0; k < w.n; k++)
+                put_event(s, x, &w.ev[k], w.ts ? &w.ts[k] : NULL, w.base + k);
+        }
+        hr_evwin_close(&w);
     }
     hr_hmem_free(n_ev, cnt_bytes);
     return rc;
+}
+
+/* The first two walks, each over its own windows. */
+static int walk_ids(hr_sched_t *s, const hr_trace_t *t, scratch_t *x) {
+    hr_evwin_t w;
+    if (hr_evwin_open(&w, t, NULL) != 0)
+        return -1;
+    s->n_slots = rename_ids(&w, x);
+    hr_evwin_close(&w);
+    if (!s->n_slots)
+        s->n_slots = 1;
+    return 0;
 }
 
 int hr_sched_build(hr_sched_t *s, const hr_trace_t *t, hr_error_t *err) {
@@ -228,17 +266,15 @@ int hr_sched_build(hr_sched_t *s, const hr_trace_t *t, hr_error_t *err) {
         return -1;
     }
     s->n = t->n_threads ? t->n_threads : 1;
-    s->ts0 = t->ts && t->n_events ? t->ts[0] : 0;
     scratch_t x;
+    hr_evwin_t w;
     int rc = -1;
     s->s = hr_hmem_alloc(s->n * sizeof *s->s, 0);
-    if (s->s && scratch_new(&x, t) == 0) {
-        s->n_slots = rename_ids(t, &x);
-        if (!s->n_slots)
-            s->n_slots = 1;
+    if (s->s && scratch_new(&x, t) == 0 && walk_ids(s, t, &x) == 0) {
         s->owner_end = hr_hmem_alloc((size_t)s->n_slots * 2, 0);
-        if (s->owner_end) {
-            mark_deps(t, &x);
+        if (s->owner_end && hr_evwin_open(&w, t, NULL) == 0) {
+            mark_deps(&w, &x);
+            hr_evwin_close(&w);
             rc = fill_streams(s, t, &x);
             memcpy(s->owner_end, x.owner, (size_t)s->n_slots * 2);
         }

@@ -529,7 +529,7 @@ int hr_threads_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spe
     tr->sched = s;
     tr->n = s->n;
     tr->cross_frees = s->cross_frees;
-    tr->pace = opt->pace > 0 && t->ts ? opt->pace : 0;
+    tr->pace = opt->pace > 0 && hr_trace_has_ts(t) ? opt->pace : 0;
     for (uint32_t k = 0; k < s->n; k++)
         tr->locked += (uint32_t)(s->s[k].locked && !(be->caps & HR_CAP_THREAD_SAFE));
     tr->warm = hr_hmem_alloc(s->n * sizeof *tr->warm, 0);

@@ -4,8 +4,8 @@
 # instead of as hr_event_t arrays. Every deterministic figure (op counts, the
 # in-house allocators' exact footprints, fragmentation, failures, the
 # digest) is the same as with the decoded form, in every mode (measure,
-# time, verify, compositions, an allocator that fails); auto packs a large
-# binary trace; traces that need the decoded form (pools) get it with a note.
+# time, verify, compositions, threads); auto packs a large binary trace;
+# traces that need the decoded form (pools) get it with a note.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}
@@ -137,22 +137,32 @@ else
     not_ok "pools with --event-form packed" "rc=$rc" "$(cat "$T/p.err")"
 fi
 
-# 5b. a trace replayed on its recorded threads: decoded, with a note; serial: packed
-"$HR" gen jobs -n 20000 --threads 2 --seed 3 -o "$T/jobs.hrt" >/dev/null
-"$HR" replay -a block -r 1 --warm-time 0 --event-form packed "$T/jobs.hrt" -o "$T/j.json" \
-    >/dev/null 2>"$T/j.err"
-rc=$?
-"$HR" replay -q -a block -r 1 --warm-time 0 --event-form packed --threads serial "$T/jobs.hrt" \
-    -o "$T/js.json" >/dev/null 2>&1
-if [ $rc = 0 ] && grep -q "replayed on its recorded threads: its events are decoded" "$T/j.err" &&
-    [ "$(jget results.0.event_form "$T/j.json")" = null ] &&
-    [ "$(jget results.0.threads.mode "$T/j.json")" = recorded ] &&
-    [ "$(jget results.0.event_form "$T/js.json")" = packed ] &&
-    [ "$(jget results.0.threads.mode "$T/js.json")" = serial ]; then
-    ok "a threaded trace: decoded on its threads (with a note), packed with --threads serial"
+# 5b. a threaded trace with timestamps: its threads replay from the packed form (the
+# scheduler cuts the streams from its windows), with the same schedule and paced
+"$HR" gen jobs -n 20000 --threads 2 --seed 3 --timestamps -o "$T/jobs.hrt" >/dev/null
+thr() { # the deterministic threaded figures of every row
+    local f=$1 i
+    for i in 0 1; do
+        for k in allocator status threads.mode threads.pace threads.cross_thread_frees \
+            threads.locked_instances per_thread.0.ops per_thread.0.events per_thread.1.ops \
+            per_thread.0.cross_thread_frees memory.peak_live; do
+            printf '%s=%s ' "$k" "$(jget "results.$i.$k" "$f")"
+        done
+        echo
+    done
+}
+for form in decoded packed; do
+    "$HR" replay -q -a block,stack -r 1 --warm-time 0 --event-form $form \
+        --pace timestamps:0.001 "$T/jobs.hrt" -o "$T/j$form.json" >/dev/null 2>"$T/j$form.err"
+    thr "$T/j$form.json" > "$T/j$form.f"
+done
+if cmp -s "$T/jdecoded.f" "$T/jpacked.f" && grep -q "threads.mode=recorded threads.pace=timestamps" \
+    "$T/jpacked.f" && grep -q "cross_thread_frees=[1-9]" "$T/jpacked.f" &&
+    [ "$(jget results.0.event_form "$T/jpacked.json")" = packed ]; then
+    ok "a threaded trace replays on its threads from the packed form: same schedule, paced"
 else
-    not_ok "threaded trace and --event-form packed" "rc=$rc" "$(cat "$T/j.err")" \
-        "$(jget results.0.threads.mode "$T/j.json") $(jget results.0.event_form "$T/js.json")"
+    not_ok "threaded trace packed" "$(diff "$T/jdecoded.f" "$T/jpacked.f" | head -4)" \
+        "$(head -2 "$T/jpacked.f")" "$(cat "$T/jpacked.err")"
 fi
 
 # 6. a bad trace: the decoded path's message, exit 2
