@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The packed event form against the decoded one (issue 15 item 4): does
-# reading the events packed, decoded 16 k at a time between the timed
+# reading the events packed, decoded 64 k at a time between the timed
 # stretches, move the timings? Same trace, same allocators, the two forms
 # interleaved (round r: decoded then packed on odd rounds, packed then
 # decoded on even ones), each a separate `replay -r 1`. Prints, per trace and

@@ -85,7 +85,7 @@ static const hr_opt_t replay_opts[] = {
      "(a deterministic, balanced share: the cells sorted by trace and allocator, dealt "
      "round-robin); 'heapreplay merge' joins the N reports"},
     {O_FORM, "event-form", "FORM", "how the replay processes hold the events: decoded (24 "
-     "bytes each), packed (~4 bytes, decoded 16 k at a time outside the timing; traces "
+     "bytes each), packed (~4 bytes, decoded 64 k at a time outside the timing; traces "
      "without pools), auto (default: packed for a binary file of 4 Mi events or more)"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},

@@ -197,8 +197,10 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
 
 /* A packed trace's windows are each timed apart: the clocks are read
  * 2 * n_events / HR_EVWIN times (a wall + thread-CPU pair costs ~0.4 us
- * here, about half of it inside a stretch: ~0.01-0.02 ns/op over 16 k
- * events). */
+ * here, about half of it inside a stretch: ~0.003 ns/op over 64 k events).
+ * 64 k, not fewer: each window's decoding displaces the cache between two
+ * stretches, which cost a 3-8 ns/op trace +2-5 % with 4 k or 16 k windows
+ * and 0-3 % with 64 k (results/event-form-vm.md). */
 void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu) {
     hr_evwin_t w;
     uint64_t ws = 0, cs = 0;

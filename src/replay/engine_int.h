@@ -204,7 +204,7 @@ const struct hr_route_plan *hr_compose_plan(const hr_trace_t *t, const char *spe
  * on a damaged packed buffer, which hr_trace_map's writer never produces).
  * The threaded scheduler (sched.c) reads them too, to cut per-thread
  * streams. */
-#define HR_EVWIN 16384
+#define HR_EVWIN 65536
 typedef struct hr_evwin {
     const hr_trace_t *t;
     hr_unpack_t       up;

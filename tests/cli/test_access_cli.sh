@@ -113,7 +113,7 @@ for m in reuse:16+free spread:16+free; do
     fi
 done
 
-# 8. packed events (--event-form packed: the loops read 16 k-event windows):
+# 8. packed events (--event-form packed: the loops read 64 k-event windows):
 # the same uses, verify ok, the exact figures as decoded
 "${R[@]}" -a bump,sizeclass --verify --access spread:8+free --event-form packed -o "$T/pk.json" > /dev/null 2>&1
 "${R[@]}" -a bump,sizeclass --verify --access spread:8+free --event-form decoded -o "$T/dc.json" > /dev/null 2>&1
