@@ -284,14 +284,13 @@ static void release_trace(hr_trace_t *t, int mapped) {
  * file of at least HR_FORM_AUTO_EVENTS events. */
 static int want_packed(const replay_args_t *a, const char *path) {
     uint64_t n = 0;
-    uint32_t threads = 0;
     struct stat st;
     /* Only a regular file: a pipe or FIFO cannot be read again by the
      * decoded path when the packed one declines the trace. */
     if (a->opt.event_form == HR_FORM_DECODED || a->pools.n || strcmp(path, "-") == 0 ||
         stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
-    int bin = hr_trace_peek(path, &n, &threads) == 0;
+    int bin = hr_trace_peek(path, &n) == 0;
     return a->opt.event_form == HR_FORM_PACKED || (bin && n >= HR_FORM_AUTO_EVENTS);
 }
 

@@ -237,8 +237,8 @@ void hr_events_prewalk_range(const hr_event_t *ev, size_t n) {
     prewalk_sink = acc;
 }
 
-/* A packed trace: every window decoded once (its records read, as the lap
- * will read them). */
+/* Every event read once, window by window (a packed trace's records are
+ * decoded, as the lap will decode them). */
 void hr_events_prewalk(const hr_trace_t *t) {
     hr_evwin_t w;
     if (hr_evwin_open(&w, t, NULL) != 0)

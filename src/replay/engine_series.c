@@ -24,20 +24,24 @@ static void u64_array(hr_emit_t *em, const char *key, const hr_spoint_t *pts, si
 /* Memory against event index: channel 0 live bytes, 1 footprint, 2 RSS
  * above the baseline (only when sampled); time_s from the trace's
  * timestamps, relative to its first event. */
-/* time_s of a packed trace's points (in event order): one pass over its
- * records, which carry the timestamps. */
-static void packed_times(const hr_trace_t *t, const hr_spoint_t *pts, size_t n, hr_emit_t *em) {
-    hr_unpack_t u;
-    hr_event_t ev;
+/* time_s of the points (in event order), relative to the first event: one
+ * pass over the trace's windows, decoded or packed. */
+static void emit_times(const hr_trace_t *t, const hr_spoint_t *pts, size_t n, hr_emit_t *em) {
+    hr_evwin_t w;
     uint64_t ts = 0, ts0 = 0;
     size_t k = 0;
-    hr_unpack_start(&u, t->packed, t->packed_len, 1);
-    for (uint64_t i = 0; k < n && hr_unpack_next(&u, &ev, &ts, 1) == 1; i++) {
-        if (i == 0)
-            ts0 = ts;
-        while (k < n && pts[k].event == i)
-            hr_emit_f64(em, NULL, (double)(int64_t)(ts - ts0) / 1e9), k++;
+    if (hr_evwin_open_ts(&w, t, NULL) != 0)
+        return;
+    while (k < n && hr_evwin_next(&w) && w.ts) {
+        if (w.base == 0)
+            ts0 = w.ts[0];
+        for (size_t e = 0; e < w.n && k < n; e++) {
+            ts = w.ts[e];
+            while (k < n && pts[k].event == w.base + e)
+                hr_emit_f64(em, NULL, (double)(int64_t)(ts - ts0) / 1e9), k++;
+        }
     }
+    hr_evwin_close(&w);
     for (; k < n; k++) /* a point past the last event: none in practice */
         hr_emit_f64(em, NULL, (double)(int64_t)(ts - ts0) / 1e9);
 }
@@ -50,13 +54,9 @@ static void emit_memory(const result_t *res, hr_emit_t *em) {
     hr_emit_obj_begin(em, "memory");
     hr_emit_u64(em, "points", n);
     u64_array(em, "event", pts, n, -1);
-    if ((t->flags & HR_TRACEF_TIMESTAMPS) && (t->ts || t->packed) && t->n_events) {
+    if ((t->flags & HR_TRACEF_TIMESTAMPS) && hr_trace_has_ts(t) && t->n_events) {
         hr_emit_arr_begin(em, "time_s");
-        if (t->ts)
-            for (size_t i = 0; i < n; i++)
-                hr_emit_f64(em, NULL, (double)(int64_t)(t->ts[pts[i].event] - t->ts[0]) / 1e9);
-        else
-            packed_times(t, pts, n, em);
+        emit_times(t, pts, n, em);
         hr_emit_arr_end(em);
     }
     u64_array(em, "live_bytes", pts, n, 0);

@@ -18,7 +18,7 @@ static uint64_t le(const uint8_t *p, int n) {
     return v;
 }
 
-int hr_trace_peek(const char *path, uint64_t *n_events, uint32_t *n_threads) {
+int hr_trace_peek(const char *path, uint64_t *n_events) {
     uint64_t size;
     int fd = hr_trace_open_plain_binary(path, &size);
     if (fd < 0)
@@ -29,7 +29,6 @@ int hr_trace_peek(const char *path, uint64_t *n_events, uint32_t *n_threads) {
     if (k != (ssize_t)sizeof h)
         return -1;
     *n_events = le(h + 16, 8);
-    *n_threads = (uint32_t)le(h + 28, 4);
     return 0;
 }
 

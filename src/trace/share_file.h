@@ -7,10 +7,10 @@
 
 #include "trace/scan.h"
 
-/* The event and thread counts a plain (uncompressed) binary trace file's
- * header claims, without reading on; -1 for anything else (text,
- * compressed, stdin, a FIFO, a missing file: the reader then says why). */
-int hr_trace_peek(const char *path, uint64_t *n_events, uint32_t *n_threads);
+/* The event count a plain (uncompressed) binary trace file's header claims,
+ * without reading on; -1 for anything else (text, compressed, stdin, a
+ * FIFO, a missing file: the reader then says why). */
+int hr_trace_peek(const char *path, uint64_t *n_events);
 
 /* Reads and validates path as hr_trace_read_file does (same checks and
  * messages) and packs its events into a sealed memfd for hr_trace_map.
