@@ -49,8 +49,21 @@ typedef enum hr_field_kind { HR_FIELD_LIST(HR_FIELD_ENUM_) HR_F__COUNT } hr_fiel
  *          allocator), named by the STR of its palloc (annotate.h's
  *          hr_alloc_named): pfree and prealloc act on the block the id
  *          names, which keeps its pool. Replay lowers them to the malloc-family
- *          op first (hr_trace_lower_pools), so the engine never sees them. */
-enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3, HR_OPC_POOL = 4 };
+ *          op first (hr_trace_lower_pools), so the engine never sees them.
+ *   HINT   what the program did with a block, for the replay to imitate: no
+ *          allocator work, not counted in ops.total. `touched BYTES` (since
+ *          format 1.4) says the block made by the thread's next event (an
+ *          alloc, calloc, realloc, palloc or prealloc, which must follow it
+ *          directly in the same thread) was used in its first BYTES bytes: the
+ *          capture library measures the pages the program touched in a block
+ *          of at least HR_TOUCH_PROBE_MIN bytes during its life
+ *          (docs/TRACE_FORMAT.md); `replay --touch recorded` writes that much
+ *          of the new block instead of what the policy would. */
+enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3, HR_OPC_POOL = 4, HR_OPC_HINT = 5 };
+
+/* Blocks the capture library measures the use of (`touched`): a smaller
+ * block is assumed used whole, as `--touch first` writes it. */
+#define HR_TOUCH_PROBE_MIN (64u * 1024u)
 
 /* X(ENUM,     code, "text",  field1, field2, field3, nopt, class, "report key")
  * The report key names the op's count in a result's "ops" object. */
@@ -65,7 +78,8 @@ enum { HR_OPC_MEM = 1, HR_OPC_HEAP = 2, HR_OPC_MARKER = 3, HR_OPC_POOL = 4 };
     X(MARK,         7, "mark",    STR,   NONE,  NONE,   0, MARKER, "mark")                \
     X(POOL_ALLOC,   8, "palloc",  ID,    SIZE,  STR,    0, POOL,   "pool_alloc")          \
     X(POOL_FREE,    9, "pfree",   ID,    STR,   NONE,   0, POOL,   "pool_free")           \
-    X(POOL_REALLOC,10, "prealloc",OLD,   ID,    SIZE,   0, POOL,   "pool_realloc")
+    X(POOL_REALLOC,10, "prealloc",OLD,   ID,    SIZE,   0, POOL,   "pool_realloc")          \
+    X(TOUCHED,     11, "touched", SIZE,  NONE,  NONE,   0, HINT,   "touched")
 
 #define HR_OP_ENUM_(e, c, t, f1, f2, f3, o, cls, key) HR_OP_##e = c,
 typedef enum hr_op { HR_OP_LIST(HR_OP_ENUM_) HR_OP__COUNT } hr_op_t;

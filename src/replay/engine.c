@@ -13,7 +13,9 @@
 
 void hr_run_dispatch(run_t *r, const hr_event_t *ev) { dispatch(r, ev); }
 
-void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to) { touch(r, p, from, to); }
+void hr_run_touch_made(run_t *r, void *p, uint64_t from, uint64_t to, int zeroed) {
+    touch_made(r, p, from, to, zeroed);
+}
 
 void hr_run_access_before(run_t *r, const hr_event_t *ev) {
     if (r->acc)
@@ -185,6 +187,7 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
         case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 1, 0); break;
         case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 1, 0); break;
         case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 1, 0); break;
+        case HR_TOUCH_RECORDED: fast_loop_t(r, from, to, HR_TOUCH_RECORDED, 1, 0); break;
         }
         return;
     }
@@ -192,6 +195,7 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     case HR_TOUCH_NONE: fast_loop_t(r, from, to, HR_TOUCH_NONE, 0, 0); break;
     case HR_TOUCH_FIRST: fast_loop_t(r, from, to, HR_TOUCH_FIRST, 0, 0); break;
     case HR_TOUCH_ALL: fast_loop_t(r, from, to, HR_TOUCH_ALL, 0, 0); break;
+    case HR_TOUCH_RECORDED: fast_loop_t(r, from, to, HR_TOUCH_RECORDED, 0, 0); break;
     }
 }
 

@@ -40,7 +40,9 @@
 #define HR_SAMPLE_INTERVAL_US 1000
 #define HR_SAMPLE_COST_SHARE  8
 
-typedef enum hr_touch { HR_TOUCH_NONE = 0, HR_TOUCH_FIRST, HR_TOUCH_ALL } hr_touch_t;
+/* recorded: as first, but a block with a `touched` record (trace.h) gets the
+ * bytes the program used, measured at capture. */
+typedef enum hr_touch { HR_TOUCH_NONE = 0, HR_TOUCH_FIRST, HR_TOUCH_ALL, HR_TOUCH_RECORDED } hr_touch_t;
 
 typedef enum hr_replay_mode {
     HR_MODE_MEASURE = 0,

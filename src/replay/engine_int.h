@@ -43,6 +43,8 @@ typedef struct run {
     heapstack_t        *hs;
     hr_touch_t          touch;
     uint64_t            touch_cap; /* 0: every byte the policy would touch */
+    uint64_t            pend;     /* --touch recorded: 1 + the bytes of a `touched`
+                                   * record for the next block made; 0: none */
     hr_access_t         access;   /* the access model (access.h) */
     hr_access_state_t  *acc;      /* its ring and generator (harness memory) when on */
     int                 libc;     /* call malloc/free directly (hr_sys_is_plain);
@@ -167,7 +169,7 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
 void hr_run_close(run_t *r, int destroy);
 void hr_run_dispatch(run_t *r, const hr_event_t *ev);
 /* The touch policy on [from, to) of a block (engine.c). */
-void hr_run_touch(const run_t *r, void *p, uint64_t from, uint64_t to);
+void hr_run_touch_made(run_t *r, void *p, uint64_t from, uint64_t to, int zeroed);
 /* The access model around one op (engine_access.h), for the slow laps. */
 void hr_run_access_before(run_t *r, const hr_event_t *ev);
 void hr_run_access_after(run_t *r, const hr_event_t *ev);

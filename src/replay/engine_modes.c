@@ -22,12 +22,12 @@ hr_replay_options_t hr_replay_options_default(void) {
     return o;
 }
 
-static const char *const touch_names[] = {"none", "first", "all"};
+static const char *const touch_names[] = {"none", "first", "all", "recorded"};
 static const char *const mode_names[HR_MODE__COUNT] = {"measure", "time", "verify", "count"};
 static const char *const threads_names[] = {"auto", "recorded", "serial"};
 
 const char *hr_touch_name(hr_touch_t t) {
-    return (unsigned)t < 3 ? touch_names[t] : "?";
+    return (unsigned)t < 4 ? touch_names[t] : "?";
 }
 
 int hr_touch_parse(const char *s, hr_touch_t *out, uint64_t *cap) {
@@ -45,7 +45,7 @@ int hr_touch_parse(const char *s, hr_touch_t *out, uint64_t *cap) {
             return -1;
         c <<= shift;
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strlen(touch_names[i]) == len && strncmp(s, touch_names[i], len) == 0) {
             if (c && i == HR_TOUCH_NONE)
                 return -1;

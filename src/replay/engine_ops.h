@@ -9,9 +9,10 @@
 #include "backends/be_system.h"
 #include "replay/engine_int.h"
 
-/* Touch policy: "first" writes one byte per 4 KiB page (so the pages count in
- * RSS, as a program that initialises its objects would), "all" writes every
- * byte. The cost is part of the op loop (it is what a program does). */
+/* Touch policy: "first" (and "recorded" for a block without a record) writes
+ * one byte per 4 KiB page (so the pages count in RSS, as a program that
+ * initialises its objects would), "all" writes every byte. The cost is part
+ * of the op loop (it is what a program does). */
 #define HR_ALWAYS_INLINE __attribute__((always_inline))
 
 static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
@@ -27,6 +28,26 @@ static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
     }
     for (uint64_t off = from; off < to; off += 4096)
         ((volatile char *)p)[off] = 1;
+}
+
+/* The touch of a block just made, bytes [from, to) of it (realloc: from its
+ * old size). Under --touch recorded a pending `touched` record (op_TOUCHED)
+ * decides instead of the policy: the block's first BYTES bytes, one byte a
+ * page, past the cap (the record is what the program used), still from
+ * `from` so that a realloc's copied bytes stay as they are. A calloc'd block
+ * (zeroed) is touched only by a record, with zeros. p may be NULL (the
+ * allocation failed): the record is used up all the same. */
+static inline HR_ALWAYS_INLINE void touch_made(run_t *r, void *p, uint64_t from, uint64_t to,
+                                               int zeroed) {
+    if (r->touch == HR_TOUCH_RECORDED && __builtin_expect(r->pend != 0, 0)) {
+        uint64_t used = r->pend - 1 < to ? r->pend - 1 : to;
+        r->pend = 0;
+        for (uint64_t off = from; p && off < used; off += 4096)
+            ((volatile char *)p)[off] = (char)!zeroed;
+        return;
+    }
+    if (p && !zeroed)
+        touch(r, p, from, to);
 }
 
 /* The backend calls. r->libc is a constant in engine.c's throughput loop
@@ -59,8 +80,7 @@ static inline HR_ALWAYS_INLINE void op_ALLOC(run_t *r, const hr_event_t *ev) {
     r->slots[ev->id].size = ev->size;
     if (__builtin_expect(p == NULL, 0))
         note_fail(r, ev);
-    else
-        touch(r, p, 0, ev->size);
+    touch_made(r, p, 0, ev->size, 0);
 }
 
 static inline HR_ALWAYS_INLINE void op_CALLOC(run_t *r, const hr_event_t *ev) {
@@ -79,6 +99,8 @@ static inline HR_ALWAYS_INLINE void op_CALLOC(run_t *r, const hr_event_t *ev) {
     r->slots[ev->id].size = bytes;
     if (__builtin_expect(p == NULL, 0))
         note_fail(r, ev);
+    if (r->touch == HR_TOUCH_RECORDED)
+        touch_made(r, p, 0, bytes, 1);
 }
 
 static inline HR_ALWAYS_INLINE void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {
@@ -108,9 +130,8 @@ static inline HR_ALWAYS_INLINE void op_REALLOC(run_t *r, const hr_event_t *ev) {
         if (old)
             be_free(r, old, osz);
         note_fail(r, ev);
-    } else {
-        touch(r, p, osz, ev->size);
     }
+    touch_made(r, p, osz, ev->size, 0);
     r->slots[ev->aux].p = NULL;
     r->slots[ev->id].p = p;
     r->slots[ev->id].size = ev->size;
@@ -160,6 +181,13 @@ static inline HR_ALWAYS_INLINE void op_POOL_ALLOC(run_t *r, const hr_event_t *ev
 static inline HR_ALWAYS_INLINE void op_POOL_FREE(run_t *r, const hr_event_t *ev) { op_FREE(r, ev); }
 static inline HR_ALWAYS_INLINE void op_POOL_REALLOC(run_t *r, const hr_event_t *ev) {
     op_REALLOC(r, ev);
+}
+
+/* A `touched` record: the block the thread's next event makes was used in
+ * its first ev->size bytes (trace.h); only --touch recorded reads it. */
+static inline HR_ALWAYS_INLINE void op_TOUCHED(run_t *r, const hr_event_t *ev) {
+    if (r->touch == HR_TOUCH_RECORDED)
+        r->pend = ev->size < UINT64_MAX ? ev->size + 1 : ev->size;
 }
 
 /* The replay switch, generated from the opcode table. free and alloc, nearly

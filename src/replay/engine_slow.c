@@ -76,12 +76,11 @@ static void slow_alloc(slow_t *s, const hr_event_t *ev, int is_calloc) {
     void *p = is_calloc ? call_calloc(s, ev->aux, ev->size) : call_alloc(s, ev->size, ev->align);
     r->slots[ev->id].p = p;
     r->slots[ev->id].size = bytes;
+    hr_run_touch_made(r, p, 0, bytes, is_calloc);
     if (!p) {
         note_null(r, s->ev);
         return;
     }
-    if (!is_calloc)
-        hr_run_touch(r, p, 0, bytes);
     if (s->v)
         hr_verify_alloc(s->v, s->ev, ev->id, p, bytes, is_calloc ? 0 : ev->align, is_calloc);
 }
@@ -97,6 +96,7 @@ static void slow_realloc(slow_t *s, const hr_event_t *ev) {
     if (s->v)
         hr_verify_before_realloc(s->v, s->ev, ev->aux, old, osz);
     void *p = call_realloc(s, old, osz, ev->size);
+    hr_run_touch_made(r, p, osz, ev->size, 0);
     if (!p) {
         /* the old block stays allocated: release it so nothing leaks */
         if (s->v)
@@ -104,7 +104,6 @@ static void slow_realloc(slow_t *s, const hr_event_t *ev) {
         call_free(s, old, osz);
         note_null(r, s->ev);
     } else {
-        hr_run_touch(r, p, osz, ev->size);
         if (s->v)
             hr_verify_after_realloc(s->v, s->ev, ev->aux, ev->id, p, osz, ev->size);
     }

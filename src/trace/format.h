@@ -118,7 +118,8 @@ int hr_trace_decode_text(const char *buf, size_t len, const char *name,
 /* hr_trace_validate in steps, for readers that never hold the whole event
  * array (hr_trace_scan_file): new (events expected, for the per-id table's
  * size; name for messages), step over consecutive slices (indices in
- * messages count from the first event), then result writes n_ids,
+ * messages count from the first event), then end checks what the last
+ * event left open, then result writes n_ids,
  * n_threads, peak_live, max_align and op_counts into t. */
 typedef struct hr_validator hr_validator_t;
 hr_validator_t *hr_validator_new(uint64_t n_events, const char *name);
@@ -138,6 +139,9 @@ static inline int hr_event_has_str(const hr_event_t *ev) {
  * events' string indices. */
 int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
                       const char *const *strings, uint32_t n_strings, hr_error_t *err);
+/* After the last step: -1 (err set) when the trace ends with a `touched`
+ * record whose block never came. */
+int hr_validator_end(const hr_validator_t *vd, hr_error_t *err);
 void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t);
 void hr_validator_free(hr_validator_t *vd);
 

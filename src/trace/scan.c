@@ -200,6 +200,8 @@ static int scan_binary(input_t *in, const char *name, hr_trace_summary_t *s,
         done += (uint64_t)k;
         from = to;
     }
+    if (!vfailed && hr_validator_end(vd, &verr))
+        vfailed = 1;
     if (vfailed) {
         if (hr_bin_scan_close(bs, NULL, NULL) == 0 && err)
             *err = verr;

@@ -242,6 +242,8 @@ struct hr_validator {
     size_t      next;        /* index of the next event */
     uint32_t    max_id, max_thread, max_align;
     int         any_id;
+    uint32_t    touched;     /* 1 + thread of a `touched` awaiting its block; 0: none */
+    size_t      touched_at;  /* that record's index */
     uint64_t    op_counts[HR_OP__COUNT];
 };
 
@@ -260,6 +262,14 @@ void hr_validator_free(hr_validator_t *vd) {
         v_free(&vd->v);
         free(vd);
     }
+}
+
+int hr_validator_end(const hr_validator_t *vd, hr_error_t *err) {
+    if (!vd->touched)
+        return 0;
+    hr_error_set(err, "%s: event %zu (touched): the trace ends before the block it describes",
+                 vd->name, vd->touched_at);
+    return -1;
 }
 
 void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t) {
@@ -339,6 +349,11 @@ int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
         vd->op_counts[ev->op]++;
         if (ev->thread > vd->max_thread)
             vd->max_thread = ev->thread;
+        if (vd->touched && (!hr_op_creates_block(ev->op) || ev->thread != vd->touched - 1))
+            VFAIL("expected the block that the touched record at event %zu describes (an "
+                  "alloc, calloc, realloc, palloc or prealloc of thread %u)",
+                  vd->touched_at, vd->touched - 1);
+        vd->touched = 0;
         switch ((hr_op_t)ev->op) {
         case HR_OP_ALLOC:
         case HR_OP_CALLOC:
@@ -390,6 +405,10 @@ int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
             if ((ev->flags & HR_EVF_HAS_OPT) && ev->aux >= n_strings)
                 VFAIL("string index %u out of range (table has %u)", ev->aux, n_strings);
             break;
+        case HR_OP_TOUCHED: /* the next event of the thread, checked above */
+            vd->touched = (uint32_t)ev->thread + 1;
+            vd->touched_at = i;
+            break;
         case HR_OP__COUNT:
             break;
         }
@@ -417,6 +436,8 @@ int hr_trace_validate(hr_trace_t *t, const char *name, hr_error_t *err) {
     t->max_align = 0;
     int rc = hr_validator_step(vd, t->events, t->n_events, (const char *const *)t->strings,
                                t->n_strings, err);
+    if (rc == 0)
+        rc = hr_validator_end(vd, err);
     if (rc == 0)
         hr_validator_result(vd, t);
     hr_validator_free(vd);

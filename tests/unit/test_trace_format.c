@@ -18,6 +18,7 @@ static const char k_canon[] =
     "alloc 1 24 16 t=1 @150\n"
     "push render%20heap @160\n"
     "calloc 2 10 8 @170\n"
+    "touched 8192 t=1 @174\n"
     "realloc 1 3 100 t=1 @175\n"
     "free 0 64 @180\n"
     "frame 1 @200\n"
@@ -69,7 +70,9 @@ static void test_text_round_trip(void) {
     HR_CHECK_STR(t.strings[1], "level/start%#@=");
     HR_CHECK_STR(t.strings[2], "");
     HR_CHECK_STR(t.strings[3], "caf\xc3\xa9");
-    HR_CHECK_EQ_U64(t.events[9].size, (uint64_t)1 << 62);
+    HR_CHECK_EQ_U64(t.events[10].size, (uint64_t)1 << 62);
+    HR_CHECK_EQ_U64(t.events[4].op, HR_OP_TOUCHED);
+    HR_CHECK_EQ_U64(t.events[4].size, 8192);
     HR_CHECK(t.events[1].flags & HR_EVF_HAS_OPT);
     HR_CHECK_EQ_U64(t.events[1].align, 16);
     size_t len;
@@ -274,7 +277,15 @@ static void test_text_errors(void) {
                 ":2: id 2147483648 out of range (max 2147483647)");
     expect_file("text_unknown_op.txt", HR_FMT_AUTO,
                 ":4: unknown op 'allok' (expected one of alloc, calloc, realloc, free, push, "
-                "pop, frame, mark, palloc, pfree, prealloc)");
+                "pop, frame, mark, palloc, pfree, prealloc, touched)");
+    expect_file("text_touched_orphan.txt", HR_FMT_AUTO,
+                ":4: event 2 (free): expected the block that the touched record at event 1 "
+                "describes (an alloc, calloc, realloc, palloc or prealloc of thread 0)");
+    expect_file("text_touched_thread.txt", HR_FMT_AUTO,
+                ":3: event 1 (alloc): expected the block that the touched record at event 0 "
+                "describes (an alloc, calloc, realloc, palloc or prealloc of thread 1)");
+    expect_file("text_touched_end.txt", HR_FMT_AUTO,
+                ":4: event 2 (touched): the trace ends before the block it describes");
     expect_file("text_double_free.txt", HR_FMT_AUTO,
                 ":5: event 2 (free): id 0 is not live (free of a dead id or double free)");
     expect_file("text_no_header.txt", HR_FMT_AUTO,
