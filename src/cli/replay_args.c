@@ -51,7 +51,7 @@ static const hr_opt_t replay_opts[] = {
     {O_DETAIL, "detail", NULL, "text, md and html: after each trace's summary (ranking table, "
      "verdict, notes) also the full tables: every metric, ns/op by op type, per-class and "
      "per-heap native stats, ranking lines"},
-    {O_TOUCH, "touch", "POLICY", "none | first (default) | all; first:SIZE, all:SIZE only a block's first SIZE bytes"},
+    {O_TOUCH, "touch", "POLICY", "none | first (default) | all | recorded (first, but a block with a `touched` record in the trace gets the bytes the program used); :SIZE after the last three: only a block's first SIZE bytes"},
     {O_ACCESS, "access", "MODEL", "the program's use of its live blocks between ops, timed with "
      "them: none (default) | reuse:N (after each op N cache lines of the new block and of "
      "recently allocated ones) | spread:N (N lines of blocks picked from the whole heap); "
@@ -128,7 +128,7 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
                    ? hr_opt_bad(o, "text|json|csv|md|html") : 0;
     case O_TOUCH:
         return hr_touch_parse(o->arg, &a->opt.touch, &a->opt.touch_cap) != 0
-                   ? hr_opt_bad(o, "none|first|all, first:SIZE or all:SIZE")
+                   ? hr_opt_bad(o, "none|first|all|recorded, or one of the last three :SIZE")
                    : 0;
     case O_ACCESS:
         return hr_access_parse(o->arg, &a->opt.access) != 0

@@ -65,7 +65,7 @@ ROWS=$(cat << 'EOF'
 2 ~ option '--timeout' expects a number > 0                 ~ replay --timeout=0 $T/t.hrt
 2 ~ option '--warm-time' expects a number >= 0              ~ replay --warm-time=-1 $T/t.hrt
 2 ~ option '--budget' expects a size in bytes               ~ replay --budget 12Q $T/t.hrt
-2 ~ option '--touch' expects none|first|all, first:SIZE or all:SIZE, got 'some'   ~ replay --touch=some $T/t.hrt
+2 ~ option '--touch' expects none|first|all|recorded, or one of the last three :SIZE, got 'some'   ~ replay --touch=some $T/t.hrt
 2 ~ option '--format' expects text|json|csv|md              ~ replay --format yaml $T/t.hrt
 2 ~ option '--seed' expects an integer                      ~ gen session -o $T/x.hrt --seed=-3
 2 ~ option '--threads' expects an integer 1..64, got '65'   ~ gen session -o $T/x.hrt --threads 65
