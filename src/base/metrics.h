@@ -189,6 +189,8 @@ enum {
       CSV | PLOT | SAMPLES, "rss", -1, BYTES, "RSS above base")                                     \
     X(RSS_BASE, "memory.rss_baseline", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
       NONE, NULL)                                                                                   \
+    X(PEAK_RSS_ALL, "memory.peak_rss", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
+      NONE, NULL)                                                                                   \
     X(FRAG_JW4, "memory.frag_jw4", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, "frag",    \
       -1, PCT, "frag #4")                                                                           \
     X(FRAG_JW3, "memory.frag_jw3", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, NULL, -1,  \

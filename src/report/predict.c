@@ -121,6 +121,11 @@ static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_j
     if (isfinite(noise))
         hr_json_set(o, "noise_s", hr_json_new_num(noise));
     hr_json_set(o, "paired", hr_json_new_bool(paired));
+    /* the program's max RSS moves with the worker's whole peak RSS (its
+     * allocator's start-up included; docs/METRICS.md, "Peak RSS") */
+    double pr = hr_json_path_num(r, "memory.peak_rss"), pb = hr_json_path_num(b, "memory.peak_rss");
+    if (isfinite(pr) && isfinite(pb))
+        hr_json_set(o, "rss_change_bytes", hr_json_new_num(pr - pb));
     hr_json_set(o, "within_noise", hr_json_new_bool(lo <= 0 && hi >= 0));
     return o;
 }
@@ -163,7 +168,7 @@ static void predict_row(hr_emit_t *em, const hr_json_t *r) {
     const hr_json_t *p = hr_json_get(r, "predict");
     const char *alloc = hr_json_path_str(r, "allocator");
     double change = hr_json_path_num(p, "change_s"), pct = hr_json_path_num(p, "change_pct");
-    char a[32], c[32], lo[32], hi[32], iv[80], pc[32];
+    char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-";
     fmt_s(a, sizeof a, hr_json_path_num(p, "alloc_s"), 0);
     fmt_s(c, sizeof c, change, 1);
     fmt_s(lo, sizeof lo, hr_json_path_num(p, "interval_s_lo"), 1);
@@ -173,12 +178,19 @@ static void predict_row(hr_emit_t *em, const hr_json_t *r) {
         snprintf(pc, sizeof pc, "%+.1f%%", pct == 0 ? 0.0 : pct);
     else
         snprintf(pc, sizeof pc, "-");
+    double drss = hr_json_path_num(p, "rss_change_bytes");
+    if (isfinite(drss)) { /* signed, as the change: "+2.50 MiB", "-512 B", "0 B" */
+        hr_fmt_bytes(rss + (drss != 0), sizeof rss - 1, fabs(drss));
+        if (drss != 0)
+            rss[0] = drss < 0 ? '-' : '+';
+    }
     int base = strcmp(alloc, HR_PREDICT_BASELINE) == 0;
     hr_emit_cell_str(em, alloc);
     hr_emit_cell_str(em, a);
     hr_emit_cell_str(em, c);
     hr_emit_cell_str(em, iv);
     hr_emit_cell_str(em, pc);
+    hr_emit_cell_str(em, rss);
     hr_emit_cell_str(em, base ? "baseline"
                          : hr_json_is_true(hr_json_get(p, "within_noise")) ? "within noise"
                          : change < 0 ? "faster" : "slower");
@@ -213,13 +225,14 @@ static void program_note(FILE *out, const hr_json_t *prog, int md) {
     else
         fprintf(out, "its noise is unknown: capture with --time-runs N)\n");
     fprintf(out, "%salloc time: the replay's cold lap (CPU); change: minus %s's; interval: the "
-            "replay's samples%s (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE,
-            *noise ? " widened by the program's noise" : "");
+            "replay's samples%s; max RSS change: the replay's peak RSS, allocator start-up "
+            "included, minus %s's (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE,
+            *noise ? " widened by the program's noise" : "", HR_PREDICT_BASELINE);
 }
 
 void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char *trace) {
     static const char *const cols[] = {"allocator", ">alloc time", ">change", ">interval",
-                                       ">% of program CPU", "verdict"};
+                                       ">% of CPU", ">max RSS change", "verdict"};
     const hr_json_t *prog = NULL;
     for (size_t i = 0; i < hr_json_len(results) && !prog; i++) {
         const hr_json_t *r = hr_json_at(results, i);
@@ -230,7 +243,7 @@ void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char
         return;
     char title[600];
     snprintf(title, sizeof title, "Predicted change of the program's run time (%s)", trace);
-    hr_emit_table_begin(em, title, 6, cols);
+    hr_emit_table_begin(em, title, 7, cols);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         if (hr_result_of_trace(r, trace) && hr_json_get(r, "predict"))

@@ -56,6 +56,10 @@ static void test_numbers(void) {
     HR_CHECK(NEAR(hr_json_path_num(je, "predict.noise_s"), w));
     HR_CHECK(hr_json_is_true(hr_json_get(hr_json_get(je, "predict"), "paired")));
     HR_CHECK(!hr_json_is_true(hr_json_get(hr_json_get(je, "predict"), "within_noise")));
+    /* max RSS: jemalloc's peak RSS 47.5 MiB against glibc's 50 MiB; none without one */
+    HR_CHECK(NEAR(hr_json_path_num(je, "predict.rss_change_bytes"), -2.5 * 1048576));
+    HR_CHECK(hr_json_path_num(g, "predict.rss_change_bytes") == 0);
+    HR_CHECK(isnan(hr_json_path_num(tc, "predict.rss_change_bytes")));
     /* 2 samples against 3: medians, and the ranges' extremes */
     HR_CHECK(NEAR(hr_json_path_num(tc, "predict.change_s"), 0.46 - 0.5));
     HR_CHECK(NEAR(hr_json_path_num(tc, "predict.interval_s_lo"), 0.45 - 0.52 - w));
