@@ -38,7 +38,7 @@ bench_spin_shim_la_LIBADD = $(LIBS)
 HR_CHECK_SH = bench/fresh_agreement.sh bench/false_alarms.sh bench/power.sh \
 	bench/rank_stability.sh bench/threads_agreement.sh bench/threads_overhead.sh \
 	bench/fidelity.sh
-EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh bench/fidelity_report.py
+EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh bench/fidelity_report.py bench/rusage_run.py
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
 	tests/tools/dump_events$(EXEEXT) bench/spin_shim.la
 .PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-issue10

@@ -2,8 +2,8 @@
 # Does a replay predict what switching allocator does to the real program?
 # (issue 17) For each real program of traces/real/ and each allocator:
 #   real    the program itself under LD_PRELOAD=LIB, ROUNDS interleaved rounds
-#           (program x allocator inside a round): user+sys CPU time and max RSS
-#           (/usr/bin/time);
+#           (program x allocator inside a round): user+sys CPU time to the
+#           microsecond, max RSS and minor faults (bench/rusage_run.py: wait4);
 #   replay  heapreplay replay traces/real/NAME.hrt -a ALLOCATORS -r REPEAT for
 #           each --touch policy in TOUCH and each --access model in ACCESS:
 #           the predicted allocator time is the cold lap (a program runs its
@@ -11,13 +11,14 @@
 #           peak footprint.
 # Then, per program and policy (touch and access model): real and predicted rankings, Spearman rho for
 # time and for memory, the predicted and the real saving against glibc, and
-# whether the real differences exceed the noise (rounds' ranges do not
-# overlap). bench/fidelity_report.py does the arithmetic.
+# whether the real differences exceed the noise (the 95 % interval of the
+# rounds' paired differences excludes 0). bench/fidelity_report.py does the
+# arithmetic.
 # Writes results/fidelity-<host>.md (or $OUT).
 #
 # Usage: bench/fidelity.sh [BUILDDIR]      (make fidelity)
 # Environment (defaults):
-#   ROUNDS=5  REPEAT=3  TOUCH="none first"
+#   ROUNDS=11  REPEAT=3  TOUCH="none first"
 #   ACCESS="none"            --access models (docs/METRICS.md), e.g.
 #                            ACCESS='none reuse:4 spread:4'
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
@@ -38,7 +39,7 @@
 set -euo pipefail
 . "$(dirname "$0")/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-11}
 REPEAT=${REPEAT:-3}
 TOUCH=${TOUCH:-none first}
 ACCESS=${ACCESS:-none}
@@ -55,12 +56,12 @@ for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
     [ -x "$prog" ] && [ "$(head -c 2 "$(readlink -f "$prog")")" != '#!' ] ||
         { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
 done
-[ -x /usr/bin/time ] || { echo "fidelity.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+RUN=("$PYTHON" "$S/bench/rusage_run.py" "$W/time.txt")
 
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT; one line on stdout:
-# "cpu_s max_rss_kb wall_s exit".
+# "cpu_s max_rss_kb wall_s exit minflt" (bench/rusage_run.py).
 run_real() {
-    local name=$1 lib=$2 port=$3 fmt="%U %S %M %e %x"
+    local name=$1 lib=$2 port=$3
     local pre=(env "LD_PRELOAD=$lib")
     [ -n "$lib" ] || pre=(env -u LD_PRELOAD)
     case "$name" in
@@ -70,20 +71,20 @@ run_real() {
         rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"; cp "$R/freeciv_ai.serv" "$d/"
         local as=()
         [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-        (cd "$d" && /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" HOME="$d" TMPDIR="$d" \
+        (cd "$d" && "${RUN[@]}" "${pre[@]}" HOME="$d" TMPDIR="$d" \
             "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
             -p "$port" < /dev/null > /dev/null 2>&1) || true ;;
     python_json)
-        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
+        "${RUN[@]}" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)
-        /usr/bin/time -f "$fmt" -o "$W/time.txt" "${pre[@]}" "$SQLITE" :memory: ".read $R/sqlite_index.sql" \
+        "${RUN[@]}" "${pre[@]}" "$SQLITE" :memory: ".read $R/sqlite_index.sql" \
             > /dev/null 2>&1 || true ;;
     *) echo "fidelity.sh: unknown program $name" >&2; exit 2 ;;
     esac
-    awk 'END { printf "%.3f %d %.3f %d\n", $1 + $2, $3, $4, $5 }' "$W/time.txt"
+    cat "$W/time.txt"
 }
 
-# real.tsv: program allocator round cpu_s max_rss_kb wall_s
+# real.tsv: program allocator round cpu_s max_rss_kb wall_s minflt
 : > "$W/real.tsv"
 port=$((30000 + $$ % 10000)) # a fresh port per server: the last one may be in TIME_WAIT
 for r in $(seq 1 "$ROUNDS"); do
@@ -92,16 +93,18 @@ for r in $(seq 1 "$ROUNDS"); do
             lib=$(hr_lib "$a") || { say "skipping $a: not found at configure time"; continue; }
             say "round $r/$ROUNDS $p on $a (real)"
             port=$((port + 1))
-            read -r cpu rss wall code < <(run_real "$p" "$lib" "$port")
+            read -r cpu rss wall code flt < <(run_real "$p" "$lib" "$port")
             [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; exit 1; }
-            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$a" "$r" "$cpu" "$rss" "$wall" >> "$W/real.tsv"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$a" "$r" "$cpu" "$rss" "$wall" "$flt" >> "$W/real.tsv"
         done
     done
 done
 
 # replay.tsv: program policy allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
 #             status peak_rss_above_baseline, then the report's own prediction
-#             (predict.change_s, interval_s_lo, interval_s_hi, within_noise);
+#             (predict.change_s, interval_s_lo, interval_s_hi, within_noise) and
+#             the worker's RSS before the replay (rss_baseline: the harness, the
+#             same in every worker, and the allocator's own start-up);
 #             policy: the touch policy, then " --access MODEL" unless none
 : > "$W/replay.tsv"
 alist=$(echo "$ALLOCATORS" | tr ' ' ',')
@@ -119,7 +122,8 @@ for p in $PROGRAMS; do
                 (.memory.peak_footprint // "null"), .status,
                 (.memory.peak_rss_above_baseline // "null"), (.predict.change_s // "null"),
                 (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
-                (if .predict then .predict.within_noise else "null" end)] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+                (if .predict then .predict.within_noise else "null" end),
+                (.memory.rss_baseline // "null")] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
         done
     done
 done
@@ -134,9 +138,9 @@ done
     echo "<details><summary>Raw values</summary>"
     echo
     echo '```'
-    echo "# real: program allocator round cpu_s max_rss_kb wall_s"
+    echo "# real: program allocator round cpu_s max_rss_kb wall_s minflt"
     cat "$W/real.tsv"
-    echo "# replay: program policy allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s within_noise"
+    echo "# replay: program policy allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s within_noise rss_baseline"
     cat "$W/replay.tsv"
     echo '```'
     echo

@@ -7,11 +7,18 @@ prints the Markdown body of results/fidelity-<host>.md.
 real.tsv:   program allocator round cpu_s max_rss_kb wall_s
 replay.tsv: program policy allocator ops cold_ns cold_min cold_max warm_ns
             peak_footprint status peak_rss_above_baseline [change_s lo_s hi_s
-            within_noise: the report's own predicted change, docs/METRICS.md]
+            within_noise: the report's own predicted change, docs/METRICS.md
+            [rss_baseline: the worker's RSS before the replay]]
 
 Per program: the real CPU time and max RSS per allocator (median [min-max]
-over the rounds), and whether each allocator's CPU differs from glibc's beyond
-the noise (its rounds' range does not overlap glibc's). Per program and touch
+over the rounds), the real change against glibc and whether it exceeds the
+noise: the rounds are interleaved, so round r of an allocator and of glibc ran
+side by side and their difference is one paired sample; the change is the
+Hodges-Lehmann estimate of those differences with its 95 % interval from the
+exact Wilcoxon signed-rank distribution, and it is beyond noise when that
+interval excludes 0 (at least 6 rounds are needed for a 95 % interval). A
+range-overlap test was used before: its ranges widen as rounds are added, so
+more rounds made fewer differences visible. Per program and touch
 policy: the predicted allocator time (cold ns/op x ops; a program runs its
 allocations once), the predicted saving against glibc in seconds and in % of
 glibc's real CPU time, with the range from the repeats' cold min/max, and
@@ -65,13 +72,59 @@ def report_prediction(f):
     return dict(change=float(f[0]), lo=float(f[1]), hi=float(f[2]), within=f[3] == "true")
 
 
-def real_verdict(cpu, base):
-    """faster / slower than glibc beyond the noise (ranges do not overlap), else within noise."""
-    if max(cpu) < min(base):
-        return "faster"
-    if min(cpu) > max(base):
-        return "slower"
-    return "within noise"
+def signed_rank_counts(n):
+    """counts[t]: how many of the 2^n sign patterns give a signed-rank sum T+ = t."""
+    counts = [1]
+    for k in range(1, n + 1):
+        nxt = counts + [0] * k
+        for t, c in enumerate(counts):
+            nxt[t + k] += c
+        counts = nxt
+    return counts
+
+
+def paired_change(x, g, level=0.95):
+    """The Hodges-Lehmann change of x against g, paired by round (x[i] - g[i]),
+    and its `level` interval (lo, hi) from the Walsh averages' order statistics
+    at the exact signed-rank critical value; lo/hi are None when the rounds are
+    too few for that level (n < 6 at 95 %)."""
+    d = [a - b for a, b in zip(x, g)]
+    n = len(d)
+    if n == 0:
+        return float("nan"), None, None
+    walsh = sorted((d[i] + d[j]) / 2 for i in range(n) for j in range(i, n))
+    est = median(walsh)
+    counts, total = signed_rank_counts(n), 2 ** n
+    # the largest C with P(T+ <= C - 1) <= (1 - level) / 2: [walsh[C-1], walsh[N-C]]
+    c, cum = 0, 0
+    while c < len(counts) and (cum + counts[c]) / total <= (1 - level) / 2:
+        cum += counts[c]
+        c += 1
+    if c == 0:
+        return est, None, None
+    return est, walsh[c - 1], walsh[len(walsh) - c]
+
+
+def paired_rounds(real_p, a):
+    """The CPU times of a and of glibc from the rounds both ran, in round order."""
+    mine = {r: c for r, c, _ in real_p.get(a, [])}
+    base = {r: c for r, c, _ in real_p.get("glibc", [])}
+    rounds = sorted(set(mine) & set(base))
+    return [mine[r] for r in rounds], [base[r] for r in rounds]
+
+
+def real_verdict(real_p, a):
+    """faster / slower than glibc beyond the noise (the paired change's 95 %
+    interval excludes 0), else within noise; with the change and interval."""
+    x, g = paired_rounds(real_p, a)
+    est, lo, hi = paired_change(x, g)
+    if lo is not None and hi < 0:
+        v = "faster"
+    elif lo is not None and lo > 0:
+        v = "slower"
+    else:
+        v = "within noise"
+    return v, est, lo, hi
 
 
 def report_verdict(pred):
@@ -82,22 +135,23 @@ def report_verdict(pred):
 
 def verdict_lines(p, both, rows, real):
     """The report's predicted change beside the real verdict, and the agreement count."""
-    base = [c for c, _ in real[p].get("glibc", [])]
-    cells, agree, n = [], 0, 0
+    cells, agree, n, inside = [], 0, 0, 0
     for a in both:
         pred = rows[a].get("pred")
-        if a == "glibc" or not pred or not base:
+        if a == "glibc" or not pred or not real[p].get("glibc"):
             continue
-        rv = real_verdict([c for c, _ in real[p][a]], base)
+        rv, est, _, _ = real_verdict(real[p], a)
         pv = report_verdict(pred)
         n += 1
         agree += rv == pv
-        cells.append("%s %+.3f s [%+.3f, %+.3f] %s (real: %s)" % (
-            a, pred["change"], pred["lo"], pred["hi"], pv, rv))
+        inside += pred["lo"] <= est <= pred["hi"]
+        cells.append("%s %+.3f s [%+.3f, %+.3f] %s (real: %+.3f s, %s)" % (
+            a, pred["change"], pred["lo"], pred["hi"], pv, est, rv))
     if n:
         print("- the report's predicted change of the program's run time: " + "; ".join(cells) +
-              "; verdicts agree for %d of %d" % (agree, n))
-    return "%d of %d" % (agree, n) if n else "-"
+              "; verdicts agree for %d of %d; the real change is inside the report's interval"
+              " for %d of %d" % (agree, n, inside, n))
+    return ("%d of %d" % (agree, n), "%d of %d" % (inside, n)) if n else ("-", "-")
 
 
 def print_summary(summary):
@@ -105,12 +159,16 @@ def print_summary(summary):
     print()
     print("## Summary")
     print()
-    print("Change against glibc in ms, predicted (cold lap x ops) / real (median CPU).")
+    print("Change against glibc in ms, predicted (cold lap x ops) / real (paired Hodges-Lehmann, CPU).")
+    print("*Real beyond noise*: the allocators whose real change's 95 % interval excludes 0. Memory")
+    print("rho against the real max RSS by the replay's peak footprint / peak RSS above its baseline /")
+    print("peak RSS (baseline + above: with the allocator's own start-up). *Inside*: the real change lies")
+    print("in the report's predicted interval.")
     print()
-    print("| policy | program | rho time | rho memory (footprint / RSS above base) | verdicts agree | predicted / real change, ms |")
-    print("|---|---|---:|---:|---:|---|")
+    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | verdicts agree | inside | predicted / real change, ms |")
+    print("|---|---|---|---:|---:|---:|---:|---|")
     for s in summary:
-        print("| `%s` | %s | %.2f | %.2f / %.2f | %s | %s |" % s)
+        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s |" % s)
 
 
 def fmt_range(v, f="%.3f"):
@@ -119,13 +177,13 @@ def fmt_range(v, f="%.3f"):
 
 def main(real_path, replay_path, allocators):
     allocs = allocators.split()
-    real = defaultdict(lambda: defaultdict(list))  # program -> alloc -> [(cpu, rss)]
+    real = defaultdict(lambda: defaultdict(list))  # program -> alloc -> [(round, cpu, rss)]
     programs = []
     for line in open(real_path):
-        p, a, _r, cpu, rss, _wall = line.rstrip("\n").split("\t")
+        p, a, r, cpu, rss = line.rstrip("\n").split("\t")[:5]
         if p not in programs:
             programs.append(p)
-        real[p][a].append((float(cpu), int(rss)))
+        real[p][a].append((int(r), float(cpu), int(rss)))
     rep = defaultdict(dict)  # (program, policy) -> alloc -> row
     summary = []
     touches = []
@@ -140,29 +198,33 @@ def main(real_path, replay_path, allocators):
                               warm=float(f[7]) if f[7] != "null" else float("nan"),
                               fp=int(f[8]) if f[8] != "null" else 0,
                               rss=int(f[10]) if len(f) > 10 and f[10] != "null" else 0,
-                              pred=report_prediction(f[11:15]))
+                              pred=report_prediction(f[11:15]),
+                              base=int(f[15]) if len(f) > 15 and f[15] != "null" else 0)
     print("Real: the program under `LD_PRELOAD` (user+sys CPU s, max RSS MiB; median [min-max] over")
-    print("the rounds). *beyond noise*: the allocator's CPU range does not overlap glibc's.")
+    print("the rounds). Change vs glibc: the Hodges-Lehmann estimate of the rounds' paired differences")
+    print("with its 95 % interval; *beyond noise*: that interval excludes 0.")
     print("Predicted: allocator time from the replay's cold lap (cold ns/op x ops), saving against")
     print("glibc with the range from the repeats' fastest and slowest cold laps; % of glibc's real")
     print("CPU time. rho: Spearman between the real and the predicted order (time: CPU vs")
     print("predicted allocator time; memory: max RSS vs peak footprint).")
     for p in programs:
-        base = [c for c, _ in real[p].get("glibc", [])]
+        base = [c for _, c, _ in real[p].get("glibc", [])]
         print()
         print("## %s" % p)
         print()
-        print("| allocator | real CPU s | real max RSS MiB | vs glibc (real, s) | beyond noise |")
+        print("| allocator | real CPU s | real max RSS MiB | change vs glibc (real, s) | beyond noise |")
         print("|---|---:|---:|---:|---|")
         present = [a for a in allocs if real[p].get(a)]
         for a in present:
-            cpu = [c for c, _ in real[p][a]]
-            rss = [r / 1024 for _, r in real[p][a]]
+            cpu = [c for _, c, _ in real[p][a]]
+            rss = [r / 1024 for _, _, r in real[p][a]]
             if a == "glibc" or not base:
                 d, noise = "-", "-"
             else:
-                d = "%+.3f" % (median(cpu) - median(base))
-                noise = "yes" if max(cpu) < min(base) or min(cpu) > max(base) else "no"
+                v, est, lo, hi = real_verdict(real[p], a)
+                d = "%+.3f [%+.3f, %+.3f]" % (est, lo, hi) if lo is not None else \
+                    "%+.3f (too few rounds)" % est
+                noise = "yes" if v != "within noise" else "no"
             print("| %s | %s | %s | %s | %s |" % (a, fmt_range(cpu), fmt_range(rss, "%.1f"), d, noise))
         for t in touches:
             rows = rep.get((p, t), {})
@@ -172,8 +234,8 @@ def main(real_path, replay_path, allocators):
             print()
             print("`--touch %s`:" % t)  # the policy, with " --access MODEL" when one ran
             print()
-            print("| allocator | cold ns/op | warm ns/op | predicted alloc time s | predicted saving vs glibc, s | % of glibc's CPU | peak footprint MiB | peak RSS above baseline MiB |")
-            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            print("| allocator | cold ns/op | warm ns/op | predicted alloc time s | predicted saving vs glibc, s | % of glibc's CPU | peak footprint MiB | peak RSS above baseline MiB | peak RSS MiB |")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
             g = rows.get("glibc")
             for a in both:
                 x = rows[a]
@@ -186,28 +248,33 @@ def main(real_path, replay_path, allocators):
                     pct = "%+.1f %%" % (100 * s_med / median(base)) if base else "-"
                 else:
                     sav, pct = "-", "-"
-                print("| %s | %.1f | %.1f | %.3f | %s | %s | %.1f | %.1f |" % (
-                    a, x["cold"], x["warm"], pt, sav, pct, x["fp"] / 1048576, x["rss"] / 1048576))
-            rt = [median([c for c, _ in real[p][a]]) for a in both]
+                print("| %s | %.1f | %.1f | %.3f | %s | %s | %.1f | %.1f | %.1f |" % (
+                    a, x["cold"], x["warm"], pt, sav, pct, x["fp"] / 1048576, x["rss"] / 1048576,
+                    (x["rss"] + x["base"]) / 1048576))
+            # real time order: each allocator's paired change against glibc (0)
+            rt = [0.0 if a == "glibc" else real_verdict(real[p], a)[1] for a in both]
             pt = [rows[a]["cold"] for a in both]
-            rm = [median([r for _, r in real[p][a]]) for a in both]
+            rm = [median([r for _, _, r in real[p][a]]) for a in both]
             pm = [rows[a]["fp"] for a in both]
             pr = [rows[a]["rss"] for a in both]
+            pa = [rows[a]["rss"] + rows[a]["base"] for a in both]
             order = lambda names, v: " < ".join(n for _, n in sorted(zip(v, names)))
             print()
             print("- time: real %s; predicted %s; rho = %.2f" % (order(both, rt), order(both, pt), spearman(rt, pt)))
             print("- memory: real %s; predicted by peak footprint %s, rho = %.2f; by peak RSS above"
-                  " baseline %s, rho = %.2f" % (order(both, rm), order(both, pm), spearman(rm, pm),
-                                               order(both, pr), spearman(rm, pr)))
-            agree = verdict_lines(p, both, rows, real)
+                  " baseline %s, rho = %.2f; by peak RSS %s, rho = %.2f" % (
+                      order(both, rm), order(both, pm), spearman(rm, pm), order(both, pr),
+                      spearman(rm, pr), order(both, pa), spearman(rm, pa)))
+            agree, inside = verdict_lines(p, both, rows, real)
+            beyond = [a for a in both if a != "glibc" and real_verdict(real[p], a)[0] != "within noise"]
             changes = []
             for a in both:
                 if a != "glibc" and g and base:
                     changes.append("%s %+.0f / %+.0f" % (
                         a, (rows[a]["cold"] - g["cold"]) * rows[a]["ops"] / 1e6,
-                        1000 * (median([c for c, _ in real[p][a]]) - median(base))))
-            summary.append((t, p, spearman(rt, pt), spearman(rm, pm), spearman(rm, pr), agree,
-                            "; ".join(changes)))
+                        1000 * real_verdict(real[p], a)[1]))
+            summary.append((t, p, ", ".join(beyond) or "none", spearman(rt, pt), spearman(rm, pm),
+                            spearman(rm, pr), spearman(rm, pa), agree, inside, "; ".join(changes)))
     print_summary(summary)
     return 0
 
