@@ -18,7 +18,7 @@
 #
 # Usage: bench/fidelity.sh [BUILDDIR]      (make fidelity)
 # Environment (defaults):
-#   ROUNDS=11  REPEAT=3  TOUCH="none first"
+#   ROUNDS=11  REPEAT=3  TOUCH="first:64K recorded"
 #   ACCESS="none"            --access models (docs/METRICS.md), e.g.
 #                            ACCESS='none reuse:4 spread:4'
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
@@ -41,7 +41,7 @@ set -euo pipefail
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-11}
 REPEAT=${REPEAT:-3}
-TOUCH=${TOUCH:-none first}
+TOUCH=${TOUCH:-first:64K recorded}
 ACCESS=${ACCESS:-none}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index}
