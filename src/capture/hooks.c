@@ -10,6 +10,10 @@
  *  - Ordering: a free takes its clock (hr_cap_tick) *before* the real free and
  *    an allocation *after* the real call returns, so a free always sorts
  *    before any reuse of its address by another thread (docs/CAPTURE.md).
+ *  - Page probe (touch.c): a block of usable size >= HR_CAP_TOUCH_MIN has its
+ *    interior pages dropped right after the real call made it, and gets a
+ *    TOUCHED record (the bytes the program used) right before the record of
+ *    its free or realloc, measured before the real call.
  *  - malloc_usable_size passes through (pool pointers answer their size). */
 #include <dlfcn.h>
 #include <errno.h>
@@ -120,6 +124,32 @@ __attribute__((constructor(101))) static void hr_cap_ctor(void) {
         resolve();
 }
 
+/* ---- the page probe (touch.c) ----------------------------------------- */
+/* A new block p of `size` requested bytes, of which a realloc kept the first
+ * `kept`: drops the pages beyond them when the block is large. A request below
+ * half the threshold is not asked its usable size: no allocator rounds a
+ * request up by 2x (their size classes are far closer), so it stays small. */
+static inline void touch_new(void *p, size_t size, size_t kept) {
+    if (HR_UNLIKELY(hr_cap_touch_on) && p && size >= HR_CAP_TOUCH_MIN / 2 && real.usable)
+        hr_cap_touch_clear(p, kept, real.usable(p));
+}
+
+/* The block p ends (free, or realloc before the real call): writes its
+ * TOUCHED record when it is large, with clock clk (0: a new tick). Returns
+ * its usable size (0 when the probe is off). */
+static size_t touch_end(void *p, uint64_t clk) {
+    if (!hr_cap_touch_on || !real.usable)
+        return 0;
+    size_t u = real.usable(p);
+    if (u >= HR_CAP_TOUCH_MIN) {
+        uint64_t used = hr_cap_touch_measure(p, u);
+        if (used != UINT64_MAX)
+            hr_cap_record(clk ? clk : hr_cap_tick((uintptr_t)p), HR_CAP_TOUCHED, (uintptr_t)p,
+                          used, 0);
+    }
+    return u;
+}
+
 /* ---- the hooks -------------------------------------------------------- */
 HR_CAP_API void *malloc(size_t size) {
     int b = bypass();
@@ -129,6 +159,7 @@ HR_CAP_API void *malloc(size_t size) {
         return real.malloc(size);
     hr_cap_guard++;
     void *p = real.malloc(size);
+    touch_new(p, size, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0);
     hr_cap_guard--;
     return p;
@@ -145,6 +176,8 @@ HR_CAP_API void free(void *p) {
         return;
     }
     hr_cap_guard++;
+    if (HR_UNLIKELY(hr_cap_touch_on))
+        touch_end(p, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_FREE, (uintptr_t)p, 0, 0);
     real.free(p);
     hr_cap_guard--;
@@ -161,6 +194,8 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
         return real.calloc(n, size);
     hr_cap_guard++;
     void *p = real.calloc(n, size);
+    if (p) /* no overflow: the real calloc succeeded */
+        touch_new(p, n * size, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size);
     hr_cap_guard--;
     return p;
@@ -179,9 +214,16 @@ HR_CAP_API void *realloc(void *old, size_t size) {
     if (b)
         return real.realloc(old, size);
     hr_cap_guard++;
-    if (old)
-        hr_cap_tick((uintptr_t)old); /* publish to old's stripe before it can be freed */
+    size_t kept = 0; /* the old block's usable size (when the probe is on) */
+    if (old) {
+        /* publish to old's stripe before it can be freed; the old block's
+         * TOUCHED record takes this clock */
+        uint64_t c = hr_cap_tick((uintptr_t)old);
+        if (HR_UNLIKELY(hr_cap_touch_on))
+            kept = touch_end(old, c);
+    }
     void *p = real.realloc(old, size);
+    touch_new(p, size, kept < size ? kept : size);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size);
     hr_cap_guard--;
     return p;
@@ -216,8 +258,10 @@ static void *aligned_common(int kind, size_t align, size_t size) {
         break;
     default: p = real.memalign(align, size); break;
     }
-    if (!b)
+    if (!b) {
+        touch_new(p, size, 0);
         hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align);
+    }
     hr_cap_guard--;
     return p;
 }
@@ -238,6 +282,7 @@ HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
     hr_cap_guard++;
     int rc = real.posix_memalign(out, align, size);
     uintptr_t p = rc == 0 ? (uintptr_t)*out : 0;
+    touch_new((void *)p, size, 0);
     hr_cap_record(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align);
     hr_cap_guard--;
     return rc;
