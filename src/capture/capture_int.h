@@ -109,15 +109,9 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
  * except for exec (which only flushes: the exec may fail). */
 void hr_cap_finish(unsigned how);
 
-/* touch.c: the page probe of large blocks (docs/CAPTURE.md). */
-extern int hr_cap_touch_on; /* 0 with HEAPREPLAY_CAPTURE_TOUCH=0 */
-void hr_cap_touch_init(void); /* reads the environment; called by hr_cap_log_init */
-/* Drops the whole pages of [p + from, p + usable) (a new block's, beyond the
- * `from` bytes a realloc kept) when usable >= HR_CAP_TOUCH_MIN. */
-void hr_cap_touch_clear(void *p, size_t from, size_t usable);
-/* Bytes of the block used: the partial head page + resident whole pages x
- * page size; UINT64_MAX when mincore fails (then no record is written). */
-uint64_t hr_cap_touch_measure(const void *p, size_t usable);
+/* hooks.c: the page probe of large blocks (docs/CAPTURE.md); reads
+ * HEAPREPLAY_CAPTURE_TOUCH. Called by hr_cap_log_init. */
+void hr_cap_touch_init(void);
 
 /* process.c: the annotation entry points (looked up by annotate.h with dlsym). */
 HR_CAP_API void hr_capture_heap_push(const char *name);

@@ -10,7 +10,7 @@
  *  - Ordering: a free takes its clock (hr_cap_tick) *before* the real free and
  *    an allocation *after* the real call returns, so a free always sorts
  *    before any reuse of its address by another thread (docs/CAPTURE.md).
- *  - Page probe (touch.c): a block of usable size >= HR_CAP_TOUCH_MIN has its
+ *  - Page probe (below): a block of usable size >= HR_CAP_TOUCH_MIN has its
  *    interior pages dropped right after the real call made it, and gets a
  *    TOUCHED record (the bytes the program used) right before the record of
  *    its free or realloc, measured before the real call.
@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h> /* madvise, mincore */
 #include <unistd.h>
 
 #include "capture/capture_int.h"
@@ -124,14 +125,93 @@ __attribute__((constructor(101))) static void hr_cap_ctor(void) {
         resolve();
 }
 
-/* ---- the page probe (touch.c) ----------------------------------------- */
+/* ---- the page probe ---------------------------------------------------
+ * Measures how much of each large block the program used (docs/CAPTURE.md,
+ * "How much of a large block was used"; the trace's `touched` records).
+ * For a block whose usable size is at least HR_CAP_TOUCH_MIN:
+ *  - when the allocator hands it out, the whole pages inside it (its
+ *    "interior") are dropped with madvise(MADV_DONTNEED), so none of them is
+ *    resident unless the program then reads or writes it. This is safe for the
+ *    private anonymous memory allocators use: a new block's content is
+ *    undefined, a calloc'd block stays zero (the kernel refills a dropped page
+ *    with zeros), and a realloc only drops the pages beyond the bytes it kept;
+ *  - when the block ends (free, realloc), mincore counts the interior pages
+ *    that are resident: those the program touched. The bytes used are that
+ *    count times the page size plus the partial head page (the block's start
+ *    up to the first page boundary, which holds the allocator's header and is
+ *    resident anyway).
+ * Nothing here allocates: mincore's vector is a fixed stack buffer walked in
+ * chunks. Both calls keep errno as the program left it.
+ * HEAPREPLAY_CAPTURE_TOUCH=0 turns the probe off (no madvise, no records). */
+static int hr_cap_touch_on;       /* 0 with HEAPREPLAY_CAPTURE_TOUCH=0 */
+static uintptr_t hr_cap_page = 4096; /* the page size */
+
+/* mincore's vector per call: 256 pages (1 MiB with 4 KiB pages). */
+#define HR_MINCORE_CHUNK 256u
+
+/* Reads the environment; called by hr_cap_log_init (before any recording). */
+void hr_cap_touch_init(void) {
+    const char *v = getenv("HEAPREPLAY_CAPTURE_TOUCH");
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0 && !(ps & (ps - 1)))
+        hr_cap_page = (uintptr_t)ps;
+    hr_cap_touch_on = !(v && strcmp(v, "0") == 0);
+}
+
+/* The whole pages inside [p + from, p + usable): [*lo, *hi), maybe empty. */
+static void interior(const void *p, size_t from, size_t usable, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t a = (uintptr_t)p + from, e = (uintptr_t)p + usable;
+    *lo = (a + hr_cap_page - 1) & ~(hr_cap_page - 1);
+    *hi = e & ~(hr_cap_page - 1);
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+/* Drops the whole pages of [p + from, p + usable) (a new block's, beyond the
+ * `from` bytes a realloc kept) when usable >= HR_CAP_TOUCH_MIN. */
+static void touch_clear(void *p, size_t from, size_t usable) {
+    uintptr_t lo, hi;
+    if (usable < HR_CAP_TOUCH_MIN || from >= usable)
+        return;
+    interior(p, from, usable, &lo, &hi);
+    if (hi > lo) {
+        int saved = errno;
+        madvise((void *)lo, hi - lo, MADV_DONTNEED); /* a failure only overstates use */
+        errno = saved;
+    }
+}
+
+/* Bytes of the block used: the partial head page + resident whole pages x
+ * page size; UINT64_MAX when mincore fails (then no record is written). */
+static uint64_t touch_measure(const void *p, size_t usable) {
+    uintptr_t lo, hi;
+    interior(p, 0, usable, &lo, &hi);
+    uint64_t resident = 0;
+    unsigned char vec[HR_MINCORE_CHUNK];
+    int saved = errno;
+    for (uintptr_t at = lo; at < hi;) {
+        uintptr_t n = (hi - at) / hr_cap_page;
+        if (n > HR_MINCORE_CHUNK)
+            n = HR_MINCORE_CHUNK;
+        if (mincore((void *)at, n * hr_cap_page, vec) != 0) {
+            errno = saved;
+            return UINT64_MAX; /* not mapped as we expected: no record */
+        }
+        for (uintptr_t i = 0; i < n; i++)
+            resident += vec[i] & 1u;
+        at += n * hr_cap_page;
+    }
+    errno = saved;
+    return (uint64_t)(lo - (uintptr_t)p) + resident * hr_cap_page;
+}
+
 /* A new block p of `size` requested bytes, of which a realloc kept the first
  * `kept`: drops the pages beyond them when the block is large. A request below
  * half the threshold is not asked its usable size: no allocator rounds a
  * request up by 2x (their size classes are far closer), so it stays small. */
 static inline void touch_new(void *p, size_t size, size_t kept) {
     if (HR_UNLIKELY(hr_cap_touch_on) && p && size >= HR_CAP_TOUCH_MIN / 2 && real.usable)
-        hr_cap_touch_clear(p, kept, real.usable(p));
+        touch_clear(p, kept, real.usable(p));
 }
 
 /* The block p ends (free, or realloc before the real call): writes its
@@ -142,7 +222,7 @@ static size_t touch_end(void *p, uint64_t clk) {
         return 0;
     size_t u = real.usable(p);
     if (u >= HR_CAP_TOUCH_MIN) {
-        uint64_t used = hr_cap_touch_measure(p, u);
+        uint64_t used = touch_measure(p, u);
         if (used != UINT64_MAX)
             hr_cap_record(clk ? clk : hr_cap_tick((uintptr_t)p), HR_CAP_TOUCHED, (uintptr_t)p,
                           used, 0);

@@ -17,7 +17,7 @@
  *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  the importer drops timestamps
  *   HEAPREPLAY_CAPTURE_BUFFER=BYTES   flush a thread's buffer at this size
  *                                     (4096 .. 256 KiB, default 256 KiB)
- *   HEAPREPLAY_CAPTURE_TOUCH=0        no page probe of large blocks (touch.c) */
+ *   HEAPREPLAY_CAPTURE_TOUCH=0        no page probe of large blocks (hooks.c) */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
