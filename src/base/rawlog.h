@@ -22,9 +22,15 @@
 #include "base/varint.h"
 
 #define HR_CAP_MAGIC "HRCAPLOG"          /* 8 bytes at offset 0 */
-#define HR_CAP_VERSION 2u
+#define HR_CAP_VERSION 3u     /* written; 3 = 2 + the TOUCHED op */
+#define HR_CAP_VERSION_MIN 2u /* oldest version the importer reads */
 #define HR_CAP_ENDIAN_TAG 0x01020304u
 #define HR_CAP_BLOCK_MAGIC 0x4b4c4248u   /* "HBLK" little-endian */
+/* Blocks whose usable size is at least this get a TOUCHED record at their
+ * end (the capture library's page probe, docs/CAPTURE.md). The same value as
+ * HR_TOUCH_PROBE_MIN of heapreplay/trace.h, which this layer cannot include
+ * (the importer checks they agree). */
+#define HR_CAP_TOUCH_MIN (64u * 1024u)
 /* Longest record without its name: op byte + 4 varints. */
 #define HR_CAP_REC_MAX (1u + 4u * HR_VARINT_MAX)
 
@@ -69,6 +75,10 @@ typedef struct hr_cap_block {
  *                 (the POOL_ ops: annotate.h's hr_alloc_named & co., an
  *                 engine's own allocators; added to version 2 at the end of
  *                 the op list: older importers reject them as unknown ops)
+ *   TOUCHED       ptr=block      a=bytes used  b=0 (version 3: written by the
+ *                 thread that frees or reallocs a block of usable size >=
+ *                 HR_CAP_TOUCH_MIN, right before that FREE/REALLOC record:
+ *                 the partial head page + resident interior pages x page size)
  *   END           ptr=events recorded  a=overhead estimate ns  b=how  (clean exit) */
 typedef enum hr_cap_op {
     HR_CAP_MALLOC = 1,
@@ -85,6 +95,7 @@ typedef enum hr_cap_op {
     HR_CAP_POOL_FREE,
     HR_CAP_POOL_REALLOC,
     HR_CAP_FRAME_NAMED,
+    HR_CAP_TOUCHED, /* version 3 */
     HR_CAP__COUNT
 } hr_cap_op_t;
 

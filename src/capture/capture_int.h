@@ -109,6 +109,10 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
  * except for exec (which only flushes: the exec may fail). */
 void hr_cap_finish(unsigned how);
 
+/* hooks.c: the page probe of large blocks (docs/CAPTURE.md); reads
+ * HEAPREPLAY_CAPTURE_TOUCH. Called by hr_cap_log_init. */
+void hr_cap_touch_init(void);
+
 /* process.c: the annotation entry points (looked up by annotate.h with dlsym). */
 HR_CAP_API void hr_capture_heap_push(const char *name);
 HR_CAP_API void hr_capture_heap_pop(const char *name);

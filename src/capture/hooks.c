@@ -10,6 +10,10 @@
  *  - Ordering: a free takes its clock (hr_cap_tick) *before* the real free and
  *    an allocation *after* the real call returns, so a free always sorts
  *    before any reuse of its address by another thread (docs/CAPTURE.md).
+ *  - Page probe (below): a block of usable size >= HR_CAP_TOUCH_MIN has its
+ *    interior pages dropped right after the real call made it, and gets a
+ *    TOUCHED record (the bytes the program used) right before the record of
+ *    its free or realloc, measured before the real call.
  *  - malloc_usable_size passes through (pool pointers answer their size). */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h> /* madvise, mincore */
 #include <unistd.h>
 
 #include "capture/capture_int.h"
@@ -120,6 +125,111 @@ __attribute__((constructor(101))) static void hr_cap_ctor(void) {
         resolve();
 }
 
+/* ---- the page probe ---------------------------------------------------
+ * Measures how much of each large block the program used (docs/CAPTURE.md,
+ * "How much of a large block was used"; the trace's `touched` records).
+ * For a block whose usable size is at least HR_CAP_TOUCH_MIN:
+ *  - when the allocator hands it out, the whole pages inside it (its
+ *    "interior") are dropped with madvise(MADV_DONTNEED), so none of them is
+ *    resident unless the program then reads or writes it. This is safe for the
+ *    private anonymous memory allocators use: a new block's content is
+ *    undefined, a calloc'd block stays zero (the kernel refills a dropped page
+ *    with zeros), and a realloc only drops the pages beyond the bytes it kept;
+ *  - when the block ends (free, realloc), mincore counts the interior pages
+ *    that are resident: those the program touched. The bytes used are that
+ *    count times the page size plus the partial head page (the block's start
+ *    up to the first page boundary, which holds the allocator's header and is
+ *    resident anyway).
+ * Nothing here allocates: mincore's vector is a fixed stack buffer walked in
+ * chunks. Both calls keep errno as the program left it.
+ * HEAPREPLAY_CAPTURE_TOUCH=0 turns the probe off (no madvise, no records). */
+static int hr_cap_touch_on;       /* 0 with HEAPREPLAY_CAPTURE_TOUCH=0 */
+static uintptr_t hr_cap_page = 4096; /* the page size */
+
+/* mincore's vector per call: 256 pages (1 MiB with 4 KiB pages). */
+#define HR_MINCORE_CHUNK 256u
+
+/* Reads the environment; called by hr_cap_log_init (before any recording). */
+void hr_cap_touch_init(void) {
+    const char *v = getenv("HEAPREPLAY_CAPTURE_TOUCH");
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0 && !(ps & (ps - 1)))
+        hr_cap_page = (uintptr_t)ps;
+    hr_cap_touch_on = !(v && strcmp(v, "0") == 0);
+}
+
+/* The whole pages inside [p + from, p + usable): [*lo, *hi), maybe empty. */
+static void interior(const void *p, size_t from, size_t usable, uintptr_t *lo, uintptr_t *hi) {
+    uintptr_t a = (uintptr_t)p + from, e = (uintptr_t)p + usable;
+    *lo = (a + hr_cap_page - 1) & ~(hr_cap_page - 1);
+    *hi = e & ~(hr_cap_page - 1);
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
+/* Drops the whole pages of [p + from, p + usable) (a new block's, beyond the
+ * `from` bytes a realloc kept) when usable >= HR_CAP_TOUCH_MIN. */
+static void touch_clear(void *p, size_t from, size_t usable) {
+    uintptr_t lo, hi;
+    if (usable < HR_CAP_TOUCH_MIN || from >= usable)
+        return;
+    interior(p, from, usable, &lo, &hi);
+    if (hi > lo) {
+        int saved = errno;
+        madvise((void *)lo, hi - lo, MADV_DONTNEED); /* a failure only overstates use */
+        errno = saved;
+    }
+}
+
+/* Bytes of the block used: the partial head page + resident whole pages x
+ * page size; UINT64_MAX when mincore fails (then no record is written). */
+static uint64_t touch_measure(const void *p, size_t usable) {
+    uintptr_t lo, hi;
+    interior(p, 0, usable, &lo, &hi);
+    uint64_t resident = 0;
+    unsigned char vec[HR_MINCORE_CHUNK];
+    int saved = errno;
+    for (uintptr_t at = lo; at < hi;) {
+        uintptr_t n = (hi - at) / hr_cap_page;
+        if (n > HR_MINCORE_CHUNK)
+            n = HR_MINCORE_CHUNK;
+        if (mincore((void *)at, n * hr_cap_page, vec) != 0) {
+            errno = saved;
+            return UINT64_MAX; /* not mapped as we expected: no record */
+        }
+        for (uintptr_t i = 0; i < n; i++)
+            resident += vec[i] & 1u;
+        at += n * hr_cap_page;
+    }
+    errno = saved;
+    return (uint64_t)(lo - (uintptr_t)p) + resident * hr_cap_page;
+}
+
+/* A new block p of `size` requested bytes, of which a realloc kept the first
+ * `kept`: drops the pages beyond them when the block is large. A request below
+ * half the threshold is not asked its usable size: no allocator rounds a
+ * request up by 2x (their size classes are far closer), so it stays small. */
+static inline void touch_new(void *p, size_t size, size_t kept) {
+    if (HR_UNLIKELY(hr_cap_touch_on) && p && size >= HR_CAP_TOUCH_MIN / 2 && real.usable)
+        touch_clear(p, kept, real.usable(p));
+}
+
+/* The block p ends (free, or realloc before the real call): writes its
+ * TOUCHED record when it is large, with clock clk (0: a new tick). Returns
+ * its usable size (0 when the probe is off). */
+static size_t touch_end(void *p, uint64_t clk) {
+    if (!hr_cap_touch_on || !real.usable)
+        return 0;
+    size_t u = real.usable(p);
+    if (u >= HR_CAP_TOUCH_MIN) {
+        uint64_t used = touch_measure(p, u);
+        if (used != UINT64_MAX)
+            hr_cap_record(clk ? clk : hr_cap_tick((uintptr_t)p), HR_CAP_TOUCHED, (uintptr_t)p,
+                          used, 0);
+    }
+    return u;
+}
+
 /* ---- the hooks -------------------------------------------------------- */
 HR_CAP_API void *malloc(size_t size) {
     int b = bypass();
@@ -129,6 +239,7 @@ HR_CAP_API void *malloc(size_t size) {
         return real.malloc(size);
     hr_cap_guard++;
     void *p = real.malloc(size);
+    touch_new(p, size, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0);
     hr_cap_guard--;
     return p;
@@ -145,6 +256,8 @@ HR_CAP_API void free(void *p) {
         return;
     }
     hr_cap_guard++;
+    if (HR_UNLIKELY(hr_cap_touch_on))
+        touch_end(p, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_FREE, (uintptr_t)p, 0, 0);
     real.free(p);
     hr_cap_guard--;
@@ -161,6 +274,8 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
         return real.calloc(n, size);
     hr_cap_guard++;
     void *p = real.calloc(n, size);
+    if (p) /* no overflow: the real calloc succeeded */
+        touch_new(p, n * size, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size);
     hr_cap_guard--;
     return p;
@@ -179,9 +294,16 @@ HR_CAP_API void *realloc(void *old, size_t size) {
     if (b)
         return real.realloc(old, size);
     hr_cap_guard++;
-    if (old)
-        hr_cap_tick((uintptr_t)old); /* publish to old's stripe before it can be freed */
+    size_t kept = 0; /* the old block's usable size (when the probe is on) */
+    if (old) {
+        /* publish to old's stripe before it can be freed; the old block's
+         * TOUCHED record takes this clock */
+        uint64_t c = hr_cap_tick((uintptr_t)old);
+        if (HR_UNLIKELY(hr_cap_touch_on))
+            kept = touch_end(old, c);
+    }
     void *p = real.realloc(old, size);
+    touch_new(p, size, kept < size ? kept : size);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size);
     hr_cap_guard--;
     return p;
@@ -216,8 +338,10 @@ static void *aligned_common(int kind, size_t align, size_t size) {
         break;
     default: p = real.memalign(align, size); break;
     }
-    if (!b)
+    if (!b) {
+        touch_new(p, size, 0);
         hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align);
+    }
     hr_cap_guard--;
     return p;
 }
@@ -238,6 +362,7 @@ HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
     hr_cap_guard++;
     int rc = real.posix_memalign(out, align, size);
     uintptr_t p = rc == 0 ? (uintptr_t)*out : 0;
+    touch_new((void *)p, size, 0);
     hr_cap_record(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align);
     hr_cap_guard--;
     return rc;

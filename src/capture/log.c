@@ -16,7 +16,8 @@
  *                                     they write FILE.<pid>
  *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  the importer drops timestamps
  *   HEAPREPLAY_CAPTURE_BUFFER=BYTES   flush a thread's buffer at this size
- *                                     (4096 .. 256 KiB, default 256 KiB) */
+ *                                     (4096 .. 256 KiB, default 256 KiB)
+ *   HEAPREPLAY_CAPTURE_TOUCH=0        no page probe of large blocks (hooks.c) */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -308,6 +309,7 @@ void hr_cap_log_init(void) {
         hr_cap_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
     }
     hr_children = !(ch && strcmp(ch, "0") == 0);
+    hr_cap_touch_init();
     hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;
     hr_start_ns = now_ns();
     hr_start_clk = hr_cap_phys();

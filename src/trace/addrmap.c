@@ -21,7 +21,14 @@
  * get a map of their own (`pools`): a pool block at an arena's first byte
  * is no reuse of the arena's address. Ids are shared. The same repairs
  * apply; a pfree naming another pool than the block's keeps the block's
- * (pool_mismatches). */
+ * (pool_mismatches).
+ *
+ * Touched records (the capture library's page probe, hr_addrmap_touched):
+ * the record arrives when a block ends, but the trace's `touched` event must
+ * stand right before the event that created the block. So the index of each
+ * live id's creating event is kept (born[]), each record notes (that index,
+ * bytes), and hr_addrmap_place_touched inserts them all in one pass at the
+ * end, once no event moves any more. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +64,18 @@ struct hr_addrmap {
     uint32_t     next_id;
     uint64_t    *stream_frames; /* frames so far per string index (named streams) */
     uint32_t     n_stream_frames;
+    size_t      *born;      /* id -> index of the event that created its live block */
+    uint32_t     cap_born;
+    struct hr_touch_note *notes; /* touched records to place (hr_addrmap_place_touched) */
+    size_t       n_notes, cap_notes;
 };
+
+/* A touched record for the block created by event `at`; `seq` keeps the
+ * order of arrival (the last record for a block wins). */
+typedef struct hr_touch_note {
+    size_t   at, seq;
+    uint64_t bytes;
+} hr_touch_note_t;
 
 /* The entry for addr in tab, or NULL when the address was never returned. */
 static hr_aentry_t *find(const hr_ptrmap_t *tab, uint64_t addr) {
@@ -138,6 +156,24 @@ static int make_room(hr_addrmap_t *m, hr_ptrmap_t *tab, hr_aentry_t *e, uint16_t
     return kill_entry(m, e, thread, ts, pool_of(m, tab, e));
 }
 
+/* Remembers that id's live block was created by the last event emitted. */
+static int note_born(hr_addrmap_t *m, uint32_t id) {
+    if (id >= m->cap_born) {
+        uint32_t cap = m->cap_born ? m->cap_born : 1024;
+        while (cap <= id && cap < UINT32_MAX / 2)
+            cap *= 2;
+        if (cap <= id)
+            cap = UINT32_MAX;
+        size_t *b = realloc(m->born, (size_t)cap * sizeof *b);
+        if (!b)
+            return -1;
+        m->born = b;
+        m->cap_born = cap;
+    }
+    m->born[id] = m->out->n_events - 1;
+    return 0;
+}
+
 /* Makes addr live in tab with the id of a new event; pool: the pool map's
  * value (string index + 1). */
 static int add_live_in(hr_addrmap_t *m, hr_ptrmap_t *tab, hr_event_t *ev, uint64_t addr,
@@ -151,7 +187,9 @@ static int add_live_in(hr_addrmap_t *m, hr_ptrmap_t *tab, hr_event_t *ev, uint64
     e->id = ev->id;
     e->size = bytes;
     e->thread = ev->thread;
-    return emit(m, ev, ts);
+    if (emit(m, ev, ts) != 0)
+        return -1;
+    return note_born(m, ev->id);
 }
 
 static int add_live(hr_addrmap_t *m, hr_event_t *ev, uint64_t addr, uint64_t bytes, uint64_t ts) {
@@ -315,6 +353,91 @@ int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream
     return emit(m, &ev, ts);
 }
 
+int hr_addrmap_touched(hr_addrmap_t *m, uint64_t addr, uint64_t bytes) {
+    hr_aentry_t *e = find(&m->tab, addr);
+    /* stale: the address was reused before the late free this record goes
+     * with; the block it measured is already gone */
+    if (!e || e->state != E_LIVE || e->stale || e->id >= m->cap_born) {
+        m->rep->touched_unknown++;
+        return 0;
+    }
+    if (m->n_notes == m->cap_notes) {
+        size_t cap = m->cap_notes ? m->cap_notes * 2 : 256;
+        hr_touch_note_t *n = realloc(m->notes, cap * sizeof *n);
+        if (!n)
+            return -1;
+        m->notes = n;
+        m->cap_notes = cap;
+    }
+    m->notes[m->n_notes] = (hr_touch_note_t){m->born[e->id], m->n_notes, bytes};
+    m->n_notes++;
+    return 0;
+}
+
+static int by_at(const void *a, const void *b) {
+    const hr_touch_note_t *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sorts the notes by creating event and keeps the last of each; returns how
+ * many remain. */
+static size_t notes_unique(hr_addrmap_t *m) {
+    if (!m->n_notes)
+        return 0;
+    qsort(m->notes, m->n_notes, sizeof *m->notes, by_at);
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_notes; i++) {
+        if (k && m->notes[k - 1].at == m->notes[i].at)
+            k--; /* a later record for the same block (a realloc that failed) */
+        m->notes[k++] = m->notes[i];
+    }
+    return k;
+}
+
+int hr_addrmap_place_touched(hr_addrmap_t *m) {
+    size_t k = notes_unique(m);
+    m->rep->touched = k;
+    if (!k)
+        return 0;
+    hr_trace_t *t = m->out;
+    size_t n = t->n_events, total = n + k;
+    if (total > t->cap_events) {
+        hr_event_t *ev = realloc(t->events, total * sizeof *ev);
+        if (!ev)
+            return -1;
+        t->events = ev;
+        if (t->ts) {
+            uint64_t *ts = realloc(t->ts, total * sizeof *ts);
+            if (!ts)
+                return -1;
+            t->ts = ts;
+        }
+        t->cap_events = total;
+    }
+    /* From the back: every event moves up by the notes at or before it; a
+     * note's event goes right below its creating event, with its thread and
+     * timestamp. Each event is moved once. */
+    size_t j = total;
+    for (size_t i = n; i-- > 0;) {
+        j--;
+        t->events[j] = t->events[i];
+        if (t->ts)
+            t->ts[j] = t->ts[i];
+        if (k && m->notes[k - 1].at == i) {
+            k--;
+            j--;
+            t->events[j] = (hr_event_t){.op = HR_OP_TOUCHED, .thread = t->events[j + 1].thread,
+                                        .size = m->notes[k].bytes};
+            if (t->ts)
+                t->ts[j] = t->ts[j + 1];
+        }
+    }
+    t->n_events = total;
+    return 0;
+}
+
 void hr_addrmap_finish(hr_addrmap_t *m) {
     if (!m)
         return;
@@ -328,6 +451,8 @@ void hr_addrmap_finish(hr_addrmap_t *m) {
             m->rep->leaked_at_end++;
     hr_ptrmap_free(&m->pools);
     free(m->stream_frames);
+    free(m->born);
+    free(m->notes);
     m->rep->events_out = m->out->n_events;
     hr_ptrmap_free(&m->tab);
     free(m->free_ids);

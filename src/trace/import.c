@@ -84,6 +84,10 @@ void hr_repair_print(const hr_repair_t *r, FILE *f) {
     if (r->pool_mismatches)
         fprintf(f, "pools: %llu pfree naming another pool than the block's (kept the block's)\n",
                 (unsigned long long)r->pool_mismatches);
+    if (r->touched || r->touched_unknown)
+        fprintf(f, "touched: %llu large blocks measured by the page probe, %llu records for no "
+                   "live block ignored\n",
+                (unsigned long long)r->touched, (unsigned long long)r->touched_unknown);
     if (r->duplicates)
         fprintf(f, "duplicates: %llu records flushed twice, dropped\n",
                 (unsigned long long)r->duplicates);

@@ -32,6 +32,8 @@ typedef struct hr_repair {
     uint64_t overhead_ns;        /* capture library's own estimate of its time (END record) */
     char     ended[96];          /* how the captured process ended, "" if unknown */
     uint64_t pool_mismatches;    /* pfree naming another pool than the block's (kept its) */
+    uint64_t touched;            /* `touched` events placed (large blocks the probe measured) */
+    uint64_t touched_unknown;    /* TOUCHED records for no live block: ignored */
 } hr_repair_t;
 
 typedef enum {
@@ -78,6 +80,14 @@ int hr_addrmap_pool_realloc(hr_addrmap_t *m, uint16_t thread, uint64_t old, uint
                             uint64_t size, uint64_t ts);
 /* A frame of the named stream (numbered per stream from 1). */
 int hr_addrmap_stream_frame(hr_addrmap_t *m, uint16_t thread, const char *stream, uint64_t ts);
+/* A TOUCHED record (capture logs): the live block at addr was used in its
+ * first `bytes` bytes. Noted for hr_addrmap_place_touched; a record for an
+ * address with no live block is ignored and counted (touched_unknown). */
+int hr_addrmap_touched(hr_addrmap_t *m, uint64_t addr, uint64_t bytes);
+/* Inserts a `touched` event right before the event that created each noted
+ * block (its thread, its timestamp), in one pass over the trace; call it
+ * once, after the last event. Sets rep->touched. 0, or -1 on OOM. */
+int hr_addrmap_place_touched(hr_addrmap_t *m);
 /* Counts what is still live, frees the map; the trace is left as built. */
 void hr_addrmap_finish(hr_addrmap_t *m);
 

@@ -5,12 +5,17 @@
  * where), sorts the records by (clock, thread) (dropping duplicates left by a
  * flush interrupted by a signal: a thread's clock never repeats), converts
  * clocks to ns with the calibration pairs of the header and the last block,
- * and replays them through the address map. */
+ * and replays them through the address map. TOUCHED records (version 3, the
+ * library's page probe) become `touched` events placed before the event that
+ * created their block, after everything else (hr_addrmap_place_touched). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/rawlog.h"
 #include "trace/import.h"
+
+_Static_assert(HR_CAP_TOUCH_MIN == HR_TOUCH_PROBE_MIN,
+               "the capture library probes the blocks heapreplay/trace.h says it does");
 
 typedef struct cap_item {
     hr_cap_rec_t rec;
@@ -27,6 +32,7 @@ typedef struct cap_state {
     hr_cap_rec_t end;
     uint64_t cal_clk, cal_ns; /* the latest calibration pair (block headers) */
     hr_repair_t *rep;
+    unsigned end_op; /* first op the log's version does not have */
 } cap_state_t;
 
 static int read_all(const char *path, unsigned char **buf, size_t *len, hr_error_t *err) {
@@ -93,7 +99,7 @@ static int get_rec(const cap_state_t *s, size_t *off, size_t end, hr_cap_delta_t
     if (p >= e)
         return 1;
     r->op = *p++;
-    if (r->op == 0 || r->op >= HR_CAP__COUNT)
+    if (r->op == 0 || r->op >= s->end_op)
         return 2;
     if (hr_varint_get(&p, e, &dc) != HR_VARINT_OK || hr_varint_get(&p, e, &dp) != HR_VARINT_OK)
         return 1;
@@ -231,6 +237,7 @@ static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, ui
         return hr_addrmap_alloc(m, th, r->ptr, r->a, r->b > UINT32_MAX ? 0 : (uint32_t)r->b, ts);
     case HR_CAP_FRAME: return hr_addrmap_annot(m, th, HR_OP_FRAME, NULL, r->a, ts);
     case HR_CAP_POOL_REALLOC: return hr_addrmap_pool_realloc(m, th, r->a, r->ptr, r->b, ts);
+    case HR_CAP_TOUCHED: return hr_addrmap_touched(m, r->ptr, r->a);
     default: {
         size_t n = r->b < sizeof name - 1 ? (size_t)r->b : sizeof name - 1;
         memcpy(name, s->buf + it->name_off, n);
@@ -304,6 +311,8 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
         }
         rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ns);
     }
+    if (rc == 0)
+        rc = hr_addrmap_place_touched(m);
     s->rep->threads = tids.n;
     hr_tidmap_free(&tids);
     hr_addrmap_finish(m);
@@ -324,12 +333,13 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
         goto done;
     }
     memcpy(&h, s.buf, sizeof h);
-    if (memcmp(h.magic, HR_CAP_MAGIC, 8) != 0 || h.version != HR_CAP_VERSION ||
-        h.endian != HR_CAP_ENDIAN_TAG) {
-        hr_error_set(err, "%s: offset 0: expected a version %u capture header (magic %s)", path,
-                     HR_CAP_VERSION, HR_CAP_MAGIC);
+    if (memcmp(h.magic, HR_CAP_MAGIC, 8) != 0 || h.version < HR_CAP_VERSION_MIN ||
+        h.version > HR_CAP_VERSION || h.endian != HR_CAP_ENDIAN_TAG) {
+        hr_error_set(err, "%s: offset 0: expected a version %u to %u capture header (magic %s)",
+                     path, HR_CAP_VERSION_MIN, HR_CAP_VERSION, HR_CAP_MAGIC);
         goto done;
     }
+    s.end_op = h.version >= 3 ? HR_CAP__COUNT : HR_CAP_TOUCHED;
     if (parse_blocks(&s, err) != 0)
         goto done;
     rep->events_in = s.n;

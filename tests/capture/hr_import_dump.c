@@ -66,6 +66,7 @@ static void walk(const hr_trace_t *t, filt_t *f) {
             }
             break;
         case HR_OP_FRAME: printf(" frame:%llu", (unsigned long long)ev->size); break;
+        case HR_OP_TOUCHED: break; /* a hint for the replay, counted below (touched) */
         default:
             printf(" %s:%s", hr_op_name(ev->op), t->strings[ev->aux]);
             break;
@@ -118,6 +119,8 @@ int main(int argc, char **argv) {
            (unsigned long long)r.realloc_null, (unsigned long long)r.realloc_zero,
            (unsigned long long)r.failed_allocs, (unsigned long long)r.leaked_at_end,
            (unsigned long long)r.duplicates, r.truncated);
+    printf("touched %llu\ntouched_unknown %llu\n", (unsigned long long)r.touched,
+           (unsigned long long)r.touched_unknown);
     printf("truncation %s\nended %s\n", r.truncated ? r.truncation : "-", r.ended[0] ? r.ended : "-");
     walk(&t, &f);
     printf("f_alloc %llu\nf_calloc %llu\nf_realloc %llu\nf_free %llu\nf_cross %llu\n"
