@@ -48,12 +48,13 @@ main)
     ./heapreplay replay traces/ -a all -r 3 -o results/latest.json
     ./heapreplay report results/latest.json -f html -o results/latest.html
     echo "report written to results/latest.json; charts and tables in results/latest.html" >&2
-    # The real programs' captures (traces/README.md), touched as far as their
-    # first 64 KiB: freeciv's 7.9 MiB buffers would otherwise make glibc's
-    # replay fault in every page, about 3x the whole program's run time.
+    # The real programs' captures (traces/README.md), each large block touched
+    # as far as the program used it (--touch recorded: the traces' `touched`
+    # records; `first` would make glibc's replay fault in every page of
+    # freeciv's 7.9 MiB buffers, of which the server uses a page or two).
     # No --access model: none made the predictions closer to the real
     # programs (results/fidelity-vm.md, docs/METRICS.md "Access model").
-    ./heapreplay replay traces/real/ -a all -r 3 --touch first:64K -o results/latest-real.json
+    ./heapreplay replay traces/real/ -a all -r 3 --touch recorded -o results/latest-real.json
     echo "report written to results/latest-real.json" >&2
     ;;
 test)
