@@ -51,7 +51,7 @@ static const hr_opt_t replay_opts[] = {
     {O_DETAIL, "detail", NULL, "text, md and html: after each trace's summary (ranking table, "
      "verdict, notes) also the full tables: every metric, ns/op by op type, per-class and "
      "per-heap native stats, ranking lines"},
-    {O_TOUCH, "touch", "POLICY", "none | first (default) | all | recorded (first, but a block with a `touched` record in the trace gets the bytes the program used); :SIZE after the last three: only a block's first SIZE bytes"},
+    {O_TOUCH, "touch", "POLICY", "none | first | all | recorded (default: first, but a block with a `touched` record in the trace gets the bytes the program used); :SIZE after the last three: only a block's first SIZE bytes"},
     {O_ACCESS, "access", "MODEL", "the program's use of its live blocks between ops, timed with "
      "them: none (default) | reuse:N (after each op N cache lines of the new block and of "
      "recently allocated ones) | spread:N (N lines of blocks picked from the whole heap); "

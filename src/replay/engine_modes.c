@@ -13,7 +13,9 @@
 hr_replay_options_t hr_replay_options_default(void) {
     hr_replay_options_t o;
     memset(&o, 0, sizeof o);
-    o.touch = HR_TOUCH_FIRST;
+    /* recorded: first, except where a capture measured what the program used
+     * (the fidelity benchmark's best policy, docs/METRICS.md "Touch policy") */
+    o.touch = HR_TOUCH_RECORDED;
     o.timeout_s = 600;
     o.repeat = 1;
     o.warm_time_s = 0.5;

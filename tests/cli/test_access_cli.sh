@@ -56,9 +56,9 @@ fi
 
 # 4. the text, Markdown and HTML headers print it next to the touch policy;
 # CSV has the result's column
-check "text header: touch=... access=reuse:4+free" grep -q "touch=first access=reuse:4+free" "$T/on.txt"
+check "text header: touch=... access=reuse:4+free" grep -q "touch=recorded access=reuse:4+free" "$T/on.txt"
 "$HR" report -f md "$T/on.json" > "$T/on.md" 2> /dev/null
-check "md header: access=reuse:4+free" grep -q "touch=first access=reuse:4+free" "$T/on.md"
+check "md header: access=reuse:4+free" grep -q "touch=recorded access=reuse:4+free" "$T/on.md"
 "$HR" report -f html "$T/on.json" > "$T/on.html" 2> /dev/null
 check "html header: access=reuse:4+free" grep -q "access=reuse:4+free" "$T/on.html"
 "$HR" report -f csv "$T/on.json" > "$T/on.csv" 2> /dev/null
@@ -68,7 +68,7 @@ else
     not_ok "csv: an access column with the model" "$(head -2 "$T/on.csv")"
 fi
 "${R[@]}" -a bump --access none > "$T/none.txt" || true
-check "text header: access=none" grep -q "touch=first access=none" "$T/none.txt"
+check "text header: access=none" grep -q "touch=recorded access=none" "$T/none.txt"
 
 # 5. --access none: every deterministic figure as without the option; the
 # model changes no exact figure either (it only reads and rewrites bytes)

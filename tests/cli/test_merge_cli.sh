@@ -117,7 +117,7 @@ fi
     -r 1 --warm-time 0 -q -f csv --touch none --shard 2/3 -o "$T/s2none.json" >/dev/null 2>&1
 jq -S "$det" "$T/s2none.json" >"$T/s2none.det"
 if ! "$hr" merge "$T/s1.json" "$T/s2none.json" "$T/s3.json" -o "$T/bad.json" 2>"$T/err" &&
-    grep -q 'option touch is "none", expected "first"' "$T/err" && [ ! -e "$T/bad.json" ]; then
+    grep -q 'option touch is "none", expected "recorded"' "$T/err" && [ ! -e "$T/bad.json" ]; then
     ok "negative control: a shard with other options is refused"
 else
     not_ok "negative control: a shard with other options is refused" "$(cat "$T/err")"

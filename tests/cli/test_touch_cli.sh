@@ -52,6 +52,7 @@ first=$(rss first)
 rec=$(rss recorded)
 cap=$(rss recorded:2M)
 none=$(rss none)
+"$HR" replay "$T/big.hrt" -a glibc -r 1 --warm-time 0 -q -f json > "$T/d.json" 2> /dev/null
 packed=$(rss recorded --event-form packed)
 packed_none=$(rss none --event-form packed)
 # 2-4. what each policy leaves resident
@@ -71,7 +72,15 @@ if [ -n "$cap" ] && [ "$cap" -ge $((2 * MiB - 256 * 1024)) ] && [ "$cap" -lt $((
 else
     not_ok "recorded:2M: 2 MiB + 12 KiB resident" "got '$cap'" "none '$none'"
 fi
-# 5. the packed form reads the records alike (its window buffer is harness
+# 5. recorded is the default (docs/METRICS.md, "Why the default is recorded")
+d_rss=$(jget results.0.memory.peak_rss_above_baseline "$T/d.json")
+if [ "$(jget options.touch "$T/d.json")" = recorded ] && [ -n "$d_rss" ] &&
+   [ "$d_rss" -ge $((8 * MiB - 256 * 1024)) ] && [ "$d_rss" -lt $((9 * MiB)) ]; then
+    ok "no --touch: the report says recorded and the recorded block stays 12 KiB ($d_rss bytes)"
+else
+    not_ok "no --touch: recorded" "$(jget options.touch "$T/d.json")" "rss '$d_rss'"
+fi
+# 6. the packed form reads the records alike (its window buffer is harness
 # memory in the RSS of both rows: compared against its own `none`)
 if [ -n "$packed" ] && [ -n "$packed_none" ] && [ "$packed" -ge $((packed_none + 8 * MiB - 256 * 1024)) ] &&
    [ "$packed" -lt $((packed_none + 9 * MiB)) ]; then
@@ -80,7 +89,7 @@ else
     not_ok "recorded, packed form" "got '$packed'" "none '$packed_none'"
 fi
 
-# 6. report: the policy's name, ops.touched in JSON (not counted in
+# 7. report: the policy's name, ops.touched in JSON (not counted in
 # ops.total), no ops.touched column in the CSV of a trace without records
 "$HR" replay "$T/big.hrt" -a bump -r 1 --warm-time 0 -q -f json --touch recorded > "$T/j.json" 2> /dev/null
 printf 'heapreplay-trace 1\nalloc 0 10\nfree 0\n' > "$T/plain.txt"
@@ -93,7 +102,7 @@ else
     not_ok "report: touch recorded, ops.touched" "$(head -c 300 "$T/j.json")"
 fi
 
-# 7. --verify: records on calloc and realloc keep zeros and copied bytes, in
+# 8. --verify: records on calloc and realloc keep zeros and copied bytes, in
 # every in-house allocator and glibc, in the serial and the threaded replay
 cat > "$T/mix.txt" <<'TXT'
 heapreplay-trace 1
