@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "base/ptrmap.h"
+#include "trace/format.h"
 #include "trace/import.h"
 
 enum { E_FREED = 0, E_LIVE };
@@ -403,19 +404,8 @@ int hr_addrmap_place_touched(hr_addrmap_t *m) {
         return 0;
     hr_trace_t *t = m->out;
     size_t n = t->n_events, total = n + k;
-    if (total > t->cap_events) {
-        hr_event_t *ev = realloc(t->events, total * sizeof *ev);
-        if (!ev)
-            return -1;
-        t->events = ev;
-        if (t->ts) {
-            uint64_t *ts = realloc(t->ts, total * sizeof *ts);
-            if (!ts)
-                return -1;
-            t->ts = ts;
-        }
-        t->cap_events = total;
-    }
+    if (hr_trace_reserve(t, total) != 0)
+        return -1;
     /* From the back: every event moves up by the notes at or before it; a
      * note's event goes right below its creating event, with its thread and
      * timestamp. Each event is moved once. */

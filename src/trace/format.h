@@ -121,6 +121,10 @@ int hr_trace_decode_text(const char *buf, size_t len, const char *name,
  * messages count from the first event), then end checks what the last
  * event left open, then result writes n_ids,
  * n_threads, peak_live, max_align and op_counts into t. */
+/* Room for cap events (and their timestamps when t has them): 0, or -1 out
+ * of memory (cap_events unchanged; the arrays stay valid). */
+int hr_trace_reserve(hr_trace_t *t, size_t cap);
+
 typedef struct hr_validator hr_validator_t;
 hr_validator_t *hr_validator_new(uint64_t n_events, const char *name);
 /* Whether ev's aux field is a string index: an op with a string field that

@@ -45,8 +45,9 @@ void hr_trace_free(hr_trace_t *t) {
     memset(t, 0, sizeof *t);
 }
 
-static int grow_events(hr_trace_t *t) {
-    size_t cap = t->cap_events ? t->cap_events * 2 : 1024;
+int hr_trace_reserve(hr_trace_t *t, size_t cap) {
+    if (cap <= t->cap_events)
+        return 0;
     hr_event_t *ev = realloc(t->events, cap * sizeof *ev);
     if (!ev)
         return -1;
@@ -62,7 +63,8 @@ static int grow_events(hr_trace_t *t) {
 }
 
 int hr_trace_push(hr_trace_t *t, const hr_event_t *ev) {
-    if (t->n_events == t->cap_events && grow_events(t) != 0)
+    if (t->n_events == t->cap_events &&
+        hr_trace_reserve(t, t->cap_events ? t->cap_events * 2 : 1024) != 0)
         return -1;
     if (t->ts)
         t->ts[t->n_events] = 0;
