@@ -131,6 +131,14 @@ static inline int hr_op_is_pool(unsigned op) {
     return op < 32 && ((HR_OP_POOL_MASK >> op) & 1u);
 }
 
+#define HR_OP_HINTBIT_(e, c, t, f1, f2, f3, o, cls, key) | (HR_OPC_##cls == HR_OPC_HINT ? 1u << (c) : 0u)
+#define HR_OP_HINT_MASK (0u HR_OP_LIST(HR_OP_HINTBIT_))
+/* 1 for the hint ops (HR_OPC_HINT: touched): no allocator work, and present
+ * only in the traces that carry them. */
+static inline int hr_op_is_hint(unsigned op) {
+    return op < 32 && ((HR_OP_HINT_MASK >> op) & 1u);
+}
+
 
 /* Trace-level flags (hr_trace_t.flags and the binary header). */
 enum {

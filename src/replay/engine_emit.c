@@ -215,7 +215,7 @@ static void family_values(const result_t *res, hr_mval_t *counts, hr_mval_t *ns,
         /* pool ops are lowered before replay (always 0 here); a hint op is
          * listed only when the trace has one (captures since `touched`) */
         all[op] = !hr_op_is_pool(op) &&
-                  (hr_op_info[op].cls != HR_OPC_HINT || res->t->op_counts[op] != 0);
+                  (!hr_op_is_hint(op) || res->t->op_counts[op] != 0);
         mem[op] = (unsigned char)hr_op_is_mem(op);
         counts[op] = hr_mval_u64(res->t->op_counts[op]);
         ns[op] = m && m->cnt[op] ? hr_mval_f64(cyc_ns(m->cyc[op]) / (double)m->cnt[op]) : (hr_mval_t){0};

@@ -25,11 +25,12 @@ hr_replay_options_t hr_replay_options_default(void) {
 }
 
 static const char *const touch_names[] = {"none", "first", "all", "recorded"};
+#define N_TOUCH ((unsigned)(sizeof touch_names / sizeof *touch_names))
 static const char *const mode_names[HR_MODE__COUNT] = {"measure", "time", "verify", "count"};
 static const char *const threads_names[] = {"auto", "recorded", "serial"};
 
 const char *hr_touch_name(hr_touch_t t) {
-    return (unsigned)t < 4 ? touch_names[t] : "?";
+    return (unsigned)t < N_TOUCH ? touch_names[t] : "?";
 }
 
 int hr_touch_parse(const char *s, hr_touch_t *out, uint64_t *cap) {
@@ -47,7 +48,7 @@ int hr_touch_parse(const char *s, hr_touch_t *out, uint64_t *cap) {
             return -1;
         c <<= shift;
     }
-    for (int i = 0; i < 4; i++)
+    for (unsigned i = 0; i < N_TOUCH; i++)
         if (strlen(touch_names[i]) == len && strncmp(s, touch_names[i], len) == 0) {
             if (c && i == HR_TOUCH_NONE)
                 return -1;

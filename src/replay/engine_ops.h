@@ -15,6 +15,12 @@
  * of the op loop (it is what a program does). */
 #define HR_ALWAYS_INLINE __attribute__((always_inline))
 
+/* One byte `b` per 4 KiB page of [from, to) of p. */
+static inline void touch_pages(void *p, uint64_t from, uint64_t to, char b) {
+    for (uint64_t off = from; off < to; off += 4096)
+        ((volatile char *)p)[off] = b;
+}
+
 static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
     if (r->touch == HR_TOUCH_NONE)
         return;
@@ -26,8 +32,7 @@ static inline void touch(const run_t *r, void *p, uint64_t from, uint64_t to) {
         memset((char *)p + from, 0xA5, to - from);
         return;
     }
-    for (uint64_t off = from; off < to; off += 4096)
-        ((volatile char *)p)[off] = 1;
+    touch_pages(p, from, to, 1);
 }
 
 /* The touch of a block just made, bytes [from, to) of it (realloc: from its
@@ -42,8 +47,8 @@ static inline HR_ALWAYS_INLINE void touch_made(run_t *r, void *p, uint64_t from,
     if (r->touch == HR_TOUCH_RECORDED && __builtin_expect(r->pend != 0, 0)) {
         uint64_t used = r->pend - 1 < to ? r->pend - 1 : to;
         r->pend = 0;
-        for (uint64_t off = from; p && off < used; off += 4096)
-            ((volatile char *)p)[off] = (char)!zeroed;
+        if (p)
+            touch_pages(p, from, used, (char)!zeroed);
         return;
     }
     if (p && !zeroed)
@@ -99,8 +104,7 @@ static inline HR_ALWAYS_INLINE void op_CALLOC(run_t *r, const hr_event_t *ev) {
     r->slots[ev->id].size = bytes;
     if (__builtin_expect(p == NULL, 0))
         note_fail(r, ev);
-    if (r->touch == HR_TOUCH_RECORDED)
-        touch_made(r, p, 0, bytes, 1);
+    touch_made(r, p, 0, bytes, 1); /* zeroed: only a record writes it */
 }
 
 static inline HR_ALWAYS_INLINE void *realloc_emulated(run_t *r, void *old, uint64_t osz, uint64_t nsz) {

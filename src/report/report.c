@@ -261,7 +261,7 @@ static int csv_fixed(const char **cols, char (*names)[64], int max) {
         }
         for (unsigned op = 0; op < HR_OP__COUNT && n < max; op++) {
             if ((m->family == HR_MFAM_MEM_OPS && !hr_op_is_mem(op)) || hr_op_is_pool(op) ||
-                hr_op_info[op].cls == HR_OPC_HINT) /* pool: lowered; hint: not in every trace */
+                hr_op_is_hint(op)) /* pool: lowered; hint: not in every trace */
                 continue;
             char group[32];
             snprintf(names[nn], sizeof names[nn], "%s.%s", hr_metric_group(m, group, sizeof group),
