@@ -117,9 +117,14 @@ def paired_rounds(real_p, a):
     return [mine[r] for r in rounds], [base[r] for r in rounds]
 
 
-def real_verdict(real_p, a):
-    """faster / slower than glibc beyond the noise (the paired change's 95 %
-    interval excludes 0), else within noise; with the change and interval."""
+def real_change(real_p, a):
+    """a's real change against glibc, once per program: the paired change
+    `est` with its 95 % interval (lo, hi), the verdict `v` (faster / slower
+    when that interval excludes 0, else within noise) and `one`, what one run
+    of each would show: faster / slower when the change exceeds one run's
+    noise, 1.96 x the robust sd of the rounds' differences (1.4826 x their
+    MAD; the difference of two single runs), as the report's interval is
+    widened by the program's noise; else within noise."""
     x, g = paired_rounds(real_p, a)
     est, lo, hi = paired_change(x, g)
     if lo is not None and hi < 0:
@@ -128,24 +133,13 @@ def real_verdict(real_p, a):
         v = "slower"
     else:
         v = "within noise"
-    return v, est, lo, hi
-
-
-def one_run_verdict(real_p, a):
-    """What one run of each would show: faster / slower when the paired change
-    exceeds one run's noise, 1.96 x the robust sd of the rounds' differences
-    (1.4826 x their MAD; the difference of two single runs), as the report's
-    interval is widened by the program's noise; else within noise."""
-    x, g = paired_rounds(real_p, a)
-    d = [u - v for u, v in zip(x, g)]
-    if len(d) < 3:
-        return "within noise"
-    est = paired_change(x, g)[0]
-    m = median(d)
-    noise = 1.96 * 1.4826 * median([abs(v - m) for v in d])
-    if abs(est) <= noise:
-        return "within noise"
-    return "faster" if est < 0 else "slower"
+    d = [u - w for u, w in zip(x, g)]
+    one = "within noise"
+    if len(d) >= 3:
+        m = median(d)
+        if abs(est) > 1.96 * 1.4826 * median([abs(w - m) for w in d]):
+            one = "faster" if est < 0 else "slower"
+    return dict(v=v, est=est, lo=lo, hi=hi, one=one)
 
 
 def report_verdict(pred):
@@ -154,15 +148,15 @@ def report_verdict(pred):
     return "faster" if pred["change"] < 0 else "slower"
 
 
-def verdict_lines(p, both, rows, real):
-    """The report's predicted change beside the real verdict, and the agreement count."""
+def verdict_lines(both, rows, rc, has_base):
+    """The report's predicted change beside the real verdict (rc: real_change
+    per allocator), and the agreement count."""
     cells, agree, n, inside = [], 0, 0, 0
     for a in both:
         pred = rows[a].get("pred")
-        if a == "glibc" or not pred or not real[p].get("glibc"):
+        if a == "glibc" or not pred or not has_base:
             continue
-        rv, est, _, _ = real_verdict(real[p], a)
-        ov = one_run_verdict(real[p], a)
+        rv, est, ov = rc[a]["v"], rc[a]["est"], rc[a]["one"]
         pv = report_verdict(pred)
         n += 1
         agree += ov == pv
@@ -239,16 +233,17 @@ def main(real_path, replay_path, allocators):
         print("| allocator | real CPU s | real max RSS MiB | change vs glibc (real, s) | beyond noise |")
         print("|---|---:|---:|---:|---|")
         present = [a for a in allocs if real[p].get(a)]
+        rc = {a: real_change(real[p], a) for a in present if a != "glibc"}
         for a in present:
             cpu = [c for _, c, _ in real[p][a]]
             rss = [r / 1024 for _, _, r in real[p][a]]
             if a == "glibc" or not base:
                 d, noise = "-", "-"
             else:
-                v, est, lo, hi = real_verdict(real[p], a)
-                d = "%+.3f [%+.3f, %+.3f]" % (est, lo, hi) if lo is not None else \
-                    "%+.3f (too few rounds)" % est
-                noise = "yes" if v != "within noise" else "no"
+                c = rc[a]
+                d = "%+.3f [%+.3f, %+.3f]" % (c["est"], c["lo"], c["hi"]) if c["lo"] is not None \
+                    else "%+.3f (too few rounds)" % c["est"]
+                noise = "yes" if c["v"] != "within noise" else "no"
             print("| %s | %s | %s | %s | %s |" % (a, fmt_range(cpu), fmt_range(rss, "%.1f"), d, noise))
         for t in touches:
             rows = rep.get((p, t), {})
@@ -276,7 +271,7 @@ def main(real_path, replay_path, allocators):
                     a, x["cold"], x["warm"], pt, sav, pct, x["fp"] / 1048576, x["rss"] / 1048576,
                     (x["rss"] + x["base"]) / 1048576))
             # real time order: each allocator's paired change against glibc (0)
-            rt = [0.0 if a == "glibc" else real_verdict(real[p], a)[1] for a in both]
+            rt = [0.0 if a == "glibc" else rc[a]["est"] for a in both]
             pt = [rows[a]["cold"] for a in both]
             rm = [median([r for _, _, r in real[p][a]]) for a in both]
             pm = [rows[a]["fp"] for a in both]
@@ -289,14 +284,14 @@ def main(real_path, replay_path, allocators):
                   " baseline %s, rho = %.2f; by peak RSS %s, rho = %.2f" % (
                       order(both, rm), order(both, pm), spearman(rm, pm), order(both, pr),
                       spearman(rm, pr), order(both, pa), spearman(rm, pa)))
-            agree, inside = verdict_lines(p, both, rows, real)
-            beyond = [a for a in both if a != "glibc" and real_verdict(real[p], a)[0] != "within noise"]
+            agree, inside = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
+            beyond = [a for a in both if a != "glibc" and rc[a]["v"] != "within noise"]
             changes = []
             for a in both:
                 if a != "glibc" and g and base:
                     changes.append("%s %+.0f / %+.0f" % (
                         a, (rows[a]["cold"] - g["cold"]) * rows[a]["ops"] / 1e6,
-                        1000 * real_verdict(real[p], a)[1]))
+                        1000 * rc[a]["est"]))
             summary.append((t, p, ", ".join(beyond) or "none", spearman(rt, pt), spearman(rm, pm),
                             spearman(rm, pr), spearman(rm, pa), agree, inside, "; ".join(changes)))
     print_summary(summary)
