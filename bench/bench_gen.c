@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "heapreplay/gen.h"
+#include "trace/gen.h"
 
 static double now_s(void) {
     struct timespec ts;

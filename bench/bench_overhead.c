@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "heapreplay/gen.h"
-#include "heapreplay/trace.h"
+#include "trace/gen.h"
+#include "trace/trace.h"
 #include "replay/engine.h"
 #include "base/sysinfo.h"
 

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "heapreplay/bank.h"
-#include "heapreplay/block.h"
-#include "heapreplay/marker.h"
-#include "heapreplay/sizeclass.h"
-#include "heapreplay/stack.h"
+#include "alloc/bank.h"
+#include "alloc/block.h"
+#include "alloc/marker.h"
+#include "alloc/sizeclass.h"
+#include "alloc/stack.h"
 
 #define FRAMES 200000
 #define PER_FRAME 16

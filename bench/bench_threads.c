@@ -16,7 +16,7 @@
 
 #include "backends/backend.h"
 #include "base/json.h"
-#include "heapreplay/gen.h"
+#include "trace/gen.h"
 #include "replay/engine.h"
 #include "replay/sched.h"
 

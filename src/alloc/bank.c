@@ -1,7 +1,7 @@
-/* hr_bank: Orx orxBank semantics (see include/heapreplay/bank.h). Our own C
+/* hr_bank: Orx orxBank semantics (see src/alloc/bank.h). Our own C
  * code: one allocation per segment = header + used-cell bitmap + cells,
  * segments chained, lowest free cell first. */
-#include "heapreplay/bank.h"
+#include "alloc/bank.h"
 
 #include <stdlib.h>
 #include <string.h>

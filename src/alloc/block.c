@@ -1,7 +1,7 @@
-/* hr_block: Box2D b2BlockAllocator semantics (see include/heapreplay/block.h).
+/* hr_block: Box2D b2BlockAllocator semantics (see src/alloc/block.h).
  * Our own C code: class lookup table, one-class chunks threaded into a free
  * list, chunk array grown by a fixed step, large requests to malloc. */
-#include "heapreplay/block.h"
+#include "alloc/block.h"
 
 #include <stdlib.h>
 #include <string.h>

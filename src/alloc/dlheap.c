@@ -1,6 +1,6 @@
 /* Doug-Lea-style boundary-tag heap over one fixed region (see dlheap.h for
  * the layout and the exact meaning of every status figure). */
-#include "heapreplay/dlheap.h"
+#include "alloc/dlheap.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapreplay/routed.h"
+#include "alloc/routed.h"
 
 #define MAX_WORDS 24
 

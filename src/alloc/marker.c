@@ -1,6 +1,6 @@
 /* hr_marker: aligned bump allocation with markers and destructor callbacks
- * (see include/heapreplay/marker.h). */
-#include "heapreplay/marker.h"
+ * (see src/alloc/marker.h). */
+#include "alloc/marker.h"
 
 #include <stdlib.h>
 #include <string.h>

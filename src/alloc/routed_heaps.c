@@ -1,5 +1,5 @@
 /* The heap kinds of the routed manager: static (bump), tracking (malloc +
- * pointer map) and dlheap (heapreplay/dlheap.h), behind one dispatch. */
+ * pointer map) and dlheap (src/alloc/dlheap.h), behind one dispatch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

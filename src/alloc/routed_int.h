@@ -4,7 +4,7 @@
 #define HR_ALLOC_ROUTED_INT_H
 
 #include "base/ptrmap.h"
-#include "heapreplay/routed.h"
+#include "alloc/routed.h"
 
 /* static: bump in [base, end). */
 typedef struct hr_static_heap {

@@ -1,6 +1,6 @@
 /* hr_sizeclass: power-of-two free lists over malloc, refilled a chunk of
- * `refill` blocks at a time (see include/heapreplay/sizeclass.h). */
-#include "heapreplay/sizeclass.h"
+ * `refill` blocks at a time (see src/alloc/sizeclass.h). */
+#include "alloc/sizeclass.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* hr_stack: Box2D b2StackAllocator semantics with always-on checks (see
- * include/heapreplay/stack.h). Our own C code after the published behaviour:
+ * src/alloc/stack.h). Our own C code after the published behaviour:
  * per-request malloc fallback, LIFO free of the top entry, index / allocation /
  * max allocation bookkeeping. */
-#include "heapreplay/stack.h"
+#include "alloc/stack.h"
 
 #include <stdlib.h>
 #include <string.h>

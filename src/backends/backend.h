@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "base/emit.h"
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 enum {
     HR_CAP_NEEDS_SIZE_ON_FREE = 1u << 0,

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "backends/inhouse.h"
-#include "heapreplay/bank.h"
+#include "alloc/bank.h"
 
 typedef struct hr_bank_be {
     hr_inhouse_t ih;        /* first: the shared adapter's part */

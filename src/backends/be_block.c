@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "backends/inhouse.h"
-#include "heapreplay/block.h"
+#include "alloc/block.h"
 
 typedef struct hr_block_be {
     hr_inhouse_t ih; /* first: the shared adapter's part */

@@ -21,7 +21,7 @@
 
 #include "alloc/chunk.h"
 #include "backends/inhouse.h"
-#include "heapreplay/marker.h"
+#include "alloc/marker.h"
 
 /* A block allocated after the first frame event, in address order, with the
  * stack's state just after it (the release point that keeps it). */

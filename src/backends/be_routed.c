@@ -1,5 +1,5 @@
 /* "routed": replays a trace through the routed heap manager (SHAR-style
- * HeapManager, include/heapreplay/routed.h).
+ * HeapManager, src/alloc/routed.h).
  *
  * The heap table: `-a routed:NAME` picks a built-in table ("shar-pc", the
  * default, or "shar-ps2"), `-a routed:FILE` (any arg that is not a built-in
@@ -26,7 +26,7 @@
 #include "alloc/chunk.h"
 #include "backends/backend.h"
 #include "backends/fallback.h"
-#include "heapreplay/routed.h"
+#include "alloc/routed.h"
 
 typedef struct routed_be {
     hr_routed_t  *m;

@@ -13,7 +13,7 @@
  * (The CLI splits -a lists at commas, so one option per spec there.)
  * The wider range this backend had before is -a sizeclass:max=32K (with
  * refill=1 also its one malloc per miss; every chunk is now charged what
- * glibc holds for it, heapreplay/sizeclass.h).
+ * glibc holds for it, src/alloc/sizeclass.h).
  * Native: requests up to max (rounded up to their class). Counted and served
  * by the fallback (system malloc, charged by glibc's chunk arithmetic):
  *   "oversize"  a request above max (the article's "larger sizes go to
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "backends/inhouse.h"
-#include "heapreplay/sizeclass.h"
+#include "alloc/sizeclass.h"
 
 typedef struct hr_sizeclass_be {
     hr_inhouse_t    ih; /* first: the shared adapter's part */

@@ -22,7 +22,7 @@
 
 #include "alloc/chunk.h"
 #include "backends/inhouse.h"
-#include "heapreplay/stack.h"
+#include "alloc/stack.h"
 
 typedef struct hr_stack_be {
     hr_inhouse_t  ih;       /* first: the shared adapter's part */

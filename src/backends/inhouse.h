@@ -12,7 +12,7 @@
  *  - footprint, usable_size, destroy: fallback bytes added, fallback blocks
  *    answered and released here, the rest asked of the class;
  *  - stats: fallback figures, then the class's fields by table (the head of
- *    its stats struct, heapreplay/alloc_stats.h, under the key names that
+ *    its stats struct, src/alloc/alloc_stats.h, under the key names that
  *    allocator has always used, in its order), then "check".
  * alloc and free are static inline so that the hooks, passed as constants,
  * are called directly: the adapter adds no indirect call to a replayed op.
@@ -27,7 +27,7 @@
 #include "backends/fallback.h"
 #include "base/emit.h"
 #include "base/ptrmap.h"
-#include "heapreplay/alloc_stats.h"
+#include "alloc/alloc_stats.h"
 
 /* The largest in-house stats struct (checked in each be_*.c). */
 #define HR_INHOUSE_STATS_MAX 512

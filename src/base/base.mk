@@ -8,4 +8,4 @@ noinst_HEADERS += src/base/emit.h src/base/json.h src/base/sysinfo.h src/base/va
 	src/base/rawlog.h src/base/metrics.h src/base/ptrmap.h src/base/hmem.h \
 	src/base/outfile.h
 # Not installed (no installed library to link them with): README, "Install".
-noinst_HEADERS += include/heapreplay/error.h
+noinst_HEADERS += src/base/error.h

@@ -1,5 +1,5 @@
-/* The error type (include/heapreplay/error.h). */
-#include "heapreplay/error.h"
+/* The error type (src/base/error.h). */
+#include "base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  *  - A number keeps its double value and, when its literal is an integer that
  *    fits, its exact uint64 (non-negative) or int64 (negative) value, so byte
  *    counts and op counts round-trip exactly.
- *  - Parse errors set `err` (heapreplay/error.h) to one line "NAME: offset N: expected ..."
+ *  - Parse errors set `err` (src/base/error.h) to one line "NAME: offset N: expected ..."
  *    (N is a 0-based byte offset) and return NULL; never a crash.
  *  - Construction functions take ownership of the values they are given;
  *    hr_json_free() frees a whole tree.
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "base/emit.h"
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 typedef enum hr_json_type {
     HR_JSON_NULL = 0,

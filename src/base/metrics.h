@@ -16,7 +16,7 @@
  * keys and the report layer reads them, and includes only point down.
  *
  * Families: an entry whose path ends in ".*" stands for one key per op of the
- * trace op table (include/heapreplay/trace.h, report key column): every op
+ * trace op table (src/trace/trace.h, report key column): every op
  * (HR_MFAM_OPS) or the memory ops only (HR_MFAM_MEM_OPS). The base layer does
  * not know the op table; its users expand families with it.
  */

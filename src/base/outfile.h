@@ -24,7 +24,7 @@
 
 #include <stdio.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 typedef struct hr_outfile {
     FILE *f;         /* where to write; NULL when not open */

@@ -28,7 +28,7 @@
 #define HR_CAP_BLOCK_MAGIC 0x4b4c4248u   /* "HBLK" little-endian */
 /* Blocks whose usable size is at least this get a TOUCHED record at their
  * end (the capture library's page probe, docs/CAPTURE.md). The same value as
- * HR_TOUCH_PROBE_MIN of heapreplay/trace.h, which this layer cannot include
+ * HR_TOUCH_PROBE_MIN of src/trace/trace.h, which this layer cannot include
  * (the importer checks they agree). */
 #define HR_CAP_TOUCH_MIN (64u * 1024u)
 /* Longest record without its name: op byte + 4 varints. */

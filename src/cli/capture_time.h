@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 
 /* One run of the program: wall time, user + system CPU time of it and the
  * descendants it waited for, their largest peak RSS (bytes), wait status. */

@@ -24,7 +24,7 @@
 
 #include "cli/capture_time.h"
 #include "cli/cli.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "trace/import.h"
 
 #ifndef HR_CAPTURE_LIB_INSTALLED

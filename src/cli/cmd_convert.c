@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "trace/import.h"
 
 /* Output format: --to wins; else ".txt"/".hrtt" means text; else binary. */

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "heapreplay/gen.h"
-#include "heapreplay/trace.h"
+#include "trace/gen.h"
+#include "trace/trace.h"
 
 static int list_scenarios(void) {
     for (const char *const *s = hr_gen_scenarios(); *s; s++)

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "base/emit.h"
 #include "base/json.h"
 #include "trace/scan.h"

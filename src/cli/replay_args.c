@@ -11,7 +11,7 @@
 #include "backends/be_system.h"
 #include "backends/compose.h"
 #include "cli/replay_int.h"
-#include "heapreplay/routed.h"
+#include "alloc/routed.h"
 #include "replay/counter.h"
 
 /* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */

@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 #include "base/emit.h"
 #include "base/json.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "replay/engine.h"
 #include "report/merge.h"
 #include "report/report.h"

@@ -3,7 +3,7 @@
 #define HR_REPLAY_CHILD_H
 
 #include "backends/backend.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "replay/engine.h"
 
 typedef struct hr_child_job {

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 typedef enum hr_count_mode {
     HR_COUNT_NONE = 0,

@@ -30,7 +30,7 @@
 
 #include "backends/backend.h"
 #include "backends/extstats.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "base/emit.h"
 #include "replay/access.h"
 

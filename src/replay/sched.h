@@ -42,7 +42,7 @@
 
 #include <stdint.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 
 /* ev.flags bit of the streams' private event copies (never in a trace file):
  * the event has a sync record (the next one in its stream's sync array). */

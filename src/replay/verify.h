@@ -64,7 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 #define HR_VERIFY_DEFAULT_ALIGN _Alignof(max_align_t)
 /* Bytes of pattern at each end of a block. */

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "replay/engine.h"
 #include "base/emit.h"
 #include "base/json.h"

@@ -28,7 +28,7 @@
 
 #include "base/emit.h"
 #include "base/json.h"
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 #define HR_COMPARE_MAX_METRICS 32
 

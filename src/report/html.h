@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "base/json.h"
-#include "heapreplay/error.h"
+#include "base/error.h"
 #include "report/report.h"
 #include "report/svg.h"
 

@@ -25,7 +25,7 @@
 #define HR_REPORT_MERGE_H
 
 #include "base/json.h"
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 #define HR_SHARD_MAX 1000 /* N of --shard K/N */
 

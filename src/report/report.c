@@ -9,7 +9,7 @@
 #include "report/detail.h"
 #include "report/predict.h"
 #include "report/summary.h"
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 
 /* ---- building and checking -------------------------------------------- */
 

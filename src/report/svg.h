@@ -19,7 +19,7 @@
 
 #include "base/json.h"
 #include "base/metrics.h"
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 typedef enum hr_chart_kind {
     HR_CHART_BARS = 0, /* one metric per trace x allocator (the default) */

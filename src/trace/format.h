@@ -1,11 +1,11 @@
 /* Internals shared by the trace readers and writers (binary.c, text.c, io.c).
- * The public entry points are in include/heapreplay/trace.h; this header adds
+ * The public entry points are in src/trace/trace.h; this header adds
  * the pieces the CLI and tests may want beyond them (reader statistics, the
  * in-memory encoder). See docs/TRACE_FORMAT.md for the formats themselves. */
 #ifndef HR_TRACE_FORMAT_H
 #define HR_TRACE_FORMAT_H
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "base/varint.h"
 #include "trace/idtab.h"
 

@@ -1,7 +1,7 @@
 /* Synthetic trace generator: PRNG, dense ids, event emitters, the scenario
  * table and hr_gen() itself. The scenarios live in gen_level.c (level_load,
  * session), gen_play.c (frame_loop, particles, strings) and gen_threads.c
- * (jobs, stream, queue); see include/heapreplay/gen.h for the contract. */
+ * (jobs, stream, queue); see src/trace/gen.h for the contract. */
 #include "trace/gen_int.h"
 
 #include <stdlib.h>

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/gen.h"
-#include "heapreplay/trace.h"
+#include "trace/gen.h"
+#include "trace/trace.h"
 
 typedef struct gen_rng {
     uint64_t s[4];

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "base/ptrmap.h"
 
 typedef struct hr_repair {

@@ -15,7 +15,7 @@
 #include "trace/import.h"
 
 _Static_assert(HR_CAP_TOUCH_MIN == HR_TOUCH_PROBE_MIN,
-               "the capture library probes the blocks heapreplay/trace.h says it does");
+               "the capture library probes the blocks src/trace/trace.h says it does");
 
 typedef struct cap_item {
     hr_cap_rec_t rec;

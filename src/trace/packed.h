@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 
 /* Bytes one event can take at most (h, five varints, align, flags). */
 #define HR_PACK_MAX_EVENT 56

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 
 /* Per-id bookkeeping shared by both walks: the pool of each live block
  * (string index + 1; 0 = malloc) and its bytes. */

@@ -16,8 +16,8 @@
 #ifndef HR_TRACE_SHARED_H
 #define HR_TRACE_SHARED_H
 
-#include "heapreplay/error.h"
-#include "heapreplay/trace.h"
+#include "base/error.h"
+#include "trace/trace.h"
 
 /* A memfd holding the validated trace `t` and its digest; -1 with err set.
  * The descriptor is not close-on-exec: workers inherit it. */

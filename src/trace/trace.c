@@ -1,5 +1,5 @@
 /* In-memory trace model: growth, string table, validation (see trace.h). */
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "trace/format.h"
 #include "trace/idtab.h"
 

@@ -11,4 +11,4 @@ libhr_a_SOURCES += src/trace/trace.c \
 noinst_HEADERS += src/trace/shared.h src/trace/format.h src/trace/gen_int.h src/trace/import.h \
 	src/trace/zsrc.h src/trace/scan.h src/trace/idtab.h src/trace/packed.h src/trace/share_file.h
 # Not installed (no installed library to link them with): README, "Install".
-noinst_HEADERS += include/heapreplay/trace.h include/heapreplay/gen.h
+noinst_HEADERS += src/trace/trace.h src/trace/gen.h

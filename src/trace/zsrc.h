@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 typedef enum hr_zkind { HR_Z_PLAIN = 0, HR_Z_ZSTD, HR_Z_GZIP } hr_zkind_t;
 

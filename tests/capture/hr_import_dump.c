@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "trace/import.h"
 
 typedef struct filt {

@@ -5,18 +5,15 @@
 # "FILE:LINE: LAYER -> LAYER (#include "X")".
 #
 # Layers, lowest first:
-#   base                      the foundation (src/base, heapreplay/error.h)
+#   base                      the foundation (src/base)
 #   alloc, trace, capture     siblings over base; they never include each other
-#                             (heapreplay/trace.h and gen.h are trace,
-#                             annotate.h is capture, every other public header
-#                             is alloc)
+#                             (the one public header, include/heapreplay/
+#                             annotate.h, is capture)
 #   backends                  alloc and base only (not trace, not capture)
 #   replay                    backends and everything below, trace included
 #   report                    replay and below
 #   cli                       everything
-# Includes within a src/ folder are always fine (one folder, one layer); in
-# include/heapreplay/ each header has its own layer, so there the folder
-# proves nothing. "config.h" and <system> headers are always allowed (the
+# Includes within a src/ folder are always fine (one folder, one layer). "config.h" and <system> headers are always allowed (the
 # latter are not looked at). tests/ and bench/ are not checked.
 #
 # Usage: check_includes.sh [ROOT]   (ROOT defaults to $srcdir, then to the
@@ -51,8 +48,6 @@ BEGIN {
 }
 # The layer a file belongs to; "" if none.
 function layer_of(f,   d) {
-    if (f == "include/heapreplay/error.h") return "base"
-    if (f == "include/heapreplay/trace.h" || f == "include/heapreplay/gen.h") return "trace"
     if (f == "include/heapreplay/annotate.h") return "capture"
     if (f ~ /^include\/heapreplay\//) return "alloc"
     if (f ~ /^src\/[^\/]+\//) { d = substr(f, 5); sub(/\/.*/, "", d); return d }
@@ -90,8 +85,7 @@ function resolve(file, name,   c) {
     target = resolve(file, name)
     if (target == "") { bad[from] = bad[from] "\n" file ":" line ": #include \"" name "\" not found"; next }
     to = layer_of(target)
-    # Same src/ folder is the same layer; in include/heapreplay/ every header
-    # has its own layer, so the folder proves nothing there.
+    # Same src/ folder is the same layer.
     if (to == from) next
     if (index(" " ok[from] " ", " " to " ")) next
     bad[from] = bad[from] "\n" file ":" line ": " from " -> " (to == "" ? "?" : to) " (#include \"" name "\")"

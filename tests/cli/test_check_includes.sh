@@ -19,18 +19,18 @@ put() {
 # A clean tree: one file per layer, each including what it may.
 fresh() {
     rm -rf "$W/tree"
-    put include/heapreplay/error.h '#include <stddef.h>'
-    put include/heapreplay/trace.h '#include "heapreplay/error.h"'
-    put include/heapreplay/stack.h '#include "heapreplay/error.h"'
+    put src/base/error.h '#include <stddef.h>'
+    put src/trace/trace.h '#include "base/error.h"'
+    put src/alloc/stack.h '#include "base/error.h"'
     put include/heapreplay/annotate.h '/* nothing */'
-    put src/base/emit.h '#include "heapreplay/error.h"'
-    put src/alloc/stack.c '#include "config.h"' '#include "heapreplay/stack.h"' \
+    put src/base/emit.h '#include "base/error.h"'
+    put src/alloc/stack.c '#include "config.h"' '#include "alloc/stack.h"' \
         '#include "base/emit.h"' '#include "chunk.h"'
     put src/alloc/chunk.h '#include <stdint.h>'
-    put src/trace/io.c '#include "heapreplay/trace.h"' '#include "../base/emit.h"'
+    put src/trace/io.c '#include "trace/trace.h"' '#include "../base/emit.h"'
     put src/capture/hooks.c '#include "heapreplay/annotate.h"' '#include "base/emit.h"'
-    put src/backends/be_stack.c '#include "heapreplay/stack.h"' '#include "alloc/chunk.h"'
-    put src/replay/engine.c '#include "backends/be_stack.c"' '#include "heapreplay/trace.h"'
+    put src/backends/be_stack.c '#include "alloc/stack.h"' '#include "alloc/chunk.h"'
+    put src/replay/engine.c '#include "backends/be_stack.c"' '#include "trace/trace.h"'
     put src/report/report.c '#include "replay/engine.c"'
     put src/cli/main.c '#include "report/report.c"' '#include "trace/io.c"' \
         '#include "heapreplay/annotate.h"' '#include "alloc/stack.c"'
@@ -62,11 +62,11 @@ put src/alloc/block.c '#include "base/emit.h"' '#include "trace/io.c"'
 expect_fail "alloc including trace (siblings) fails" 'src/alloc/block.c:2: alloc -> trace (#include "trace/io.c")'
 
 fresh
-put src/trace/gen.c '#include "heapreplay/stack.h"'
+put src/trace/gen.c '#include "alloc/stack.h"'
 expect_fail "trace including an alloc public header fails" 'src/trace/gen.c:1: trace -> alloc'
 
 fresh
-put src/backends/be_x.c '#include "heapreplay/trace.h"'
+put src/backends/be_x.c '#include "trace/trace.h"'
 expect_fail "backends including trace fails" 'src/backends/be_x.c:1: backends -> trace'
 
 fresh
@@ -78,9 +78,9 @@ put src/base/json.c '#include "alloc/chunk.h"'
 expect_fail "base including alloc fails" 'src/base/json.c:1: base -> alloc'
 
 fresh
-put include/heapreplay/routed.h '#include "heapreplay/stack.h"' '#include "heapreplay/trace.h"'
+put src/alloc/routed.h '#include "alloc/stack.h"' '#include "trace/trace.h"'
 expect_fail "a public alloc header including trace.h fails" \
-    'include/heapreplay/routed.h:2: alloc -> trace'
+    'src/alloc/routed.h:2: alloc -> trace'
 
 fresh
 put src/replay/child.c '#include "report/report.c"'

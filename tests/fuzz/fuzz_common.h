@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 #define FUZZ_REQUIRE(cond)                                                    \
     do {                                                                      \

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "fuzz_common.h"
-#include "heapreplay/routed.h"
+#include "alloc/routed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

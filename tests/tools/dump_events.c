@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 #include "flat_events.h"
 
 /* The flat opcode of a memory op; -1 for the ops the flat file drops. */

@@ -1,7 +1,7 @@
 /* hr_bank (Orx orxBank semantics) and the "bank" backend. */
 #include <stdint.h>
 
-#include "heapreplay/bank.h"
+#include "alloc/bank.h"
 #include "hr_test.h"
 #include "seed_model.h"
 

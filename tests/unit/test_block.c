@@ -1,7 +1,7 @@
 /* hr_block (Box2D b2BlockAllocator semantics) and the "block" backend. */
 #include <stdint.h>
 
-#include "heapreplay/block.h"
+#include "alloc/block.h"
 #include "hr_test.h"
 #include "seed_model.h"
 

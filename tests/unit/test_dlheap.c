@@ -1,11 +1,11 @@
-/* Tests of the Doug-Lea-style heap (include/heapreplay/dlheap.h): exact
+/* Tests of the Doug-Lea-style heap (src/alloc/dlheap.h): exact
  * status figures, coalescing, best fit, exhaustion, alignment, ownership, and
  * a seeded randomized run against a reference model with content checks. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapreplay/dlheap.h"
+#include "alloc/dlheap.h"
 #include "hr_test.h"
 
 #define HDR 16u

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "hr_test.h"
-#include "heapreplay/gen.h"
-#include "heapreplay/trace.h"
+#include "trace/gen.h"
+#include "trace/trace.h"
 
 static int gen(const char *scn, uint64_t events, uint64_t seed, uint32_t threads, int ts,
                hr_trace_t *t) {

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "hr_test.h"
-#include "heapreplay/gen.h"
-#include "heapreplay/trace.h"
+#include "trace/gen.h"
+#include "trace/trace.h"
 
 static const char *const threaded[] = {"jobs", "stream", "queue"};
 static const uint32_t thread_counts[] = {1, 2, 4, 16};

@@ -1,7 +1,7 @@
 /* hr_marker (marker stack, aligned bump) and the "marker" backend. */
 #include <stdint.h>
 
-#include "heapreplay/marker.h"
+#include "alloc/marker.h"
 #include "hr_test.h"
 #include "seed_model.h"
 

@@ -5,7 +5,7 @@
  * sparse ids as hr_trace_compact_ids does; a damaged buffer ends the reader
  * with -1, never a read past its end. */
 #include "hr_test.h"
-#include "heapreplay/gen.h"
+#include "trace/gen.h"
 #include "trace/format.h"
 #include "trace/packed.h"
 #include "trace/share_file.h"

@@ -1,11 +1,11 @@
-/* Tests of the routed heap manager (include/heapreplay/routed.h), its config
+/* Tests of the routed heap manager (src/alloc/routed.h), its config
  * parser and the "routed" backend. Test configs live in tests/data/heaps/. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
-#include "heapreplay/routed.h"
-#include "heapreplay/trace.h"
+#include "alloc/routed.h"
+#include "trace/trace.h"
 #include "hr_test.h"
 
 extern const hr_backend_t hr_backend_routed;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "heapreplay/routed.h"
+#include "alloc/routed.h"
 #include "hr_test.h"
 
 extern const hr_backend_t hr_backend_routed;

@@ -7,7 +7,7 @@
 #include "hr_test.h"
 #include "trace/format.h"
 #include "trace/scan.h"
-#include "heapreplay/gen.h"
+#include "trace/gen.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "alloc/chunk.h"
-#include "heapreplay/sizeclass.h"
+#include "alloc/sizeclass.h"
 #include "hr_test.h"
 #include "seed_model.h"
 

@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "alloc/chunk.h"
-#include "heapreplay/stack.h"
+#include "alloc/stack.h"
 #include "hr_test.h"
 #include "seed_model.h"
 

@@ -5,7 +5,7 @@
 #include "hr_test.h"
 #include "trace/format.h"
 #include "trace/scan.h"
-#include "heapreplay/gen.h"
+#include "trace/gen.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>

@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/alloc_stats.h"
+#include "alloc/alloc_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,7 +67,7 @@ typedef struct hr_sizeclass_options {
 hr_sizeclass_options_t hr_sizeclass_default(void);
 
 typedef struct hr_sizeclass_stats {
-    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+    /* head: the shared figures (src/alloc/alloc_stats.h); here:
      *   live_bytes      requested bytes live
      *   footprint       chunks + large blocks, each charged hr_chunk_usable()
      *                   of its malloc request

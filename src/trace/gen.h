@@ -48,7 +48,7 @@
 
 #include <stdint.h>
 
-#include "heapreplay/trace.h"
+#include "trace/trace.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/alloc_stats.h"
+#include "alloc/alloc_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +41,7 @@ typedef struct hr_bank_options {
 hr_bank_options_t hr_bank_default(void);
 
 typedef struct hr_bank_stats {
-    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+    /* head: the shared figures (src/alloc/alloc_stats.h); here:
      *   live_bytes      used cells * cell size
      *   footprint       bank header + every segment allocation
      *   high_water      peak live_bytes

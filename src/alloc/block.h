@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/alloc_stats.h"
+#include "alloc/alloc_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +40,7 @@ typedef struct hr_block_options {
 hr_block_options_t hr_block_default(void);
 
 typedef struct hr_block_stats {
-    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+    /* head: the shared figures (src/alloc/alloc_stats.h); here:
      *   live_bytes      requested bytes live (small and large)
      *   footprint       chunks + chunk array + live large blocks
      *   high_water      peak live_bytes

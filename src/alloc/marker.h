@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/alloc_stats.h"
+#include "alloc/alloc_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +49,7 @@ typedef struct hr_marker_mark {
 typedef void (*hr_marker_dtor_fn)(void *obj, void *ctx);
 
 typedef struct hr_marker_stats {
-    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+    /* head: the shared figures (src/alloc/alloc_stats.h); here:
      *   live_bytes      requested bytes of blocks below the head
      *   footprint       buffer + destructor table capacity
      *   high_water      peak head offset (bytes used, padding included)

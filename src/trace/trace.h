@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/error.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

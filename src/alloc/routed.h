@@ -11,7 +11,7 @@
  *   tracking - malloc with every block recorded (hash of pointers), so the
  *              heap can answer CanFree, free leftovers at destroy and report
  *              leaks; `size` is a budget that is reported, never enforced.
- *   dlheap   - heapreplay/dlheap.h over a fixed region; NULL when full.
+ *   dlheap   - src/alloc/dlheap.h over a fixed region; NULL when full.
  *   none     - a heap the game never creates: its slot keeps the root
  *              allocator, so requests go to the implicit "malloc" heap
  *              (counted per none heap as to_malloc); a parent is ignored.
@@ -30,8 +30,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "heapreplay/dlheap.h"
-#include "heapreplay/error.h"
+#include "alloc/dlheap.h"
+#include "base/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "heapreplay/alloc_stats.h"
+#include "alloc/alloc_stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,7 +68,7 @@ typedef struct hr_stack_entry {
 } hr_stack_entry_t;
 
 typedef struct hr_stack_stats {
-    /* head: the shared figures (heapreplay/alloc_stats.h); here:
+    /* head: the shared figures (src/alloc/alloc_stats.h); here:
      *   live_bytes      = allocation: requested bytes of live entries
      *   footprint       buffer + entry table + live malloc entries, each charged
  *                   what glibc holds for its request (src/alloc/chunk.h,
