@@ -13,3 +13,7 @@ noinst_HEADERS += tests/tools/flat_events.h
 # render_report renders a report file as replay renders its own (text, md,
 # --detail): test_summary_cli.sh compares it with what replay printed.
 check_PROGRAMS += tests/tools/render_report
+# same_outputs.sh OLD NEW: a refactor's check that every output a user sees is
+# unchanged (rendering byte for byte, measuring by structure); not run by make
+# check (it takes minutes of replays). same_json.py is its JSON comparison.
+EXTRA_DIST += tests/tools/same_outputs.sh tests/tools/same_json.py
