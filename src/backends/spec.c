@@ -138,7 +138,7 @@ static void spec_fill(hr_alloc_spec_t *s) {
     }
 }
 
-int hr_alloc_spec_parse(const char *text, hr_alloc_spec_t *out, hr_error_t *err) {
+static int spec_parse(const char *text, int copy, hr_alloc_spec_t *out, hr_error_t *err) {
     memset(out, 0, sizeof *out);
     if (hr_compose_is(text)) {
         if (hr_compose_parse(text, &out->parts, err) != 0)
@@ -148,33 +148,40 @@ int hr_alloc_spec_parse(const char *text, hr_alloc_spec_t *out, hr_error_t *err)
         hr_error_set(err, "unknown allocator '%s' (see 'heapreplay list')", text);
         return -1;
     }
-    if (!(out->text = strdup(text))) {
+    out->text = copy ? strdup(text) : (char *)text;
+    if (!out->text) {
         hr_error_set(err, "out of memory");
         return -1;
     }
+    out->owned = copy;
     spec_fill(out);
     return 0;
 }
 
-int hr_alloc_spec_bind(const hr_backend_t *be, const char *text, hr_alloc_spec_t *out,
-                       hr_error_t *err) {
-    if (hr_alloc_spec_parse(text, out, err) != 0) {
+int hr_alloc_spec_parse(const char *text, hr_alloc_spec_t *out, hr_error_t *err) {
+    return spec_parse(text, 1, out, err);
+}
+
+int hr_alloc_spec_parse_borrowed(const char *text, hr_alloc_spec_t *out, hr_error_t *err) {
+    return spec_parse(text, 0, out, err);
+}
+
+void hr_alloc_spec_bind(const hr_backend_t *be, const char *text, hr_alloc_spec_t *out) {
+    hr_error_t err;
+    if (spec_parse(text, 0, out, &err) != 0) {
         memset(out, 0, sizeof *out);
-        if (!(out->text = strdup(text))) {
-            hr_error_set(err, "out of memory");
-            return -1;
-        }
+        out->text = (char *)text;
     }
     if (out->be != be) { /* the caller's backend replays it */
         memset(&out->parts, 0, sizeof out->parts);
         out->be = be;
     }
     spec_fill(out);
-    return 0;
 }
 
 void hr_alloc_spec_free(hr_alloc_spec_t *s) {
-    free(s->text);
+    if (s->owned)
+        free(s->text);
     memset(s, 0, sizeof *s);
 }
 

@@ -27,7 +27,8 @@
 #include "backends/compose.h"
 
 typedef struct hr_alloc_spec {
-    char               *text;  /* malloc'd, as written */
+    char               *text;  /* as written: malloc'd, or borrowed (owned == 0) */
+    int                 owned;
     const hr_backend_t *be;
     const char         *arg;   /* points into text, or NULL */
     hr_compose_spec_t   parts; /* parts.n == 0: not a composition */
@@ -40,12 +41,15 @@ typedef struct hr_alloc_spec {
  * 'heapreplay list')", "out of memory", or a composition's own message
  * (compose.h). *out needs hr_alloc_spec_free after 0 only. */
 int hr_alloc_spec_parse(const char *text, hr_alloc_spec_t *out, hr_error_t *err);
+/* The same without a copy of text, which must outlive the spec: nothing is
+ * allocated. For a replay process, where the allocator under test is the
+ * process's malloc and must not see the harness's own blocks. */
+int hr_alloc_spec_parse_borrowed(const char *text, hr_alloc_spec_t *out, hr_error_t *err);
 /* A spec replayed on a backend the table may not hold (unit tests and
- * benches pass their own hr_backend_t): text parsed when it names a built
- * allocator, its backend then replaced by `be`; else `be` with no options.
- * 0, or -1 when out of memory (err set). */
-int hr_alloc_spec_bind(const hr_backend_t *be, const char *text, hr_alloc_spec_t *out,
-                       hr_error_t *err);
+ * benches pass their own hr_backend_t): text (borrowed, as above) parsed
+ * when it names a built allocator, its backend then replaced by `be`; else
+ * `be` with the options after ':'. */
+void hr_alloc_spec_bind(const hr_backend_t *be, const char *text, hr_alloc_spec_t *out);
 void hr_alloc_spec_free(hr_alloc_spec_t *s);
 
 /* --pool routes: pool NAME replayed on ALLOC (an in-house allocator spec or

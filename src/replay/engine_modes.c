@@ -141,8 +141,7 @@ int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec
     hr_error_t err = {{0}};
     hr_alloc_spec_t s;
     uint64_t cpu;
-    if (hr_alloc_spec_bind(be, spec, &s, &err) != 0)
-        return -1;
+    hr_alloc_spec_bind(be, spec, &s);
     hr_run_alloc_t a = {&s, NULL};
     int rc = lap(t, &a, opt, wall_ns, &cpu, &err);
     hr_alloc_spec_free(&s);
@@ -332,9 +331,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em) {
     hr_alloc_spec_t s;
-    hr_error_t err = {{0}};
-    if (hr_alloc_spec_bind(be, spec, &s, &err) != 0)
-        return -1;
+    hr_alloc_spec_bind(be, spec, &s);
     int rc = hr_replay_spec(t, trace_name, digest, &s, ext, opt, em);
     hr_alloc_spec_free(&s);
     return rc;

@@ -146,11 +146,11 @@ int hr_worker_main(int argc, char **argv) {
         emit_fail(&a, msg);
         return 0;
     }
-    hr_alloc_spec_t spec; /* the parent's text, parsed once in this process */
+    hr_alloc_spec_t spec; /* the parent's text, parsed once in this process; no copy (malloc) */
     hr_trace_t t;
     hr_error_t err = {{0}};
     char digest[17];
-    if (hr_alloc_spec_parse(a.spec, &spec, &err) != 0) {
+    if (hr_alloc_spec_parse_borrowed(a.spec, &spec, &err) != 0) {
         emit_fail(&a, "unknown allocator");
         return 0;
     }
