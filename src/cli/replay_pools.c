@@ -46,9 +46,7 @@ int hr_pool_routes_apply(const hr_pool_routes_t *pr, hr_alloc_spec_t *specs, int
     for (int s = 0; s < n; s++) {
         hr_error_t err = {{0}};
         if (hr_alloc_spec_route_pools(&specs[s], pr, &err) != 0)
-            return strcmp(err.msg, "out of memory") == 0
-                       ? hr_cli_usage_error("replay", "out of memory")
-                       : hr_cli_usage_error("replay", "--pool with -a %s: %s", specs[s].text, err.msg);
+            return hr_cli_usage_error("replay", "--pool with -a %s: %s", specs[s].text, err.msg);
     }
     return 0;
 }
