@@ -65,6 +65,7 @@ typedef struct hr_backend_config {
     const char *const *heap_names;   /* the trace's string table (index = heap op arg) */
     uint32_t           n_heap_names;
     const struct hr_route_plan *route_plan; /* compositions only (compose.h), else NULL */
+    const struct hr_compose_spec *parts;    /* compositions only: the parsed parts, else NULL */
 } hr_backend_config_t;
 
 hr_backend_config_t hr_backend_config_default(void);
@@ -104,7 +105,8 @@ void hr_mtcheck_reset(void);
 /* The table of every built backend, NULL-terminated. */
 extern const hr_backend_t *const hr_backends[];
 /* Looks up "name" or "name:arg" (the part before ':'), or a composition
- * "a+b..." (compose.h). NULL if unknown. */
+ * "a+b..." (compose.h). NULL if unknown. Defined with the spec parser
+ * (spec.c); a replay reads an hr_alloc_spec_t (spec.h) instead. */
 const hr_backend_t *hr_backend_find(const char *spec);
 /* Whether spec names allocator `name`: "name" or "name:OPTIONS". */
 int hr_spec_is(const char *spec, const char *name);

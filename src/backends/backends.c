@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "backends/compose.h"
 
 #define HR_BACKEND_LIST(X)                                                    \
     X(stack) X(marker) X(block) X(bank) X(sizeclass) X(routed)                 \
@@ -18,22 +17,8 @@ const hr_backend_t *const hr_backends[] = {HR_BACKEND_LIST(HR_BACKEND_ENTRY_) NU
 #undef HR_BACKEND_ENTRY_
 
 hr_backend_config_t hr_backend_config_default(void) {
-    hr_backend_config_t c = {NULL, NULL, HR_ALIGN_UNKNOWN, NULL, 0, NULL};
+    hr_backend_config_t c = {NULL, NULL, HR_ALIGN_UNKNOWN, NULL, 0, NULL, NULL};
     return c;
-}
-
-int hr_spec_is(const char *spec, const char *name) {
-    size_t len = strcspn(spec, ":");
-    return strlen(name) == len && strncmp(name, spec, len) == 0;
-}
-
-const hr_backend_t *hr_backend_find(const char *spec) {
-    if (hr_compose_is(spec))
-        return hr_compose_backend(spec);
-    for (size_t i = 0; hr_backends[i]; i++)
-        if (hr_spec_is(spec, hr_backends[i]->name))
-            return hr_backends[i];
-    return NULL;
 }
 
 char *hr_backend_stats_json(const hr_backend_t *be, void *inst) {

@@ -246,7 +246,7 @@ static void compose_destroy(void *self) {
 }
 
 static void *compose_create(const hr_backend_config_t *cfg, hr_error_t *err) {
-    if (!cfg->route_plan || !cfg->arg) {
+    if (!cfg->route_plan || !cfg->parts) {
         hr_error_set(err, "a composition is replayed with its trace's routing plan");
         return NULL;
     }
@@ -263,15 +263,13 @@ static void *compose_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         free(c);
         return NULL;
     }
-    if (hr_compose_parse(cfg->arg, &c->spec, err) != 0) {
-        compose_destroy(c);
-        return NULL;
-    }
+    c->spec = *cfg->parts;
     for (int i = 0; i < c->spec.n; i++) {
         hr_backend_config_t pc = *cfg;
-        const char *colon = strchr(c->spec.part[i].spec, ':');
-        pc.arg = colon ? colon + 1 : NULL;
+        const hr_compose_part_t *part = &c->spec.part[i];
+        pc.arg = part->arg_at ? part->spec + part->arg_at : NULL;
         pc.route_plan = NULL;
+        pc.parts = NULL;
         c->p[i].be = c->spec.part[i].be;
         if (!(c->p[i].inst = c->p[i].be->create(&pc, err))) {
             compose_destroy(c);
@@ -408,83 +406,7 @@ static const hr_backend_t hr_backend_compose_ext = {
     .caps = HR_COMPOSE_CAPS | HR_CAP_EXTERNAL_PROCESS, HR_COMPOSE_FNS,
 };
 
-const hr_backend_t *hr_compose_backend(const char *spec) {
-    hr_compose_spec_t s;
-    hr_error_t err;
-    if (hr_compose_parse(spec, &s, &err) != 0)
-        return NULL;
-    return (s.part[s.n - 1].be->caps & HR_CAP_EXTERNAL_PROCESS) ? &hr_backend_compose_ext
-                                                                 : &hr_backend_compose_inhouse;
-}
-
-/* ---- the spec ------------------------------------------------------------- */
-
-int hr_compose_is(const char *spec) { return spec && strchr(spec, '+') != NULL; }
-
-/* The rule of a part (compose.h). */
-static void part_rule(hr_compose_part_t *p) {
-    const char *name = p->be->name, *e = strstr(p->spec, "entries=");
-    p->take = HR_TAKE_ALL;
-    if (strcmp(name, "stack") == 0) {
-        p->take = HR_TAKE_LIFO_TEMP;
-        p->entries = e ? (uint32_t)strtoul(e + 8, NULL, 10) : 32;
-    } else if (strcmp(name, "marker") == 0) {
-        p->take = HR_TAKE_FRAME;
-    } else if (strcmp(name, "block") == 0) {
-        p->take = HR_TAKE_SIZE, p->max_size = 640;
-    } else if (strcmp(name, "sizeclass") == 0) {
-        p->take = HR_TAKE_SIZE, p->max_size = 128;
-    } else if (strcmp(name, "bank") == 0) {
-        p->take = HR_TAKE_SIZE, p->max_size = 4096; /* its largest default cell */
-    }
-}
-
-int hr_compose_parse(const char *spec, hr_compose_spec_t *out, hr_error_t *err) {
-    memset(out, 0, sizeof *out);
-    const char *s = spec;
-    for (;;) {
-        size_t len = strcspn(s, "+");
-        if (out->n == HR_COMPOSE_MAX_PARTS || len == 0 || len >= sizeof out->part[0].spec) {
-            hr_error_set(err, "composition '%s': %s", spec,
-                         len == 0 ? "an empty part" : out->n == HR_COMPOSE_MAX_PARTS
-                             ? "at most 4 parts" : "a part spec is too long");
-            return -1;
-        }
-        hr_compose_part_t *p = &out->part[out->n++];
-        memcpy(p->spec, s, len);
-        p->spec[len] = '\0';
-        char *at = strchr(p->spec, '@'); /* PART@POOL */
-        if (at && (!at[1] || strlen(at + 1) >= sizeof p->pool)) {
-            hr_error_set(err, "composition '%s': '%s': expected PART@POOL with a pool name of at "
-                         "most %zu bytes", spec, p->spec, sizeof p->pool - 1);
-            return -1;
-        }
-        if (at) {
-            snprintf(p->pool, sizeof p->pool, "%s", at + 1);
-            *at = '\0';
-        }
-        p->be = hr_backend_find(p->spec);
-        if (!p->be || (p->be->caps & (HR_CAP_TEST_ONLY | HR_CAP_COMPOSITE))) {
-            hr_error_set(err, "composition '%s': unknown allocator '%s' (see 'heapreplay list')",
-                         spec, p->spec);
-            return -1;
-        }
-        part_rule(p);
-        if (p->pool[0])
-            p->take = HR_TAKE_POOL;
-        if (!s[len])
-            break;
-        s += len + 1;
-    }
-    for (int i = 0; i + 1 < out->n; i++)
-        if (out->part[i].take == HR_TAKE_ALL) {
-            hr_error_set(err, "composition '%s': '%s' takes every block, so it must be the last "
-                         "part (parts are tried in order)", spec, out->part[i].spec);
-            return -1;
-        }
-    if (out->n < 2) {
-        hr_error_set(err, "composition '%s': at least two parts joined by '+'", spec);
-        return -1;
-    }
-    return 0;
+const hr_backend_t *hr_compose_backend(const hr_compose_spec_t *parts) {
+    return (parts->part[parts->n - 1].be->caps & HR_CAP_EXTERNAL_PROCESS) ? &hr_backend_compose_ext
+                                                                          : &hr_backend_compose_inhouse;
 }

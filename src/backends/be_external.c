@@ -28,17 +28,12 @@ const hr_backend_t hr_backend_preload = {
     .usable_size = hr_sys_usable_size, .stats = hr_sys_stats, .destroy = hr_sys_destroy,
 };
 
-const char *hr_external_lib(const char *spec) {
+const char *hr_external_lib(const char *name) {
     static const struct { const char *name, *so; } libs[] = {
         {"glibc", ""}, {"jemalloc", HR_JEMALLOC_SO},
         {"mimalloc", HR_MIMALLOC_SO}, {"tcmalloc", HR_TCMALLOC_SO}};
-    const char *last = strrchr(spec, '+'); /* a composition: its last part */
-    if (last)
-        spec = last + 1;
-    if (strncmp(spec, "preload:", 8) == 0)
-        return spec[8] ? spec + 8 : NULL;
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) /* "jemalloc:sized" too */
-        if (hr_spec_is(spec, libs[i].name))
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (strcmp(name, libs[i].name) == 0)
             return (libs[i].so[0] || i == 0) ? libs[i].so : NULL;
     return NULL;
 }

@@ -46,10 +46,11 @@ int hr_sys_is_plain(const hr_backend_t *be);
     .free = hr_sys_free, .realloc = hr_sys_realloc,                           \
     .usable_size = hr_sys_usable_size, .stats = hr_sys_stats, .destroy = hr_sys_destroy
 
-/* Shared object to LD_PRELOAD for an external backend spec: "" for glibc
- * (nothing preloaded), the configured path for jemalloc/mimalloc/tcmalloc,
- * PATH for "preload:PATH"; NULL if that allocator was not found at configure
- * time or the spec is not external. */
-const char *hr_external_lib(const char *spec);
+/* Shared object to LD_PRELOAD for an external backend, by name: "" for
+ * glibc (nothing preloaded), the configured path for jemalloc/mimalloc/
+ * tcmalloc; NULL if that allocator was not found at configure time, for
+ * preload (its PATH is in the spec: hr_alloc_spec_t.lib, spec.h) and for a
+ * name that is not external. */
+const char *hr_external_lib(const char *name);
 
 #endif

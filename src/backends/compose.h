@@ -1,5 +1,5 @@
 /* Compositions: several allocators in one replay, each block routed to one of
- * them by what the whole trace says of it (DESIGN.md "Compositions").
+ * them by what the whole trace says of it.
  *
  *   -a 'stack+block'     Box2D: LIFO temporaries on the stack, the rest on
  *                        the block allocator (> 640 B: block's own malloc)
@@ -31,8 +31,8 @@
  * it must be the last; the in-house parts' own memory then comes from it.
  *
  * The routing plan is made by the replay layer (src/replay/compose.c: it
- * knows the trace), once per process, and handed to the composite backend
- * through hr_backend_config_t.route_plan. */
+ * knows the trace), once per replay, and handed to the composite backend
+ * with the parsed parts through hr_backend_config_t.route_plan and .parts. */
 #ifndef HR_BACKENDS_COMPOSE_H
 #define HR_BACKENDS_COMPOSE_H
 
@@ -55,6 +55,7 @@ typedef enum hr_take {
 typedef struct hr_compose_part {
     const hr_backend_t *be;
     char                spec[128]; /* "name" or "name:args" */
+    uint8_t             arg_at;    /* where args start in spec (after ':'), 0: none */
     hr_take_t           take;
     uint64_t            max_size;  /* HR_TAKE_SIZE */
     uint32_t            entries;   /* HR_TAKE_LIFO_TEMP */
@@ -66,17 +67,19 @@ typedef struct hr_compose_spec {
     hr_compose_part_t part[HR_COMPOSE_MAX_PARTS];
 } hr_compose_spec_t;
 
-/* Parses "a+b[+c...]"; 0, or -1 with err set (unknown part, a general
- * allocator before the last part, two external parts, too many parts). */
+/* Parses "a+b[+c...]" (backends/spec.c, with every other reading of spec
+ * text); 0, or -1 with err set (unknown part, a general allocator before the
+ * last part, two external parts, too many parts). */
 int hr_compose_parse(const char *spec, hr_compose_spec_t *out, hr_error_t *err);
 
 /* 1 when `spec` names a composition (has a '+'). */
 int hr_compose_is(const char *spec);
 
-/* The composite backend for a valid composition spec, NULL otherwise: its
- * variant follows the last part (exact in-house footprint, the process's
- * malloc, or an external allocator preloaded into the worker). */
-const hr_backend_t *hr_compose_backend(const char *spec);
+/* The composite backend for a parsed composition: its variant follows the
+ * last part (exact in-house footprint, the process's malloc, or an external
+ * allocator preloaded into the worker). */
+struct hr_compose_spec;
+const hr_backend_t *hr_compose_backend(const struct hr_compose_spec *parts);
 
 /* The routing plan (one per trace and spec). Per event i of the trace:
  * route[i] = HR_ROUTE_NONE for events that are not memory ops; else the low

@@ -117,9 +117,8 @@ static const hr_extstats_t ext_tc = {"tcmalloc", tc_footprint, tc_emit};
 static const hr_extstats_t ext_glibc = {"glibc", glibc_footprint, glibc_emit};
 static const hr_extstats_t ext_rss = {"rss", NULL, NULL};
 
-const hr_extstats_t *hr_extstats_for(const char *spec) {
-    const char *last = strrchr(spec, '+'); /* a composition: its last part */
-    if (hr_spec_is(last ? last + 1 : spec, "glibc"))
+const hr_extstats_t *hr_extstats_for(const char *name) {
+    if (strcmp(name, "glibc") == 0)
         return &ext_glibc;
     je_ctl = (hr_mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
     mi_info = (hr_mi_info_fn)dlsym(RTLD_DEFAULT, "mi_process_info");

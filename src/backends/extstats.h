@@ -1,5 +1,6 @@
-/* Picks the native-stats reader for an external allocator spec (after the
- * library is loaded): glibc -> mallinfo2; otherwise whichever of jemalloc's
+/* Picks the native-stats reader for an external allocator (after the
+ * library is loaded), by the name of the backend that serves the row's
+ * blocks (hr_alloc_spec_t.last, spec.h): glibc -> mallinfo2; otherwise whichever of jemalloc's
  * mallctl, mimalloc's mi_process_info or tcmalloc's MallocExtension the
  * process provides; else RSS only. */
 #ifndef HR_BACKENDS_EXTSTATS_H
@@ -19,6 +20,6 @@ typedef struct hr_extstats {
 } hr_extstats_t;
 
 
-const hr_extstats_t *hr_extstats_for(const char *spec);
+const hr_extstats_t *hr_extstats_for(const char *name);
 
 #endif

@@ -222,12 +222,10 @@ static void table_free(hr_emit_t *em) {
     em->ncols = em->nrows = em->cap_rows = em->col = 0;
 }
 
-static char *title_copy; /* title of the open table (tables do not nest) */
-
 void hr_emit_table_begin(hr_emit_t *em, const char *title, int ncols, const char *const *cols) {
     table_free(em);
-    free(title_copy);
-    title_copy = title ? strdup(title) : NULL;
+    free(em->title); /* one table open per emitter: tables do not nest */
+    em->title = title ? strdup(title) : NULL;
     if (ncols > HR_EMIT_MAX_COLS)
         ncols = HR_EMIT_MAX_COLS;
     em->ncols = ncols;
@@ -338,8 +336,8 @@ static void render_text(hr_emit_t *em) {
                 w[c] = cw;
         }
     }
-    if (title_copy && *title_copy)
-        fprintf(em->out, "%s\n", title_copy);
+    if (em->title && *em->title)
+        fprintf(em->out, "%s\n", em->title);
     for (int r = -2; r < em->nrows; r++) {
         for (int c = 0; c < em->ncols; c++) {
             const char *s = r == -2 ? em->cols[c] : NULL;
@@ -386,8 +384,8 @@ static void put_csv(FILE *f, const char *s) {
 }
 
 static void render_csv(hr_emit_t *em) {
-    if (title_copy && *title_copy)
-        fprintf(em->out, "# %s\n", title_copy);
+    if (em->title && *em->title)
+        fprintf(em->out, "# %s\n", em->title);
     for (int r = -1; r < em->nrows; r++) {
         for (int c = 0; c < em->ncols; c++) {
             const char *s = r < 0 ? em->cols[c] : cell(em, r, c) + 1;
@@ -408,8 +406,8 @@ static void put_md(FILE *f, const char *s) {
 }
 
 static void render_md(hr_emit_t *em) {
-    if (title_copy && *title_copy)
-        fprintf(em->out, "### %s\n\n", title_copy);
+    if (em->title && *em->title)
+        fprintf(em->out, "### %s\n\n", em->title);
     for (int r = -2; r < em->nrows; r++) {
         fputc('|', em->out);
         for (int c = 0; c < em->ncols; c++) {
@@ -434,9 +432,9 @@ static void render_md(hr_emit_t *em) {
  * framed by the HR_EMIT_HTML_BEGIN/END lines (emit.h). */
 static void render_html(hr_emit_t *em) {
     fputs(HR_EMIT_HTML_BEGIN "\n<table class=\"hr\">\n", em->out);
-    if (title_copy && *title_copy) {
+    if (em->title && *em->title) {
         fputs("<caption>", em->out);
-        hr_emit_put_xml(em->out, title_copy);
+        hr_emit_put_xml(em->out, em->title);
         fputs("</caption>\n", em->out);
     }
     for (int r = -1; r < em->nrows; r++) {
@@ -458,7 +456,7 @@ static void render_html(hr_emit_t *em) {
  * its title (or "table"). */
 static void render_json(hr_emit_t *em) {
     int in_obj = em->depth > 0 && !(em->first[level(em)] & F_ARRAY);
-    hr_emit_arr_begin(em, in_obj ? (title_copy ? title_copy : "table") : NULL);
+    hr_emit_arr_begin(em, in_obj ? (em->title ? em->title : "table") : NULL);
     for (int r = 0; r < em->nrows; r++) {
         hr_emit_obj_begin(em, NULL);
         for (int c = 0; c < em->ncols; c++) {
@@ -490,8 +488,8 @@ void hr_emit_table_end(hr_emit_t *em) {
     case HR_EMIT_JSON: render_json(em); break;
     }
     table_free(em);
-    free(title_copy);
-    title_copy = NULL;
+    free(em->title);
+    em->title = NULL;
     fflush(em->out);
 }
 

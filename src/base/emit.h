@@ -38,6 +38,7 @@ typedef struct hr_emit {
     int    right[HR_EMIT_MAX_COLS];            /* right-align (numbers) */
     char **cells;                              /* nrows * ncols, owned */
     int    col;                                /* next cell in current row */
+    char  *title;                              /* the open table's title, owned (or NULL) */
 } hr_emit_t;
 
 void hr_emit_init(hr_emit_t *em, FILE *out, hr_emit_format_t fmt);

@@ -9,7 +9,7 @@
 
 #include "backends/backend.h"
 #include "backends/be_system.h"
-#include "backends/compose.h"
+#include "backends/spec.h"
 #include "cli/replay_int.h"
 #include "alloc/routed.h"
 #include "replay/counter.h"
@@ -184,10 +184,16 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
 
 static int add_path(replay_args_t *a, const char *p) {
     if (a->npaths == a->cap_paths) {
-        a->cap_paths = a->cap_paths ? a->cap_paths * 2 : 16;
-        a->paths = realloc(a->paths, (size_t)a->cap_paths * sizeof *a->paths);
+        int cap = a->cap_paths ? a->cap_paths * 2 : 16;
+        char **grown = realloc(a->paths, (size_t)cap * sizeof *a->paths);
+        if (!grown)
+            return hr_cli_usage_error("replay", "out of memory");
+        a->paths = grown;
+        a->cap_paths = cap;
     }
-    a->paths[a->npaths++] = strdup(p);
+    if (!(a->paths[a->npaths] = strdup(p)))
+        return hr_cli_usage_error("replay", "out of memory");
+    a->npaths++;
     return 0;
 }
 
@@ -214,7 +220,10 @@ static int add_trace_arg(replay_args_t *a, const char *arg) {
             (n > 5 && strcmp(e->d_name + n - 5, ".hrtt") == 0)) {
             char path[4096];
             snprintf(path, sizeof path, "%.*s/%s", (int)alen, arg, e->d_name);
-            add_path(a, path);
+            if (add_path(a, path) != 0) {
+                closedir(d);
+                return 2;
+            }
         }
     }
     closedir(d);
@@ -247,84 +256,56 @@ int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
     return 0;
 }
 
-/* Does an allocator spec start at s? "all", or a backend's name followed by
- * the end of its name (':', '+', ',' or the end), not by '=' (an option). */
-static int starts_spec(const char *s) {
-    size_t n = strcspn(s, ":+,=");
-    if (s[n] == '=')
-        return 0;
-    if (n == 3 && strncmp(s, "all", 3) == 0)
-        return 1;
-    for (size_t i = 0; hr_backends[i]; i++)
-        if (strlen(hr_backends[i]->name) == n && strncmp(hr_backends[i]->name, s, n) == 0)
-            return 1;
+/* Appends the spec `text` to *specs. 0, or 2 after a usage error. */
+static int push_spec(hr_alloc_spec_t **specs, int *n, const char *text) {
+    hr_alloc_spec_t *grown = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
+    hr_error_t err = {{0}};
+    if (!grown)
+        return hr_cli_usage_error("replay", "out of memory");
+    *specs = grown;
+    if (hr_alloc_spec_parse(text, &grown[*n], &err) != 0)
+        return hr_cli_usage_error("replay", "%s", err.msg);
+    (*n)++;
     return 0;
 }
 
-/* Next spec of a -a list, in place: a comma ends a spec only when an
- * allocator name follows it ("sizeclass:max=32K,refill=1,glibc" is two
- * specs). Empty specs are skipped. */
-static char *next_spec(char **cursor) {
-    char *p = *cursor;
-    while (p && *p == ',')
-        p++;
-    if (!p || !*p)
-        return NULL;
-    char *tok = p;
-    for (;;) {
-        char *c = strchr(p, ',');
-        if (!c) {
-            *cursor = NULL;
-            return tok;
-        }
-        if (c[1] == ',' || c[1] == 0 || starts_spec(c + 1)) {
-            *c = 0;
-            *cursor = c + 1;
-            return tok;
-        }
-        p = c + 1;
-    }
-}
-
-/* Expands "all" and checks every spec; fills specs[] (borrowed/strdup'd). */
-int hr_replay_expand_allocators(const char *list, char ***specs, int *n, int quiet) {
-    char *copy = strdup(list ? list : "all"), *cursor = copy;
-    *specs = NULL;
-    *n = 0;
-    for (char *tok; (tok = next_spec(&cursor));) {
-        if (strcmp(tok, "all") == 0) {
-            for (size_t i = 0; hr_backends[i]; i++) {
-                const hr_backend_t *b = hr_backends[i];
-                if (b->caps & (HR_CAP_TEST_ONLY | HR_CAP_NOT_IN_ALL))
-                    continue;
-                if ((b->caps & HR_CAP_EXTERNAL_PROCESS) && !hr_external_lib(b->name)) {
-                    if (!quiet)
-                        fprintf(stderr, "heapreplay replay: %s not found at configure time, skipped\n", b->name);
-                    continue;
-                }
-                *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
-                (*specs)[(*n)++] = strdup(b->name);
-            }
+/* Every built allocator that "-a all" stands for. 0, or 2. */
+static int push_all(hr_alloc_spec_t **specs, int *n, int quiet) {
+    for (size_t i = 0; hr_backends[i]; i++) {
+        const hr_backend_t *b = hr_backends[i];
+        if (b->caps & (HR_CAP_TEST_ONLY | HR_CAP_NOT_IN_ALL))
+            continue;
+        if ((b->caps & HR_CAP_EXTERNAL_PROCESS) && !hr_external_lib(b->name)) {
+            if (!quiet)
+                fprintf(stderr, "heapreplay replay: %s not found at configure time, skipped\n", b->name);
             continue;
         }
-        hr_compose_spec_t cs;
-        hr_error_t cerr = {{0}};
-        if (hr_compose_is(tok) && hr_compose_parse(tok, &cs, &cerr) != 0) {
-            hr_cli_usage_error("replay", "%s", cerr.msg);
-            free(copy);
+        if (push_spec(specs, n, b->name) != 0)
             return 2;
-        }
-        if (!hr_backend_find(tok)) {
-            hr_cli_usage_error("replay", "unknown allocator '%s' (see 'heapreplay list')", tok);
-            free(copy);
-            return 2;
-        }
-        *specs = realloc(*specs, (size_t)(*n + 1) * sizeof **specs);
-        (*specs)[(*n)++] = strdup(tok);
     }
-    free(copy);
-    if (*n == 0)
-        return hr_cli_usage_error("replay", "no allocator selected");
     return 0;
 }
 
+int hr_replay_expand_allocators(const char *list, hr_alloc_spec_t **specs, int *n, int quiet) {
+    char *copy = strdup(list ? list : "all"), *cursor = copy;
+    int rc = copy ? 0 : hr_cli_usage_error("replay", "out of memory");
+    *specs = NULL;
+    *n = 0;
+    for (char *tok; rc == 0 && (tok = hr_alloc_spec_next(&cursor));)
+        rc = hr_alloc_spec_is_all(tok) ? push_all(specs, n, quiet) : push_spec(specs, n, tok);
+    free(copy);
+    if (rc == 0 && *n == 0)
+        rc = hr_cli_usage_error("replay", "no allocator selected");
+    if (rc != 0) {
+        hr_replay_specs_free(*specs, *n);
+        *specs = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void hr_replay_specs_free(hr_alloc_spec_t *specs, int n) {
+    for (int i = 0; i < n; i++)
+        hr_alloc_spec_free(&specs[i]);
+    free(specs);
+}

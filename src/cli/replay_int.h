@@ -4,6 +4,7 @@
 #ifndef HR_CLI_REPLAY_INT_H
 #define HR_CLI_REPLAY_INT_H
 
+#include "backends/spec.h"
 #include "cli/cli.h"
 #include "base/emit.h"
 #include "base/json.h"
@@ -11,16 +12,6 @@
 #include "replay/engine.h"
 #include "report/merge.h"
 #include "report/report.h"
-
-#define HR_POOL_ROUTES_MAX 3 /* a composition has at most 4 parts: 3 pools + the row's */
-
-typedef struct hr_pool_routes {
-    int n;
-    struct {
-        char name[64];  /* the pool */
-        char alloc[64]; /* "bank", "bank:round=16", or "malloc" (the default) */
-    } r[HR_POOL_ROUTES_MAX];
-} hr_pool_routes_t;
 
 typedef struct replay_args {
     hr_replay_options_t opt;
@@ -38,9 +29,10 @@ typedef struct replay_args {
 /* Reads the options and operands into *a (zeroed first). Returns 0, 1 when
  * --help was printed (exit 0), or 2 after a usage error. */
 int hr_replay_parse_args(int argc, char **argv, replay_args_t *a);
-/* Expands "all" and checks every spec of the -a list (NULL: all); fills
- * *specs (malloc'd strings). 0, or 2 after a usage error. */
-int hr_replay_expand_allocators(const char *list, char ***specs, int *n, int quiet);
+/* Expands "all" and parses every spec of the -a list (NULL: all) into
+ * *specs (malloc'd; hr_replay_specs_free). 0, or 2 after a usage error. */
+int hr_replay_expand_allocators(const char *list, hr_alloc_spec_t **specs, int *n, int quiet);
+void hr_replay_specs_free(hr_alloc_spec_t *specs, int n);
 
 /* One trace's pools (before lowering) and the routes, for the report. */
 typedef struct hr_pool_info {
@@ -52,9 +44,9 @@ typedef struct hr_pool_info {
 
 /* --pool NAME=ALLOC; 0, or 2 after a usage error. */
 int hr_pool_route_add(hr_pool_routes_t *pr, const hr_optarg_t *o);
-/* Puts ALLOC@NAME+ in front of every spec (specs[] are malloc'd and
- * replaced); 0, or 2 after a usage error (e.g. more than 4 parts). */
-int hr_pool_routes_apply(const hr_pool_routes_t *pr, char **specs, int n);
+/* Puts ALLOC@NAME+ in front of every spec (each replaced by the routed
+ * one); 0, or 2 after a usage error (e.g. more than 4 parts). */
+int hr_pool_routes_apply(const hr_pool_routes_t *pr, hr_alloc_spec_t *specs, int n);
 /* Sums t's pools into pi, lowers its pool ops, and (unless quiet) says on
  * stderr where each pool goes. 0, or -1 with err set. */
 int hr_pool_prepare(const hr_pool_routes_t *pr, hr_trace_t *t, const char *path, int quiet,

@@ -10,11 +10,7 @@
 #include <string.h>
 
 #include "cli/replay_int.h"
-#include "backends/compose.h"
-
-/* Allocators a pool may be routed to: the in-house ones (an external
- * allocator is the process's malloc, so it can only be the last part). */
-static const char *const pool_allocs[] = {"stack", "marker", "block", "bank", "sizeclass", NULL};
+#include "backends/spec.h"
 
 int hr_pool_route_add(hr_pool_routes_t *pr, const hr_optarg_t *o) {
     const char *eq = strchr(o->arg, '=');
@@ -26,11 +22,7 @@ int hr_pool_route_add(hr_pool_routes_t *pr, const hr_optarg_t *o) {
     if (pr->n == HR_POOL_ROUTES_MAX)
         return hr_cli_usage_error(o->cmd->name, "at most %d --pool options", HR_POOL_ROUTES_MAX);
     const char *alloc = eq + 1;
-    size_t alen = strcspn(alloc, ":");
-    int known = strcmp(alloc, "malloc") == 0;
-    for (int i = 0; pool_allocs[i] && !known; i++)
-        known = strlen(pool_allocs[i]) == alen && strncmp(pool_allocs[i], alloc, alen) == 0;
-    if (!known || strchr(alloc, '+') || strlen(alloc) >= sizeof pr->r[0].alloc)
+    if (!hr_alloc_spec_pool_alloc_ok(alloc) || strlen(alloc) >= sizeof pr->r[0].alloc)
         return hr_opt_bad(o, "NAME=ALLOC with ALLOC one of malloc, stack, marker, block, bank, "
                              "sizeclass (with its options, e.g. bank:round=16)");
     for (int i = 0; i < pr->n; i++)
@@ -50,26 +42,11 @@ static const char *route_of(const hr_pool_routes_t *pr, const char *name) {
     return NULL;
 }
 
-int hr_pool_routes_apply(const hr_pool_routes_t *pr, char **specs, int n) {
-    char prefix[HR_POOL_ROUTES_MAX * 136] = "";
-    for (int i = 0; i < pr->n; i++)
-        if (route_of(pr, pr->r[i].name))
-            snprintf(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "%s@%s+",
-                     pr->r[i].alloc, pr->r[i].name);
-    for (int s = 0; prefix[0] && s < n; s++) {
-        size_t len = strlen(prefix) + strlen(specs[s]) + 1;
-        char *spec = malloc(len);
-        hr_compose_spec_t cs;
+int hr_pool_routes_apply(const hr_pool_routes_t *pr, hr_alloc_spec_t *specs, int n) {
+    for (int s = 0; s < n; s++) {
         hr_error_t err = {{0}};
-        if (!spec)
-            return hr_cli_usage_error("replay", "out of memory");
-        snprintf(spec, len, "%s%s", prefix, specs[s]);
-        if (hr_compose_parse(spec, &cs, &err) != 0) {
-            free(spec);
-            return hr_cli_usage_error("replay", "--pool with -a %s: %s", specs[s], err.msg);
-        }
-        free(specs[s]);
-        specs[s] = spec;
+        if (hr_alloc_spec_route_pools(&specs[s], pr, &err) != 0)
+            return hr_cli_usage_error("replay", "--pool with -a %s: %s", specs[s].text, err.msg);
     }
     return 0;
 }

@@ -67,7 +67,7 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
     if (hr_emit_mem_open(&m, 1) != 0)
         return NULL;
     hr_emit_t *em = &m.em;
-    hr_result_head(em, job->trace_name, job->digest, job->spec, status, job->opt);
+    hr_result_head(em, job->trace_name, job->digest, job->spec->text, status, job->opt);
     hr_emit_str(em, "error", msg);
     if (sig)
         hr_emit_u64(em, "signal", (uint64_t)sig);
@@ -91,7 +91,7 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
     snprintf(w->pace, sizeof w->pace, "%.17g", o->pace);
     snprintf(w->hz, sizeof w->hz, "%.17g", hr_cycle_hz()); /* measured once, in the parent */
     const char *argv[] = {job->self_exe, "__worker", "--fd", w->fd, "--trace-fd", w->tfd,
-                          "--spec", job->spec, "--mode", hr_replay_mode_name(job->mode),
+                          "--spec", job->spec->text, "--mode", hr_replay_mode_name(job->mode),
                           "--touch", hr_touch_spec(o->touch, o->touch_cap, w->touch, sizeof w->touch),
                           "--access", hr_access_spec(&o->access, w->access, sizeof w->access),
                           "--budget", w->budget,
@@ -147,8 +147,8 @@ static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib
 /* Problems known before any process starts (allocator not built, unreadable
  * preload). Returns a result line, or NULL when the job can run. */
 static char *precheck(const hr_child_job_t *job) {
-    int ext = (job->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
-    const char *lib = ext ? hr_external_lib(job->spec) : NULL;
+    int ext = (job->spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+    const char *lib = job->spec->lib;
     if (ext && !lib)
         return synth_result(job, "error", "allocator not found at configure time (not built)", 0);
     if (ext && lib[0] && access(lib, R_OK) != 0) {
@@ -206,8 +206,8 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
                     if (k != i && wfd[k] >= 0)
                         close(wfd[k]);
                 close(status_fd);
-                int ext = (jobs[i].be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
-                child_exec_worker(&jobs[i], wfd[i], ext ? hr_external_lib(jobs[i].spec) : "");
+                int ext = (jobs[i].spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+                child_exec_worker(&jobs[i], wfd[i], ext ? jobs[i].spec->lib : "");
             }
             close(wfd[i]);
             if (pid > 0)

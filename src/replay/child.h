@@ -2,7 +2,7 @@
 #ifndef HR_REPLAY_CHILD_H
 #define HR_REPLAY_CHILD_H
 
-#include "backends/backend.h"
+#include "backends/spec.h"
 #include "trace/trace.h"
 #include "replay/engine.h"
 
@@ -11,8 +11,7 @@ typedef struct hr_child_job {
     int                        trace_fd;   /* the same, shared (trace/shared.h): workers map it */
     const char                *trace_name; /* as shown in reports */
     const char                *digest;
-    const char                *spec;       /* "glibc", "bank:round=16", "preload:/x.so" */
-    const hr_backend_t        *be;
+    const hr_alloc_spec_t     *spec;       /* parsed; its text goes to the worker and the result */
     const hr_replay_options_t *opt;
     const char                *self_exe;   /* this program, for re-exec */
     hr_replay_mode_t           mode;       /* what the process does (opt->mode is ignored) */

@@ -19,8 +19,9 @@
  *    would free the old block from under the new one).
  * lifo_temps counts the temporaries that nest with no entry limit (what a
  * stack part could hold at best). The plan lives in harness memory (hmem):
- * nothing comes from the allocator under test. One plan is kept per process
- * (a worker replays one trace with one spec). */
+ * nothing comes from the allocator under test. The replay makes one plan
+ * per (trace, spec) and hands it to every instance it creates (engine_int.h:
+ * hr_run_alloc_t). */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,16 +29,14 @@
 #include "base/hmem.h"
 #include "replay/engine_int.h"
 
+/* The plan and the arrays it points to (plan first: the plan's address is
+ * the store's). */
 typedef struct plan_store {
     hr_route_plan_t plan;
-    const void *events; /* the trace the plan is for (its events or packed records) */
-    uint64_t          n;
-    char              spec[512];
-    uint8_t          *route;
-    uint64_t         *consumer;
+    uint64_t        n;
+    uint8_t        *route;
+    uint64_t       *consumer;
 } plan_store_t;
-
-static plan_store_t g_plan;
 
 /* Bytes of the block an event creates. */
 static uint64_t block_bytes(const hr_event_t *ev) {
@@ -190,34 +189,36 @@ static int assign_parts(const hr_trace_t *t, const hr_compose_spec_t *sp, plan_s
 static void plan_release(plan_store_t *ps) {
     hr_hmem_free(ps->route, ps->n ? ps->n : 1);
     hr_hmem_free(ps->consumer, (ps->n ? ps->n : 1) * sizeof *ps->consumer);
-    memset(ps, 0, sizeof *ps);
+    hr_hmem_free(ps, sizeof *ps);
 }
 
-const hr_route_plan_t *hr_compose_plan(const hr_trace_t *t, const char *spec, hr_error_t *err) {
-    plan_store_t *ps = &g_plan;
-    const void *evs = t->events ? (const void *)t->events : (const void *)t->packed;
-    if (ps->route && ps->events == evs && ps->n == t->n_events && strcmp(ps->spec, spec) == 0)
-        return &ps->plan;
-    hr_compose_spec_t sp;
-    if (strlen(spec) >= sizeof ps->spec || hr_compose_parse(spec, &sp, err) != 0)
-        return NULL;
-    plan_release(ps);
+void hr_compose_plan_free(const hr_route_plan_t *plan) {
+    if (plan)
+        plan_release((plan_store_t *)(void *)plan);
+}
+
+const hr_route_plan_t *hr_compose_plan_new(const hr_trace_t *t, const hr_compose_spec_t *sp,
+                                           const char *text, hr_error_t *err) {
+    plan_store_t *ps = hr_hmem_alloc(sizeof *ps, 0);
     size_t n = t->n_events ? t->n_events : 1;
-    ps->route = hr_hmem_alloc(n, 0);
-    ps->consumer = hr_hmem_alloc(n * sizeof *ps->consumer, 0);
     uint8_t *fs = hr_hmem_alloc(n, 0);
     int has_frames = 0;
-    ps->n = t->n_events; /* for plan_release's sizes */
-    if (!ps->route || !ps->consumer || !fs || find_consumers(t, ps->consumer, fs, &has_frames) != 0 ||
-        assign_parts(t, &sp, ps, fs, has_frames) != 0) {
+    if (ps) {
+        memset(ps, 0, sizeof *ps);
+        ps->n = t->n_events; /* for plan_release's sizes */
+        ps->route = hr_hmem_alloc(n, 0);
+        ps->consumer = hr_hmem_alloc(n * sizeof *ps->consumer, 0);
+    }
+    if (!ps || !ps->route || !ps->consumer || !fs ||
+        find_consumers(t, ps->consumer, fs, &has_frames) != 0 ||
+        assign_parts(t, sp, ps, fs, has_frames) != 0) {
         hr_hmem_free(fs, n);
-        plan_release(ps);
-        hr_error_set(err, "composition '%s': out of memory for the routing plan", spec);
+        if (ps)
+            plan_release(ps);
+        hr_error_set(err, "composition '%s': out of memory for the routing plan", text);
         return NULL;
     }
     hr_hmem_free(fs, n);
-    ps->events = evs;
-    snprintf(ps->spec, sizeof ps->spec, "%s", spec);
     ps->plan.route = ps->route;
     ps->plan.consumer = ps->consumer;
     ps->plan.n = t->n_events;

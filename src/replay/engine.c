@@ -56,15 +56,18 @@ static void keep_slots(hr_slot_t *s, size_t bytes) {
     spare_bytes = bytes;
 }
 
-void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, hr_error_t *err) {
     hr_backend_config_t cfg = hr_backend_config_default();
-    const char *colon = strchr(spec, ':');
-    cfg.arg = colon ? colon + 1 : NULL;
-    if (be->caps & HR_CAP_COMPOSITE) { /* the whole spec, and the plan made from the trace */
-        cfg.arg = spec;
-        if (!(cfg.route_plan = hr_compose_plan(t, spec, err)))
+    const hr_backend_t *be = a->spec->be;
+    cfg.arg = a->spec->arg;
+    if (be->caps & HR_CAP_COMPOSITE) { /* the parts, and the plan made from the trace */
+        if (!a->plan) {
+            hr_error_set(err, "composition '%s': replayed without its routing plan", a->spec->text);
             return NULL;
+        }
+        cfg.parts = &a->spec->parts;
+        cfg.route_plan = a->plan;
     }
     cfg.config_path = opt->heap_config;
     cfg.max_align = t->max_align; /* from hr_trace_validate: laps create instances often */
@@ -73,8 +76,9 @@ void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spe
     return be->create(&cfg, err);
 }
 
-int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
                 const hr_replay_options_t *opt, hr_error_t *err) {
+    const hr_backend_t *be = a->spec->be;
     memset(r, 0, sizeof *r);
     r->t = t;
     r->be = be;
@@ -104,7 +108,7 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const cha
         hr_error_set(err, "out of memory for %u slots", t->n_ids);
         return -1;
     }
-    r->inst = hr_run_create(t, be, spec, opt, err);
+    r->inst = hr_run_create(t, a, opt, err);
     return r->inst ? 0 : -1;
 }
 

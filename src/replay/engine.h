@@ -30,6 +30,7 @@
 
 #include "backends/backend.h"
 #include "backends/extstats.h"
+#include "backends/spec.h"
 #include "trace/trace.h"
 #include "base/emit.h"
 #include "replay/access.h"
@@ -108,15 +109,22 @@ int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out);
 int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt);
 int hr_replay_mode_parse(const char *s, hr_replay_mode_t *out);
 
-/* Replays `t` on fresh instances of `be` as opt->mode says and writes the
- * result object (no surrounding document) to `em`. `ext` is NULL for
+/* Replays `t` on fresh instances of spec->be as opt->mode says and writes
+ * the result object (no surrounding document) to `em`; a composition's
+ * routing plan is made here, once for every instance. `ext` is NULL for
  * in-house backends. Returns 0, or -1 if the backend could not be created
  * (an "error" result is still written). */
+int hr_replay_spec(const hr_trace_t *t, const char *trace_name, const char *digest,
+                   const hr_alloc_spec_t *spec, const hr_extstats_t *ext,
+                   const hr_replay_options_t *opt, hr_emit_t *em);
+/* The same for spec text replayed on `be` (hr_alloc_spec_bind: unit tests
+ * and benches pass backends of their own). */
 int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
                   const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
                   const hr_replay_options_t *opt, hr_emit_t *em);
 
-/* One uninstrumented lap of `t` on a fresh instance of `be`, in this process
+/* One uninstrumented lap of `t` on a fresh instance of `be` (spec text as
+ * for hr_replay_one; not a composition), in this process
  * (bench/bench_overhead.c): wall ns of the op loop only. 0, or -1 when the
  * backend could not be created. */
 int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,

@@ -251,7 +251,7 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
      * figures describe a different workload (the blocks it refused were
      * never touched or freed). In-house allocators report their failures
      * as figures (failed_allocs, out_of_memory), their designed behaviour. */
-    int oom = res->m && res->m->failed && res->ext && !strchr(res->spec, '+') &&
+    int oom = res->m && res->m->failed && res->ext && !(res->be->caps & HR_CAP_COMPOSITE) &&
               res->m->first_failed < res->t->n_events;
     emit_head(res, em, oom ? "oom" : "ok");
     if (oom) {

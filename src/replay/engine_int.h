@@ -135,10 +135,19 @@ typedef struct thr_result {
     const struct hr_sched *sched;
 } thr_result_t;
 
+/* What a replay's instances are made from: the parsed spec (its backend,
+ * options, parts) and, for a composition, the trace's routing plan, made
+ * once per replay (compose.c) and shared by every instance. */
+typedef struct hr_run_alloc {
+    const hr_alloc_spec_t       *spec;
+    const struct hr_route_plan  *plan; /* compositions only, else NULL */
+} hr_run_alloc_t;
+
 typedef struct result {
     const hr_trace_t           *t;
-    const char                 *trace_name, *digest, *spec;
+    const char                 *trace_name, *digest, *spec; /* spec: its text */
     const hr_backend_t         *be;
+    const hr_run_alloc_t       *alloc;
     const hr_extstats_t        *ext;
     const hr_replay_options_t  *opt;
     const measure_t            *m;     /* measure mode; NULL otherwise */
@@ -158,11 +167,11 @@ void hr_result_emit_error(const result_t *res, hr_emit_t *em, const char *status
 
 /* engine.c: instance lifetime and the op switch, shared with the measure
  * pass (engine_measure.c). */
-/* A fresh instance of `be` configured for `t` (spec's argument, heap names,
- * largest alignment), or NULL with err set. */
-void *hr_run_create(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+/* A fresh instance of a->spec->be configured for `t` (the spec's options or
+ * parts and plan, heap names, largest alignment), or NULL with err set. */
+void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, hr_error_t *err);
-int hr_run_open(run_t *r, const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
                 const hr_replay_options_t *opt, hr_error_t *err);
 /* Frees what the trace left live (not timed); destroys the instance when
  * `destroy`; releases the slot table. */
@@ -184,7 +193,7 @@ uint64_t hr_count_lap(run_t *r);
 /* threads.c: the threaded time mode's laps (laps_t as time_laps fills it,
  * with the summed CPU of every thread less its spinning). `tr->warm` is
  * harness memory released by hr_threads_done. */
-int hr_threads_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+int hr_threads_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, laps_t *laps, thr_result_t *tr,
                     hr_error_t *err);
 void hr_threads_done(thr_result_t *tr);
@@ -193,10 +202,12 @@ void hr_threads_done(thr_result_t *tr);
  * times, then sleeps (default 2000, 16; tests use 0, 0 to reach the sleep). */
 void hr_threads_set_wait_policy(uint32_t spins, uint32_t yields);
 
-/* compose.c: the routing plan of a composition spec on trace t (one kept per
- * process; backends/compose.h), or NULL with err set. */
-struct hr_route_plan;
-const struct hr_route_plan *hr_compose_plan(const hr_trace_t *t, const char *spec, hr_error_t *err);
+/* compose.c: the routing plan of a composition's parts on trace t
+ * (backends/compose.h; text names it in messages), harness memory released
+ * by hr_compose_plan_free (NULL: nothing); or NULL with err set. */
+const struct hr_route_plan *hr_compose_plan_new(const hr_trace_t *t, const hr_compose_spec_t *sp,
+                                                const char *text, hr_error_t *err);
+void hr_compose_plan_free(const struct hr_route_plan *plan);
 
 /* The events of a trace a window at a time: the whole array of a decoded
  * trace in one window, or up to HR_EVWIN events of a packed one

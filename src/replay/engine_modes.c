@@ -124,10 +124,10 @@ int hr_event_form_parse(const char *s, hr_event_form_t *out) {
 /* One lap on a fresh instance: wall and thread-CPU ns of the op loop only
  * (creating the instance and freeing what the trace leaves live are not
  * timed). */
-static int lap(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
-               const hr_replay_options_t *opt, uint64_t *wall, uint64_t *cpu, hr_error_t *err) {
+static int lap(const hr_trace_t *t, const hr_run_alloc_t *a, const hr_replay_options_t *opt,
+               uint64_t *wall, uint64_t *cpu, hr_error_t *err) {
     run_t r;
-    if (hr_run_open(&r, t, be, spec, opt, err) != 0) {
+    if (hr_run_open(&r, t, a, opt, err) != 0) {
         hr_run_close(&r, 1);
         return -1;
     }
@@ -139,8 +139,13 @@ static int lap(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
 int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                    const hr_replay_options_t *opt, uint64_t *wall_ns) {
     hr_error_t err = {{0}};
+    hr_alloc_spec_t s;
     uint64_t cpu;
-    return lap(t, be, spec, opt, wall_ns, &cpu, &err);
+    hr_alloc_spec_bind(be, spec, &s);
+    hr_run_alloc_t a = {&s, NULL};
+    int rc = lap(t, &a, opt, wall_ns, &cpu, &err);
+    hr_alloc_spec_free(&s);
+    return rc;
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -155,11 +160,11 @@ static uint64_t median_u64(uint64_t *v, size_t n) {
 
 /* The cold lap, then warm laps until opt->warm_time_s of wall time (at least
  * one); the warm figure is the median lap. */
-static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
                      const hr_replay_options_t *opt, laps_t *out, hr_error_t *err) {
     memset(out, 0, sizeof *out);
     hr_events_prewalk(t);
-    if (lap(t, be, spec, opt, &out->cold_wall, &out->cold_cpu, err) != 0)
+    if (lap(t, a, opt, &out->cold_wall, &out->cold_cpu, err) != 0)
         return -1;
     size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);
     uint64_t *walls = hr_hmem_alloc(bytes, HR_HMEM_POPULATE), *cpus = walls + HR_MAX_WARM_LAPS;
@@ -171,7 +176,7 @@ static int time_laps(const hr_trace_t *t, const hr_backend_t *be, const char *sp
     int rc = 0;
     do {
         uint64_t w, c;
-        if ((rc = lap(t, be, spec, opt, &w, &c, err)) != 0)
+        if ((rc = lap(t, a, opt, &w, &c, err)) != 0)
             break;
         if (n < HR_MAX_WARM_LAPS) {
             walls[n] = w;
@@ -195,9 +200,9 @@ static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *e
     thr_result_t tr;
     int threaded = hr_threads_on(res->t, res->opt) && !(res->be->caps & HR_CAP_SERIAL_ONLY), rc;
     if (threaded)
-        rc = hr_threads_laps(res->t, res->be, res->spec, res->opt, laps, &tr, err);
+        rc = hr_threads_laps(res->t, res->alloc, res->opt, laps, &tr, err);
     else
-        rc = time_laps(res->t, res->be, res->spec, res->opt, laps, err);
+        rc = time_laps(res->t, res->alloc, res->opt, laps, err);
     if (rc == 0) {
         res->laps = laps;
         res->thr = threaded ? &tr : NULL;
@@ -213,7 +218,7 @@ static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *e
 static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
     run_t r;
     measure_t *m = hr_hmem_alloc(sizeof *m, HR_HMEM_POPULATE);
-    if (!m || hr_run_open(&r, res->t, res->be, res->spec, res->opt, err) != 0) {
+    if (!m || hr_run_open(&r, res->t, res->alloc, res->opt, err) != 0) {
         if (m)
             hr_run_close(&r, 1);
         hr_hmem_free(m, sizeof *m);
@@ -235,7 +240,7 @@ static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
 static int replay_verify(result_t *res, hr_emit_t *em, hr_error_t *err) {
     run_t r;
     hr_verify_t *v = hr_verify_new(res->t->n_ids, err);
-    if (!v || hr_run_open(&r, res->t, res->be, res->spec, res->opt, err) != 0) {
+    if (!v || hr_run_open(&r, res->t, res->alloc, res->opt, err) != 0) {
         if (v)
             hr_run_close(&r, 1);
         hr_verify_free(v);
@@ -259,7 +264,7 @@ static int replay_count(result_t *res, hr_emit_t *em, hr_error_t *err) {
     uint64_t per_call = 0, total = 0;
     if (perf && ((fd = hr_perf_open(err)) < 0 || hr_perf_calibrate(fd, 5, 1000, &per_call, err) != 0))
         return -1;
-    if (hr_run_open(&r, res->t, res->be, res->spec, res->opt, err) != 0) {
+    if (hr_run_open(&r, res->t, res->alloc, res->opt, err) != 0) {
         hr_run_close(&r, 1);
         return -1;
     }
@@ -285,14 +290,20 @@ static int replay_count(result_t *res, hr_emit_t *em, hr_error_t *err) {
     return rc;
 }
 
-int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
-                  const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
-                  const hr_replay_options_t *opt, hr_emit_t *em) {
+int hr_replay_spec(const hr_trace_t *t, const char *trace_name, const char *digest,
+                   const hr_alloc_spec_t *spec, const hr_extstats_t *ext,
+                   const hr_replay_options_t *opt, hr_emit_t *em) {
     hr_error_t err = {{0}};
-    result_t res = {t, trace_name, digest, spec, be, ext, opt, NULL, NULL, NULL, NULL, NULL, NULL};
+    hr_run_alloc_t a = {spec, NULL};
+    result_t res = {t, trace_name, digest, spec->text, spec->be, &a, ext, opt,
+                    NULL, NULL, NULL, NULL, NULL, NULL};
     laps_t laps;
     int rc = -1;
-    switch (opt->mode) {
+    int mode = (int)opt->mode;
+    if ((spec->be->caps & HR_CAP_COMPOSITE) &&
+        !(a.plan = hr_compose_plan_new(t, &spec->parts, spec->text, &err)))
+        mode = -1; /* no replay: the error result below */
+    switch (mode) {
     case HR_MODE_MEASURE:
         rc = replay_measure(&res, em, &err);
         break;
@@ -306,10 +317,22 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
         rc = replay_count(&res, em, &err);
         break;
     default:
-        hr_error_set(&err, "unknown replay mode %d", (int)opt->mode);
+        if (mode >= 0)
+            hr_error_set(&err, "unknown replay mode %d", mode);
         break;
     }
     if (rc != 0)
         hr_result_emit_error(&res, em, "error", err.msg[0] ? err.msg : "out of memory");
+    hr_compose_plan_free(a.plan);
+    return rc;
+}
+
+int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *digest,
+                  const hr_backend_t *be, const char *spec, const hr_extstats_t *ext,
+                  const hr_replay_options_t *opt, hr_emit_t *em) {
+    hr_alloc_spec_t s;
+    hr_alloc_spec_bind(be, spec, &s);
+    int rc = hr_replay_spec(t, trace_name, digest, &s, ext, opt, em);
+    hr_alloc_spec_free(&s);
     return rc;
 }

@@ -399,10 +399,10 @@ static void pool_close(pool_t *p) {
 }
 
 /* Fresh instances for a lap: one, or one per thread (not timed). */
-static int lap_open(pool_t *p, const char *spec, hr_error_t *err) {
+static int lap_open(pool_t *p, const hr_run_alloc_t *a, hr_error_t *err) {
     memset((void *)p->seq, 0, p->seq_bytes);
     for (uint32_t k = 0; k < p->s->n; k++) {
-        p->inst[k] = k && p->shared ? p->inst[0] : hr_run_create(p->t, p->be, spec, p->opt, err);
+        p->inst[k] = k && p->shared ? p->inst[0] : hr_run_create(p->t, a, p->opt, err);
         if (!p->inst[k])
             return -1;
     }
@@ -470,7 +470,7 @@ static uint64_t median(uint64_t *v, size_t n) {
 }
 
 /* The cold lap, then warm laps until opt->warm_time_s of lap wall time. */
-static int laps_loop(pool_t *p, const char *spec, laps_t *laps, thr_result_t *tr,
+static int laps_loop(pool_t *p, const hr_run_alloc_t *a, laps_t *laps, thr_result_t *tr,
                      hr_error_t *err) {
     size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);
     uint64_t *walls = hr_hmem_alloc(bytes, HR_HMEM_POPULATE), *cpus = walls + HR_MAX_WARM_LAPS;
@@ -479,7 +479,7 @@ static int laps_loop(pool_t *p, const char *spec, laps_t *laps, thr_result_t *tr
         return -1;
     }
     uint64_t budget = (uint64_t)(p->opt->warm_time_s * 1e9), spent = 0, n = 0;
-    int rc = lap_open(p, spec, err);
+    int rc = lap_open(p, a, err);
     if (rc == 0) {
         for (uint32_t k = 0; k < p->s->n; k++) /* as the serial cold lap (engine_int.h) */
             hr_events_prewalk_range(p->s->s[k].ev, p->s->s[k].n);
@@ -489,7 +489,7 @@ static int laps_loop(pool_t *p, const char *spec, laps_t *laps, thr_result_t *tr
     lap_close(p);
     while (rc == 0) {
         uint64_t w, c;
-        if ((rc = lap_open(p, spec, err)) == 0)
+        if ((rc = lap_open(p, a, err)) == 0)
             lap_run(p, &w, &c, tr->warm, NULL);
         lap_close(p);
         if (rc != 0)
@@ -511,9 +511,10 @@ static int laps_loop(pool_t *p, const char *spec, laps_t *laps, thr_result_t *tr
     return rc;
 }
 
-int hr_threads_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
+int hr_threads_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, laps_t *laps, thr_result_t *tr,
                     hr_error_t *err) {
+    const hr_backend_t *be = a->spec->be;
     memset(laps, 0, sizeof *laps);
     memset(tr, 0, sizeof *tr);
     if (t->n_threads > HR_MAX_REPLAY_THREADS) {
@@ -538,7 +539,7 @@ int hr_threads_laps(const hr_trace_t *t, const hr_backend_t *be, const char *spe
     if (!tr->warm || !p)
         hr_error_set(err, "threaded replay: out of memory");
     else if (pool_open(p, s, t, be, opt, err) == 0)
-        rc = laps_loop(p, spec, laps, tr, err);
+        rc = laps_loop(p, a, laps, tr, err);
     if (p)
         pool_close(p);
     hr_hmem_free(p, sizeof *p);

@@ -146,12 +146,17 @@ int hr_worker_main(int argc, char **argv) {
         emit_fail(&a, msg);
         return 0;
     }
-    const hr_backend_t *be = hr_backend_find(a.spec);
+    hr_alloc_spec_t spec; /* the parent's text, parsed once in this process; no copy (malloc) */
     hr_trace_t t;
     hr_error_t err = {{0}};
     char digest[17];
-    if (!be || hr_trace_map(a.trace_fd, &t, digest, &err) != 0) {
-        emit_fail(&a, be ? err.msg : "unknown allocator");
+    if (hr_alloc_spec_parse_borrowed(a.spec, &spec, &err) != 0) {
+        emit_fail(&a, "unknown allocator");
+        return 0;
+    }
+    if (hr_trace_map(a.trace_fd, &t, digest, &err) != 0) {
+        emit_fail(&a, err.msg);
+        hr_alloc_spec_free(&spec);
         return 0;
     }
     hr_emit_t em;
@@ -159,12 +164,13 @@ int hr_worker_main(int argc, char **argv) {
     em.compact = 1;
     /* The report names the library it measured; in-house allocators have
      * their own figures and no library. */
-    int external = (be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
-    const hr_extstats_t *ext = external ? hr_extstats_for(a.spec) : NULL;
+    int external = (spec.be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+    const hr_extstats_t *ext = external ? hr_extstats_for(spec.last->name) : NULL;
     a.opt.library = external ? provider : NULL;
-    hr_replay_one(&t, a.name, digest, be, a.spec, ext, &a.opt, &em);
+    hr_replay_spec(&t, a.name, digest, &spec, ext, &a.opt, &em);
     fputc('\n', stdout);
     fflush(stdout);
     hr_trace_unmap(&t);
+    hr_alloc_spec_free(&spec);
     return 0;
 }
