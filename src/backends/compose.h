@@ -1,5 +1,6 @@
 /* Compositions: several allocators in one replay, each block routed to one of
- * them by what the whole trace says of it (DESIGN.md "Compositions").
+ * them by what the whole trace says of it (docs/ARCHITECTURE.md
+ * "Compositions").
  *
  *   -a 'stack+block'     Box2D: LIFO temporaries on the stack, the rest on
  *                        the block allocator (> 640 B: block's own malloc)
