@@ -1,5 +1,5 @@
 # fragment of Makefile.am: the allocators (src/alloc/), plain libraries with
-# no replay knowledge: the seed allocators (stack, marker, block, bank,
+# no replay knowledge: the game-engine allocators (stack, marker, block, bank,
 # sizeclass), the routed heap manager with its Doug-Lea-style heap and
 # heap-table config parser, and the fallback-block accounting (chunk.h).
 # Their backends live in src/backends/backends.mk.

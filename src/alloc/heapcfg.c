@@ -17,8 +17,9 @@
 /* The built-in tables. configs/shar-pc.heaps and configs/shar-ps2.heaps are
  * the same tables with their sources line by line (tests/unit/test_routed
  * checks that each file and its built-in twin parse to the same table); keep
- * them in step. Facts: the game's srrmemory.cpp / createheap.cpp (seed notes
- * shar-heaps.md 4.2-4.5). Both model the non-release build (FUDGE 2.0), where
+ * them in step. Facts: the game's srrmemory.cpp / createheap.cpp
+ * (configs/shar-pc.heaps tags each figure with its place in that source).
+ * Both model the non-release build (FUDGE 2.0), where
  * the g_HeapCreationData kinds are real; sizes are the game's
  * static_cast<unsigned int>(HS_x * MB * FUDGE) computed in float.
  *

@@ -1,5 +1,6 @@
 /* hr_marker: a marker stack allocator (the game-engine StackAllocator of the
- * seed on alignment, after "Game Engine Architecture" 5.2).
+ * article on stack allocators and alignment this allocator follows, after "Game
+ * Engine Architecture" 5.2).
  *
  * One buffer; allocation bumps a head pointer up after aligning it to a power
  * of two. Memory is never freed one block at a time: hr_marker_get() records
@@ -7,9 +8,10 @@
  * hr_marker_release_all() back to the start. Blocks allocated with a
  * destructor have it run on release, newest first (reverse allocation order).
  *
- * Two align-up methods are exported because the seed compares them: the mask
+ * Two align-up methods are exported because the marker-stack article this
+ * allocator follows compares them: the mask
  * method (x + a-1) & ~(a-1) and the modulo method x + a-1 - (x + a-1) % a.
- * They give the same address for every power-of-two a. (The seed's first
+ * They give the same address for every power-of-two a. (The article's first
  * variant added a - (x & (a-1)), one whole unit too many when x is already
  * aligned; we use the exact form, which is what its second variant computes.)
  */

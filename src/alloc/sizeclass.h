@@ -1,5 +1,5 @@
 /* hr_sizeclass: power-of-two size-class free lists over malloc (the proposal
- * at the end of the Orx memory article, seed 002, in the manner of SGI STL's
+ * at the end of an article on the Orx engine's memory module, in the manner of SGI STL's
  * node allocator which the article points to).
  *
  * Classes. The article asks for free lists "only for very small sizes" and,

@@ -2,7 +2,8 @@
  * posix_memalign through whatever library provides them in this process.
  * Every external backend (glibc, jemalloc, mimalloc, tcmalloc, preload:PATH)
  * replays through these in a worker process whose LD_PRELOAD selects the
- * library (DESIGN.md "Isolation"). */
+ * library, never two malloc replacements in one process
+ * (docs/ARCHITECTURE.md "Isolation"). */
 #ifndef HR_BACKENDS_BE_SYSTEM_H
 #define HR_BACKENDS_BE_SYSTEM_H
 

@@ -1,5 +1,6 @@
 /* Compositions: several allocators in one replay, each block routed to one of
- * them by what the whole trace says of it.
+ * them by what the whole trace says of it (docs/ARCHITECTURE.md
+ * "Compositions").
  *
  *   -a 'stack+block'     Box2D: LIFO temporaries on the stack, the rest on
  *                        the block allocator (> 640 B: block's own malloc)
@@ -20,7 +21,7 @@
  *   marker    frame-scoped: freed before the next frame mark (a frame
  *             allocator never gets a block that outlives its frame)
  *   block     requests up to 640 B (b2_maxBlockSize)
- *   sizeclass requests up to 128 B (the seed's small-object lists)
+ *   sizeclass requests up to 128 B (the Orx article's proposed small-object lists)
  *   bank      requests up to 4 KiB (its largest default cell)
  *   others    (glibc, jemalloc, mimalloc, tcmalloc, preload:, routed) every
  *             block: allowed only as the last part

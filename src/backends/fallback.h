@@ -1,7 +1,8 @@
 /* Shared fallback accounting for the in-house backends.
  *
- * DESIGN.md: an op a backend cannot serve natively is served by system malloc
- * and counted. A backend embeds one hr_fallback_t, routes such ops through
+ * The backend contract (docs/ARCHITECTURE.md "Backends"): an op a backend
+ * cannot serve natively is served by system malloc and counted, never an
+ * abort. A backend embeds one hr_fallback_t, routes such ops through
  * hr_fallback_alloc/free, counts native ops with hr_fallback_native(), and
  * names each violation kind it detects with hr_fallback_violation(). Ownership
  * (is this pointer a fallback block?) is the backend's own business: the

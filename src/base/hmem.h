@@ -4,7 +4,8 @@
  * under test: a harness buffer freed through it would move its thresholds
  * (glibc raises its mmap/trim thresholds when an mmapped chunk is freed), its
  * RSS and its footprint, and the figures would describe the allocator after a
- * history the harness made, not a fresh program (issue 10).
+ * history the harness made, not a fresh program (docs/ARCHITECTURE.md,
+ * "Measurement protocol": the pristine allocator).
  *
  * Contract: every function here is async-signal-unsafe only where mmap is;
  * none calls malloc. Sizes are rounded up to whole pages; pass the same size

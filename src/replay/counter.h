@@ -1,5 +1,6 @@
-/* The deterministic cost counter (issue 10, item 6): instructions retired
- * inside allocator calls, per op, for CI where wall time is too noisy.
+/* The deterministic cost counter (docs/METRICS.md, "Instruction count"):
+ * instructions retired inside allocator calls, per op, for CI where wall time
+ * is too noisy.
  *
  * Two ways to count, one place where the allocator is called:
  *  - perf: a per-thread, user-only PERF_COUNT_HW_INSTRUCTIONS counter, opened

@@ -1,7 +1,7 @@
-/* The --verify checker (issue 10, item 8): validates what an allocator -- any
- * of them: in-house, glibc, jemalloc, mimalloc, tcmalloc or an arbitrary
- * `preload:` malloc replacement -- hands back while the engine replays a
- * trace, and records the first violation.
+/* The --verify checker (docs/METRICS.md, "Verify"): validates what an
+ * allocator -- any of them: in-house, glibc, jemalloc, mimalloc, tcmalloc or
+ * an arbitrary `preload:` malloc replacement -- hands back while the engine
+ * replays a trace, and records the first violation.
  *
  * How a verify run works: the engine replays the trace ONCE, untimed, in its
  * own process (never in a measured run: the checker writes into blocks and

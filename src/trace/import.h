@@ -1,5 +1,6 @@
 /* Importers: address-based allocation logs -> id-based traces (the `convert`
- * of DESIGN.md), with a report of everything that had to be repaired.
+ * command, docs/ARCHITECTURE.md "Trace model"), with a report of everything
+ * that had to be repaired.
  *
  *   capture   our raw log (src/base/rawlog.h, docs/CAPTURE.md)
  *   heaptrack heaptrack data files (heaptrack.*.zst / .gz / plain), v1.x text

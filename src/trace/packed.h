@@ -1,6 +1,6 @@
 /* The packed event form: a validated trace's events in about 4-6 bytes each
  * instead of hr_event_t's 24 (plus 8 for a timestamp), for traces too large
- * to hold decoded in every replay process (issue 15: a 1 G-event trace on
+ * to hold decoded in every replay process (the target: a 1 G-event trace on
  * `-a all` within 24 GB).
  *
  * One record per event, in order:

@@ -1,7 +1,8 @@
 /* A trace file shared with the replay processes in the packed form
  * (trace/packed.h, trace/shared.h) without ever holding its decoded events:
  * the resident memory of a replay then grows by ~5 bytes per event for the
- * whole process tree instead of 24-48 (issue 15: billion-event traces). */
+ * whole process tree instead of 24-48, so that billion-event traces replay
+ * within an ordinary machine's memory. */
 #ifndef HR_TRACE_SHARE_FILE_H
 #define HR_TRACE_SHARE_FILE_H
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `heapreplay replay --access MODEL` (issue 17 item 3; docs/METRICS.md,
+# `heapreplay replay --access MODEL` (docs/METRICS.md,
 # "Access model"): bad values exit 2 with one line naming the option; the
 # model is in the report's options (JSON) and header (text, md, html), in
 # each result when it is on (JSON, CSV); `--access none` leaves every

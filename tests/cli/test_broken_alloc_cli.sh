@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A broken allocator is reported as broken (issue 15): a preload: malloc that
+# A broken allocator is reported as broken, not as a harness error: a preload: malloc that
 # returns NULL above 1 MiB (tests/fixtures/null_big.c) gets status "oom"
 # with a message about the allocator, the trace still loads (the harness's
 # own data never comes from the allocator under test) and the other rows

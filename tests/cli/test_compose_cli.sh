@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compositions (issue 12, backends/compose.h): `-a PART+PART` replays every
+# Compositions (docs/METRICS.md, backends/compose.h): `-a PART+PART` replays every
 # shipped trace with every block on the part the routing plan names, passes
 # --verify (no part hands out memory that is still live), keeps each part's
 # promise (a stack never sees a non-LIFO free, a frame allocator never a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Inputs are checked before they cost memory (issue 15), and compressed
-# traces read transparently (issue 14, item 5): /dev/zero, FIFOs, pipes, a
-# huge id, .hrt/.txt under gzip and zstd, a truncated stream. Prints TAP.
+# Inputs are checked before they cost memory, and compressed traces read
+# transparently (docs/TRACE_FORMAT.md, "Reading files"): /dev/zero, FIFOs,
+# pipes, a huge id, .hrt/.txt under gzip and zstd, a truncated stream.
+# Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}

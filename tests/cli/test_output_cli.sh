@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Output is atomic and checked (issue 15): every command that writes a file
+# Output is atomic and checked (docs/ARCHITECTURE.md): every command that writes a file
 # or stdout exits 2 with one line naming the path and the reason when the
 # write fails, keeps the old file, leaves no partial file; kill -9 during a
 # write keeps the old file; two concurrent writers leave one whole file.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The packed event form (issue 15 item 4, --event-form): the replay
+# The packed event form (src/trace/packed.h, --event-form): the replay
 # processes read a trace packed (~4 bytes/event) and decoded in windows
 # instead of as hr_event_t arrays. Every deterministic figure (op counts, the
 # in-house allocators' exact footprints, fragmentation, failures, the

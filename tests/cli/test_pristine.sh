@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The harness must not perturb the allocator it measures (issue 10): the glibc
+# The harness must not perturb the allocator it measures (docs/ARCHITECTURE.md,
+# "Measurement protocol"): the glibc
 # worker replaying traces/frame_loop.hrt must make as many brk calls as a
 # hand-written replay of the same events in a fresh process
 # (tests/tools/fresh_replay), within 10 %. glibc grows and trims its heap with
@@ -16,7 +17,7 @@
 #
 # The comparison is skipped without strace (or when ptrace is not allowed)
 # and while `heapreplay replay --help` does not mention --warm-time (the
-# engine of issue 10). Prints TAP.
+# cold/warm lap engine). Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}
@@ -79,7 +80,7 @@ elif ! strace -f -o /dev/null true > /dev/null 2>&1; then
 elif ! "$HR" replay --help 2>&1 | grep -q -- --warm-time; then
     strace -f -o "$T/fr.st" -e trace=brk,execve "$FRESH" --warm-time 0 "$T/fl.flat" > /dev/null
     skip "worker brk calls within 10 % of fresh_replay's ($(grep -c ' brk(' "$T/fr.st") in one fresh lap)" \
-        "replay has no --warm-time yet (engine of issue 10)"
+        "replay has no --warm-time yet (no cold/warm lap engine)"
 else
     strace -f -o "$T/hr.st" -e trace=brk,execve "$HR" replay "$TRACE" -a glibc -r 1 --warm-time 0 -q \
         -o "$T/hr.json" > /dev/null 2> "$T/hr.err"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The program's own run time (issue 17, "share of program time"): capture
-# records it in the trace (the captured run, or --time-runs N runs without
-# the library), convert and info keep and show it, malformed program fields
+# The program's own run time (docs/METRICS.md, "Predicted change of the
+# program's run time"): capture records it in the trace (the captured run,
+# or --time-runs N runs without the library), convert and info keep and show it, malformed program fields
 # are one-line errors (exit 2), and replay's report carries "program" and
 # "predict" in JSON, CSV, text and Markdown. No timing is asserted beyond
 # "measured something" (> 0).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration tests of `heapreplay replay`, child isolation and the external
-# allocator workers (issues 2 and 5). Prints TAP.
+# allocator workers (docs/ARCHITECTURE.md, "Isolation"). Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 HR="${HR:-./heapreplay}"

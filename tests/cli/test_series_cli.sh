@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The report's "series" (docs/REPORT_SCHEMA.md, docs/METRICS.md "Series";
-# issue 13 item 2): lengths and bounds, the memory series' peak equal to the
-# result's peak live, time_s exactly when the trace has timestamps, series
+# The report's "series" (docs/REPORT_SCHEMA.md, docs/METRICS.md "Series"):
+# lengths and bounds, the memory series' peak equal to the result's peak live, time_s exactly when the trace has timestamps, series
 # from an external allocator's worker, none in CSV or text, a golden series
 # of a hand-written trace with its budget failure (frame and heap), and
 # compare reading a version-1 report against a version-2 one. Prints TAP.

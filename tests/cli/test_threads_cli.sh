@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `heapreplay replay --threads` (issue 11): a multi-thread trace is replayed
+# `heapreplay replay --threads` (docs/METRICS.md, "Threads"): a multi-thread trace is replayed
 # on one OS thread per recorded thread by default and says so; --threads
 # serial keeps one thread and gives the same exact figures; a trace whose
 # cross-thread order could never be met (a free before the alloc it frees,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `replay --touch recorded` (issue 17; docs/METRICS.md, "Touch policy") on
+# `replay --touch recorded` (docs/METRICS.md, "Touch policy") on
 # traces with `touched` records (docs/TRACE_FORMAT.md): a recorded block gets
 # just the bytes the program used (its pages count in RSS, the others do not),
 # a block without a record is touched as under `first`, and :SIZE caps only

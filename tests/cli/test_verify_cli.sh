@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `heapreplay replay --verify` (issue 10, item 8): the checker catches the
+# `heapreplay replay --verify` (docs/METRICS.md, "Verify"): the checker catches the
 # broken malloc replacements of tests/fixtures/ (an overlapping block, a
 # misaligned block) with status "invalid" and exit status 1, and finds
 # nothing wrong with the in-house allocators and glibc on the shipped

@@ -1,6 +1,6 @@
 /* fresh_mt_replay: the multithreaded replay an allocator engineer would write
  * by hand, as the reference heapreplay's threaded figures are checked
- * against (issue 11). The multithreaded twin of fresh_replay.c.
+ * against. The multithreaded twin of fresh_replay.c.
  *
  *   fresh_mt_replay [--warm-time S | --warm-laps N] FLATFILE
  *

@@ -1,5 +1,6 @@
 /* fresh_replay: the replay an allocator engineer would write by hand, as the
- * reference heapreplay's numbers are checked against (issue 10).
+ * reference heapreplay's numbers are checked against: if heapreplay's harness
+ * perturbed the allocator it measures, the two would disagree.
  *
  *   fresh_replay [--warm-time S | --warm-laps N] FLATFILE
  *

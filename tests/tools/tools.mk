@@ -1,4 +1,5 @@
-# fragment of Makefile.am: the reference tools of issue 10 (tests/tools/).
+# fragment of Makefile.am: the reference tools (tests/tools/) that check the
+# harness does not perturb the allocator it measures.
 # fresh_replay is the hand-written replay that heapreplay's numbers are
 # checked against (tests/cli/test_pristine.sh, bench/fresh_agreement.sh); it
 # links no heapreplay code, only the C library. dump_events turns any trace
@@ -6,7 +7,7 @@
 # LDADD). Built by `make check`, which runs a test that uses both.
 check_PROGRAMS += tests/tools/fresh_replay tests/tools/fresh_mt_replay tests/tools/dump_events
 tests_tools_fresh_replay_LDADD = $(LIBS)
-# fresh_mt_replay: the multithreaded twin (issue 11: threaded replay checked
+# fresh_mt_replay: the multithreaded twin (threaded replay is checked
 # against it); only the C library and pthreads.
 tests_tools_fresh_mt_replay_LDADD = $(LIBS) -lpthread
 noinst_HEADERS += tests/tools/flat_events.h

@@ -1,4 +1,4 @@
-/* Determinism of the callgrind cost counter (issue 10, item 6): a fixed
+/* Determinism of the callgrind cost counter (docs/METRICS.md): a fixed
  * malloc/calloc/realloc/free workload goes through the hr_counted_* calls
  * under `valgrind --tool=callgrind` (hr_callgrind_cmd), twice per allocator,
  * and the two Ir totals must be nonzero and within 0.1 %.

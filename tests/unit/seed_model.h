@@ -1,4 +1,4 @@
-/* Test helpers for the seed allocators: a seeded PRNG, content patterns
+/* Test helpers for the in-house allocators: a seeded PRNG, content patterns
  * written into blocks and verified at free, a reference model of live blocks
  * with an overlap check, and a driver that runs a backend's stats() into a
  * string. Header-only, included by tests/unit/test_{stack,marker,block,bank,

@@ -218,7 +218,7 @@ static int count_of(const char *js, const char *needle) {
     return n;
 }
 
-/* Issue 12: the default maps a request to a small set of cells (powers of
+/* Regression guard: the default maps a request to a small set of cells (powers of
  * two and their midpoints, 16 B .. 4 KiB) rather than one bank per 16-byte
  * step: every cell the smallest of the set that holds the request. */
 static void test_default_cells(void) {

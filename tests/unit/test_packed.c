@@ -1,4 +1,4 @@
-/* The replay's packed event form (issue 15 item 4): every event and
+/* The replay's packed event form (trace/packed.h): every event and
  * timestamp packed by the writer comes back equal from the reader, in one
  * pass or in windows of any size; a file shared packed (hr_trace_share_file)
  * maps to the same events, counts and digest as the decoded path, renaming

@@ -1,5 +1,5 @@
 /* Tests of the routed backend's built-in heap tables (heapcfg.c): the
- * default is the seed's PC build (shar-heaps.md 4.2-4.5), configs/shar-*.heaps
+ * default is the game's PC build (createheap.cpp, srrmemory.cpp), configs/shar-*.heaps
  * are the same tables as annotated files, and the PS2 table has the corral.
  * The manager and parser themselves: test_routed.c. */
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static int owner_is(hr_routed_t *m, const hr_heapcfg_t *c, void *p, const char *
     return o == want;
 }
 
-/* The seed's PC build (shar-heaps.md 4.2-4.5), non-release, FUDGE 2.0:
+/* The game's PC build (createheap.cpp, srrmemory.cpp), non-release, FUDGE 2.0:
  * sizes are static_cast<unsigned int>(HS_x * MB * FUDGE) in float. Heaps the
  * PC build never creates are "none" (the root malloc). */
 typedef struct want_heap {

@@ -1,6 +1,6 @@
-/* info's streamed digest (issue 15 item 4): a binary file whose records use
- * none of the freedoms a reader accepts is hashed as it is; a file that uses
- * one (hand-made below, one per freedom) must still get the digest of its
+/* info's streamed digest (docs/TRACE_FORMAT.md, "Digest"): a binary file
+ * whose records use none of the freedoms a reader accepts is hashed as it
+ * is; a file that uses one (hand-made below, one per freedom) must still get the digest of its
  * canonical re-encoding. Each hand-made file differs from the canonical
  * bytes, so hashing it as it is would give another digest: with the
  * decoder's check disabled these cases fail. */

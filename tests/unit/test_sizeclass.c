@@ -108,7 +108,7 @@ static void test_reuse_and_waste(void) {
     hr_sizeclass_destroy(sc);
 }
 
-/* Issue 12: each block used to be its own malloc, charged only its class
+/* Regression: each block used to be its own malloc, charged only its class
  * size (8 of the 32 bytes glibc holds for an 8-byte block). The footprint
  * must be at least what glibc holds for the memory sizeclass takes from it.
  *

@@ -165,7 +165,7 @@ static void test_property(void) {
     hr_stack_destroy(s);
 }
 
-/* Issue 12: index + span wrapped for a request near 2^64, so the stack
+/* Regression: index + span wrapped for a request near 2^64, so the stack
  * returned a pointer inside its buffer for a block it could never hold (a
  * write through it crashed, or overwrote the live blocks). Such a request
  * must take the per-request malloc path like any request that does not fit;
@@ -206,7 +206,7 @@ static void test_huge_request_never_wraps(void) {
     HR_TM_STATS_END(be, inst, js);
 }
 
-/* Issue 12: with granule=1 (Box2D's m_index += size) blocks followed each
+/* Regression: with granule=1 (Box2D's m_index += size) blocks followed each
  * other byte by byte, so a 16-aligned request came back misaligned and
  * nothing was counted. Every block must be aligned as asked, or as malloc
  * would align a plain request (min(16, largest power of two <= size)). */

@@ -1,5 +1,5 @@
 /* Hostile trace inputs cost time and memory by their data, not by their
- * claims (issue 15): huge ids, a header lying about n_ids, live bytes past
+ * claims: huge ids, a header lying about n_ids, live bytes past
  * 2^64, streams that are not traces; and the digest is taken over a
  * canonical form, so a lossless conversion keeps it. */
 #include "hr_test.h"
