@@ -58,7 +58,8 @@ for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
 done
 RUN=("$PYTHON" "$S/bench/rusage_run.py" "$W/time.txt")
 
-# The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT; one line on stdout:
+# The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT (the
+# server's output goes to $W/fc.log); one line on stdout:
 # "cpu_s max_rss_kb wall_s exit minflt" (bench/rusage_run.py).
 run_real() {
     local name=$1 lib=$2 port=$3
@@ -73,7 +74,7 @@ run_real() {
         [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
         (cd "$d" && "${RUN[@]}" "${pre[@]}" HOME="$d" TMPDIR="$d" \
             "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
-            -p "$port" < /dev/null > /dev/null 2>&1) || true ;;
+            -p "$port" < /dev/null > "$W/fc.log" 2>&1) || true ;;
     python_json)
         "${RUN[@]}" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)
@@ -86,15 +87,22 @@ run_real() {
 
 # real.tsv: program allocator round cpu_s max_rss_kb wall_s minflt
 : > "$W/real.tsv"
-port=$((30000 + $$ % 10000)) # a fresh port per server: the last one may be in TIME_WAIT
 for r in $(seq 1 "$ROUNDS"); do
     for p in $PROGRAMS; do
         for a in $ALLOCATORS; do
             lib=$(hr_lib "$a") || { say "skipping $a: not found at configure time"; continue; }
             say "round $r/$ROUNDS $p on $a (real)"
-            port=$((port + 1))
-            read -r cpu rss wall code flt < <(run_real "$p" "$lib" "$port")
-            [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; exit 1; }
+            # a port the kernel says is free, per server (a fixed one is shared
+            # with every other run on the machine; the last one may be in
+            # TIME_WAIT); a server that still cannot bind it is run again on
+            # another, its failed run not counted
+            for try in 1 2 3 4 5; do
+                : > "$W/fc.log"
+                read -r cpu rss wall code flt < <(run_real "$p" "$lib" "$(hr_free_port)")
+                [ "$code" != 0 ] && grep -qi "bind failure" "$W/fc.log" || break
+                say "freeciv-server could not bind its port (try $try of 5)"
+            done
+            [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; tail -n 5 "$W/fc.log" >&2; exit 1; }
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$a" "$r" "$cpu" "$rss" "$wall" "$flt" >> "$W/real.tsv"
         done
     done
@@ -147,6 +155,7 @@ done
     echo "</details>"
     echo
     echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
-} > "$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
+} > "$W/out.md"
+mkdir -p "$(dirname "$OUT")"
+cp "$W/out.md" "$OUT"
 say "written to $OUT"

@@ -13,6 +13,8 @@
 #                             overrides: space-separated paths)
 #   hr_lib ALLOC              the library to LD_PRELOAD for an external
 #                             allocator ("" for glibc); exit 1 when not built
+#   hr_free_port              a TCP port free now, chosen by the kernel (never
+#                             a fixed one: two runs on one machine would share it)
 #   hr_has_warm_time          0 when `heapreplay replay` knows --warm-time
 #   hr_median / hr_min / hr_max   of the numbers on stdin ("null" lines
 #                             skipped; "-" when none)
@@ -88,6 +90,10 @@ hr_lib() {
            [ -n "$so" ] && [ "$so" != "NOT FOUND" ] && [ -f "$so" ] || return 1
            echo "$so" ;;
     esac
+}
+
+hr_free_port() {
+    "${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
 }
 
 hr_has_warm_time() { "$HR" replay --help 2>&1 | grep -q -- --warm-time; }
