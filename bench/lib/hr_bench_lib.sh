@@ -1,5 +1,5 @@
-# Shared helpers of the issue-10 bench scripts (fresh_agreement.sh,
-# false_alarms.sh, power.sh, rank_stability.sh), sourced (bash, set -euo
+# Shared helpers of the bench scripts (fresh_agreement.sh, fidelity.sh,
+# false_alarms.sh, power.sh, rank_stability.sh and the others), sourced (bash, set -euo
 # pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
 #
 #   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
@@ -23,16 +23,16 @@ say() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 hr_bench_setup() {
     B="$(cd "${1:-.}" && pwd)"
-    S="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    S="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
     HR="$B/heapreplay"
     FRESH="$B/tests/tools/fresh_replay"
     FRESH_MT="$B/tests/tools/fresh_mt_replay"
     DUMP="$B/tests/tools/dump_events"
-    SHIM="$B/bench/.libs/spin_shim.so"
+    SHIM="$B/bench/power/.libs/spin_shim.so"
     if [ ! -x "$HR" ] || [ ! -x "$FRESH" ] || [ ! -x "$FRESH_MT" ] || [ ! -x "$DUMP" ] || [ ! -f "$SHIM" ]; then
-        say "building heapreplay, tests/tools/{fresh_replay,fresh_mt_replay,dump_events}, bench/spin_shim.la"
+        say "building heapreplay, tests/tools/{fresh_replay,fresh_mt_replay,dump_events}, bench/power/spin_shim.la"
         make -C "$B" heapreplay tests/tools/fresh_replay tests/tools/fresh_mt_replay tests/tools/dump_events \
-            bench/spin_shim.la >&2
+            bench/power/spin_shim.la >&2
     fi
     JQ_NOTE=""
     if ! command -v jq > /dev/null 2>&1; then
