@@ -1,13 +1,20 @@
-# fragment of Makefile.am: benchmarks (bench/), built and run by `make bench`,
-# never by `make check`. Each bench_NAME is built from bench_NAME.c with the
-# global LDADD; cap_churn is the program the capture bench runs under the
+# fragment of Makefile.am: benchmarks (bench/), never run by `make check`.
+# Each experiment keeps its scripts, report maker and programs in its own
+# folder bench/EXPERIMENT/ and has one target `make bench-EXPERIMENT`
+# (bench/README.md lists them); bench/lib/ holds the helpers they share.
+# `make bench` runs the default set (micro, threads' bench_threads,
+# allocators, capture) into results/bench-<host>.md.
+#
+# Programs: each bench/EXPERIMENT/bench_NAME is built from bench_NAME.c with
+# the global LDADD; cap_churn is the program the capture bench runs under the
 # capture library and heaptrack.
-EXTRA_PROGRAMS += bench/bench_decode bench/bench_gen bench/bench_seed bench/bench_overhead bench/bench_threads \
-	bench/cap_churn
-HR_BENCH += bench/bench_decode$(EXEEXT) bench/bench_gen$(EXEEXT) bench/bench_seed$(EXEEXT) \
-	bench/bench_overhead$(EXEEXT) bench/bench_threads$(EXEEXT) bench/cap_churn$(EXEEXT)
-EXTRA_DIST += bench/run.sh bench/bench_allocators.sh bench/bench_capture.sh bench/noise_check.sh
+EXTRA_PROGRAMS += bench/micro/bench_decode bench/micro/bench_gen bench/micro/bench_seed \
+	bench/micro/bench_overhead bench/threads/bench_threads bench/capture/cap_churn
+HR_BENCH_MICRO = bench/micro/bench_decode$(EXEEXT) bench/micro/bench_gen$(EXEEXT) \
+	bench/micro/bench_seed$(EXEEXT) bench/micro/bench_overhead$(EXEEXT)
+HR_BENCH += $(HR_BENCH_MICRO) bench/threads/bench_threads$(EXEEXT) bench/capture/cap_churn$(EXEEXT)
 CLEANFILES += $(EXTRA_PROGRAMS)
+EXTRA_DIST += bench/README.md bench/run.sh bench/lib/hr_bench_lib.sh
 
 # Large generated traces (>= 10 M events) for benchmarks; not shipped.
 LARGE_TRACES = traces/large/session_10M.hrt traces/large/particles_10M.hrt \
@@ -24,61 +31,89 @@ traces/large/frame_loop_10M.hrt: heapreplay$(EXEEXT)
 	@$(MKDIR_P) traces/large
 	./heapreplay gen frame_loop -o $@ --events 10M --seed 13
 
-# Issue 10: checks of the harness against a hand-written replay and of
-# compare's false-alarm rate and power. Each script writes results/NAME.md;
-# none runs from `make check` or `make bench` (they take 10-60 minutes).
-# Options go through the environment (see the head of each script), e.g.
+# The default set, one experiment at a time (bench/run.sh BUILDDIR EXPERIMENT
+# prints to stdout; only the whole set writes results/bench-<host>.md).
+.PHONY: bench-micro bench-allocators bench-capture
+bench-micro: $(HR_BENCH_MICRO) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/run.sh $(top_builddir) micro
+bench-allocators: heapreplay$(EXEEXT) large-traces
+	$(SHELL) $(top_srcdir)/bench/run.sh $(top_builddir) allocators
+bench-capture: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/run.sh $(top_builddir) capture
+EXTRA_DIST += bench/allocators/bench_allocators.sh bench/capture/bench_capture.sh
+
+# Checks of the harness against a hand-written replay and of compare's
+# false-alarm rate and power. Each script writes results/NAME.md; none runs
+# from `make check` or `make bench` (they take 10-60 minutes). Options go
+# through the environment (see the head of each script), e.g.
 # `make bench-false-alarms PAIRS=2`: make exports command-line variables.
 # spin_shim.so is the preloadable slowed-down allocator of power.sh; it is a
 # check library only so that `make check` compiles it (with -Werror).
-check_LTLIBRARIES += bench/spin_shim.la
-bench_spin_shim_la_SOURCES = bench/spin_shim.c
-bench_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench
-bench_spin_shim_la_LIBADD = $(LIBS)
-HR_CHECK_SH = bench/fresh_agreement.sh bench/false_alarms.sh bench/power.sh \
-	bench/rank_stability.sh bench/threads_agreement.sh bench/threads_overhead.sh \
-	bench/fidelity.sh
-EXTRA_DIST += $(HR_CHECK_SH) bench/hr_bench_lib.sh bench/fidelity_report.py bench/rusage_run.py
+check_LTLIBRARIES += bench/power/spin_shim.la
+bench_power_spin_shim_la_SOURCES = bench/power/spin_shim.c
+bench_power_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench/power
+bench_power_spin_shim_la_LIBADD = $(LIBS)
+HR_CHECK_SH = bench/fresh/fresh_agreement.sh bench/false_alarms/false_alarms.sh \
+	bench/false_alarms/noise_check.sh bench/power/power.sh bench/rank/rank_stability.sh \
+	bench/threads/threads_agreement.sh bench/threads/threads_overhead.sh bench/fidelity/fidelity.sh
+EXTRA_DIST += $(HR_CHECK_SH) bench/fidelity/fidelity_report.py bench/fidelity/rusage_run.py
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
-	tests/tools/dump_events$(EXEEXT) bench/spin_shim.la
-.PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-issue10
+	tests/tools/dump_events$(EXEEXT) bench/power/spin_shim.la
+.PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-harness
 bench-fresh: $(HR_CHECK_PREREQS)
-	$(SHELL) $(top_srcdir)/bench/fresh_agreement.sh $(top_builddir)
+	$(SHELL) $(top_srcdir)/bench/fresh/fresh_agreement.sh $(top_builddir)
 bench-false-alarms: $(HR_CHECK_PREREQS)
-	$(SHELL) $(top_srcdir)/bench/false_alarms.sh $(top_builddir)
+	$(SHELL) $(top_srcdir)/bench/false_alarms/false_alarms.sh $(top_builddir)
 bench-power: $(HR_CHECK_PREREQS)
-	$(SHELL) $(top_srcdir)/bench/power.sh $(top_builddir)
+	$(SHELL) $(top_srcdir)/bench/power/power.sh $(top_builddir)
 bench-rank: $(HR_CHECK_PREREQS)
-	$(SHELL) $(top_srcdir)/bench/rank_stability.sh $(top_builddir)
-# Issue 11: the threaded replay against tests/tools/fresh_mt_replay.
+	$(SHELL) $(top_srcdir)/bench/rank/rank_stability.sh $(top_builddir)
+# The four checks of the harness's timing and of compare's verdicts, in turn.
+bench-harness: bench-fresh bench-false-alarms bench-power bench-rank
+
+# The threaded replay against tests/tools/fresh_mt_replay, and the cost of
+# its threaded time mode.
 .PHONY: bench-threads bench-threads-overhead
 bench-threads: $(HR_CHECK_PREREQS)
-	$(SHELL) $(top_srcdir)/bench/threads_agreement.sh $(top_builddir)
-bench-threads-overhead: $(HR_CHECK_PREREQS) bench/bench_threads$(EXEEXT)
-	$(SHELL) $(top_srcdir)/bench/threads_overhead.sh $(top_builddir)
-bench-issue10: bench-fresh bench-false-alarms bench-power bench-rank
-# Issue 17: real programs (traces/real) under each allocator against their replays.
-.PHONY: fidelity
-fidelity: $(HR_CHECK_PREREQS)
-	$(SHELL) $(top_srcdir)/bench/fidelity.sh $(top_builddir)
+	$(SHELL) $(top_srcdir)/bench/threads/threads_agreement.sh $(top_builddir)
+bench-threads-overhead: $(HR_CHECK_PREREQS) bench/threads/bench_threads$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/threads/threads_overhead.sh $(top_builddir)
 
-# Issue 15: resident bytes per event of info and replay -a all on 10 M and
-# 100 M events (results/scale-<host>.md; SIZES="10M 100M 1G" for more).
+# Real programs (traces/real) under each allocator against their replays
+# (results/fidelity-<host>.md); bench-fidelity is the same target.
+.PHONY: fidelity bench-fidelity
+fidelity: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/fidelity/fidelity.sh $(top_builddir)
+bench-fidelity: fidelity
+
+# Resident bytes per event of info and replay -a all on 10 M and 100 M events
+# (results/scale-<host>.md; SIZES="10M 100M 1G" for more).
 .PHONY: bench-scale
 bench-scale: heapreplay$(EXEEXT)
-	$(SHELL) $(top_srcdir)/bench/scale.sh $(top_builddir)
-EXTRA_DIST += bench/scale.sh bench/repeat_trace.py
+	$(SHELL) $(top_srcdir)/bench/scale/scale.sh $(top_builddir)
+EXTRA_DIST += bench/scale/scale.sh bench/scale/repeat_trace.py
 
-# Issue 15: each libFuzzer target for SECS seconds (default 600) from its seed
-# corpus -> results/fuzz-<host>.md (executions, coverage, crashes).
+# Each libFuzzer target for SECS seconds (default 600) from its seed corpus
+# -> results/fuzz-<host>.md (executions, coverage, crashes).
 .PHONY: bench-fuzz
 bench-fuzz: fuzz
-	$(SHELL) $(top_srcdir)/bench/fuzz_long.sh $(top_builddir)
-EXTRA_DIST += bench/fuzz_long.sh
+	$(SHELL) $(top_srcdir)/bench/fuzz/fuzz_long.sh $(top_builddir)
+EXTRA_DIST += bench/fuzz/fuzz_long.sh
 
-# Issue 15: the packed event form against the decoded one, interleaved:
-# packed / decoded ns/op per allocator (results/event-form-<host>.md).
+# The packed event form against the decoded one, interleaved: packed /
+# decoded ns/op per allocator (results/event-form-<host>.md).
 .PHONY: bench-event-form
 bench-event-form: heapreplay$(EXEEXT)
-	$(SHELL) $(top_srcdir)/bench/event_form.sh $(top_builddir)
-EXTRA_DIST += bench/event_form.sh bench/event_form_report.py
+	$(SHELL) $(top_srcdir)/bench/event_form/event_form.sh $(top_builddir)
+EXTRA_DIST += bench/event_form/event_form.sh bench/event_form/event_form_report.py
+
+# Screenshots of every `heapreplay plot --kind` and of the HTML report of a
+# replay of the shipped traces (results/charts-*.png; needs chromium).
+.PHONY: bench-charts
+bench-charts: heapreplay$(EXEEXT)
+	./heapreplay replay $(top_srcdir)/traces/*.hrt \
+		-a glibc,jemalloc,mimalloc,tcmalloc,block -r 3 -q -o bench/charts/shipped.json
+	$(SHELL) $(top_srcdir)/bench/charts/make-chart-screenshots.sh ./heapreplay \
+		bench/charts/shipped.json $(top_srcdir)/results
+CLEANFILES += bench/charts/shipped.json
+EXTRA_DIST += bench/charts/make-chart-screenshots.sh

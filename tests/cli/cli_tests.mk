@@ -16,3 +16,9 @@ CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
 TESTS += $(CLI_TESTS)
 check_PROGRAMS += tests/cli/jget
 EXTRA_DIST += $(CLI_TESTS) tests/cli/tap.sh
+# run_concurrently.sh: runs copies of one test at the same time (by hand, not
+# in make check), e.g. two of test_real_traces.sh: nothing may be shared.
+EXTRA_DIST += tests/cli/run_concurrently.sh
+# test_results_index.sh: every file in results/ is listed in results/README.md.
+TESTS += tests/cli/test_results_index.sh
+EXTRA_DIST += tests/cli/test_results_index.sh

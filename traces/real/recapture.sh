@@ -19,6 +19,11 @@
 #               a python3 on PATH may be a script, e.g. a pyenv shim, whose bash
 #               and helpers would be captured and timed with it; refused)
 #   ONLY        (environment) the traces to re-capture (default: all three)
+#   PORT_TRIES  (environment) freeciv-server ports to try (default 5): each is
+#               a port the kernel reports free; another is tried when the
+#               server cannot bind it
+# A program that does not run to its end (exit status 0, every timing run alike)
+# stops the script with exit 1 and its last output: its trace would be short.
 # Needs: freeciv-server, python3, sqlite3 (Debian: apt-get install
 # freeciv-server python3 sqlite3). freeciv-server refuses to run as root: as
 # root the freeciv capture runs as the user `nobody` (setpriv).
@@ -42,6 +47,20 @@ work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 
+# ran_to_end NAME: 0 when $work/NAME.err says the captured program exited 0
+# and every timing run ended like it. A program that stopped early (a server
+# that could not bind its port exits 1 after a few thousand allocations) leaves
+# a short trace that is not the program's: it is never compared or kept.
+ran_to_end() {
+    grep -q "^capture: .* exited with status 0 after" "$work/$1.err" &&
+        ! grep -q "^warning: .* timing runs ended unlike the captured run" "$work/$1.err"
+}
+not_to_end() { # not_to_end NAME WHY: the one-line error, then the program's last output
+    echo "recapture.sh: $1: $2; its trace is not kept:" >&2
+    tail -n 20 "$work/$1.err" "$work/$1.out" >&2
+    exit 1
+}
+
 capture() { # capture NAME CMD... -> $work/NAME.hrt, the summary on stderr
     local name=$1
     shift
@@ -52,7 +71,17 @@ capture() { # capture NAME CMD... -> $work/NAME.hrt, the summary on stderr
         cat "$work/$name.err" "$work/$name.out" >&2
         exit 1
     }
+    ran_to_end "$name" || not_to_end "$name" "the program did not run to its end"
 }
+
+# A TCP port free now, chosen by the kernel (bind to port 0, read it back): a
+# fixed port is shared by every run on the machine, and a second server on it
+# cannot bind. Another process may still take the port before the server binds
+# it, so the freeciv capture below retries with a new port on a bind failure.
+free_port() {
+    "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
+}
+PORT_TRIES=${PORT_TRIES:-5}
 
 # freeciv: an AI-only game (timeout -1 is freeciv's autogame mode), its own
 # home and temporary folder, no network announcement.
@@ -63,15 +92,31 @@ if [ "$(id -u)" = 0 ]; then
 else
     asuser=()
 fi
-if wanted freeciv_ai; then
+capture_freeciv() { # capture_freeciv PORT: one try; 0 when the capture ran
     (cd "$work" && HOME=$work TMPDIR=$work "${asuser[@]}" "$HR" capture --time-runs "$TIME_RUNS" \
         -o "$work/freeciv_ai.hrt" -- \
-        "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none -p 55555 \
+        "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none -p "$1" \
         < /dev/null > "$work/freeciv_ai.out" 2> "$work/freeciv_ai.err") || {
         echo "recapture.sh: capture of freeciv_ai failed:" >&2
-        tail -20 "$work/freeciv_ai.err" "$work/freeciv_ai.out" >&2
+        tail -n 20 "$work/freeciv_ai.err" "$work/freeciv_ai.out" >&2
         exit 1
     }
+}
+if wanted freeciv_ai; then
+    # The server prints "bind failure" when its port is taken; a timing run's
+    # output is not kept, so a timing run that ended unlike the captured one is
+    # retried too (the port may have been taken between the runs).
+    for try in $(seq 1 "$PORT_TRIES"); do
+        port=$(free_port)
+        capture_freeciv "$port"
+        ran_to_end freeciv_ai && break
+        grep -qi "bind failure" "$work/freeciv_ai.err" "$work/freeciv_ai.out" ||
+            grep -q "^warning: .* timing runs ended unlike" "$work/freeciv_ai.err" ||
+            not_to_end freeciv_ai "freeciv-server did not run to its end (port $port)"
+        [ "$try" -lt "$PORT_TRIES" ] ||
+            not_to_end freeciv_ai "freeciv-server could not use a free port in $PORT_TRIES tries (last $port)"
+        echo "recapture.sh: freeciv-server could not use port $port; retrying on another" >&2
+    done
 fi
 ! wanted python_json || capture python_json "$PYTHON" "$here/python_json.py"
 ! wanted sqlite_index || capture sqlite_index sqlite3 :memory: ".read $here/sqlite_index.sql"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The arithmetic of bench/fidelity.sh: reads its real.tsv and replay.tsv and
+"""The arithmetic of bench/fidelity/fidelity.sh: reads its real.tsv and replay.tsv and
 prints the Markdown body of results/fidelity-<host>.md.
 
   fidelity_report.py REAL_TSV REPLAY_TSV "glibc jemalloc mimalloc tcmalloc"

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Capture overhead: bench/cap_churn (malloc/free churn, 4 threads) run
+# Capture overhead: bench/capture/cap_churn (malloc/free churn, 4 threads) run
 # uncaptured, under libheapreplay-capture.so, and under heaptrack, in the same
 # run (median of 3 wall times each); bytes of raw log and of the converted
 # trace per event. Prints Markdown. Usage: bench_capture.sh BUILDDIR [ROUNDS]
 set -u
 B="${1:-.}"
 R="${2:-1000000}"
-PROG="$B/bench/cap_churn"
+PROG="$B/bench/capture/cap_churn"
 LIB="$B/.libs/libheapreplay-capture.so"
 HR="$B/heapreplay"
 W=$(mktemp -d "${TMPDIR:-/tmp}/hrbcap.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-[ -x "$PROG" ] || make -C "$B" bench/cap_churn >/dev/null 2>&1
+[ -x "$PROG" ] || make -C "$B" bench/capture/cap_churn >/dev/null 2>&1
 if [ ! -x "$PROG" ] || [ ! -f "$LIB" ]; then
     echo "bench_capture: $PROG or $LIB not built"; exit 0
 fi

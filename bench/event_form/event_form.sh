@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The packed event form against the decoded one (issue 15 item 4): does
+# The packed event form against the decoded one: does
 # reading the events packed, decoded 64 k at a time between the timed
 # stretches, move the timings? Same trace, same allocators, the two forms
 # interleaved (round r: decoded then packed on odd rounds, packed then
@@ -7,12 +7,12 @@
 # allocator, the median and range over rounds of packed / decoded for the
 # warm and the cold ns/op; a ratio whose range holds 1 is within noise.
 #
-#   bash bench/event_form.sh BUILDDIR      (make bench-event-form)
+#   bash bench/event_form/event_form.sh BUILDDIR      (make bench-event-form)
 #   ROUNDS=7  TRACES="traces/game_session.hrt gen:session:5M"  (gen:SCENARIO:N
 #   generates one) ALLOCATORS=glibc,jemalloc,mimalloc,tcmalloc,block
 #   PIN="taskset -c 0"  WARM_TIME=0.3  OUT=results/event-form-<host>.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-7}
 TRACES=${TRACES:-"$S/traces/game_session.hrt gen:session:5M"}
@@ -47,7 +47,7 @@ done
 
 {
     hr_header "Packed vs decoded events: timing agreement" \
-        "ROUNDS=$ROUNDS TRACES='$TRACES' ALLOCATORS=$ALLOCATORS PIN='$PIN' WARM_TIME=$WARM_TIME bash bench/event_form.sh"
-    python3 "$S/bench/event_form_report.py" "$W" $paths
+        "ROUNDS=$ROUNDS TRACES='$TRACES' ALLOCATORS=$ALLOCATORS PIN='$PIN' WARM_TIME=$WARM_TIME bash bench/event_form/event_form.sh"
+    python3 "$S/bench/event_form/event_form_report.py" "$W" $paths
 } > "$W/out.md"
 hr_write_out

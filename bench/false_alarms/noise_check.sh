@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# False alarms of compare's default gates on identical runs (issue 10): runs
+# False alarms of compare's default gates on identical runs: runs
 # the same replay PAIRS+1 times and compares each run with the next, as CI
 # compares a change with its base. Identical runs have no regression, so every
 # failing pair is a false alarm; the defaults are meant to give at most 1 in

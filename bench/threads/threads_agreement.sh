@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does heapreplay's threaded replay measure what a hand-written multithreaded
-# replay measures? (issue 11) On the job-system scenario (`gen jobs`) with
+# replay measures? On the job-system scenario (`gen jobs`) with
 # 1, 2 and 4 threads, ROUNDS interleaved rounds of, per allocator,
 #   A  heapreplay replay TRACE -a ALLOC -r 1 -f json     (--threads recorded)
 #   B  LD_PRELOAD=LIB tests/tools/fresh_mt_replay FLAT   (same events, one
@@ -13,7 +13,7 @@
 # overlap), do they order it the same way?
 # Writes results/threads-agreement.md (or $OUT).
 #
-# Usage: bench/threads_agreement.sh [BUILDDIR]      (make bench-threads)
+# Usage: bench/threads/threads_agreement.sh [BUILDDIR]      (make bench-threads)
 # Environment (defaults):
 #   ROUNDS=5  THREADS="1 2 4"  EVENTS=2M  SCENARIO=jobs  SEED=5
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
@@ -24,7 +24,7 @@
 #                            mappings (see fresh_agreement.sh); none: only LIB
 #   OUT=results/threads-agreement.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-5}
 THREADS=${THREADS:-1 2 4}
@@ -36,7 +36,7 @@ WARM_TIME=${WARM_TIME:-0.5}
 HR_OPTS=${HR_OPTS:-}
 FRESH_LIBS=${FRESH_LIBS:-same}
 OUT=${OUT:-$S/results/threads-agreement.md}
-CMD="ROUNDS=$ROUNDS THREADS='$THREADS' EVENTS=$EVENTS SCENARIO=$SCENARIO SEED=$SEED ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'} bench/threads_agreement.sh"
+CMD="ROUNDS=$ROUNDS THREADS='$THREADS' EVENTS=$EVENTS SCENARIO=$SCENARIO SEED=$SEED ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'} bench/threads/threads_agreement.sh"
 same_libs=$(hr_same_libs "$FRESH_LIBS")
 
 for n in $THREADS; do
@@ -129,7 +129,7 @@ pairs() {
 }
 
 {
-    hr_header "heapreplay threaded replay vs a hand-written multithreaded replay (issue 11)" "$CMD"
+    hr_header "heapreplay threaded replay vs a hand-written multithreaded replay" "$CMD"
     echo "- cores: $(nproc). This machine has 2 cores: with 4 threads the replay is oversubscribed"
     echo "  (threads share cores and the scheduler's time slices enter the figures). No machine with"
     echo "  more cores was available; no figures for one are given."

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Does a replay predict what switching allocator does to the real program?
-# (issue 17) For each real program of traces/real/ and each allocator:
+# For each real program of traces/real/ and each allocator:
 #   real    the program itself under LD_PRELOAD=LIB, ROUNDS interleaved rounds
 #           (program x allocator inside a round): user+sys CPU time to the
-#           microsecond, max RSS and minor faults (bench/rusage_run.py: wait4);
+#           microsecond, max RSS and minor faults (bench/fidelity/rusage_run.py: wait4);
 #   replay  heapreplay replay traces/real/NAME.hrt -a ALLOCATORS -r REPEAT for
 #           each --touch policy in TOUCH and each --access model in ACCESS:
 #           the predicted allocator time is the cold lap (a program runs its
@@ -12,11 +12,11 @@
 # Then, per program and policy (touch and access model): real and predicted rankings, Spearman rho for
 # time and for memory, the predicted and the real saving against glibc, and
 # whether the real differences exceed the noise (the 95 % interval of the
-# rounds' paired differences excludes 0). bench/fidelity_report.py does the
+# rounds' paired differences excludes 0). bench/fidelity/fidelity_report.py does the
 # arithmetic.
 # Writes results/fidelity-<host>.md (or $OUT).
 #
-# Usage: bench/fidelity.sh [BUILDDIR]      (make fidelity)
+# Usage: bench/fidelity/fidelity.sh [BUILDDIR]      (make fidelity)
 # Environment (defaults):
 #   ROUNDS=11  REPEAT=3  TOUCH="first:64K recorded"
 #   ACCESS="none"            --access models (docs/METRICS.md), e.g.
@@ -34,10 +34,10 @@
 #                            the allocator under test into every helper process
 #                            too: tcmalloc's start-up in each made the shimmed
 #                            program +110 ms slower, and `python3 -c pass`
-#                            alone showed it (results/fidelity-vm.md,
+#                            alone showed it (results/fidelity-access-vm.md,
 #                            2026-11-26 access-model run)
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-11}
 REPEAT=${REPEAT:-3}
@@ -47,7 +47,7 @@ ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index}
 WARM_TIME=${WARM_TIME:-0.2}
 OUT=${OUT:-$S/results/fidelity-$(hostname).md}
-CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ACCESS='$ACCESS' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity.sh"
+CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ACCESS='$ACCESS' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity/fidelity.sh"
 R=$S/traces/real
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -56,10 +56,11 @@ for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
     [ -x "$prog" ] && [ "$(head -c 2 "$(readlink -f "$prog")")" != '#!' ] ||
         { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
 done
-RUN=("$PYTHON" "$S/bench/rusage_run.py" "$W/time.txt")
+RUN=("$PYTHON" "$S/bench/fidelity/rusage_run.py" "$W/time.txt")
 
-# The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT; one line on stdout:
-# "cpu_s max_rss_kb wall_s exit minflt" (bench/rusage_run.py).
+# The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT (the
+# server's output goes to $W/fc.log); one line on stdout:
+# "cpu_s max_rss_kb wall_s exit minflt" (bench/fidelity/rusage_run.py).
 run_real() {
     local name=$1 lib=$2 port=$3
     local pre=(env "LD_PRELOAD=$lib")
@@ -73,7 +74,7 @@ run_real() {
         [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
         (cd "$d" && "${RUN[@]}" "${pre[@]}" HOME="$d" TMPDIR="$d" \
             "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
-            -p "$port" < /dev/null > /dev/null 2>&1) || true ;;
+            -p "$port" < /dev/null > "$W/fc.log" 2>&1) || true ;;
     python_json)
         "${RUN[@]}" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)
@@ -86,15 +87,22 @@ run_real() {
 
 # real.tsv: program allocator round cpu_s max_rss_kb wall_s minflt
 : > "$W/real.tsv"
-port=$((30000 + $$ % 10000)) # a fresh port per server: the last one may be in TIME_WAIT
 for r in $(seq 1 "$ROUNDS"); do
     for p in $PROGRAMS; do
         for a in $ALLOCATORS; do
             lib=$(hr_lib "$a") || { say "skipping $a: not found at configure time"; continue; }
             say "round $r/$ROUNDS $p on $a (real)"
-            port=$((port + 1))
-            read -r cpu rss wall code flt < <(run_real "$p" "$lib" "$port")
-            [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; exit 1; }
+            # a port the kernel says is free, per server (a fixed one is shared
+            # with every other run on the machine; the last one may be in
+            # TIME_WAIT); a server that still cannot bind it is run again on
+            # another, its failed run not counted
+            for try in 1 2 3 4 5; do
+                : > "$W/fc.log"
+                read -r cpu rss wall code flt < <(run_real "$p" "$lib" "$(hr_free_port)")
+                [ "$code" != 0 ] && grep -qi "bind failure" "$W/fc.log" || break
+                say "freeciv-server could not bind its port (try $try of 5)"
+            done
+            [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; tail -n 5 "$W/fc.log" >&2; exit 1; }
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$a" "$r" "$cpu" "$rss" "$wall" "$flt" >> "$W/real.tsv"
         done
     done
@@ -129,11 +137,11 @@ for p in $PROGRAMS; do
 done
 
 {
-    hr_header "Fidelity: replays against the real programs (issue 17)" "$CMD"
+    hr_header "Fidelity: replays against the real programs" "$CMD"
     echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
          "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`."
     echo
-    python3 "$S/bench/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
+    python3 "$S/bench/fidelity/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
     echo
     echo "<details><summary>Raw values</summary>"
     echo
@@ -147,6 +155,7 @@ done
     echo "</details>"
     echo
     echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
-} > "$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
+} > "$W/out.md"
+mkdir -p "$(dirname "$OUT")"
+cp "$W/out.md" "$OUT"
 say "written to $OUT"

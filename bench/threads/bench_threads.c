@@ -1,4 +1,4 @@
-/* Threaded replay overhead (issue 11): on a trace with no cross-thread frees,
+/* Threaded replay overhead: on a trace with no cross-thread frees,
  * the threaded time mode (one OS thread per recorded thread, the schedule's
  * flag test per event, lap start and end hand-offs) against a serial replay
  * of the same per-thread streams, one after another, each on its own

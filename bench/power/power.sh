@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Does compare see a real ~15 % slowdown? (issue 10) The allocator under test
-# is bench/spin_shim.so (glibc plus a calibrated spin per call), preloaded:
+# Does compare see a real ~15 % slowdown? The allocator under test
+# is bench/power/spin_shim.so (glibc plus a calibrated spin per call), preloaded:
 #   old  SPIN_NS=0      heapreplay replay TRACE -a preload:spin_shim.so ...
 #   new  SPIN_NS=cal    the same, slowed down
 # 1. Calibration: SPIN_NS is adjusted until the median of CAL_RUNS paired
@@ -9,7 +9,7 @@
 #    detects the regression when compare exits 1. Target: >= 19 of 20.
 # Writes results/power.md (or $OUT).
 #
-# Usage: bench/power.sh [BUILDDIR]      (make bench-power)
+# Usage: bench/power/power.sh [BUILDDIR]      (make bench-power)
 # Environment (defaults):
 #   TRIALS=20
 #   TRACE=traces/strings.hrt    a trace slow enough per op (~78 ns on glibc) that the spin
@@ -23,7 +23,7 @@
 #   COMPARE='"$HR" compare "$OLD" "$NEW"'   as in false_alarms.sh
 #   OUT=results/power.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 TRIALS=${TRIALS:-20}
 TRACE=${TRACE:-$S/traces/strings.hrt}
@@ -37,7 +37,7 @@ COMPARE=${COMPARE:-'"$HR" compare "$OLD" "$NEW"'}
 OUT=${OUT:-$S/results/power.md}
 GIVEN_SPIN=${SPIN_NS:-}
 unset SPIN_NS SPIN_ITERS SPIN_DEBUG
-CMD="TRIALS=$TRIALS TRACE=$TRACE SLOWDOWN=$SLOWDOWN${GIVEN_SPIN:+ SPIN_NS=$GIVEN_SPIN} CAL_RUNS=$CAL_RUNS CAL_ITERS=$CAL_ITERS METRIC=$METRIC${REPLAY_OPTS:+ REPLAY_OPTS='$REPLAY_OPTS'} COMPARE='$COMPARE' bench/power.sh"
+CMD="TRIALS=$TRIALS TRACE=$TRACE SLOWDOWN=$SLOWDOWN${GIVEN_SPIN:+ SPIN_NS=$GIVEN_SPIN} CAL_RUNS=$CAL_RUNS CAL_ITERS=$CAL_ITERS METRIC=$METRIC${REPLAY_OPTS:+ REPLAY_OPTS='$REPLAY_OPTS'} COMPARE='$COMPARE' bench/power/power.sh"
 export HR OLD="$W/old.json" NEW="$W/new.json"
 SPEC="preload:$SHIM"
 
@@ -114,8 +114,8 @@ for i in $(seq 1 "$TRIALS"); do
 done
 detected=$(awk -F'\t' '$5 == 1' "$W/trials.tsv" | wc -l)
 {
-    hr_header "compare's power: an injected ${SLOWDOWN} slowdown of glibc (issue 10)" "$CMD"
-    echo "Allocator: \`-a preload:bench/.libs/spin_shim.so\` (glibc's malloc family behind a spin loop"
+    hr_header "compare's power: an injected ${SLOWDOWN} slowdown of glibc" "$CMD"
+    echo "Allocator: \`-a preload:bench/power/.libs/spin_shim.so\` (glibc's malloc family behind a spin loop"
     echo "per call, SPIN_NS ns per call). Trace: \`$(basename "$TRACE")\`. Each trial: one run with"
     echo "SPIN_NS=0 (OLD), one with SPIN_NS=$spin (NEW), both \`heapreplay replay TRACE -a preload:... $REPLAY_OPTS\`,"
     echo "judged by \`$COMPARE\`."

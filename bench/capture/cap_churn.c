@@ -1,4 +1,4 @@
-/* Allocation-heavy workload for bench/bench_capture.sh: N rounds (argv[1],
+/* Allocation-heavy workload for bench/capture/bench_capture.sh: N rounds (argv[1],
  * default 2M) of malloc/free churn over a 4096-slot window with game-like
  * sizes, 4 threads (argv[2]). Prints nothing; the script times it. */
 #include <pthread.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs one command and writes its resource use, at the kernel's resolution,
-to a file: the real-program side of bench/fidelity.sh.
+to a file: the real-program side of bench/fidelity/fidelity.sh.
 
   rusage_run.py OUT CMD [ARGS...]
 

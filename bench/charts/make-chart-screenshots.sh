@@ -3,7 +3,7 @@
 # of REPORT.json and of the top of its HTML report, taken by headless
 # chromium and reduced to a palette of the 256 most used colours (pure
 # python3: no ImageMagick needed) so each stays under 150 KB.
-# usage: results/make-chart-screenshots.sh HEAPREPLAY REPORT.json OUTDIR
+# usage: bench/charts/make-chart-screenshots.sh HEAPREPLAY REPORT.json OUTDIR
 set -eu
 hr=$1 rep=$2 out=$3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hr_shots.XXXXXX")

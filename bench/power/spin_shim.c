@@ -1,5 +1,5 @@
 /* spin_shim.so: a malloc replacement that is the next allocator plus a fixed
- * amount of extra work per call, for bench/power.sh: preloaded as the
+ * amount of extra work per call, for bench/power/power.sh: preloaded as the
  * allocator under test (`heapreplay replay -a preload:.../spin_shim.so`), it
  * injects a known slowdown that compare must detect.
  *

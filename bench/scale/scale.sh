@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Scale (issue 15): resident memory per event and speed of `info` and of
+# Scale: resident memory per event and speed of `info` and of
 # `replay -a all` on large generated traces. Writes results/scale-<host>.md.
 #
-#   bash bench/scale.sh BUILDDIR          (make bench-scale)
+#   bash bench/scale/scale.sh BUILDDIR          (make bench-scale)
 #   SIZES="10M 100M"   trace sizes (gen session --events), default 10M 100M;
 #                      KxN (e.g. 10x100M: 1 G events) repeats the N trace K times
-#                      (bench/repeat_trace.py: gen holds every event decoded)
+#                      (bench/scale/repeat_trace.py: gen holds every event decoded)
 #   REPLAY_SIZES="10M" sizes also replayed with -a all -r 1 (default: SIZES)
 #   PIN="taskset -c 0 nice -n 19"  prefix of every measured command (default)
 #   HR_BIN=PATH        another heapreplay binary to measure (e.g. an older build)
@@ -16,7 +16,7 @@
 # tree (parent and workers), sampled from /proc/PID/smaps_rollup every 0.2 s,
 # and the largest peak RSS of any one process. Bytes per event = bytes / events.
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 HR=${HR_BIN:-$HR}
 SIZES=${SIZES:-"10M 100M"}
@@ -63,7 +63,7 @@ peak_tree() {
 per_event() { echo "scale=1; $1 * 1024 / $2" | bc; }
 
 {
-    hr_header "Scale: resident bytes per event, info and replay -a all" "bash bench/scale.sh (SIZES=\"$SIZES\" REPLAY_SIZES=\"$REPLAY_SIZES\")"
+    hr_header "Scale: resident bytes per event, info and replay -a all" "bash bench/scale/scale.sh (SIZES=\"$SIZES\" REPLAY_SIZES=\"$REPLAY_SIZES\")"
     echo "Traces: \`heapreplay gen session --events N --seed 21\` (the shipped event mix of a"
     echo "game session). Every command ran as \`$PIN ...\` (one CPU, lowest priority)."
     echo
@@ -85,7 +85,7 @@ make_trace() {
             grep -E '^(alloc|calloc|free|realloc) ' | tail -1 |
             awk '{print ($1 == "realloc") ? $3 : $2}')
         say "repeat session_$base $k times (last id $last)"
-        python3 "$S/bench/repeat_trace.py" "$W/session_$base.hrt" "$tr" "$k" "$last"
+        python3 "$S/bench/scale/repeat_trace.py" "$W/session_$base.hrt" "$tr" "$k" "$last"
         ;;
     *)
         say "gen session --events $n"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Long fuzz runs (issue 15): every libFuzzer target of tests/fuzz/ for SECS
+# Long fuzz runs: every libFuzzer target of tests/fuzz/ for SECS
 # seconds from its seed corpus; writes results/fuzz-<host>.md with the
 # executions, the coverage (libFuzzer's cov: edges and ft: features) and the
 # corpus size each run reached, and any crash.
 #
-#   bash bench/fuzz_long.sh BUILDDIR       (make fuzz first; make bench-fuzz)
+#   bash bench/fuzz/fuzz_long.sh BUILDDIR       (make fuzz first; make bench-fuzz)
 #   SECS=600           seconds per target (default 600)
 #   PARALLEL=1         run the targets at once (they then share the CPUs)
 #   TARGETS="json"     a subset of trace import json heapcfg
@@ -12,7 +12,7 @@
 #   ARTIFACTS=DIR      where a crashing input is kept (default BUILDDIR/fuzz-artifacts)
 set -euo pipefail
 B="$(cd "${1:-.}" && pwd)"
-S="$(cd "$(dirname "$0")/.." && pwd)"
+S="$(cd "$(dirname "$0")/../.." && pwd)"
 SECS=${SECS:-600}
 PARALLEL=${PARALLEL:-0}
 PIN=${PIN:-"taskset -c 0 nice -n 19"}
@@ -42,7 +42,7 @@ fi
 {
     echo "# Fuzzing: libFuzzer targets, $SECS s each"
     echo
-    echo "Command: \`SECS=$SECS PARALLEL=$PARALLEL bash bench/fuzz_long.sh\` (each run as \`$PIN ...\`)"
+    echo "Command: \`SECS=$SECS PARALLEL=$PARALLEL bash bench/fuzz/fuzz_long.sh\` (each run as \`$PIN ...\`)"
     echo
     echo "- machine: \`$(uname -a)\`"
     echo "- cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), nproc $(nproc)"

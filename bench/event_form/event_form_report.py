@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Table of bench/event_form.sh: per trace and allocator, packed / decoded
+"""Table of bench/event_form/event_form.sh: per trace and allocator, packed / decoded
 ns/op (warm and cold) per round, as median [min-max] over the rounds.
 
 usage: event_form_report.py WORKDIR TRACE...   (reads WORKDIR/NAME.FORM.R.json)"""

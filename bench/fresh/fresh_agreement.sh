@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does heapreplay measure what a fresh hand-written replay measures? (issue 10)
+# Does heapreplay measure what a fresh hand-written replay measures?
 # For each shipped trace plus one large generated trace, and each external
 # allocator, ROUNDS interleaved rounds of
 #   A  heapreplay replay TRACE -a ALLOC -r 1 -f json
@@ -8,7 +8,7 @@
 # the warm ns/op: median and range over the rounds. Target: 0.9-1.1.
 # Writes results/fresh-agreement.md (or $OUT).
 #
-# Usage: bench/fresh_agreement.sh [BUILDDIR]      (make bench-fresh)
+# Usage: bench/fresh/fresh_agreement.sh [BUILDDIR]      (make bench-fresh)
 # Environment (defaults):
 #   ROUNDS=5                 rounds (A B per trace x allocator in each)
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
@@ -33,7 +33,7 @@
 #                            63); `same` isolates what the harness itself costs
 #   OUT=results/fresh-agreement.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-5}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
@@ -47,7 +47,7 @@ FRESH_COLD=${FRESH_COLD:-.cold_ns_per_op}
 FRESH_WARM=${FRESH_WARM:-.ns_per_op}
 FRESH_LIBS=${FRESH_LIBS:-same}
 OUT=${OUT:-$S/results/fresh-agreement.md}
-CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh_agreement.sh"
+CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh/fresh_agreement.sh"
 
 traces=$(hr_traces)
 if [ "$BIG_EVENTS" != 0 ]; then
@@ -119,7 +119,7 @@ verdict() { # verdict MEDIAN_RATIO
     awk -v m="$1" 'BEGIN { if (m == "-") print "n/a"; else if (m >= 0.9 && m <= 1.1) print "ok"; else print "OUT" }'
 }
 {
-    hr_header "heapreplay vs a fresh hand-written replay (issue 10)" "$CMD"
+    hr_header "heapreplay vs a fresh hand-written replay" "$CMD"
     echo "Per round: \`heapreplay replay TRACE -a ALLOC -r 1 -f json $warm_opt $HR_OPTS\` then"
     echo "\`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" tests/tools/fresh_replay --warm-time $WARM_TIME TRACE.flat\`, interleaved"
     echo "(A B per trace x allocator, $ROUNDS rounds). heapreplay figures: \`$HR_COLD\` (cold),"

@@ -1,5 +1,5 @@
-# Shared helpers of the issue-10 bench scripts (fresh_agreement.sh,
-# false_alarms.sh, power.sh, rank_stability.sh), sourced (bash, set -euo
+# Shared helpers of the bench scripts (fresh_agreement.sh, fidelity.sh,
+# false_alarms.sh, power.sh, rank_stability.sh and the others), sourced (bash, set -euo
 # pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
 #
 #   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
@@ -13,6 +13,8 @@
 #                             overrides: space-separated paths)
 #   hr_lib ALLOC              the library to LD_PRELOAD for an external
 #                             allocator ("" for glibc); exit 1 when not built
+#   hr_free_port              a TCP port free now, chosen by the kernel (never
+#                             a fixed one: two runs on one machine would share it)
 #   hr_has_warm_time          0 when `heapreplay replay` knows --warm-time
 #   hr_median / hr_min / hr_max   of the numbers on stdin ("null" lines
 #                             skipped; "-" when none)
@@ -21,16 +23,16 @@ say() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 hr_bench_setup() {
     B="$(cd "${1:-.}" && pwd)"
-    S="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    S="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
     HR="$B/heapreplay"
     FRESH="$B/tests/tools/fresh_replay"
     FRESH_MT="$B/tests/tools/fresh_mt_replay"
     DUMP="$B/tests/tools/dump_events"
-    SHIM="$B/bench/.libs/spin_shim.so"
+    SHIM="$B/bench/power/.libs/spin_shim.so"
     if [ ! -x "$HR" ] || [ ! -x "$FRESH" ] || [ ! -x "$FRESH_MT" ] || [ ! -x "$DUMP" ] || [ ! -f "$SHIM" ]; then
-        say "building heapreplay, tests/tools/{fresh_replay,fresh_mt_replay,dump_events}, bench/spin_shim.la"
+        say "building heapreplay, tests/tools/{fresh_replay,fresh_mt_replay,dump_events}, bench/power/spin_shim.la"
         make -C "$B" heapreplay tests/tools/fresh_replay tests/tools/fresh_mt_replay tests/tools/dump_events \
-            bench/spin_shim.la >&2
+            bench/power/spin_shim.la >&2
     fi
     JQ_NOTE=""
     if ! command -v jq > /dev/null 2>&1; then
@@ -88,6 +90,10 @@ hr_lib() {
            [ -n "$so" ] && [ "$so" != "NOT FOUND" ] && [ -f "$so" ] || return 1
            echo "$so" ;;
     esac
+}
+
+hr_free_port() {
+    "${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
 }
 
 hr_has_warm_time() { "$HR" replay --help 2>&1 | grep -q -- --warm-time; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The harness cost of the threaded time mode (issue 11): bench/bench_threads
+# The harness cost of the threaded time mode: bench/threads/bench_threads
 # on a trace with no cross-thread frees (`gen particles --threads 4`, 2 M
 # events), threaded replay against the serial replay of the same per-thread
 # streams, both pinned to one core, for each allocator in $ALLOCATORS.
@@ -7,19 +7,19 @@
 # change behaviour with threads (bump: one instance per thread, no locks).
 # Writes results/threads-overhead.md (or $OUT).
 #
-# Usage: bench/threads_overhead.sh [BUILDDIR]     (make bench-threads-overhead)
+# Usage: bench/threads/threads_overhead.sh [BUILDDIR]     (make bench-threads-overhead)
 # Environment: ALLOCATORS="bump glibc", OUT=results/threads-overhead.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 ALLOCATORS=${ALLOCATORS:-bump glibc}
 OUT=${OUT:-$S/results/threads-overhead.md}
-BT="$B/bench/bench_threads"
-[ -x "$BT" ] || make -C "$B" bench/bench_threads >&2
+BT="$B/bench/threads/bench_threads"
+[ -x "$BT" ] || make -C "$B" bench/threads/bench_threads >&2
 {
-    hr_header "Threaded replay overhead against serial streams on one core (issue 11)" \
-        "ALLOCATORS='$ALLOCATORS' bench/threads_overhead.sh"
-    echo "Each line: \`bench/bench_threads ALLOCATOR\` (11 rounds, A B interleaved, median warm-lap"
+    hr_header "Threaded replay overhead against serial streams on one core" \
+        "ALLOCATORS='$ALLOCATORS' bench/threads/threads_overhead.sh"
+    echo "Each line: \`bench/threads/bench_threads ALLOCATOR\` (11 rounds, A B interleaved, median warm-lap"
     echo "CPU time; threaded = every thread's CPU less spinning). Target <= 1.03 for the harness."
     echo
     for a in $ALLOCATORS; do
@@ -30,7 +30,7 @@ BT="$B/bench/bench_threads"
         echo
     done
     say "bench_threads glibc, arena_max=1"
-    echo "\`GLIBC_TUNABLES=glibc.malloc.arena_max=1 bench/bench_threads glibc\`:"
+    echo "\`GLIBC_TUNABLES=glibc.malloc.arena_max=1 bench/threads/bench_threads glibc\`:"
     echo
     echo '```'
     GLIBC_TUNABLES=glibc.malloc.arena_max=1 "$BT" glibc

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Is the ranking of allocators reproducible? (issue 10) RUNS runs of
+# Is the ranking of allocators reproducible? RUNS runs of
 #   heapreplay replay TRACES -a ALLOCATORS -r REPEAT
 # For each trace and each pair of allocators: in a run, the pair is
 # "separated" when their METRIC intervals do not overlap (interval: the
@@ -13,7 +13,7 @@
 #   contradicted  two separated runs disagree (the harness claimed both orders)
 # Writes results/rank-stability.md (or $OUT).
 #
-# Usage: bench/rank_stability.sh [BUILDDIR]      (make bench-rank)
+# Usage: bench/rank/rank_stability.sh [BUILDDIR]      (make bench-rank)
 # Environment (defaults):
 #   RUNS=10 REPEAT=5
 #   ALLOCATORS=glibc,jemalloc,mimalloc,tcmalloc,block,bank
@@ -22,7 +22,7 @@
 #   REPLAY_OPTS=             more `heapreplay replay` options
 #   OUT=results/rank-stability.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 RUNS=${RUNS:-10}
 REPEAT=${REPEAT:-5}
@@ -30,7 +30,7 @@ ALLOCATORS=${ALLOCATORS:-glibc,jemalloc,mimalloc,tcmalloc,block,bank}
 METRIC=${METRIC:-time.ns_per_op}
 REPLAY_OPTS=${REPLAY_OPTS:-}
 OUT=${OUT:-$S/results/rank-stability.md}
-CMD="RUNS=$RUNS REPEAT=$REPEAT ALLOCATORS=$ALLOCATORS METRIC=$METRIC${REPLAY_OPTS:+ REPLAY_OPTS='$REPLAY_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/rank_stability.sh"
+CMD="RUNS=$RUNS REPEAT=$REPEAT ALLOCATORS=$ALLOCATORS METRIC=$METRIC${REPLAY_OPTS:+ REPLAY_OPTS='$REPLAY_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/rank/rank_stability.sh"
 traces=$(hr_traces)
 
 # vals.tsv: run trace allocator median lo hi (null when the run failed)
@@ -88,7 +88,7 @@ awk -F'\t' -v runs="$RUNS" '
 count() { awk -F'\t' -v v="$1" '$8 == v' "$W/pairs.tsv" | wc -l; }
 claimed=$(awk -F'\t' '$5 > 0' "$W/pairs.tsv" | wc -l)
 {
-    hr_header "rank stability of allocators over repeated runs (issue 10)" "$CMD"
+    hr_header "rank stability of allocators over repeated runs" "$CMD"
     echo "Each run: \`heapreplay replay TRACES -a $ALLOCATORS -r $REPEAT $REPLAY_OPTS\`; metric \`$METRIC\`"
     echo "(lower is better); noise interval: $noise_src."
     echo

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How often does compare cry wolf? (issue 10) PAIRS pairs of identical runs
+# How often does compare cry wolf? PAIRS pairs of identical runs
 #   heapreplay replay TRACES -a ALLOCATORS REPLAY_OPTS -o old.json
 #   heapreplay replay TRACES -a ALLOCATORS REPLAY_OPTS -o new.json
 # (same binary, same traces, same options), each pair judged by COMPARE.
@@ -7,7 +7,7 @@
 # rows it marks REGRESSION are tallied by trace, allocator and metric.
 # Writes results/false-alarms.md (or $OUT).
 #
-# Usage: bench/false_alarms.sh [BUILDDIR]      (make bench-false-alarms)
+# Usage: bench/false_alarms/false_alarms.sh [BUILDDIR]      (make bench-false-alarms)
 # Environment (defaults):
 #   PAIRS=20
 #   ALLOCATORS=glibc,jemalloc,mimalloc,tcmalloc,block,bank
@@ -20,14 +20,14 @@
 #                            REGRESSION (compare's text table)
 #   OUT=results/false-alarms.md
 set -euo pipefail
-. "$(dirname "$0")/hr_bench_lib.sh"
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
 PAIRS=${PAIRS:-20}
 ALLOCATORS=${ALLOCATORS:-glibc,jemalloc,mimalloc,tcmalloc,block,bank}
 REPLAY_OPTS=${REPLAY_OPTS:-}
 COMPARE=${COMPARE:-'"$HR" compare "$OLD" "$NEW"'}
 OUT=${OUT:-$S/results/false-alarms.md}
-CMD="PAIRS=$PAIRS ALLOCATORS=$ALLOCATORS${REPLAY_OPTS:+ REPLAY_OPTS='$REPLAY_OPTS'}${TRACES:+ TRACES='$TRACES'} COMPARE='$COMPARE' bench/false_alarms.sh"
+CMD="PAIRS=$PAIRS ALLOCATORS=$ALLOCATORS${REPLAY_OPTS:+ REPLAY_OPTS='$REPLAY_OPTS'}${TRACES:+ TRACES='$TRACES'} COMPARE='$COMPARE' bench/false_alarms/false_alarms.sh"
 traces=$(hr_traces)
 export HR OLD="$W/old.json" NEW="$W/new.json"
 
@@ -59,7 +59,7 @@ alarms=$(awk -F'\t' '$2 == 1' "$W/pairs.tsv" | wc -l)
 errors=$(awk -F'\t' '$2 != 0 && $2 != 1' "$W/pairs.tsv" | wc -l)
 rows=$(wc -l < "$W/rows.txt")
 {
-    hr_header "compare's false alarms on identical runs (issue 10)" "$CMD"
+    hr_header "compare's false alarms on identical runs" "$CMD"
     echo "Each pair: two identical \`heapreplay replay TRACES -a $ALLOCATORS $REPLAY_OPTS\` runs"
     echo "($(echo "$traces" | wc -l) traces: $(for t in $traces; do basename "$t"; done | paste -sd' ')),"
     echo "judged by \`$COMPARE\`. Results per run: $n_results ($n_bad not ok in the last run)."
