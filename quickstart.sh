@@ -53,7 +53,7 @@ main)
     # records; `first` would make glibc's replay fault in every page of
     # freeciv's 7.9 MiB buffers, of which the server uses a page or two).
     # No --access model: none made the predictions closer to the real
-    # programs (results/fidelity-vm.md, docs/METRICS.md "Access model").
+    # programs (results/fidelity-access-vm.md, docs/METRICS.md "Access model").
     ./heapreplay replay traces/real/ -a all -r 3 --touch recorded -o results/latest-real.json
     echo "report written to results/latest-real.json" >&2
     ;;

@@ -93,7 +93,7 @@ typedef struct hr_backend {
 char *hr_backend_stats_json(const hr_backend_t *be, void *inst);
 
 /* be_bump.c: the bump backend's alloc and free, also called directly by
- * bench/bench_overhead.c's hand-written loop. */
+ * bench/micro/bench_overhead.c's hand-written loop. */
 void *hr_bump_alloc(void *self, size_t size, size_t align, int32_t heap);
 void hr_bump_free(void *self, void *ptr, size_t size);
 

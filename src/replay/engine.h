@@ -125,7 +125,7 @@ int hr_replay_one(const hr_trace_t *t, const char *trace_name, const char *diges
 
 /* One uninstrumented lap of `t` on a fresh instance of `be` (spec text as
  * for hr_replay_one; not a composition), in this process
- * (bench/bench_overhead.c): wall ns of the op loop only. 0, or -1 when the
+ * (bench/micro/bench_overhead.c): wall ns of the op loop only. 0, or -1 when the
  * backend could not be created. */
 int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec,
                    const hr_replay_options_t *opt, uint64_t *wall_ns);

@@ -59,7 +59,7 @@ static inline HR_ALWAYS_INLINE void touch_made(run_t *r, void *p, uint64_t from,
  * (see fast_loop_t), so each instantiation keeps one of the two paths: a
  * system backend freeing plainly is then called as a program calls the
  * library, with no function pointer in between (the fresh-program check of
- * bench/fresh_agreement.sh measured the indirect calls at ~0.4 ns/op, 10-15 %
+ * bench/fresh/fresh_agreement.sh measured the indirect calls at ~0.4 ns/op, 10-15 %
  * of a 3 ns/op trace). */
 static inline HR_ALWAYS_INLINE void *be_alloc(run_t *r, size_t size, size_t align) {
     return r->libc ? hr_sys_alloc_inline(size, align) : r->alloc(r->inst, size, align, r->top);

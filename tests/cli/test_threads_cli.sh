@@ -64,7 +64,7 @@ else
 fi
 
 # 4. two independent schedulers agree: the hand-written multithreaded replay
-#    (tests/tools/fresh_mt_replay, the reference of bench/threads_agreement.sh)
+#    (tests/tools/fresh_mt_replay, the reference of bench/threads/threads_agreement.sh)
 #    counts as many hand-offs as heapreplay's schedule has cross-thread frees,
 #    replays every memory op and fails no allocation
 DUMP="$top_builddir/tests/tools/dump_events"; FMT="$top_builddir/tests/tools/fresh_mt_replay"

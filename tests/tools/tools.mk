@@ -1,7 +1,7 @@
 # fragment of Makefile.am: the reference tools (tests/tools/) that check the
 # harness does not perturb the allocator it measures.
 # fresh_replay is the hand-written replay that heapreplay's numbers are
-# checked against (tests/cli/test_pristine.sh, bench/fresh_agreement.sh); it
+# checked against (tests/cli/test_pristine.sh, bench/fresh/fresh_agreement.sh); it
 # links no heapreplay code, only the C library. dump_events turns any trace
 # into the flat event file fresh_replay reads (it links libhr.a: the global
 # LDADD). Built by `make check`, which runs a test that uses both.
