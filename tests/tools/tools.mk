@@ -17,4 +17,5 @@ check_PROGRAMS += tests/tools/render_report
 # same_outputs.sh OLD NEW: a refactor's check that every output a user sees is
 # unchanged (rendering byte for byte, measuring by structure); not run by make
 # check (it takes minutes of replays). same_json.py is its JSON comparison.
-EXTRA_DIST += tests/tools/same_outputs.sh tests/tools/same_json.py
+# same_hot_loop.sh OLD NEW: the engine's timed functions disassemble alike.
+EXTRA_DIST += tests/tools/same_outputs.sh tests/tools/same_json.py tests/tools/same_hot_loop.sh
