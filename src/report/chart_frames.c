@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
 #include "report/svg.h"
 
 #define PLOT_H 240
@@ -134,7 +135,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     if (nl == 0) {
         no_frames(s, &p, any_series);
     } else {
-        const hr_json_t *drawn[256];
+        const hr_json_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
         p.xu = HR_UNIT_COUNT;
         p.yu = HR_UNIT_NS;
@@ -143,9 +144,10 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
         hr_panel_axes(s, &p, "frame number", p.y.log ? "allocator time per frame (log scale)"
                                                     : "allocator time per frame");
         draw(s, &p, l, nl, results, o);
-        for (size_t k = 0; k < nl && nd < 256; k++)
+        for (size_t k = 0; k < nl && drawn; k++)
             drawn[nd++] = l[k].row;
         hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
+        free(drawn);
     }
     hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
@@ -157,6 +159,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(l);
 }
 
-int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                    hr_error_t *err) {
+    (void)err;
     return hr_svg_each_trace(s, rep, o, panel);
 }

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
 #include "report/svg.h"
 
 #define PLOT_H 240
@@ -106,11 +107,12 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
         for (size_t k = 0; k < nl; k++)
             hr_panel_key(s, &p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
                          HR_KEY_LINE, hr_json_path_str(l[k].row, "allocator"));
-        const hr_json_t *drawn[256];
+        const hr_json_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
-        for (size_t k = 0; k < nl && nd < 256; k++)
+        for (size_t k = 0; k < nl && drawn; k++)
             drawn[nd++] = l[k].row;
         hr_panel_missing(s, &p, results, trace, drawn, nd, "latency");
+        free(drawn);
     }
     hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
@@ -120,6 +122,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(l);
 }
 
-int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                     hr_error_t *err) {
+    (void)err;
     return hr_svg_each_trace(s, rep, o, panel);
 }

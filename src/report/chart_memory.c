@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
 #include "report/svg.h"
 
 #define PLOT_H 240
@@ -116,7 +117,7 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t
 
 static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t *results,
                    const char *trace) {
-    const hr_json_t *drawn[256];
+    const hr_json_t **drawn = malloc((mp->nl ? mp->nl : 1) * sizeof *drawn);
     char key[192];
     size_t nd = 0;
     if (mp->live.n)
@@ -125,11 +126,12 @@ static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json
         const char *alloc = hr_json_path_str(mp->l[k].row, "allocator");
         snprintf(key, sizeof key, "%s%s", alloc, mp->l[k].what ? " (RSS)" : "");
         hr_panel_key(s, p, hr_svg_color(results, alloc), HR_KEY_LINE, key);
-        if (nd < 256)
+        if (drawn)
             drawn[nd++] = mp->l[k].row;
     }
     if (mp->any) /* rows that could not be drawn, said so */
         hr_panel_missing(s, p, results, trace, drawn, nd, "memory");
+    free(drawn);
 }
 
 static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
@@ -158,6 +160,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(mp.live.y);
 }
 
-int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                    hr_error_t *err) {
+    (void)err;
     return hr_svg_each_trace(s, rep, o, panel);
 }

@@ -6,10 +6,12 @@
  * trace's first ok row. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "report/builder.h"
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
+#include "report/metric_name.h"
 #include "report/svg.h"
 
 #define ROW_H 26
@@ -156,14 +158,15 @@ int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *o, hr
 int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
                      hr_error_t *err) {
     char path[128];
-    const char *traces[256];
+    const char **traces;
     const hr_json_t *results = hr_json_get(rep, "results");
     if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
     if (!o->baseline_checked && hr_svg_check_baseline(rep, o, err) < 0)
         return -1;
-    int nt = hr_svg_chart_traces(results, o, traces, 256);
+    int nt = hr_svg_chart_traces(results, o, &traces);
     for (int t = 0; t < nt; t++)
         panel(s, results, traces[t], path, hr_metric_by_path(path), o);
+    free(traces);
     return 0;
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/report.h"
+#include "report/access.h"
 #include "report/stats.h"
 
 /* Aliases, directions and default gates come from the metric registry
@@ -31,48 +31,19 @@ int hr_compare_format_parse(const char *s, hr_compare_format_t *fmt) {
     return -1;
 }
 
-static void metric_from(const hr_metric_t *r, hr_compare_metric_t *out) {
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", r->alias ? r->alias : r->path);
-    snprintf(out->path, sizeof out->path, "%s", r->path);
-    out->higher_better = (r->flags & HR_MF_HIGHER) != 0;
-    out->def = r;
-}
 
 /* The default gates: every registry metric with one, in registry order. */
 static int default_metrics(hr_compare_metric_t *m, int max) {
     int n = 0;
     for (int k = 0; k < HR_M__COUNT && n < max; k++)
         if (hr_metrics[k].gate >= 0 && hr_metrics[k].alias) {
-            metric_from(&hr_metrics[k], &m[n]);
+            hr_compare_metric_from(&hr_metrics[k], &m[n]);
             m[n].is_default = 1;
             m[n++].pct = hr_metrics[k].gate;
         }
     return n;
 }
 
-int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
-    memset(out, 0, sizeof *out);
-    const hr_metric_t *r = hr_metric_by_alias(name);
-    if (r || ((r = hr_metric_by_path(name)) && !r->family && r->alias)) {
-        metric_from(r, out);
-        return 0;
-    }
-    /* Any other dotted path of identifiers is taken as is; a registered one
-     * keeps its direction. */
-    size_t n = strlen(name);
-    if (!strchr(name, '.') || n >= sizeof out->path || name[0] == '.' || name[n - 1] == '.')
-        return -1;
-    for (const char *p = name; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
-            return -1;
-    snprintf(out->name, sizeof out->name, "%.31s", name);
-    snprintf(out->path, sizeof out->path, "%s", name);
-    r = hr_metric_by_path(name);
-    out->higher_better = r && (r->flags & HR_MF_HIGHER);
-    out->def = r;
-    return 0;
-}
 
 int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max,
                                 hr_error_t *err) {
@@ -361,7 +332,7 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
             given |= m[i].def == d;
         if (!given) {
             hr_compare_metric_t em;
-            metric_from(d, &em);
+            hr_compare_metric_from(d, &em);
             gate(c, rb, rn, &em, 0, 1, 1, 1);
         }
     }

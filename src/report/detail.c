@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
+#include "report/access.h"
 #include "report/ranking.h"
-#include "report/report.h"
 
 /* The comparison table: allocator and status, then one column per registry
  * metric with a column label (base/metrics.h), in registry order. */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
 #include "report/stats.h"
 #include "report/summary.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
+#include "report/access.h"
 #include "report/stats.h"
 
 #define HR_RANK_MAX 64

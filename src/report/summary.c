@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
+#include "report/access.h"
 #include "report/ranking.h"
-#include "report/report.h"
 #include "report/stats.h"
 
 #define HR_SUMMARY_MAX_ROWS 256

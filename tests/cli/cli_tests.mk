@@ -1,9 +1,9 @@
 # fragment of Makefile.am: the shell tests (tests/cli/), which drive the
 # built heapreplay binary and the capture library, plus the layer check of
-# every #include in src/ and include/. They print TAP through tap.sh; jget
+# every #include in src/ and include/ and the floor check of src/report/. They print TAP through tap.sh; jget
 # reads JSON values for them.
 CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
-	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/test_check_includes.sh \
+	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/check_report_floors.sh tests/cli/test_check_includes.sh \
 	tests/cli/test_pristine.sh tests/cli/test_verify_cli.sh tests/cli/test_threads_cli.sh \
 	tests/cli/test_compose_cli.sh tests/cli/test_real_traces.sh tests/cli/test_options_cli.sh \
 	tests/cli/test_process_cli.sh tests/cli/test_annotate_std.sh tests/cli/test_pools_cli.sh tests/cli/test_packed_cli.sh \

@@ -17,7 +17,7 @@
 #include "report/builder.h"
 #include "report/compare.h"
 #include "report/report.h"
-#include "report/svg.h"
+#include "report/chart.h"
 
 #ifndef HR_TEST_METRIC_EXTRA
 #error "build with -include tests/unit/metric_extra.h"

@@ -20,10 +20,7 @@ noinst_HEADERS += tests/unit/hr_test.h tests/unit/golden.h tests/unit/seed_model
 check_PROGRAMS += tests/unit/test_metric_extra
 TESTS += tests/unit/test_metric_extra
 tests_unit_test_metric_extra_SOURCES = tests/unit/test_metric_extra.c src/base/metrics.c \
-	src/report/report.c src/report/compare.c src/report/svg.c src/report/builder.c \
-	src/report/chart_bars.c src/report/chart_summary.c src/report/chart_memory.c \
-	src/report/chart_frames.c src/report/chart_latency.c src/report/html.c \
-	src/report/stats.c src/report/ranking.c src/report/summary.c src/report/detail.c src/report/predict.c
+	$(HR_REPORT_SOURCES)
 tests_unit_test_metric_extra_CPPFLAGS = $(AM_CPPFLAGS) -include $(top_srcdir)/tests/unit/metric_extra.h
 noinst_HEADERS += tests/unit/metric_extra.h
 
