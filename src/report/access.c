@@ -6,6 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/trace.h"
+
+_Static_assert(HR_OP__COUNT <= HR_RESULT_MAX_OPS, "the typed result has room for every op");
+
+void hr_report_result(const hr_json_t *r, hr_result_t *out) {
+    static const char *keys[HR_OP__COUNT];
+    if (!keys[0])
+        for (unsigned op = 0; op < HR_OP__COUNT; op++)
+            keys[op] = hr_op_info[op].key;
+    hr_result_decode(r, keys, HR_OP__COUNT, out);
+}
+
 hr_json_t *hr_report_new(const char *tool_version) {
     hr_json_t *r = hr_json_new_object();
     if (!r)
@@ -169,6 +181,8 @@ int hr_results_unstable(const hr_stats_t *rank) {
 }
 
 int hr_result_mostly_fallback(const hr_json_t *r) {
-    double nat = hr_json_path_num(r, "native.native_ops"), fb = hr_json_path_num(r, "native.fallback_ops");
+    hr_result_t t;
+    hr_report_result(r, &t);
+    double nat = t.m.NATIVE_OPS, fb = t.m.FALLBACK_OPS;
     return isfinite(nat) && isfinite(fb) && nat + fb > 0 && nat / (nat + fb) < HR_MOSTLY_FALLBACK;
 }

@@ -13,6 +13,7 @@
 #include "base/emit.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "base/result.h"
 #include "report/stats.h"
 
 #define HR_REPORT_SCHEMA "heapreplay-report"
@@ -38,6 +39,10 @@ hr_json_t *hr_report_new(const char *tool_version);
 int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err);
 /* Parse + validate a report file. NULL with err set on failure. */
 hr_json_t *hr_report_load(const char *path, hr_error_t *err);
+
+/* Decodes result object r (base/result.h) with the trace op table's keys:
+ * readers read r->m.FIELD, not key strings. */
+void hr_report_result(const hr_json_t *r, hr_result_t *out);
 
 /* 1 when the result's status is "ok" (a figure that may be shown and ranked). */
 int hr_result_ok(const hr_json_t *r);

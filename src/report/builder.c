@@ -316,11 +316,13 @@ static void join_verify(hr_json_t *out, const char *line) {
     hr_json_t *v = parse_line(line, &ok);
     const hr_json_t *g = hr_json_get(v, "verify");
     if (ok && g) {
-        const char *st = hr_json_path_str(v, "verify.status");
+        hr_result_t t;
+        hr_report_result(v, &t);
+        const char *st = t.m.VERIFY_STATUS;
         hr_json_set(out, "verify", hr_json_clone(g));
         if (st && strcmp(st, "ok") != 0) {
             hr_json_set(out, "status", hr_json_new_str("invalid"));
-            hr_json_set(out, "error", hr_json_new_str(hr_json_path_str(v, "verify.error")));
+            hr_json_set(out, "error", hr_json_new_str(t.m.VERIFY_ERROR));
         }
     } else {
         char msg[512];

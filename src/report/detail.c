@@ -68,7 +68,7 @@ static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, 
  * other kinds ("entry_limit 47468 +1"); "0" when there are none. The kinds
  * are what a reader can act on, a total is not (docs/METRICS.md). */
 static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
-    const hr_json_t *v = hr_json_path(r, "native.violations");
+    const hr_json_t *v = hr_json_path(r, hr_metrics[HR_M_VIOLATIONS].path);
     if (hr_json_type(v) != HR_JSON_OBJECT) {
         hr_emit_cell_str(em, NULL);
         return;

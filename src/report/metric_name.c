@@ -76,21 +76,21 @@ void hr_svg_metric_names(FILE *out) {
 }
 
 const char *hr_svg_metric_words(const hr_metric_t *m, const char *path) {
-    static const struct { const char *path, *words; } w[] = {
-        {"time.ops_per_s", "Throughput"}, {"time.ns_per_op", "Time per op (warm)"},
-        {"time.cold_ns_per_op", "Time per op (cold, first lap)"},
-        {"time.wall_s", "Wall time"}, {"time.cpu_s", "CPU time"},
-        {"latency_ns.p50", "Median op latency"}, {"latency_ns.p90", "90th percentile latency"},
-        {"latency_ns.p99", "99th percentile latency"},
-        {"latency_ns.p999", "99.9th percentile latency"}, {"latency_ns.max", "Slowest op"},
-        {"worst_frame.ns", "Worst frame"}, {"memory.peak_live", "Peak live bytes"},
-        {"memory.peak_footprint", "Peak footprint"},
-        {"memory.peak_rss_above_baseline", "Peak RSS above baseline"},
-        {"memory.frag_jw4", "Fragmentation (J&W #4)"}, {"memory.frag_jw3", "Fragmentation (J&W #3)"},
-        {"memory.internal_slop", "Internal slop"}, {"count.per_op", "Instructions per op"},
+    static const struct { hr_metric_id_t id; const char *words; } w[] = {
+        {HR_M_OPS_PER_S, "Throughput"}, {HR_M_NS_PER_OP, "Time per op (warm)"},
+        {HR_M_COLD_NS_PER_OP, "Time per op (cold, first lap)"},
+        {HR_M_WALL, "Wall time"}, {HR_M_CPU, "CPU time"},
+        {HR_M_P50, "Median op latency"}, {HR_M_P90, "90th percentile latency"},
+        {HR_M_P99, "99th percentile latency"},
+        {HR_M_P999, "99.9th percentile latency"}, {HR_M_LAT_MAX, "Slowest op"},
+        {HR_M_WF_NS, "Worst frame"}, {HR_M_PEAK_LIVE, "Peak live bytes"},
+        {HR_M_PEAK_FP, "Peak footprint"},
+        {HR_M_PEAK_RSS, "Peak RSS above baseline"},
+        {HR_M_FRAG_JW4, "Fragmentation (J&W #4)"}, {HR_M_FRAG_JW3, "Fragmentation (J&W #3)"},
+        {HR_M_SLOP, "Internal slop"}, {HR_M_COUNT_PER_OP, "Instructions per op"},
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-        if (strcmp(w[i].path, path) == 0)
+        if (strcmp(hr_metrics[w[i].id].path, path) == 0)
             return w[i].words;
     return m && m->column ? m->column : path;
 }

@@ -82,7 +82,9 @@ static const hr_json_t *threaded_result(const hr_json_t *results, const char *tr
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
-        const char *mode = hr_json_path_str(r, "threads.mode");
+        hr_result_t d;
+        hr_report_result(r, &d);
+        const char *mode = d.m.THR_MODE;
         if (st && strcmp(st, "ok") == 0 && tr && strcmp(tr, trace) == 0 && mode &&
             strcmp(mode, "recorded") == 0)
             return r;
@@ -97,10 +99,11 @@ int hr_report_threads(FILE *out, const hr_json_t *results, const char *trace, in
     const hr_json_t *t = threaded_result(results, trace);
     if (!t)
         return 0;
-    const char *pace = hr_json_path_str(t, "threads.pace");
+    hr_result_t d;
+    hr_report_result(t, &d);
+    const char *pace = d.m.THR_PACE;
     fprintf(out, "%sthreads: %.0f recorded threads, each on its own OS thread; %.0f cross-thread "
-            "frees; pacing %s\n", md ? "- " : "  ", hr_json_path_num(t, "threads.n"),
-            hr_json_path_num(t, "threads.cross_thread_frees"), pace ? pace : "none");
+            "frees; pacing %s\n", md ? "- " : "  ", d.m.THR_N, d.m.THR_XFREES, pace ? pace : "none");
     rank_line(out, results, trace, &hr_metrics[HR_M_THR_OPS_PER_S], 1e6,
               "ranking by process throughput (M ops/s, wall; > separated, ≈ within noise)", md);
     for (size_t i = 0; i < hr_json_len(results); i++) {

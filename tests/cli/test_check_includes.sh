@@ -174,4 +174,47 @@ else
     skip "report floors: the call cases" "no C compiler or nm"
 fi
 
+# The result-key check (check_result_keys.sh): a registry path spelt as a
+# string literal outside the registry fails; the same path in a comment, or
+# through the registry's id, passes.
+KEYS="$(dirname "$0")/check_result_keys.sh"
+kfresh() {
+    rm -rf "$W/tree"
+    put src/base/metrics.h '#define HR_METRIC_LIST(X) \' \
+        '    X(PEAK_LIVE, "memory.peak_live", BYTES, U64, EXACT, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(OPS_BY_OP, "ops.*", COUNT, U64, FIRST, TRACE, ENGINE, OPS, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A1, "a.b1", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A2, "a.b2", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A3, "a.b3", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A4, "a.b4", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A5, "a.b5", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A6, "a.b6", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A7, "a.b7", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \' \
+        '    X(A8, "a.b8", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)'
+    put src/report/ok.c '/* reads "memory.peak_live" */' \
+        'double f(const hr_result_t *r) { return r->m.PEAK_LIVE; } // "ops.free"' \
+        'const char *p = hr_metrics[HR_M_PEAK_LIVE].path, *q = "memory";'
+}
+kexpect() {
+    local out rc
+    out=$(bash "$KEYS" "$W/tree" 2>&1)
+    rc=$?
+    if [ -z "$2" ]; then
+        if [ $rc = 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then ok "$1"
+        else not_ok "$1" "exit $rc, expected a pass" "$out"; fi
+    elif [ $rc != 0 ] && printf '%s\n' "$out" | grep -qF -- "$2"; then ok "$1"
+    else not_ok "$1" "exit $rc, expected a failure naming: $2" "$out"; fi
+}
+kfresh
+kexpect "result keys: paths in comments and through the registry pass" ""
+kfresh
+put src/report/bad.c 'double f(const hr_json_t *r) { return hr_json_path_num(r, "memory.peak_live"); }'
+kexpect "result keys: a literal registry path fails" 'src/report/bad.c:1: "memory.peak_live"'
+kfresh
+put src/report/bad.c 'const char *k = "memory.peak_live_mad";'
+kexpect "result keys: a literal summary key (_mad) fails" 'src/report/bad.c:1: "memory.peak_live_mad"'
+kfresh
+put src/report/bad.c 'const char *k = "ops.free";'
+kexpect "result keys: a literal family member fails" 'src/report/bad.c:1: "ops.free"'
+
 tap_done
