@@ -31,15 +31,15 @@ static int collect(const hr_json_t *results, const char *trace, const hr_metric_
     int n = 0;
     for (size_t i = 0; i < hr_json_len(results) && n < HR_RANK_MAX; i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
-        if (!st || strcmp(st, "ok") != 0 || !tr || strcmp(tr, trace) != 0 ||
-            hr_result_mostly_fallback(r))
+        if (!hr_result_ok(r) || !hr_result_of_trace(r, trace) || hr_result_mostly_fallback(r))
             continue;
         hr_spread_of(r, path, &out[n].s);
         if (out[n].s.n == 0 || isnan(out[n].s.center))
             continue;
-        out[n].name = hr_json_path_str(r, "allocator");
-        out[n].unstable = hr_json_is_true(hr_json_get(r, "unstable"));
+        hr_result_t t;
+        hr_report_result(r, &t);
+        out[n].name = t.allocator;
+        out[n].unstable = t.unstable;
         n++;
     }
     qsort(out, (size_t)n, sizeof *out, (m->flags & HR_MF_HIGHER) ? cmp_center_desc : cmp_center);
@@ -81,12 +81,11 @@ static int rank_line(FILE *out, const hr_json_t *results, const char *trace,
 static const hr_json_t *threaded_result(const hr_json_t *results, const char *trace) {
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
+        if (!hr_result_ok(r) || !hr_result_of_trace(r, trace))
+            continue;
         hr_result_t d;
         hr_report_result(r, &d);
-        const char *mode = d.m.THR_MODE;
-        if (st && strcmp(st, "ok") == 0 && tr && strcmp(tr, trace) == 0 && mode &&
-            strcmp(mode, "recorded") == 0)
+        if (d.m.THR_MODE && strcmp(d.m.THR_MODE, "recorded") == 0)
             return r;
     }
     return NULL;
