@@ -170,8 +170,10 @@ static void fmt_s(char *buf, size_t n, double v, int sign) {
 }
 
 static void predict_row(hr_emit_t *em, const hr_json_t *r) {
-    const hr_json_t *p = hr_json_get(r, "predict");
-    const char *alloc = hr_json_path_str(r, "allocator");
+    hr_result_t t;
+    hr_report_result(r, &t);
+    const hr_json_t *p = t.predict;
+    const char *alloc = t.allocator;
     double change = hr_json_path_num(p, "change_s"), pct = hr_json_path_num(p, "change_pct");
     char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-";
     fmt_s(a, sizeof a, hr_json_path_num(p, "alloc_s"), 0);
