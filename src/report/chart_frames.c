@@ -17,6 +17,7 @@
 
 typedef struct fline {
     const hr_json_t *row;
+    const char      *alloc; /* its allocator */
     double          *x, *mean, *lo, *hi;
     size_t           n;
     int              merged; /* frames per point > 1 */
@@ -76,13 +77,16 @@ static size_t collect(fline_t *l, const hr_json_t *results, const char *trace, i
     size_t nl = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const hr_json_t *fr = hr_json_path(r, "series.frames");
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        *any |= hr_json_type(hr_json_get(r, "series")) == HR_JSON_OBJECT;
+        hr_result_t t;
+        hr_report_result(r, &t);
+        const hr_json_t *fr = hr_json_get(t.series, "frames");
+        *any |= hr_json_type(t.series) == HR_JSON_OBJECT;
         if (hr_json_type(fr) != HR_JSON_OBJECT || load(fr, &l[nl]) == 0)
             continue;
         l[nl].row = r;
+        l[nl].alloc = t.allocator;
         for (size_t k = 0; k < l[nl].n; k++) {
             double a = l[nl].merged ? l[nl].lo[k] : l[nl].mean[k];
             double b = l[nl].merged ? l[nl].hi[k] : l[nl].mean[k];
@@ -100,10 +104,10 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
     char attrs[96], key[192];
     for (size_t k = 0; k < nl; k++)
         if (l[k].merged)
-            band(s, p, &l[k], hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+            band(s, p, &l[k], hr_svg_color(results, l[k].alloc));
     for (size_t k = 0; k < nl; k++) {
         snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.4\"",
-                 hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+                 hr_svg_color(results, l[k].alloc));
         hr_panel_line(s, p, l[k].x, l[k].mean, l[k].n, attrs);
     }
     double by = hr_scale_px(&p->y, o->budget_ns);
@@ -112,9 +116,9 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
     budget_label(key, sizeof key, o);
     hr_panel_key(s, p, BUDGET_COLOR, HR_KEY_DASHED, key);
     for (size_t k = 0; k < nl; k++) {
-        snprintf(key, sizeof key, "%s%s", hr_json_path_str(l[k].row, "allocator"),
+        snprintf(key, sizeof key, "%s%s", l[k].alloc,
                  l[k].merged ? " (mean, min-max)" : "");
-        hr_panel_key(s, p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
+        hr_panel_key(s, p, hr_svg_color(results, l[k].alloc),
                      HR_KEY_LINE, key);
     }
 }
