@@ -36,11 +36,11 @@ static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
 }
 
 /* Why a row has no bar, in words: its failed status, or no value. */
-static void no_bar_text(char *buf, size_t n, const hr_json_t *r) {
-    if (hr_result_ok(r))
+static void no_bar_text(char *buf, size_t n, const hr_result_t *t) {
+    if (hr_result_ok(t->json))
         snprintf(buf, n, "not measured");
     else
-        snprintf(buf, n, "failed: %s", hr_json_path_str(r, "status"));
+        snprintf(buf, n, "failed: %s", t->status);
 }
 
 /* One trace's group at s->y: label, bars, axis. */
@@ -65,8 +65,10 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace))
             continue;
-        const char *alloc = hr_json_path_str(r, "allocator");
-        double v = hr_json_path_num(r, path);
+        hr_result_t t;
+        hr_report_result(r, &t);
+        const char *alloc = t.allocator;
+        double v = hr_json_path_num(r, path); /* any dotted path (--metric) */
         char name[160];
         /* as in the tables: "!" = mostly fallback */
         snprintf(name, sizeof name, "%s%s",
@@ -78,7 +80,7 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
             fmt_value(buf, sizeof buf, def, v);
             hr_svg_text(s, LABEL_W + w + 4, s->y + 13, NULL, buf);
         } else {
-            no_bar_text(buf, sizeof buf, r);
+            no_bar_text(buf, sizeof buf, &t);
             hr_svg_text(s, LABEL_W + 4, s->y + 13, " fill=\"#999\"", buf);
         }
         s->y += BAR_H + BAR_GAP;

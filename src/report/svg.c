@@ -337,11 +337,12 @@ void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, cons
             seen = drawn[k] == r;
         if (!hr_result_of_trace(r, trace) || seen)
             continue;
+        hr_result_t t;
+        hr_report_result(r, &t);
         if (hr_result_ok(r))
-            snprintf(key, sizeof key, "%s: no %s series", hr_json_path_str(r, "allocator"), what);
+            snprintf(key, sizeof key, "%s: no %s series", t.allocator, what);
         else
-            snprintf(key, sizeof key, "%s: failed (%s)", hr_json_path_str(r, "allocator"),
-                     hr_json_path_str(r, "status"));
+            snprintf(key, sizeof key, "%s: failed (%s)", t.allocator, t.status);
         hr_panel_key(s, p, "#bbb", HR_KEY_BOX, key);
     }
 }
