@@ -144,8 +144,12 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         int mine = hr_result_of_trace(r, trace) && hr_result_ok(r);
-        unstable |= mine && hr_json_is_true(hr_json_get(r, "unstable"));
-        fallback |= mine && hr_result_mostly_fallback(r);
+        if (!mine)
+            continue;
+        hr_result_t t;
+        hr_report_result(r, &t);
+        unstable |= t.unstable;
+        fallback |= hr_result_mostly_fallback(r);
     }
     if (fallback)
         fprintf(out, "%s" HR_REPORT_FALLBACK_MARK " mostly fallback: below %.0f%% of the ops served "
@@ -161,9 +165,10 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace) || hr_result_ok(r))
             continue;
-        const char *e = hr_json_path_str(r, "error");
-        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", hr_json_path_str(r, "allocator"),
-                hr_json_path_str(r, "status"), e ? e : "(no message)");
+        hr_result_t t;
+        hr_report_result(r, &t);
+        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t.allocator, t.status,
+                t.error ? t.error : "(no message)");
         any = 1;
     }
     if (any)
@@ -208,7 +213,9 @@ static void per_op_table(hr_emit_t *em, const hr_json_t *results, const char *tr
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
+        hr_result_t t;
+        hr_report_result(r, &t);
+        hr_emit_cell_str(em, t.allocator);
         const hr_json_t *o = hr_json_get(r, "ns_per_op");
         for (int k = 0; k < n; k++)
             hr_emit_cell_f64(em, hr_json_num(hr_json_get(o, keys[k]), NAN), 1);

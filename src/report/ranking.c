@@ -107,10 +107,11 @@ int hr_report_threads(FILE *out, const hr_json_t *results, const char *trace, in
               "ranking by process throughput (M ops/s, wall; > separated, ≈ within noise)", md);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i), *pt = hr_json_get(r, "per_thread");
-        const char *tr = hr_json_path_str(r, "trace");
-        if (!pt || !tr || strcmp(tr, trace) != 0 || hr_json_len(pt) > 16)
+        if (!pt || !hr_result_of_trace(r, trace) || hr_json_len(pt) > 16)
             continue;
-        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", hr_json_path_str(r, "allocator"));
+        hr_result_t row;
+        hr_report_result(r, &row);
+        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", row.allocator);
         for (size_t k = 0; k < hr_json_len(pt); k++)
             fprintf(out, "%s t%zu %.1f", k ? "," : "", k, hr_json_path_num(hr_json_at(pt, k), "ns_per_op"));
         fputc('\n', out);
