@@ -40,18 +40,20 @@ double hr_predict_noise(double range_s, unsigned runs) {
     return HR_PREDICT_Z * sqrt(2.0) * range_s / d2;
 }
 
-static int same_trace(const hr_json_t *a, const hr_json_t *b) {
-    const char *ta = hr_json_path_str(a, "trace"), *tb = hr_json_path_str(b, "trace");
-    const char *da = hr_json_path_str(a, "trace_digest"), *db = hr_json_path_str(b, "trace_digest");
+static int same_trace(const hr_result_t *a, const hr_result_t *b) {
+    const char *ta = a->trace, *tb = b->trace, *da = a->trace_digest, *db = b->trace_digest;
     return ta && tb && strcmp(ta, tb) == 0 && (!da || !db || strcmp(da, db) == 0);
 }
 
 /* The baseline row of r's trace: the first ok glibc result. */
 static const hr_json_t *baseline_of(const hr_json_t *results, const hr_json_t *r) {
+    hr_result_t tr, tb;
+    hr_report_result(r, &tr);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *b = hr_json_at(results, i);
-        const char *a = hr_json_path_str(b, "allocator");
-        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(b, r))
+        hr_report_result(b, &tb);
+        const char *a = tb.allocator;
+        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(&tb, &tr))
             return b;
     }
     return NULL;
