@@ -34,15 +34,10 @@ static void decode_range(const hr_json_t *r, const hr_metric_t *def, double *out
 
 static void decode_family(const hr_json_t *r, const hr_metric_t *def,
                           const char *const *op_keys, unsigned n_ops, double *out) {
-    char group[64], p[160];
-    hr_metric_group(def, group, sizeof group);
-    for (unsigned op = 0; op < HR_RESULT_MAX_OPS; op++) {
-        out[op] = NAN;
-        if (op >= n_ops || !op_keys[op])
-            continue;
-        snprintf(p, sizeof p, "%s.%s", group, op_keys[op]);
-        out[op] = hr_json_path_num(r, p);
-    }
+    char group[64];
+    const hr_json_t *g = hr_json_get(r, hr_metric_group(def, group, sizeof group));
+    for (unsigned op = 0; op < HR_RESULT_MAX_OPS; op++) /* the group's member, not a path */
+        out[op] = op < n_ops && op_keys[op] ? hr_json_num(hr_json_get(g, op_keys[op]), NAN) : NAN;
 }
 
 static int flag(const hr_json_t *r, const char *key) {
