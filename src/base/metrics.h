@@ -9,6 +9,9 @@
  *    fixed leading CSV columns;
  *  - compare's aliases, directions, default gates and exact checks;
  *  - chart units and the names `plot --metric` accepts (and its help).
+ *  - the typed result hr_result_t (base/result.h): one field per entry, the
+ *    one decoder of a result object; report code reads fields, and
+ *    tests/cli/check_result_keys.sh fails on a path spelt anywhere else.
  * Adding a metric is one line below (plus the code that measures it and its
  * paragraph in docs/METRICS.md); nothing else lists metrics.
  *

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "base/outfile.h"
 #include "report/report.h"
-#include "report/svg.h"
+#include "report/chart.h"
 
 #define O_BASELINE (HR_OPT_LONG + 1)
 #define O_BUDGET (HR_OPT_LONG + 2)

@@ -7,12 +7,9 @@
 #include <time.h>
 
 #include "base/metrics.h"
-#include "base/outfile.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
-#include "report/predict.h"
 #include "report/report.h"
-#include "report/html.h"
 #include "report/stats.h"
 
 struct hr_report_builder {
@@ -166,13 +163,6 @@ static hr_stats_t merge_range(hr_json_t *out, hr_json_t *const *runs, int n, con
     return s;
 }
 
-int hr_results_unstable(const hr_stats_t *rank) {
-    if (rank->n < HR_UNSTABLE_MIN_SAMPLES)
-        return 0;
-    double mad = hr_stats_rel_mad(rank), range = hr_stats_rel_range(rank);
-    return mad > HR_UNSTABLE_MAD || range > HR_UNSTABLE_RANGE;
-}
-
 /* Merges repeats metric by metric, as the registry says (base/metrics.h):
  * RANGE metrics get their summary and samples, HR_MF_SAMPLES metrics their
  * samples when the value is sampled, MEDIAN ones the median; the rest keep
@@ -206,11 +196,6 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
     hr_json_set(out, "mostly_fallback", hr_json_new_bool(hr_result_mostly_fallback(out)));
     hr_json_set(out, "samples", samples);
     return out;
-}
-
-int hr_result_mostly_fallback(const hr_json_t *r) {
-    double nat = hr_json_path_num(r, "native.native_ops"), fb = hr_json_path_num(r, "native.fallback_ops");
-    return isfinite(nat) && isfinite(fb) && nat + fb > 0 && nat / (nat + fb) < HR_MOSTLY_FALLBACK;
 }
 
 int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err) {
@@ -257,33 +242,7 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
 
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out) {
-    hr_report_predict(rb->doc); /* all rows are in: each row's share of the program's time */
-    if (json_path) {
-        hr_outfile_t o;
-        hr_error_t err;
-        FILE *f = hr_outfile_open(&o, json_path, &err);
-        if (f) {
-            hr_emit_t em;
-            hr_emit_init(&em, f, HR_EMIT_JSON);
-            hr_json_emit(&em, NULL, rb->doc);
-            hr_emit_end(&em);
-        }
-        if (!f || hr_outfile_commit(&o, &err) != 0) {
-            fprintf(stderr, "heapreplay replay: %s\n", err.msg);
-            return 2;
-        }
-    }
-    if (fmt == HR_EMIT_HTML) { /* the whole page (html.h), not report.c's fragment */
-        hr_error_t err;
-        hr_html_options_t ho = hr_html_options_default();
-        ho.render = rb->render;
-        if (hr_html_render(rb->doc, &ho, out, &err) < 0) {
-            fprintf(stderr, "heapreplay replay: %s\n", err.msg);
-            return 2;
-        }
-        return 0;
-    }
-    return hr_report_render_opts(rb->doc, fmt, &rb->render, out) == 0 ? 0 : 2;
+    return hr_report_finish(rb->doc, json_path, fmt, &rb->render, out);
 }
 
 void hr_report_builder_set_render(hr_report_builder_t *rb, const hr_render_opts_t *o) {
@@ -357,11 +316,13 @@ static void join_verify(hr_json_t *out, const char *line) {
     hr_json_t *v = parse_line(line, &ok);
     const hr_json_t *g = hr_json_get(v, "verify");
     if (ok && g) {
-        const char *st = hr_json_path_str(v, "verify.status");
+        hr_result_t t;
+        hr_report_result(v, &t);
+        const char *st = t.m.VERIFY_STATUS;
         hr_json_set(out, "verify", hr_json_clone(g));
         if (st && strcmp(st, "ok") != 0) {
             hr_json_set(out, "status", hr_json_new_str("invalid"));
-            hr_json_set(out, "error", hr_json_new_str(hr_json_path_str(v, "verify.error")));
+            hr_json_set(out, "error", hr_json_new_str(t.m.VERIFY_ERROR));
         }
     } else {
         char msg[512];

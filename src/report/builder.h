@@ -32,8 +32,9 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
  * Returns a malloc'd line, or NULL when there is nothing to report. */
 char *hr_result_join(const char *measure, const char *time, const char *verify,
                      const char *count);
-/* Writes the JSON report to `json_path` (if not NULL) and renders it on `out`
- * in `fmt`. Returns 0, or 2 when the file cannot be written. */
+/* hr_report_finish (report.h) on the assembled document: predict, write
+ * the JSON report to `json_path` (if not NULL), render it on `out` in
+ * `fmt`. Returns 0, or 2 when the file cannot be written. */
 int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
                              hr_emit_format_t fmt, FILE *out);
 /* How finish renders the report on `out` (default: hr_render_opts_default,
@@ -59,23 +60,7 @@ void hr_report_builder_free(hr_report_builder_t *rb);
  * "unstable" and "samples" set (docs/REPORT_SCHEMA.md). */
 hr_json_t *hr_results_merge(hr_json_t *const *runs, int n);
 
-/* "unstable": the ranking figure (the HR_MF_RANK metric, time.ns_per_op)
- * spreads too widely to rank the allocator: at least
- * HR_UNSTABLE_MIN_SAMPLES samples and a MAD above HR_UNSTABLE_MAD of the
- * median, or a range (max - min) above HR_UNSTABLE_RANGE of it. The MAD test
- * catches a generally noisy run; the range test one far outlier, which the
- * median shrugs off but which says the machine was disturbed. Fewer samples
- * cannot show a spread reliably and are never called unstable. */
-#define HR_UNSTABLE_MIN_SAMPLES 3
-#define HR_UNSTABLE_MAD 0.05
-#define HR_UNSTABLE_RANGE 0.25
-int hr_results_unstable(const hr_stats_t *rank);
-
-/* "mostly_fallback": an in-house row whose native share (native_ops over
- * native + fallback ops) is below HR_MOSTLY_FALLBACK: most of the trace went
- * to the system malloc, so the row measures that malloc, not the allocator;
- * reports mark it and never rank it against the others. */
-#define HR_MOSTLY_FALLBACK 0.5
-int hr_result_mostly_fallback(const hr_json_t *r);
+/* hr_results_unstable and hr_result_mostly_fallback, the flags the merge
+ * sets, are in access.h (every renderer reads them). */
 
 #endif

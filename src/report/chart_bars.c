@@ -5,12 +5,13 @@
  * left margin; values are printed after each bar. Also the metric names
  * `plot --metric` accepts. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
-#include "report/compare.h"
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
+#include "report/metric_name.h"
 #include "report/svg.h"
 
 #define LABEL_W 230
@@ -18,45 +19,7 @@
 #define BAR_GAP 4
 #define TOP 48
 
-int hr_svg_metric_path(const char *metric, char *path, size_t n, hr_error_t *err) {
-    hr_compare_metric_t m;
-    const hr_metric_t *leaf;
-    if (metric && hr_compare_metric_lookup(metric, &m) == 0) {
-        snprintf(path, n, "%s", m.path);
-        return 0;
-    }
-    if (metric && (leaf = hr_metric_by_leaf(metric))) {
-        snprintf(path, n, "%s", leaf->path);
-        return 0;
-    }
-    hr_error_set(err, "--metric: unknown metric \"%s\" (expected e.g. ops_per_s, "
-                 "peak_footprint, p99, or a dotted path)", metric ? metric : "");
-    return -1;
-}
 
-void hr_svg_metric_names(FILE *out) {
-    const char *dflt = hr_svg_options_default().metric;
-    int col = 9;
-    fputs("metrics:", out);
-    for (int pass = 0; pass < 2; pass++)
-        for (int k = 0; k < HR_M__COUNT; k++) {
-            const hr_metric_t *m = &hr_metrics[k];
-            const char *name = pass == 0 ? m->alias : (m->flags & HR_MF_PLOT) ? hr_metric_key(m) : NULL;
-            if (!name || (pass == 1 && m->alias && strcmp(name, m->alias) == 0))
-                continue;
-            if (col + strlen(name) + 2 > 78) {
-                fputs("\n        ", out);
-                col = 8;
-            }
-            col += fprintf(out, " %s%s", name, strcmp(name, dflt) == 0 ? " (default)," : ",");
-        }
-    fputs("\n         or any dotted path of a number in a result (e.g. native.native_ops)\n"
-          "kinds:   bars (default: --metric per trace and allocator), summary\n"
-          "         (--metric relative to --baseline, min-max bars of the repeats),\n"
-          "         memory (footprint over time), frames (allocator time per frame,\n"
-          "         --frame-budget line), latency (CDF of op latency), all (summary,\n"
-          "         memory, frames and latency one under the other)\n", out);
-}
 
 /* Value label in the metric's unit (registry); an unregistered path is a
  * plain number. */
@@ -73,11 +36,11 @@ static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
 }
 
 /* Why a row has no bar, in words: its failed status, or no value. */
-static void no_bar_text(char *buf, size_t n, const hr_json_t *r) {
-    if (hr_result_ok(r))
+static void no_bar_text(char *buf, size_t n, const hr_result_t *t) {
+    if (hr_result_ok(t->json))
         snprintf(buf, n, "not measured");
     else
-        snprintf(buf, n, "failed: %s", hr_json_path_str(r, "status"));
+        snprintf(buf, n, "failed: %s", t->status);
 }
 
 /* One trace's group at s->y: label, bars, axis. */
@@ -102,8 +65,10 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace))
             continue;
-        const char *alloc = hr_json_path_str(r, "allocator");
-        double v = hr_json_path_num(r, path);
+        hr_result_t t;
+        hr_report_result(r, &t);
+        const char *alloc = t.allocator;
+        double v = hr_json_path_num(r, path); /* any dotted path (--metric) */
         char name[160];
         /* as in the tables: "!" = mostly fallback */
         snprintf(name, sizeof name, "%s%s",
@@ -115,7 +80,7 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
             fmt_value(buf, sizeof buf, def, v);
             hr_svg_text(s, LABEL_W + w + 4, s->y + 13, NULL, buf);
         } else {
-            no_bar_text(buf, sizeof buf, r);
+            no_bar_text(buf, sizeof buf, &t);
             hr_svg_text(s, LABEL_W + 4, s->y + 13, " fill=\"#999\"", buf);
         }
         s->y += BAR_H + BAR_GAP;
@@ -134,12 +99,12 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
 
 int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err) {
     char path[128], title[256];
-    const char *traces[256];
+    const char **traces;
     if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
     const hr_json_t *results = hr_json_get(rep, "results");
     const hr_metric_t *def = hr_metric_by_path(path);
-    int fallback = 0, nt = hr_svg_chart_traces(results, o, traces, 256);
+    int fallback = 0, nt = hr_svg_chart_traces(results, o, &traces);
     for (size_t i = 0; i < hr_json_len(results); i++)
         fallback |= hr_result_mostly_fallback(hr_json_at(results, i));
     snprintf(title, sizeof title, "%s (%s is better)", hr_svg_metric_words(def, path),
@@ -148,6 +113,7 @@ int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, 
     s->y = TOP;
     for (int t = 0; t < nt; t++)
         group(s, results, traces[t], path, def);
+    free(traces);
     if (fallback) { /* the legend of the tables' mark */
         char note[200];
         snprintf(note, sizeof note, HR_REPORT_FALLBACK_MARK " mostly fallback: under %.0f%% of its "

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
 #include "report/svg.h"
 
 #define PLOT_H 240
@@ -16,6 +17,7 @@
 
 typedef struct fline {
     const hr_json_t *row;
+    const char      *alloc; /* its allocator */
     double          *x, *mean, *lo, *hi;
     size_t           n;
     int              merged; /* frames per point > 1 */
@@ -75,13 +77,16 @@ static size_t collect(fline_t *l, const hr_json_t *results, const char *trace, i
     size_t nl = 0;
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const hr_json_t *fr = hr_json_path(r, "series.frames");
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        *any |= hr_json_type(hr_json_get(r, "series")) == HR_JSON_OBJECT;
+        hr_result_t t;
+        hr_report_result(r, &t);
+        const hr_json_t *fr = hr_json_get(t.series, "frames");
+        *any |= hr_json_type(t.series) == HR_JSON_OBJECT;
         if (hr_json_type(fr) != HR_JSON_OBJECT || load(fr, &l[nl]) == 0)
             continue;
         l[nl].row = r;
+        l[nl].alloc = t.allocator;
         for (size_t k = 0; k < l[nl].n; k++) {
             double a = l[nl].merged ? l[nl].lo[k] : l[nl].mean[k];
             double b = l[nl].merged ? l[nl].hi[k] : l[nl].mean[k];
@@ -99,10 +104,10 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
     char attrs[96], key[192];
     for (size_t k = 0; k < nl; k++)
         if (l[k].merged)
-            band(s, p, &l[k], hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+            band(s, p, &l[k], hr_svg_color(results, l[k].alloc));
     for (size_t k = 0; k < nl; k++) {
         snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.4\"",
-                 hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+                 hr_svg_color(results, l[k].alloc));
         hr_panel_line(s, p, l[k].x, l[k].mean, l[k].n, attrs);
     }
     double by = hr_scale_px(&p->y, o->budget_ns);
@@ -111,9 +116,9 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
     budget_label(key, sizeof key, o);
     hr_panel_key(s, p, BUDGET_COLOR, HR_KEY_DASHED, key);
     for (size_t k = 0; k < nl; k++) {
-        snprintf(key, sizeof key, "%s%s", hr_json_path_str(l[k].row, "allocator"),
+        snprintf(key, sizeof key, "%s%s", l[k].alloc,
                  l[k].merged ? " (mean, min-max)" : "");
-        hr_panel_key(s, p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
+        hr_panel_key(s, p, hr_svg_color(results, l[k].alloc),
                      HR_KEY_LINE, key);
     }
 }
@@ -134,7 +139,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     if (nl == 0) {
         no_frames(s, &p, any_series);
     } else {
-        const hr_json_t *drawn[256];
+        const hr_json_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
         p.xu = HR_UNIT_COUNT;
         p.yu = HR_UNIT_NS;
@@ -143,9 +148,10 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
         hr_panel_axes(s, &p, "frame number", p.y.log ? "allocator time per frame (log scale)"
                                                     : "allocator time per frame");
         draw(s, &p, l, nl, results, o);
-        for (size_t k = 0; k < nl && nd < 256; k++)
+        for (size_t k = 0; k < nl && drawn; k++)
             drawn[nd++] = l[k].row;
         hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
+        free(drawn);
     }
     hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
@@ -157,6 +163,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(l);
 }
 
-int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                    hr_error_t *err) {
+    (void)err;
     return hr_svg_each_trace(s, rep, o, panel);
 }

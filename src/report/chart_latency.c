@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
 #include "report/svg.h"
 
 #define PLOT_H 240
 
 typedef struct cdf {
     const hr_json_t *row;
+    const char      *alloc; /* its allocator */
     double          *x, *y; /* n + 1 points: the first bucket's lower bound at 0 */
     size_t           n;
 } cdf_t;
@@ -78,11 +80,15 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     hr_panel_begin(s, &p, title, PLOT_H);
     for (size_t i = 0; i < nr; i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const hr_json_t *lat = hr_json_path(r, "series.latency");
-        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || hr_json_type(lat) != HR_JSON_OBJECT ||
-            load(lat, &l[nl]) == 0)
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
+            continue;
+        hr_result_t t;
+        hr_report_result(r, &t);
+        const hr_json_t *lat = hr_json_get(t.series, "latency");
+        if (hr_json_type(lat) != HR_JSON_OBJECT || load(lat, &l[nl]) == 0)
             continue;
         l[nl].row = r;
+        l[nl].alloc = t.allocator;
         lo = l[nl].x[0] > 0 && l[nl].x[0] < lo ? l[nl].x[0] : lo;
         hi = l[nl].x[l[nl].n - 1] > hi ? l[nl].x[l[nl].n - 1] : hi;
         nl++;
@@ -99,18 +105,19 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
         hr_svg_line(s, p.x0, y99, p.x0 + p.w, y99, " stroke=\"#666\" stroke-dasharray=\"2 3\"");
         for (size_t k = 0; k < nl; k++) {
             snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
-                     hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")));
+                     hr_svg_color(results, l[k].alloc));
             hr_panel_line(s, &p, l[k].x, l[k].y, l[k].n, attrs);
         }
         hr_panel_key(s, &p, "#666", HR_KEY_DASHED, "99 % of calls (p99)");
         for (size_t k = 0; k < nl; k++)
-            hr_panel_key(s, &p, hr_svg_color(results, hr_json_path_str(l[k].row, "allocator")),
-                         HR_KEY_LINE, hr_json_path_str(l[k].row, "allocator"));
-        const hr_json_t *drawn[256];
+            hr_panel_key(s, &p, hr_svg_color(results, l[k].alloc),
+                         HR_KEY_LINE, l[k].alloc);
+        const hr_json_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
-        for (size_t k = 0; k < nl && nd < 256; k++)
+        for (size_t k = 0; k < nl && drawn; k++)
             drawn[nd++] = l[k].row;
         hr_panel_missing(s, &p, results, trace, drawn, nd, "latency");
+        free(drawn);
     }
     hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
@@ -120,6 +127,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(l);
 }
 
-int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                     hr_error_t *err) {
+    (void)err;
     return hr_svg_each_trace(s, rep, o, panel);
 }

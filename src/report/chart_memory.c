@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
 #include "report/svg.h"
 
 #define PLOT_H 240
@@ -17,6 +18,7 @@
 /* One row's line: x (time or event), y (footprint or RSS) and its kind. */
 typedef struct mline {
     const hr_json_t *row;
+    const char      *alloc; /* its allocator */
     double          *x, *y;
     size_t           n;
     const char      *what; /* NULL: footprint; "RSS" */
@@ -75,11 +77,16 @@ static void collect(mpanel_t *mp, const hr_json_t *results, const char *trace) {
     }
     for (size_t i = 0; i < nr && mp->any; i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const hr_json_t *mem = hr_json_path(r, "series.memory");
-        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || hr_json_type(mem) != HR_JSON_OBJECT)
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
+            continue;
+        hr_result_t t;
+        hr_report_result(r, &t);
+        const hr_json_t *mem = hr_json_get(t.series, "memory");
+        if (hr_json_type(mem) != HR_JSON_OBJECT)
             continue;
         mline_t *m = &mp->l[mp->nl];
         m->row = r;
+        m->alloc = t.allocator;
         m->n = load(mem, mp->by_time, "footprint_bytes", &m->x, &m->y);
         if (m->n == 0 && (m->n = load(mem, mp->by_time, "rss_bytes", &m->x, &m->y)) > 0)
             m->what = "RSS";
@@ -106,7 +113,7 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t
                   p->y.log ? "bytes (log scale)" : "bytes");
     for (size_t k = 0; k < mp->nl; k++) {
         snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
-                 hr_svg_color(results, hr_json_path_str(mp->l[k].row, "allocator")));
+                 hr_svg_color(results, mp->l[k].alloc));
         hr_panel_line(s, p, mp->l[k].x, mp->l[k].y, mp->l[k].n, attrs);
     }
     if (mp->live.n)
@@ -116,20 +123,21 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t
 
 static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t *results,
                    const char *trace) {
-    const hr_json_t *drawn[256];
+    const hr_json_t **drawn = malloc((mp->nl ? mp->nl : 1) * sizeof *drawn);
     char key[192];
     size_t nd = 0;
     if (mp->live.n)
         hr_panel_key(s, p, LIVE_COLOR, HR_KEY_DASHED, "live (requested bytes)");
     for (size_t k = 0; k < mp->nl; k++) {
-        const char *alloc = hr_json_path_str(mp->l[k].row, "allocator");
+        const char *alloc = mp->l[k].alloc;
         snprintf(key, sizeof key, "%s%s", alloc, mp->l[k].what ? " (RSS)" : "");
         hr_panel_key(s, p, hr_svg_color(results, alloc), HR_KEY_LINE, key);
-        if (nd < 256)
+        if (drawn)
             drawn[nd++] = mp->l[k].row;
     }
     if (mp->any) /* rows that could not be drawn, said so */
         hr_panel_missing(s, p, results, trace, drawn, nd, "memory");
+    free(drawn);
 }
 
 static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
@@ -158,6 +166,8 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(mp.live.y);
 }
 
-int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o) {
+int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+                    hr_error_t *err) {
+    (void)err;
     return hr_svg_each_trace(s, rep, o, panel);
 }

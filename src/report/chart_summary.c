@@ -6,10 +6,12 @@
  * trace's first ok row. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "report/builder.h"
-#include "report/report.h"
+#include "report/access.h"
+#include "report/charts.h"
+#include "report/metric_name.h"
 #include "report/svg.h"
 
 #define ROW_H 26
@@ -24,7 +26,9 @@ static const hr_json_t *baseline_row(const hr_json_t *results, const char *trace
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || !(hr_json_path_num(r, path) > 0))
             continue;
-        if (strcmp(hr_json_path_str(r, "allocator"), name) == 0)
+        hr_result_t t;
+        hr_report_result(r, &t);
+        if (strcmp(t.allocator, name) == 0)
             return r;
         if (!first)
             first = r;
@@ -47,7 +51,9 @@ static void ratios(const hr_json_t *r, const char *path, double base, double q[3
 static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_json_t *results,
                     const hr_json_t *r, const double q[3], double y, const hr_metric_t *m,
                     const char *path) {
-    const char *alloc = hr_json_path_str(r, "allocator");
+    hr_result_t t;
+    hr_report_result(r, &t);
+    const char *alloc = t.allocator;
     char name[160], label[96], val[48];
     snprintf(name, sizeof name, "%s%s", hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "",
              alloc);
@@ -56,7 +62,7 @@ static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_json_t *results,
         if (hr_result_ok(r))
             snprintf(label, sizeof label, "not measured");
         else
-            snprintf(label, sizeof label, "failed: %s", hr_json_path_str(r, "status"));
+            snprintf(label, sizeof label, "failed: %s", t.status);
         hr_svg_text(s, p->x0 + 6, y + 15, " fill=\"#999\"", label);
         return;
     }
@@ -78,7 +84,10 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
                   const hr_metric_t *m, const hr_svg_options_t *o) {
     const char *want = o->baseline ? o->baseline : "glibc";
     const hr_json_t *base = baseline_row(results, trace, want, o->baseline != NULL, path);
-    const char *bname = base ? hr_json_path_str(base, "allocator") : want;
+    hr_result_t bt;
+    if (base)
+        hr_report_result(base, &bt);
+    const char *bname = base ? bt.allocator : want;
     const char *words = hr_svg_metric_words(m, path);
     char title[512], xl[256];
     int n = 0, ranges = 0;
@@ -156,14 +165,15 @@ int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *o, hr
 int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
                      hr_error_t *err) {
     char path[128];
-    const char *traces[256];
+    const char **traces;
     const hr_json_t *results = hr_json_get(rep, "results");
     if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
     if (!o->baseline_checked && hr_svg_check_baseline(rep, o, err) < 0)
         return -1;
-    int nt = hr_svg_chart_traces(results, o, traces, 256);
+    int nt = hr_svg_chart_traces(results, o, &traces);
     for (int t = 0; t < nt; t++)
         panel(s, results, traces[t], path, hr_metric_by_path(path), o);
+    free(traces);
     return 0;
 }

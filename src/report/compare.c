@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/report.h"
+#include "report/access.h"
 #include "report/stats.h"
 
 /* Aliases, directions and default gates come from the metric registry
@@ -31,48 +31,19 @@ int hr_compare_format_parse(const char *s, hr_compare_format_t *fmt) {
     return -1;
 }
 
-static void metric_from(const hr_metric_t *r, hr_compare_metric_t *out) {
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", r->alias ? r->alias : r->path);
-    snprintf(out->path, sizeof out->path, "%s", r->path);
-    out->higher_better = (r->flags & HR_MF_HIGHER) != 0;
-    out->def = r;
-}
 
 /* The default gates: every registry metric with one, in registry order. */
 static int default_metrics(hr_compare_metric_t *m, int max) {
     int n = 0;
     for (int k = 0; k < HR_M__COUNT && n < max; k++)
         if (hr_metrics[k].gate >= 0 && hr_metrics[k].alias) {
-            metric_from(&hr_metrics[k], &m[n]);
+            hr_compare_metric_from(&hr_metrics[k], &m[n]);
             m[n].is_default = 1;
             m[n++].pct = hr_metrics[k].gate;
         }
     return n;
 }
 
-int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out) {
-    memset(out, 0, sizeof *out);
-    const hr_metric_t *r = hr_metric_by_alias(name);
-    if (r || ((r = hr_metric_by_path(name)) && !r->family && r->alias)) {
-        metric_from(r, out);
-        return 0;
-    }
-    /* Any other dotted path of identifiers is taken as is; a registered one
-     * keeps its direction. */
-    size_t n = strlen(name);
-    if (!strchr(name, '.') || n >= sizeof out->path || name[0] == '.' || name[n - 1] == '.')
-        return -1;
-    for (const char *p = name; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.')
-            return -1;
-    snprintf(out->name, sizeof out->name, "%.31s", name);
-    snprintf(out->path, sizeof out->path, "%s", name);
-    r = hr_metric_by_path(name);
-    out->higher_better = r && (r->flags & HR_MF_HIGHER);
-    out->def = r;
-    return 0;
-}
 
 int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max,
                                 hr_error_t *err) {
@@ -122,18 +93,48 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
 
 /* ---- collecting the rows ----------------------------------------------- */
 
+/* A report's results, each decoded once (base/result.h): t[i] is results[i]. */
+typedef struct tres {
+    hr_result_t *t;
+    size_t       n;
+} tres_t;
+
+/* 0, or -1 when out of memory. */
+static int tres_decode(tres_t *out, const hr_json_t *results) {
+    out->n = hr_json_len(results);
+    out->t = calloc(out->n + 1, sizeof *out->t);
+    for (size_t i = 0; out->t && i < out->n; i++)
+        hr_report_result(hr_json_at(results, i), &out->t[i]);
+    return out->t ? 0 : -1;
+}
+
 typedef struct cmp {
     hr_compare_row_t *rows;
     size_t    nrows, cap;
     int       oom;
     double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric, whole report; 1 = none */
-    const hr_json_t *all_b, *all_n;          /* the two reports' results */
+    tres_t    all_b, all_n;                  /* the two reports' results, decoded */
     /* row_drift's memo: the drifts of the last trace seen (rows of one trace
      * come together), NAN until computed */
     char      memo_trace[256];
     double    memo[HR_COMPARE_MAX_METRICS];
     hr_compare_summary_t sum;
 } cmp_t;
+
+/* The typed result of r, one of the results in a or b (by address). */
+static const hr_result_t *typed_in(const tres_t *a, const tres_t *b, const hr_json_t *r) {
+    for (size_t i = 0; i < a->n; i++)
+        if (a->t[i].json == r)
+            return &a->t[i];
+    for (size_t i = 0; i < b->n; i++)
+        if (b->t[i].json == r)
+            return &b->t[i];
+    return NULL;
+}
+
+static const hr_result_t *typed(const cmp_t *c, const hr_json_t *r) {
+    return typed_in(&c->all_b, &c->all_n, r);
+}
 
 static int is_failing(const char *verdict) {
     return strcmp(verdict, "REGRESSION") == 0 || strcmp(verdict, "MISMATCH") == 0 ||
@@ -157,8 +158,9 @@ static hr_compare_row_t *row(cmp_t *c, const hr_json_t *r, const char *metric, d
     }
     hr_compare_row_t *w = &c->rows[c->nrows];
     memset(w, 0, sizeof *w);
-    snprintf(w->trace, sizeof w->trace, "%s", hr_report_trace_base(hr_json_path_str(r, "trace")));
-    snprintf(w->allocator, sizeof w->allocator, "%s", hr_json_path_str(r, "allocator"));
+    const hr_result_t *t = typed(c, r);
+    snprintf(w->trace, sizeof w->trace, "%s", hr_report_trace_base(t->trace));
+    snprintf(w->allocator, sizeof w->allocator, "%s", t->allocator);
     snprintf(w->metric, sizeof w->metric, "%s", metric);
     w->base = b;
     w->cur = n;
@@ -249,7 +251,7 @@ static int compared_exactly(const hr_metric_t *m) {
 
 /* Deterministic values: op counts and peak live must match exactly. */
 static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
-    const char *db = hr_json_path_str(rb, "trace_digest"), *dn = hr_json_path_str(rn, "trace_digest");
+    const char *db = typed(c, rb)->trace_digest, *dn = typed(c, rn)->trace_digest;
     if (db && dn && strcmp(db, dn) != 0) {
         row(c, rb, "trace_digest", NAN, NAN, NAN, HR_THR_EXACT, "MISMATCH",
             "different traces: the digests differ");
@@ -295,7 +297,7 @@ static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
     }
 }
 
-static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
+static double drift_of(const tres_t *rb, const tres_t *rn, const hr_compare_metric_t *m,
                        const char *trace, int min_rows);
 
 /* The drift a row is judged with: its trace's own (the traces of a run are
@@ -305,14 +307,14 @@ static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compar
 static double row_drift(cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t *m, int i) {
     if (c->drift[i] == 1)
         return 1;
-    const char *trace = hr_report_trace_base(hr_json_path_str(rb, "trace"));
+    const char *trace = hr_report_trace_base(typed(c, rb)->trace);
     if (strcmp(trace, c->memo_trace) != 0) {
         snprintf(c->memo_trace, sizeof c->memo_trace, "%s", trace);
         for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
             c->memo[k] = NAN;
     }
     if (isnan(c->memo[i])) {
-        double d = drift_of(c->all_b, c->all_n, m, trace, HR_DRIFT_MIN_TRACE_ROWS);
+        double d = drift_of(&c->all_b, &c->all_n, m, trace, HR_DRIFT_MIN_TRACE_ROWS);
         c->memo[i] = d != 1 ? d : c->drift[i];
     }
     return c->memo[i];
@@ -320,7 +322,7 @@ static double row_drift(cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t
 
 static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
                          const hr_compare_metric_t *m, int nm) {
-    const char *sb = hr_json_path_str(rb, "status"), *sn = hr_json_path_str(rn, "status");
+    const char *sb = typed(c, rb)->status, *sn = typed(c, rn)->status;
     char st[96];
     snprintf(st, sizeof st, "status %s -> %s", sb, sn);
     if (!hr_result_ok(rb)) {
@@ -361,13 +363,13 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
             given |= m[i].def == d;
         if (!given) {
             hr_compare_metric_t em;
-            metric_from(d, &em);
+            hr_compare_metric_from(d, &em);
             gate(c, rb, rn, &em, 0, 1, 1, 1);
         }
     }
 }
 
-static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb, char *used);
+static const hr_result_t *find_match(const tres_t *results, const hr_result_t *rb, char *used);
 /* A figure the host's load moves: a measured time or rate. */
 static int is_timing(const hr_compare_metric_t *m) {
     return m->def && m->def->exact == HR_EXACT_MEASURED &&
@@ -383,25 +385,26 @@ static int cmp_dbl(const void *a, const void *b) {
 /* The common drift of timing metric m between the two reports (hr_compare_
  * options_t.drift): the median of new/base over the matched ok rows, or 1
  * when too few rows or allocators say it. */
-static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
+static double drift_of(const tres_t *rb, const tres_t *rn, const hr_compare_metric_t *m,
                        const char *trace, int min_rows) {
-    size_t nb = hr_json_len(rb);
+    size_t nb = rb->n;
     double *r = calloc(nb + 1, sizeof *r);
-    char *used = calloc(hr_json_len(rn) + 1, 1);
+    char *used = calloc(rn->n + 1, 1);
     const char *first = NULL;
     int n = 0, allocs = 0;
     for (size_t i = 0; r && used && i < nb; i++) {
-        const hr_json_t *b = hr_json_at(rb, i), *c = find_match(rn, b, used);
+        const hr_result_t *tb = &rb->t[i], *tc = find_match(rn, tb, used);
+        const hr_json_t *b = tb->json, *c = tc ? tc->json : NULL;
         hr_spread_t sb, sc;
         if (!c || !hr_result_ok(b) || !hr_result_ok(c) ||
-            (trace && strcmp(hr_report_trace_base(hr_json_path_str(b, "trace")), trace) != 0))
+            (trace && strcmp(hr_report_trace_base(tb->trace), trace) != 0))
             continue;
         hr_spread_of(b, m->path, &sb);
         hr_spread_of(c, m->path, &sc);
         if (!sb.n || !sc.n || !(sb.center > 0) || !(sc.center > 0))
             continue;
         r[n++] = sc.center / sb.center;
-        const char *a = hr_json_path_str(b, "allocator");
+        const char *a = tb->allocator;
         if (!first)
             first = a, allocs = 1;
         else if (allocs == 1 && strcmp(first, a) != 0)
@@ -417,17 +420,17 @@ static double drift_of(const hr_json_t *rb, const hr_json_t *rn, const hr_compar
     return d;
 }
 
-static const hr_json_t *find_match(const hr_json_t *results, const hr_json_t *rb, char *used) {
-    const char *alloc = hr_json_path_str(rb, "allocator");
-    const char *base = hr_report_trace_base(hr_json_path_str(rb, "trace"));
-    const char *dig = hr_json_path_str(rb, "trace_digest");
+static const hr_result_t *find_match(const tres_t *results, const hr_result_t *rb, char *used) {
+    const char *alloc = rb->allocator;
+    const char *base = hr_report_trace_base(rb->trace);
+    const char *dig = rb->trace_digest;
     for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < hr_json_len(results); i++) {
-            const hr_json_t *r = hr_json_at(results, i);
-            if (used[i] || strcmp(hr_json_path_str(r, "allocator"), alloc) != 0)
+        for (size_t i = 0; i < results->n; i++) {
+            const hr_result_t *r = &results->t[i];
+            if (used[i] || strcmp(r->allocator, alloc) != 0)
                 continue;
-            const char *d = hr_json_path_str(r, "trace_digest");
-            if (pass == 0 ? strcmp(hr_report_trace_base(hr_json_path_str(r, "trace")), base) == 0
+            const char *d = r->trace_digest;
+            if (pass == 0 ? strcmp(hr_report_trace_base(r->trace), base) == 0
                           : (dig && d && strcmp(dig, d) == 0)) {
                 used[i] = 1;
                 return r;
@@ -468,15 +471,19 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     memset(&c, 0, sizeof c);
     for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
         c.memo[k] = NAN;
-    if (!used)
+    if (!used || tres_decode(&c.all_b, rb) < 0 || tres_decode(&c.all_n, rn) < 0) {
+        free(used);
+        free(c.all_b.t);
+        free(c.all_n.t);
         return 2;
+    }
     for (int i = 0; i < nm; i++)
-        c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(rb, rn, &m[i], NULL,
+        c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(&c.all_b, &c.all_n, &m[i], NULL,
                                                                 HR_DRIFT_MIN_ROWS) : 1;
-    c.all_b = rb;
-    c.all_n = rn;
     for (size_t i = 0; i < hr_json_len(rb); i++) {
-        const hr_json_t *b = hr_json_at(rb, i), *n = find_match(rn, b, used);
+        const hr_json_t *b = hr_json_at(rb, i);
+        const hr_result_t *tn = find_match(&c.all_n, &c.all_b.t[i], used);
+        const hr_json_t *n = tn ? tn->json : NULL;
         if (!n) {
             row(&c, b, "result", NAN, NAN, NAN, NAN, "MISSING", "no matching result in new");
             c.sum.missing++;
@@ -489,6 +496,8 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
         if (!used[i])
             row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, NAN, "new", "not in base");
     free(used);
+    free(c.all_b.t);
+    free(c.all_n.t);
     if (c.oom) {
         free(c.rows);
         fprintf(stderr, "heapreplay compare: out of memory\n");

@@ -29,17 +29,11 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "base/error.h"
+#include "report/metric_name.h"
 
 #define HR_COMPARE_MAX_METRICS 32
 
-typedef struct hr_compare_metric {
-    char   name[32];    /* as shown: the alias, or the path */
-    char   path[128];   /* dotted path in a result */
-    double pct;         /* allowed regression, percent */
-    int    higher_better;
-    const struct hr_metric *def; /* its registry entry, or NULL for an unregistered path */
-    int    is_default;  /* from the registry's default gates, not --max-regress */
-} hr_compare_metric_t;
+/* hr_compare_metric_t and hr_compare_metric_lookup: metric_name.h. */
 
 /* Output formats (docs/REPORTS.md, "compare"): the text table, CSV and JSON
  * (stable snake_case keys), Markdown for a CI job summary, JUnit XML. */
@@ -112,9 +106,6 @@ void hr_compare_sort(hr_compare_row_t *rows, size_t n);
 void hr_compare_render(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
                        const hr_compare_options_t *opt, FILE *out, FILE *errf);
 
-/* Resolve an alias (throughput, ns_per_op, wall, p99, p999, max, peak, live,
- * rss, frag, slop, worst_frame) or a dotted path. 0 ok, -1 unknown name. */
-int hr_compare_metric_lookup(const char *name, hr_compare_metric_t *out);
 /* Parse "METRIC=PCT[%],..." into m[]; returns the count, or -1 with a one-line
  * message in err. */
 int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int max,

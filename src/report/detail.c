@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
+#include "report/access.h"
 #include "report/ranking.h"
-#include "report/report.h"
 
 /* The comparison table: allocator and status, then one column per registry
  * metric with a column label (base/metrics.h), in registry order. */
@@ -34,11 +33,10 @@ static int main_cols(const char **cols, char names[][48]) {
 /* The spread shown beside a ranged metric's median: its MAD relative to the
  * median (the figure "unstable" is judged on, hr_results_unstable). NAN when
  * the result has no spread to show (one repeat, or an old report). */
-static double rel_mad(const hr_json_t *r, const hr_metric_t *m, double median) {
-    char path[160];
-    snprintf(path, sizeof path, "%s_mad", m->path);
-    double mad = hr_json_path_num(r, path);
-    if (m->merge != HR_MERGE_RANGE || hr_json_path_num(r, "runs") < 2 || median == 0)
+static double rel_mad(const hr_result_t *t, hr_metric_id_t id, double median) {
+    const hr_metric_t *m = &hr_metrics[id];
+    double mad = hr_result_num(&t->m, id, 0, 3);
+    if (m->merge != HR_MERGE_RANGE || t->runs < 2 || median == 0)
         return NAN;
     return mad / fabs(median);
 }
@@ -46,8 +44,9 @@ static double rel_mad(const hr_json_t *r, const hr_metric_t *m, double median) {
 /* A ranged metric of a repeated result: "41.5 ±3.2%" (median, relative MAD),
  * and "~41.5 ±9.0%" for the ranking figure of an unstable result. Returns 0
  * when the cell is not of that kind. */
-static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, double v) {
-    double spread = rel_mad(r, m, v);
+static int spread_cell(hr_emit_t *em, const hr_result_t *t, hr_metric_id_t id, double v) {
+    const hr_metric_t *m = &hr_metrics[id];
+    double spread = rel_mad(t, id, v);
     char num[48], buf[80];
     if (!isfinite(v) || !isfinite(spread))
         return 0;
@@ -58,7 +57,7 @@ static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, 
     case HR_CELL_F0: snprintf(num, sizeof num, "%.0f", v); break;
     default: return 0;
     }
-    int unstable = (m->flags & HR_MF_RANK) && hr_json_is_true(hr_json_get(r, "unstable"));
+    int unstable = (m->flags & HR_MF_RANK) && t->unstable;
     snprintf(buf, sizeof buf, "%s%s ±%.1f%%", unstable ? HR_REPORT_UNSTABLE_MARK : "", num,
              spread * 100);
     hr_emit_cell_str(em, buf);
@@ -69,7 +68,7 @@ static int spread_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m, 
  * other kinds ("entry_limit 47468 +1"); "0" when there are none. The kinds
  * are what a reader can act on, a total is not (docs/METRICS.md). */
 static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
-    const hr_json_t *v = hr_json_path(r, "native.violations");
+    const hr_json_t *v = hr_json_path(r, hr_metrics[HR_M_VIOLATIONS].path);
     if (hr_json_type(v) != HR_JSON_OBJECT) {
         hr_emit_cell_str(em, NULL);
         return;
@@ -93,13 +92,14 @@ static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
 }
 
 /* One cell of metric m in its registry format. */
-static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m) {
-    if (m == &hr_metrics[HR_M_VIOLATIONS]) {
-        violations_cell(em, r);
+static void metric_cell(hr_emit_t *em, const hr_result_t *t, hr_metric_id_t id) {
+    const hr_metric_t *m = &hr_metrics[id];
+    if (id == HR_M_VIOLATIONS) {
+        violations_cell(em, t->json);
         return;
     }
-    double v = m->cell == HR_CELL_STR ? NAN : hr_metric_value(m, r);
-    if (spread_cell(em, r, m, v))
+    double v = m->cell == HR_CELL_STR || m->family ? NAN : hr_result_num(&t->m, id, 0, 0);
+    if (spread_cell(em, t, id, v))
         return;
     switch (m->cell) {
     case HR_CELL_RATE: hr_report_cell_unit(em, v, hr_fmt_rate); break;
@@ -108,7 +108,7 @@ static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m)
     case HR_CELL_F1: hr_emit_cell_f64(em, v, 1); break;
     case HR_CELL_F0: hr_emit_cell_f64(em, v, 0); break;
     case HR_CELL_PCT: hr_report_cell_pct(em, v); break;
-    case HR_CELL_STR: hr_emit_cell_str(em, hr_json_path_str(r, m->path)); break;
+    case HR_CELL_STR: hr_emit_cell_str(em, m->family ? NULL : hr_result_str(&t->m, id)); break;
     case HR_CELL_INT:
         if (isfinite(v))
             hr_emit_cell_u64(em, (uint64_t)v);
@@ -121,17 +121,19 @@ static void metric_cell(hr_emit_t *em, const hr_json_t *r, const hr_metric_t *m)
 
 static void main_row(hr_emit_t *em, const hr_json_t *r) {
     char name[160];
+    hr_result_t t;
+    hr_report_result(r, &t);
     snprintf(name, sizeof name, "%s%s", hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "",
-             hr_json_path_str(r, "allocator"));
+             t.allocator);
     hr_emit_cell_str(em, name);
-    hr_emit_cell_str(em, hr_json_path_str(r, "status"));
+    hr_emit_cell_str(em, t.status);
     if (!hr_result_ok(r)) {
         hr_emit_row_end(em); /* the rest stays "-"; the error is a note below */
         return;
     }
     for (int k = 0; k < HR_M__COUNT; k++)
         if (hr_metrics[k].column)
-            metric_cell(em, r, &hr_metrics[k]);
+            metric_cell(em, &t, (hr_metric_id_t)k);
     hr_emit_row_end(em);
 }
 
@@ -142,8 +144,12 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
         int mine = hr_result_of_trace(r, trace) && hr_result_ok(r);
-        unstable |= mine && hr_json_is_true(hr_json_get(r, "unstable"));
-        fallback |= mine && hr_result_mostly_fallback(r);
+        if (!mine)
+            continue;
+        hr_result_t t;
+        hr_report_result(r, &t);
+        unstable |= t.unstable;
+        fallback |= hr_result_mostly_fallback(r);
     }
     if (fallback)
         fprintf(out, "%s" HR_REPORT_FALLBACK_MARK " mostly fallback: below %.0f%% of the ops served "
@@ -159,9 +165,10 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace) || hr_result_ok(r))
             continue;
-        const char *e = hr_json_path_str(r, "error");
-        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", hr_json_path_str(r, "allocator"),
-                hr_json_path_str(r, "status"), e ? e : "(no message)");
+        hr_result_t t;
+        hr_report_result(r, &t);
+        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t.allocator, t.status,
+                t.error ? t.error : "(no message)");
         any = 1;
     }
     if (any)
@@ -206,7 +213,9 @@ static void per_op_table(hr_emit_t *em, const hr_json_t *results, const char *tr
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
+        hr_result_t t;
+        hr_report_result(r, &t);
+        hr_emit_cell_str(em, t.allocator);
         const hr_json_t *o = hr_json_get(r, "ns_per_op");
         for (int k = 0; k < n; k++)
             hr_emit_cell_f64(em, hr_json_num(hr_json_get(o, keys[k]), NAN), 1);

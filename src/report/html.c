@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "base/emit.h"
-#include "report/report.h"
+#include "report/access.h"
+#include "report/chart.h"
+#include "report/tables.h"
 
 #define CSS                                                                                   \
     "body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}" \
@@ -144,7 +146,9 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
         hr_error_set(err, "out of memory");
         return -1;
     }
-    hr_report_render_opts(sub, HR_EMIT_HTML, &o->render, mem);
+    hr_emit_t em;
+    hr_emit_init(&em, mem, HR_EMIT_HTML);
+    hr_report_tables(sub, &em, 0, &o->render); /* the text format's body as a fragment */
     fclose(mem);
     fprintf(out, "<section id=\"trace-%d\">\n", idx + 1);
     put(out, "h2", hr_report_trace_base(trace));
@@ -171,12 +175,14 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
                    hr_error_t *err) {
     hr_html_options_t dflt = hr_html_options_default();
     const hr_json_t *results = hr_json_get(rep, "results");
-    const char *traces[256];
-    int nt = hr_report_traces(results, traces, 256), rc = 0;
+    const char **traces;
+    int nt = hr_report_traces(results, &traces), rc = 0;
     if (!o)
         o = &dflt;
-    if (hr_svg_check_baseline(rep, &o->charts, err) < 0) /* once, against every trace */
+    if (hr_svg_check_baseline(rep, &o->charts, err) < 0) { /* once, against every trace */
+        free(traces);
         return -1;
+    }
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                  "<title>heapreplay report: %d trace%s</title>\n", nt, nt == 1 ? "" : "s");
     fputs("<style>" CSS "</style>\n</head>\n<body>\n", out);
@@ -195,6 +201,7 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
     for (int t = 0; t < nt && rc == 0; t++)
         rc = trace_section(out, rep, traces[t], t, o, err);
     fputs("</body>\n</html>\n", out);
+    free(traces);
     if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
         hr_error_set(err, "write error");
         rc = -1;

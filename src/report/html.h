@@ -10,8 +10,8 @@
 
 #include "base/json.h"
 #include "base/error.h"
-#include "report/report.h"
 #include "report/svg.h"
+#include "report/tables.h"
 
 typedef struct hr_html_options {
     hr_svg_options_t charts; /* metric, baseline and frame budget of the charts */

@@ -4,7 +4,7 @@
  * Per result of a trace with a program time:
  *   alloc_s     the replay's whole allocator time for one run of the trace:
  *               the cold lap's CPU time (time.cold_cpu_s; per sample in
- *               samples["time.cold_cpu_s"])
+ *               the samples of time.cold_cpu_s)
  *   change_s    alloc_s of this row minus the glibc row's: the median of the
  *               per-sample differences when both rows have as many samples
  *               (sample i of each came from the same round of interleaved
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report.h"
+#include "report/access.h"
 #include "report/stats.h"
 #include "report/summary.h"
 
@@ -40,18 +40,20 @@ double hr_predict_noise(double range_s, unsigned runs) {
     return HR_PREDICT_Z * sqrt(2.0) * range_s / d2;
 }
 
-static int same_trace(const hr_json_t *a, const hr_json_t *b) {
-    const char *ta = hr_json_path_str(a, "trace"), *tb = hr_json_path_str(b, "trace");
-    const char *da = hr_json_path_str(a, "trace_digest"), *db = hr_json_path_str(b, "trace_digest");
+static int same_trace(const hr_result_t *a, const hr_result_t *b) {
+    const char *ta = a->trace, *tb = b->trace, *da = a->trace_digest, *db = b->trace_digest;
     return ta && tb && strcmp(ta, tb) == 0 && (!da || !db || strcmp(da, db) == 0);
 }
 
 /* The baseline row of r's trace: the first ok glibc result. */
 static const hr_json_t *baseline_of(const hr_json_t *results, const hr_json_t *r) {
+    hr_result_t tr, tb;
+    hr_report_result(r, &tr);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *b = hr_json_at(results, i);
-        const char *a = hr_json_path_str(b, "allocator");
-        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(b, r))
+        hr_report_result(b, &tb);
+        const char *a = tb.allocator;
+        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(&tb, &tr))
             return b;
     }
     return NULL;
@@ -59,10 +61,12 @@ static const hr_json_t *baseline_of(const hr_json_t *results, const hr_json_t *r
 
 /* The per-sample allocator times of r (its samples, or its one value). */
 static int alloc_samples(const hr_json_t *r, double *v) {
-    const hr_json_t *s = hr_json_get(hr_json_get(r, "samples"), "time.cold_cpu_s");
+    hr_result_t t;
+    hr_report_result(r, &t);
+    const hr_json_t *s = hr_json_get(t.samples, hr_metrics[HR_M_COLD_CPU].path);
     int n = hr_stats_read_array(s, v, MAX_SAMPLES);
-    if (n == 0 && isfinite(hr_json_path_num(r, "time.cold_cpu_s")))
-        v[n++] = hr_json_path_num(r, "time.cold_cpu_s");
+    if (n == 0 && isfinite(t.m.COLD_CPU))
+        v[n++] = t.m.COLD_CPU;
     return n;
 }
 
@@ -111,7 +115,10 @@ static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_j
                                     runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
     double w = isfinite(noise) ? noise : 0, lo = d.min - w, hi = d.max + w;
     hr_json_t *o = hr_json_new_object();
-    hr_json_set(o, "alloc_s", hr_json_new_num(hr_json_path_num(r, "time.cold_cpu_s")));
+    hr_result_t tr, tb;
+    hr_report_result(r, &tr);
+    hr_report_result(b, &tb);
+    hr_json_set(o, "alloc_s", hr_json_new_num(tr.m.COLD_CPU));
     hr_json_set(o, "baseline", hr_json_new_str(HR_PREDICT_BASELINE));
     hr_json_set(o, "change_s", hr_json_new_num(d.median));
     if (cpu > 0)
@@ -123,7 +130,7 @@ static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_j
     hr_json_set(o, "paired", hr_json_new_bool(paired));
     /* the program's max RSS moves with the worker's whole peak RSS (its
      * allocator's start-up included; docs/METRICS.md, "Peak RSS") */
-    double pr = hr_json_path_num(r, "memory.peak_rss"), pb = hr_json_path_num(b, "memory.peak_rss");
+    double pr = tr.m.PEAK_RSS_ALL, pb = tb.m.PEAK_RSS_ALL;
     if (isfinite(pr) && isfinite(pb))
         hr_json_set(o, "rss_change_bytes", hr_json_new_num(pr - pb));
     hr_json_set(o, "within_noise", hr_json_new_bool(lo <= 0 && hi >= 0));
@@ -165,8 +172,10 @@ static void fmt_s(char *buf, size_t n, double v, int sign) {
 }
 
 static void predict_row(hr_emit_t *em, const hr_json_t *r) {
-    const hr_json_t *p = hr_json_get(r, "predict");
-    const char *alloc = hr_json_path_str(r, "allocator");
+    hr_result_t t;
+    hr_report_result(r, &t);
+    const hr_json_t *p = t.predict;
+    const char *alloc = t.allocator;
     double change = hr_json_path_num(p, "change_s"), pct = hr_json_path_num(p, "change_pct");
     char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-";
     fmt_s(a, sizeof a, hr_json_path_num(p, "alloc_s"), 0);

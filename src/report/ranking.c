@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
+#include "report/access.h"
 #include "report/stats.h"
 
 #define HR_RANK_MAX 64
@@ -31,15 +31,15 @@ static int collect(const hr_json_t *results, const char *trace, const hr_metric_
     int n = 0;
     for (size_t i = 0; i < hr_json_len(results) && n < HR_RANK_MAX; i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
-        if (!st || strcmp(st, "ok") != 0 || !tr || strcmp(tr, trace) != 0 ||
-            hr_result_mostly_fallback(r))
+        if (!hr_result_ok(r) || !hr_result_of_trace(r, trace) || hr_result_mostly_fallback(r))
             continue;
         hr_spread_of(r, path, &out[n].s);
         if (out[n].s.n == 0 || isnan(out[n].s.center))
             continue;
-        out[n].name = hr_json_path_str(r, "allocator");
-        out[n].unstable = hr_json_is_true(hr_json_get(r, "unstable"));
+        hr_result_t t;
+        hr_report_result(r, &t);
+        out[n].name = t.allocator;
+        out[n].unstable = t.unstable;
         n++;
     }
     qsort(out, (size_t)n, sizeof *out, (m->flags & HR_MF_HIGHER) ? cmp_center_desc : cmp_center);
@@ -81,10 +81,11 @@ static int rank_line(FILE *out, const hr_json_t *results, const char *trace,
 static const hr_json_t *threaded_result(const hr_json_t *results, const char *trace) {
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i);
-        const char *st = hr_json_path_str(r, "status"), *tr = hr_json_path_str(r, "trace");
-        const char *mode = hr_json_path_str(r, "threads.mode");
-        if (st && strcmp(st, "ok") == 0 && tr && strcmp(tr, trace) == 0 && mode &&
-            strcmp(mode, "recorded") == 0)
+        if (!hr_result_ok(r) || !hr_result_of_trace(r, trace))
+            continue;
+        hr_result_t d;
+        hr_report_result(r, &d);
+        if (d.m.THR_MODE && strcmp(d.m.THR_MODE, "recorded") == 0)
             return r;
     }
     return NULL;
@@ -97,18 +98,20 @@ int hr_report_threads(FILE *out, const hr_json_t *results, const char *trace, in
     const hr_json_t *t = threaded_result(results, trace);
     if (!t)
         return 0;
-    const char *pace = hr_json_path_str(t, "threads.pace");
+    hr_result_t d;
+    hr_report_result(t, &d);
+    const char *pace = d.m.THR_PACE;
     fprintf(out, "%sthreads: %.0f recorded threads, each on its own OS thread; %.0f cross-thread "
-            "frees; pacing %s\n", md ? "- " : "  ", hr_json_path_num(t, "threads.n"),
-            hr_json_path_num(t, "threads.cross_thread_frees"), pace ? pace : "none");
+            "frees; pacing %s\n", md ? "- " : "  ", d.m.THR_N, d.m.THR_XFREES, pace ? pace : "none");
     rank_line(out, results, trace, &hr_metrics[HR_M_THR_OPS_PER_S], 1e6,
               "ranking by process throughput (M ops/s, wall; > separated, ≈ within noise)", md);
     for (size_t i = 0; i < hr_json_len(results); i++) {
         const hr_json_t *r = hr_json_at(results, i), *pt = hr_json_get(r, "per_thread");
-        const char *tr = hr_json_path_str(r, "trace");
-        if (!pt || !tr || strcmp(tr, trace) != 0 || hr_json_len(pt) > 16)
+        if (!pt || !hr_result_of_trace(r, trace) || hr_json_len(pt) > 16)
             continue;
-        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", hr_json_path_str(r, "allocator"));
+        hr_result_t row;
+        hr_report_result(r, &row);
+        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", row.allocator);
         for (size_t k = 0; k < hr_json_len(pt); k++)
             fprintf(out, "%s t%zu %.1f", k ? "," : "", k, hr_json_path_num(hr_json_at(pt, k), "ns_per_op"));
         fputc('\n', out);

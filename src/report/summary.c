@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "base/metrics.h"
-#include "report/builder.h"
+#include "report/access.h"
 #include "report/ranking.h"
-#include "report/report.h"
 #include "report/stats.h"
 
 #define HR_SUMMARY_MAX_ROWS 256
@@ -19,6 +18,7 @@ enum { G_RANKED = 0, G_FALLBACK, G_OTHER };
 
 typedef struct srow {
     const hr_json_t *r;
+    hr_result_t      t; /* r decoded (base/result.h) */
     int              group;
     double           key; /* the ranking figure (median) */
     size_t           idx; /* order in the report: ties keep it */
@@ -53,6 +53,7 @@ static int collect(const hr_json_t *results, const char *trace, srow_t *rows, in
         hr_spread_t s;
         hr_spread_of(r, rank->path, &s);
         rows[n].r = r;
+        hr_report_result(r, &rows[n].t);
         rows[n].idx = i;
         rows[n].key = s.center;
         rows[n].group = !hr_result_ok(r)                    ? G_OTHER
@@ -69,33 +70,33 @@ static int collect(const hr_json_t *results, const char *trace, srow_t *rows, in
 
 /* The flags cell: the status of a row that is not ok, else "fallback",
  * "unstable", "interrupted" (comma-separated); NULL when there is none. */
-static const char *flags_of(const hr_json_t *r, char *buf, size_t n) {
+static const char *flags_of(const hr_result_t *t, char *buf, size_t n) {
     buf[0] = 0;
-    if (!hr_result_ok(r)) {
-        snprintf(buf, n, "%s", hr_json_path_str(r, "status"));
+    if (!hr_result_ok(t->json)) {
+        snprintf(buf, n, "%s", t->status);
         return buf;
     }
-    if (hr_result_mostly_fallback(r))
+    if (hr_result_mostly_fallback(t->json))
         snprintf(buf, n, "fallback");
-    else if (hr_json_is_true(hr_json_get(r, "unstable")))
+    else if (t->unstable)
         snprintf(buf, n, "unstable");
-    if (hr_json_is_true(hr_json_get(r, "interrupted")))
+    if (t->interrupted)
         snprintf(buf + strlen(buf), n - strlen(buf), "%sinterrupted", buf[0] ? "," : "");
     return buf[0] ? buf : NULL;
 }
 
 /* ops/s as "12.30 M ±1.2%": the median and its MAD relative to it (the
  * robust spread, docs/REPORTS.md); the median alone for a single sample. */
-static void ops_cell(hr_emit_t *em, const hr_json_t *r) {
-    double v = hr_json_path_num(r, "time.ops_per_s");
-    double mad = hr_json_path_num(r, "time.ops_per_s_mad");
+static void ops_cell(hr_emit_t *em, const hr_result_t *t) {
+    double v = t->m.OPS_PER_S;
+    double mad = t->m.OPS_PER_S_mad;
     char num[48], buf[80];
     if (!isfinite(v)) {
         hr_emit_cell_str(em, NULL);
         return;
     }
     hr_fmt_rate(num, sizeof num, v);
-    if (isfinite(mad) && v != 0 && hr_json_path_num(r, "runs") >= 2)
+    if (isfinite(mad) && v != 0 && t->runs >= 2)
         snprintf(buf, sizeof buf, "%s ±%.1f%%", num, mad / fabs(v) * 100);
     else
         snprintf(buf, sizeof buf, "%s", num);
@@ -117,19 +118,19 @@ static void table_row(hr_emit_t *em, const srow_t *row, int rank) {
         hr_emit_cell_u64(em, (uint64_t)rank);
     else
         hr_emit_cell_str(em, NULL);
-    hr_emit_cell_str(em, hr_json_path_str(r, "allocator"));
+    hr_emit_cell_str(em, row->t.allocator);
     if (!hr_result_ok(r)) { /* figures of a failed row are not comparable: "-" */
         for (int c = 0; c < 6; c++)
             hr_emit_cell_str(em, NULL);
     } else {
-        ops_cell(em, r);
-        hr_report_cell_unit(em, hr_metric_value(&hr_metrics[HR_M_P99], r), hr_fmt_ns);
-        hr_report_cell_unit(em, hr_metric_value(&hr_metrics[HR_M_WF_NS], r), hr_fmt_ns);
+        ops_cell(em, &row->t);
+        hr_report_cell_unit(em, row->t.m.P99, hr_fmt_ns);
+        hr_report_cell_unit(em, row->t.m.WF_NS, hr_fmt_ns);
         hr_report_cell_unit(em, footprint(r), hr_fmt_bytes);
-        hr_report_cell_pct(em, hr_metric_value(&hr_metrics[HR_M_FRAG_JW4], r));
-        hr_report_cell_pct(em, hr_metric_value(&hr_metrics[HR_M_NATIVE_SHARE], r));
+        hr_report_cell_pct(em, row->t.m.FRAG_JW4);
+        hr_report_cell_pct(em, row->t.m.NATIVE_SHARE);
     }
-    hr_emit_cell_str(em, flags_of(r, buf, sizeof buf));
+    hr_emit_cell_str(em, flags_of(&row->t, buf, sizeof buf));
     hr_emit_row_end(em);
 }
 
@@ -138,9 +139,9 @@ static void heading(char *buf, size_t n, const srow_t *rows, int nr, const char 
     double ops = NAN, live = NAN;
     for (int i = 0; i < nr && (isnan(ops) || isnan(live)); i++) {
         if (isnan(ops))
-            ops = hr_json_path_num(rows[i].r, "ops.total");
+            ops = rows[i].t.m.OPS_TOTAL;
         if (isnan(live))
-            live = hr_json_path_num(rows[i].r, "memory.peak_live");
+            live = rows[i].t.m.PEAK_LIVE;
     }
     int k = snprintf(buf, n, "trace %s", trace);
     if (k < 0 || (size_t)k >= n || isnan(ops))
@@ -175,7 +176,6 @@ static void cat(char *buf, size_t n, const char *fmt, ...) {
     va_end(ap);
 }
 
-static const char *name_of(const hr_json_t *r) { return hr_json_path_str(r, "allocator"); }
 
 static const char *noise_word(int sep) {
     return sep > 0 ? "separated" : "noise unknown";
@@ -193,7 +193,7 @@ static void fastest(char *buf, size_t n, const srow_t *rows, int nr) {
         return;
     }
     if (nk == 1) {
-        cat(buf, n, "fastest: %s (the only ranked allocator)", name_of(rows[0].r));
+        cat(buf, n, "fastest: %s (the only ranked allocator)", rows[0].t.allocator);
         return;
     }
     hr_spread_t a, b;
@@ -201,13 +201,13 @@ static void fastest(char *buf, size_t n, const srow_t *rows, int nr) {
     hr_spread_of(rows[1].r, rank->path, &b);
     int sep = hr_rank_separated(&a, &b, higher);
     if (sep == 0) {
-        cat(buf, n, "fastest: %s and %s within noise (samples overlap)", name_of(rows[0].r),
-            name_of(rows[1].r));
+        cat(buf, n, "fastest: %s and %s within noise (samples overlap)", rows[0].t.allocator,
+            rows[1].t.allocator);
         return;
     }
     double ratio = higher ? a.center / b.center : b.center / a.center;
-    cat(buf, n, "fastest: %s, %.2fx %s's ops/s (%s)", name_of(rows[0].r), ratio,
-        name_of(rows[1].r), noise_word(sep));
+    cat(buf, n, "fastest: %s, %.2fx %s's ops/s (%s)", rows[0].t.allocator, ratio,
+        rows[1].t.allocator, noise_word(sep));
 }
 
 /* A footprint with its spread; an exact (in-house) figure is deterministic:
@@ -239,25 +239,25 @@ static void leanest(char *buf, size_t n, const srow_t *rows, int nr) {
         return;
     }
     if (!next) {
-        cat(buf, n, "leanest: %s (the only one with a peak footprint)", name_of(best->r));
+        cat(buf, n, "leanest: %s (the only one with a peak footprint)", best->t.allocator);
         return;
     }
     hr_spread_t a, b;
     fp_spread(best->r, &a);
     fp_spread(next->r, &b);
     if (a.center == b.center) {
-        cat(buf, n, "leanest: %s and %s tie", name_of(best->r), name_of(next->r));
+        cat(buf, n, "leanest: %s and %s tie", best->t.allocator, next->t.allocator);
         return;
     }
     int sep = hr_rank_separated(&a, &b, 0);
     if (sep == 0) {
-        cat(buf, n, "leanest: %s and %s within noise (samples overlap)", name_of(best->r),
-            name_of(next->r));
+        cat(buf, n, "leanest: %s and %s within noise (samples overlap)", best->t.allocator,
+            next->t.allocator);
         return;
     }
     double pct = (b.center - a.center) / b.center * 100;
-    cat(buf, n, "leanest: %s, %.*f%% less footprint than %s", name_of(best->r),
-        pct < 10 ? 1 : 0, pct, name_of(next->r));
+    cat(buf, n, "leanest: %s, %.*f%% less footprint than %s", best->t.allocator,
+        pct < 10 ? 1 : 0, pct, next->t.allocator);
     if (sep < 0)
         cat(buf, n, " (%s)", noise_word(sep));
 }
@@ -277,47 +277,53 @@ char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const ch
 /* ---- notes -------------------------------------------------------------- */
 
 static int cmp_fail(const void *pa, const void *pb) {
-    double a = hr_json_path_num(*(const hr_json_t *const *)pa, "budget.first_failure_op");
-    double b = hr_json_path_num(*(const hr_json_t *const *)pb, "budget.first_failure_op");
+    double a = (*(const hr_result_t *const *)pa)->m.BUDGET_FAIL;
+    double b = (*(const hr_result_t *const *)pb)->m.BUDGET_FAIL;
     return a < b ? -1 : a > b;
 }
 
 int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char *trace) {
-    const hr_json_t *failed[HR_SUMMARY_MAX_ROWS], *never[HR_SUMMARY_MAX_ROWS];
-    int nf = 0, nn = 0;
+    const hr_result_t *failed[HR_SUMMARY_MAX_ROWS], *never[HR_SUMMARY_MAX_ROWS];
+    hr_result_t *t = malloc(2 * HR_SUMMARY_MAX_ROWS * sizeof *t);
+    int nf = 0, nn = 0, nt = 0;
     double bytes = NAN;
     buf[0] = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
+    for (size_t i = 0; i < hr_json_len(results) && t; i++) {
         const hr_json_t *r = hr_json_at(results, i);
         if (!hr_result_of_trace(r, trace) || hr_json_type(hr_json_get(r, "budget")) != HR_JSON_OBJECT)
             continue;
+        hr_result_t *d = &t[nt];
+        hr_report_result(r, d);
         if (isnan(bytes))
-            bytes = hr_json_path_num(r, "budget.bytes");
-        if (!isnan(hr_json_path_num(r, "budget.first_failure_op")) && nf < HR_SUMMARY_MAX_ROWS)
-            failed[nf++] = r;
+            bytes = d->m.BUDGET_BYTES;
+        if (!isnan(d->m.BUDGET_FAIL) && nf < HR_SUMMARY_MAX_ROWS)
+            failed[nf++] = d, nt++;
         else if (nn < HR_SUMMARY_MAX_ROWS)
-            never[nn++] = r;
+            never[nn++] = d, nt++;
     }
-    if (nf + nn == 0)
+    if (nf + nn == 0) {
+        free(t);
         return 0;
+    }
     qsort(failed, (size_t)nf, sizeof failed[0], cmp_fail); /* earliest failure first */
     char b[32];
     hr_fmt_bytes(b, sizeof b, bytes);
     cat(buf, n, "budget %s: %s", b, nf ? "first exceeded by" : "never exceeded by");
     for (int i = 0; i < nf; i++) {
-        const hr_json_t *r = failed[i];
-        double frame = hr_json_path_num(r, "budget.first_failure_frame");
-        const char *heap = hr_json_path_str(r, "budget.first_failure_heap");
-        cat(buf, n, "%s %s at ", i ? "," : "", name_of(r));
+        const hr_result_t *r = failed[i];
+        double frame = r->m.BUDGET_FAIL_FRAME;
+        const char *heap = r->m.BUDGET_FAIL_HEAP;
+        cat(buf, n, "%s %s at ", i ? "," : "", r->allocator);
         if (isnan(frame)) /* a report from before the frame and heap were kept */
-            cat(buf, n, "op %.0f", hr_json_path_num(r, "budget.first_failure_op"));
+            cat(buf, n, "op %.0f", r->m.BUDGET_FAIL);
         else
             cat(buf, n, "frame %.0f", frame);
         if (heap && strcmp(heap, "(none)") != 0)
             cat(buf, n, " (heap %s)", heap);
     }
     for (int i = 0; i < nn; i++)
-        cat(buf, n, "%s%s", i ? ", " : nf ? ", never by " : " ", name_of(never[i]));
+        cat(buf, n, "%s%s", i ? ", " : nf ? ", never by " : " ", never[i]->allocator);
+    free(t);
     return 1;
 }
 
@@ -325,12 +331,12 @@ int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char 
 static void legend(FILE *out, const srow_t *rows, int nr, const char *pre) {
     int unstable = 0, fallback = 0, invalid = 0, interrupted = 0;
     for (int i = 0; i < nr; i++) {
-        const hr_json_t *r = rows[i].r;
-        const char *st = hr_json_path_str(r, "status");
-        unstable |= rows[i].group == G_RANKED && hr_json_is_true(hr_json_get(r, "unstable"));
+        const hr_result_t *t = &rows[i].t;
+        const char *st = t->status;
+        unstable |= rows[i].group == G_RANKED && t->unstable;
         fallback |= rows[i].group == G_FALLBACK;
         invalid |= st && strcmp(st, "invalid") == 0;
-        interrupted |= hr_result_ok(r) && hr_json_is_true(hr_json_get(r, "interrupted"));
+        interrupted |= hr_result_ok(t->json) && t->interrupted;
     }
     if (unstable)
         fprintf(out, "%sunstable: samples spread too widely to rank (MAD > %.0f%% or range > "
@@ -351,12 +357,12 @@ static void notes(FILE *out, const hr_json_t *results, const char *trace, const 
     const char *pre = md ? "- " : "  ";
     char buf[4096];
     for (int i = 0; i < nr; i++) {
-        const hr_json_t *r = rows[i].r;
-        if (hr_result_ok(r))
+        const hr_result_t *t = &rows[i].t;
+        if (hr_result_ok(t->json))
             continue;
-        const char *e = hr_json_path_str(r, "error");
-        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", name_of(r),
-                hr_json_path_str(r, "status"), e ? e : "(no message)");
+        const char *e = t->error;
+        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t->allocator, t->status,
+                e ? e : "(no message)");
     }
     if (hr_summary_budget(buf, sizeof buf, results, trace))
         fprintf(out, "%s%s\n", pre, buf);

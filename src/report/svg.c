@@ -1,5 +1,6 @@
 /* SVG drawing for the charts (see svg.h): the canvas, primitives, scales
- * with nice ticks, panels with axes and legends, and the dispatch by kind.
+ * with nice ticks, panels with axes and legends (the dispatch by kind is
+ * chart.c).
  * Every string that reaches the document goes through hr_emit_put_xml. */
 #include "report/svg.h"
 
@@ -8,7 +9,7 @@
 #include <string.h>
 
 #include "base/emit.h"
-#include "report/report.h"
+#include "report/access.h"
 
 #define LEFT 84     /* y tick labels and the y axis title */
 #define RIGHT 16
@@ -21,19 +22,9 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
 hr_svg_options_t hr_svg_options_default(void) {
-    hr_svg_options_t o = {"throughput", 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS,
+    hr_svg_options_t o = {HR_SVG_METRIC_DEFAULT, 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS,
                           0, 0, 0, NULL};
     return o;
-}
-
-int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind) {
-    static const char *const names[] = {"bars", "summary", "memory", "frames", "latency", "all"};
-    for (int i = 0; s && i < 6; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *kind = (hr_chart_kind_t)i;
-            return 0;
-        }
-    return -1;
 }
 
 /* ---- canvas and primitives ---------------------------------------------- */
@@ -346,11 +337,12 @@ void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, cons
             seen = drawn[k] == r;
         if (!hr_result_of_trace(r, trace) || seen)
             continue;
+        hr_result_t t;
+        hr_report_result(r, &t);
         if (hr_result_ok(r))
-            snprintf(key, sizeof key, "%s: no %s series", hr_json_path_str(r, "allocator"), what);
+            snprintf(key, sizeof key, "%s: no %s series", t.allocator, what);
         else
-            snprintf(key, sizeof key, "%s: failed (%s)", hr_json_path_str(r, "allocator"),
-                     hr_json_path_str(r, "status"));
+            snprintf(key, sizeof key, "%s: failed (%s)", t.allocator, t.status);
         hr_panel_key(s, p, "#bbb", HR_KEY_BOX, key);
     }
 }
@@ -375,77 +367,24 @@ double hr_svg_max(const double *v, size_t n) {
     return m;
 }
 
-int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
-                        int max) {
+int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o,
+                        const char ***out) {
     if (!o->only_trace)
-        return hr_report_traces(results, out, max);
-    out[0] = o->only_trace;
-    return max > 0;
+        return hr_report_traces(results, out);
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return 0;
+    (*out)[0] = o->only_trace;
+    return 1;
 }
 
 int hr_svg_each_trace(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
                       hr_svg_panel_fn panel) {
-    const char *traces[256];
+    const char **traces;
     const hr_json_t *results = hr_json_get(rep, "results");
-    int nt = hr_svg_chart_traces(results, o, traces, 256);
+    int nt = hr_svg_chart_traces(results, o, &traces);
     for (int t = 0; t < nt; t++)
         panel(s, results, traces[t], o);
+    free(traces);
     return 0;
-}
-
-const char *hr_svg_metric_words(const hr_metric_t *m, const char *path) {
-    static const struct { const char *path, *words; } w[] = {
-        {"time.ops_per_s", "Throughput"}, {"time.ns_per_op", "Time per op (warm)"},
-        {"time.cold_ns_per_op", "Time per op (cold, first lap)"},
-        {"time.wall_s", "Wall time"}, {"time.cpu_s", "CPU time"},
-        {"latency_ns.p50", "Median op latency"}, {"latency_ns.p90", "90th percentile latency"},
-        {"latency_ns.p99", "99th percentile latency"},
-        {"latency_ns.p999", "99.9th percentile latency"}, {"latency_ns.max", "Slowest op"},
-        {"worst_frame.ns", "Worst frame"}, {"memory.peak_live", "Peak live bytes"},
-        {"memory.peak_footprint", "Peak footprint"},
-        {"memory.peak_rss_above_baseline", "Peak RSS above baseline"},
-        {"memory.frag_jw4", "Fragmentation (J&W #4)"}, {"memory.frag_jw3", "Fragmentation (J&W #3)"},
-        {"memory.internal_slop", "Internal slop"}, {"count.per_op", "Instructions per op"},
-    };
-    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
-        if (strcmp(w[i].path, path) == 0)
-            return w[i].words;
-    return m && m->column ? m->column : path;
-}
-
-/* ---- dispatch ----------------------------------------------------------- */
-
-int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
-                  hr_error_t *err) {
-    hr_svg_t s;
-    int rc = 0;
-    char title[128];
-    if (hr_json_len(hr_json_get(report, "results")) == 0) {
-        hr_error_set(err, "report has no results to plot");
-        return -1;
-    }
-    if (hr_svg_open(&s, opt->width >= 400 ? opt->width : 400) < 0) {
-        hr_error_set(err, "out of memory");
-        return -1;
-    }
-    switch (opt->kind) {
-    case HR_CHART_BARS: rc = hr_chart_bars(&s, report, opt, err); break;
-    case HR_CHART_SUMMARY: rc = hr_chart_summary(&s, report, opt, err); break;
-    case HR_CHART_MEMORY: rc = hr_chart_memory(&s, report, opt); break;
-    case HR_CHART_FRAMES: rc = hr_chart_frames(&s, report, opt); break;
-    case HR_CHART_LATENCY: rc = hr_chart_latency(&s, report, opt); break;
-    case HR_CHART_ALL:
-        rc = hr_chart_summary(&s, report, opt, err);
-        if (rc == 0)
-            rc = hr_chart_memory(&s, report, opt) | hr_chart_frames(&s, report, opt) |
-                 hr_chart_latency(&s, report, opt);
-        break;
-    }
-    if (rc < 0) {
-        hr_svg_discard(&s);
-        return -1;
-    }
-    snprintf(title, sizeof title, "heapreplay %s chart",
-             opt->kind == HR_CHART_BARS ? "bar" : opt->kind == HR_CHART_ALL ? "report" : "series");
-    return hr_svg_close(&s, out, title, opt->no_xml_decl);
 }

@@ -9,8 +9,9 @@
  * trace with its own axes; a trace or row without series gets a note in its
  * panel, never an error.
  *
- * Layout: svg.c has the canvas, primitives, scales, axes, legends and panels;
- * chart_<kind>.c draws one kind with them. */
+ * Layout, bottom to top: svg.c has the canvas, primitives, scales, axes,
+ * legends and panels; chart_<kind>.c draws one kind with them (charts.h);
+ * chart.c is the table of kinds (chart.h). */
 #ifndef HR_REPORT_SVG_H
 #define HR_REPORT_SVG_H
 
@@ -20,6 +21,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/error.h"
+#include "report/metric_name.h"
 
 typedef enum hr_chart_kind {
     HR_CHART_BARS = 0, /* one metric per trace x allocator (the default) */
@@ -51,26 +53,6 @@ typedef struct hr_svg_options {
 
 /* bars, throughput, 800 px, budget 1 % of 16.6 ms, glibc baseline. */
 hr_svg_options_t hr_svg_options_default(void);
-
-/* "bars|summary|memory|frames|latency|all" -> kind; 0 ok, -1 unknown. */
-int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind);
-
-/* Resolve a metric name to a dotted result path; 0 ok, or -1 with err set to
- * one line naming the unknown metric and what was expected. */
-int hr_svg_metric_path(const char *metric, char *path, size_t n, hr_error_t *err);
-
-/* Prints the names --metric accepts (from the metric registry), for help. */
-void hr_svg_metric_names(FILE *out);
-
-/* 0 when opt->baseline is NULL or an allocator of the report; else -1 with
- * a one-line err. */
-int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *opt, hr_error_t *err);
-
-/* Draw the chart(s) of opt->kind. Results that are not ok or lack the
- * metric or series are noted in their panel. 0 ok; -1 with a one-line err
- * (unknown metric, unknown baseline, nothing to plot). */
-int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
-                  hr_error_t *err);
 
 /* ---- drawing (svg.c), for the chart_*.c files ---------------------------- */
 
@@ -160,24 +142,14 @@ double hr_svg_max(const double *v, size_t n);
 
 /* ---- report helpers ------------------------------------------------------ */
 
-/* The traces a chart draws: o->only_trace, or every trace of the results. */
-int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o, const char **out,
-                        int max);
+/* The traces a chart draws: o->only_trace, or every trace of the results, as
+ * a malloc'd array in *out (free it; NULL when none); returns the count. */
+int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o,
+                        const char ***out);
 /* Draws one panel per trace the chart draws (hr_svg_chart_traces); 0. */
 typedef void (*hr_svg_panel_fn)(hr_svg_t *s, const hr_json_t *results, const char *trace,
                                 const hr_svg_options_t *o);
 int hr_svg_each_trace(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
                       hr_svg_panel_fn panel);
-/* The metric's name in words ("Throughput", "Peak footprint"); falls back
- * to the table column label, then to the path. */
-const char *hr_svg_metric_words(const hr_metric_t *m, const char *path);
-
-/* The kinds, each drawing its panels onto s. */
-int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err);
-int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
-                     hr_error_t *err);
-int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o);
-int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o);
-int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o);
 
 #endif

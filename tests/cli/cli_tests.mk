@@ -1,9 +1,11 @@
 # fragment of Makefile.am: the shell tests (tests/cli/), which drive the
 # built heapreplay binary and the capture library, plus the layer check of
-# every #include in src/ and include/. They print TAP through tap.sh; jget
-# reads JSON values for them.
+# every #include in src/ and include/, the floor check of src/report/ and the
+# checks that result keys are spelt once (the typed result, src/base/result.h).
+# They print TAP through tap.sh; jget reads JSON values for them.
 CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
-	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/test_check_includes.sh \
+	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/check_report_floors.sh tests/cli/test_check_includes.sh \
+	tests/cli/check_result_keys.sh tests/cli/test_result_fields.sh \
 	tests/cli/test_pristine.sh tests/cli/test_verify_cli.sh tests/cli/test_threads_cli.sh \
 	tests/cli/test_compose_cli.sh tests/cli/test_real_traces.sh tests/cli/test_options_cli.sh \
 	tests/cli/test_process_cli.sh tests/cli/test_annotate_std.sh tests/cli/test_pools_cli.sh tests/cli/test_packed_cli.sh \
@@ -22,3 +24,9 @@ EXTRA_DIST += tests/cli/run_concurrently.sh
 # test_results_index.sh: every file in results/ is listed in results/README.md.
 TESTS += tests/cli/test_results_index.sh
 EXTRA_DIST += tests/cli/test_results_index.sh
+
+# The compile command of the project's C sources, for test_result_fields.sh
+# (it compiles a reader of a misspelt hr_result_t field and expects failure).
+hr-print-compile:
+	@echo '$(COMPILE)'
+.PHONY: hr-print-compile

@@ -8,7 +8,7 @@
 #include "hr_test.h"
 #include "base/emit.h"
 #include "report/report.h"
-#include "report/svg.h"
+#include "report/chart.h"
 
 /* The fixed document: every scalar kind, nesting, empty containers,
  * escaping, a non-finite double and doubles that need full precision. */

@@ -17,7 +17,7 @@
 #include "report/builder.h"
 #include "report/compare.h"
 #include "report/report.h"
-#include "report/svg.h"
+#include "report/chart.h"
 
 #ifndef HR_TEST_METRIC_EXTRA
 #error "build with -include tests/unit/metric_extra.h"
@@ -78,6 +78,17 @@ static void test_merged_in_json(void) {
     hr_json_free(doc);
 }
 
+/* The typed result has a field for it (generated from the same list) with
+ * its range summary (MEDIAN: none), decoded from the report. */
+static void test_typed_field(void) {
+    hr_json_t *doc = report_with(100, 300, 200);
+    hr_result_t t;
+    hr_report_result(hr_json_at(hr_json_get(doc, "results"), 0), &t);
+    HR_CHECK(t.m.DUMMY == 200);
+    HR_CHECK(hr_result_num(&t.m, HR_M_DUMMY, 0, 0) == 200);
+    hr_json_free(doc);
+}
+
 static void test_text_and_csv(void) {
     hr_json_t *doc = report_with(100, 300, 200);
     char *txt = render(doc, HR_EMIT_TEXT), *csv = render(doc, HR_EMIT_CSV);
@@ -133,6 +144,7 @@ static void test_plot(void) {
 int main(void) {
     HR_RUN(test_registered);
     HR_RUN(test_merged_in_json);
+    HR_RUN(test_typed_field);
     HR_RUN(test_text_and_csv);
     HR_RUN(test_compare_gate);
     HR_RUN(test_plot);

@@ -9,7 +9,7 @@ UNIT_TESTS = tests/unit/test_varint tests/unit/test_trace_format tests/unit/test
 	tests/unit/test_bank tests/unit/test_sizeclass tests/unit/test_dlheap tests/unit/test_routed tests/unit/test_routed_tables \
 	tests/unit/test_backends tests/unit/test_ptrmap tests/unit/test_verify tests/unit/test_threads \
 	tests/unit/test_compose tests/unit/test_trace_input tests/unit/test_scan_canonical tests/unit/test_program tests/unit/test_predict \
-	tests/unit/test_series tests/unit/test_packed tests/unit/test_access tests/unit/test_spec tests/unit/test_plan
+	tests/unit/test_series tests/unit/test_packed tests/unit/test_access tests/unit/test_spec tests/unit/test_plan tests/unit/test_result
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/unit/hr_test.h tests/unit/golden.h tests/unit/seed_model.h
@@ -19,11 +19,8 @@ noinst_HEADERS += tests/unit/hr_test.h tests/unit/golden.h tests/unit/seed_model
 # (metric_extra.h, forced in front of each source).
 check_PROGRAMS += tests/unit/test_metric_extra
 TESTS += tests/unit/test_metric_extra
-tests_unit_test_metric_extra_SOURCES = tests/unit/test_metric_extra.c src/base/metrics.c \
-	src/report/report.c src/report/compare.c src/report/svg.c src/report/builder.c \
-	src/report/chart_bars.c src/report/chart_summary.c src/report/chart_memory.c \
-	src/report/chart_frames.c src/report/chart_latency.c src/report/html.c \
-	src/report/stats.c src/report/ranking.c src/report/summary.c src/report/detail.c src/report/predict.c
+tests_unit_test_metric_extra_SOURCES = tests/unit/test_metric_extra.c src/base/metrics.c src/base/result.c \
+	$(HR_REPORT_SOURCES)
 tests_unit_test_metric_extra_CPPFLAGS = $(AM_CPPFLAGS) -include $(top_srcdir)/tests/unit/metric_extra.h
 noinst_HEADERS += tests/unit/metric_extra.h
 

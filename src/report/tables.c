@@ -1,0 +1,87 @@
+/* The text, Markdown and HTML-fragment tables of a report (see tables.h). */
+#include "report/tables.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/access.h"
+#include "report/detail.h"
+#include "report/predict.h"
+#include "report/summary.h"
+
+static void print_header(FILE *out, const hr_json_t *rep, int md) {
+    const hr_json_t *m = hr_json_get(rep, "machine"), *o = hr_json_get(rep, "options");
+    const char *touch = hr_json_path_str(o, "touch");
+    if (!touch)
+        touch = hr_json_path_str(rep, "results.0.touch");
+    char mem[32];
+    hr_fmt_bytes(mem, sizeof mem, hr_json_path_num(m, "mem_bytes"));
+    fprintf(out, "%sheapreplay %s report (schema %s v%.0f)\n\n", md ? "## " : "",
+            hr_json_path_str(rep, "tool_version") ? hr_json_path_str(rep, "tool_version") : "?",
+            HR_REPORT_SCHEMA, hr_json_path_num(rep, "schema_version"));
+    if (hr_json_path_str(rep, "created"))
+        fprintf(out, "%screated: %s\n", md ? "- " : "", hr_json_path_str(rep, "created"));
+    if (hr_json_path_str(rep, "interrupted"))
+        fprintf(out, "%sINTERRUPTED by %s: only the rows finished before it (a row marked\n"
+                "%sinterrupted has fewer samples than asked for)\n", md ? "- " : "",
+                hr_json_path_str(rep, "interrupted"), md ? "  " : "");
+    fprintf(out, "%smachine: %s, %s, %.0f cores, %s, %s, cycle counter %.3f GHz\n", md ? "- " : "",
+            hr_json_path_str(m, "hostname") ? hr_json_path_str(m, "hostname") : "?",
+            hr_json_path_str(m, "cpu") ? hr_json_path_str(m, "cpu") : "?",
+            hr_json_path_num(m, "cores"), mem,
+            hr_json_path_str(m, "os") ? hr_json_path_str(m, "os") : "?",
+            hr_json_path_num(m, "cycle_hz") / 1e9);
+    /* touch first and always: it changes both RSS and time; the access model
+     * (reports that have one) next to it, for the same reason */
+    fprintf(out, "%soptions: touch=%s", md ? "- " : "", touch ? touch : "unknown");
+    if (hr_json_path_str(o, "access"))
+        fprintf(out, " access=%s", hr_json_path_str(o, "access"));
+    for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
+        if (strcmp(hr_json_key_at(o, i), "touch") == 0 || strcmp(hr_json_key_at(o, i), "access") == 0)
+            continue;
+        char *s = hr_json_str(hr_json_at(o, i)) ? NULL : hr_json_to_string(hr_json_at(o, i), 1);
+        fprintf(out, " %s=%s", hr_json_key_at(o, i), s ? s : hr_json_str(hr_json_at(o, i)));
+        free(s);
+    }
+    fputs("\n\n", out);
+}
+
+/* The header, wrapped to the summary's width in text (the options line is
+ * long). */
+static void header(FILE *out, const hr_json_t *rep, int md) {
+    hr_prose_t p;
+    FILE *f = hr_prose_open(&p);
+    if (!f) {
+        print_header(out, rep, md);
+        return;
+    }
+    print_header(f, rep, md);
+    hr_prose_close(&p, out, md);
+}
+
+/* The default output is the header and every trace's summary; with
+ * `detail` the detail sections follow, so the default is a prefix. */
+void hr_report_tables(const hr_json_t *rep, hr_emit_t *em, int md, const hr_render_opts_t *opts) {
+    const hr_json_t *results = hr_json_get(rep, "results");
+    const char **traces;
+    int nt = hr_report_traces(results, &traces);
+    if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
+        header(em->out, rep, md);
+    for (int t = 0; t < nt; t++) {
+        hr_summary_trace(em, results, traces[t], md);
+        hr_report_predict_table(em, results, traces[t]);
+    }
+    if (nt == 0)
+        fputs("(no results)\n", em->out);
+    if (opts->detail && nt > 0) {
+        fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
+        for (int t = 0; t < nt; t++)
+            hr_report_detail_trace(em, results, traces[t], md);
+    }
+    free(traces);
+}
+
+hr_render_opts_t hr_render_opts_default(void) {
+    hr_render_opts_t o = {0};
+    return o;
+}
