@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "base/metrics.h"
 #include "replay/counter.h"
 #include "replay/plan.h"
 #include "trace/format.h"
@@ -126,9 +127,18 @@ static void fill_jobs(const hr_replay_plan_t *p, hr_child_job_t *jobs, const hr_
         }
 }
 
+/* The key of registry metric `id` inside its group ("count.per_op" ->
+ * "per_op"): the count group is edited in place. */
+static const char *metric_key(hr_metric_id_t id) {
+    const char *dot = strrchr(hr_metrics[id].path, '.');
+    return dot ? dot + 1 : hr_metrics[id].path;
+}
+
 /* A count under callgrind: the total comes from callgrind's file, read here
  * once the process has ended, into the count line's "count" group. The
- * line is edited as JSON. */
+ * line is edited as JSON (the worker that wrote it has ended; the report
+ * builder then decodes the edited line once, like every other); the keys
+ * come from the metric registry. */
 static char *count_from_callgrind(char *line, const char *out) {
     hr_json_t *v = line ? hr_json_parse(line, strlen(line), "count result", NULL) : NULL;
     hr_json_t *c = (hr_json_t *)hr_json_get(v, "count");
@@ -139,14 +149,14 @@ static char *count_from_callgrind(char *line, const char *out) {
     }
     uint64_t ir = 0;
     hr_error_t err = {{0}};
-    double ops = hr_json_path_num(v, "ops.total");
+    double ops = hr_json_path_num(v, hr_metrics[HR_M_OPS_TOTAL].path);
     if (hr_callgrind_total(out, &ir, &err) != 0 || (ir == 0 && ops > 0)) {
         hr_json_set(v, "status", hr_json_new_str("error"));
         hr_json_set(v, "error", hr_json_new_str(err.msg[0] ? err.msg : "callgrind counted nothing "
                                                 "(is the binary stripped?)"));
     } else {
-        hr_json_set(c, "instructions", hr_json_new_u64(ir));
-        hr_json_set(c, "per_op", hr_json_new_num(ops > 0 ? (double)ir / ops : NAN));
+        hr_json_set(c, metric_key(HR_M_COUNT_INSNS), hr_json_new_u64(ir));
+        hr_json_set(c, metric_key(HR_M_COUNT_PER_OP), hr_json_new_num(ops > 0 ? (double)ir / ops : NAN));
     }
     unlink(out);
     free(line);

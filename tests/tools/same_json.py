@@ -22,7 +22,8 @@ import sys
 MEASURED = re.compile(r"^\.(time|ns_per_op|latency_ns|worst_frame|stalls|unstable|samples|predict"
                       r"|series\.(frames|latency)|series\.memory\.(rss_bytes|time_s)"
                       r"|memory\.(peak_rss|peak_rss_above_baseline|rss_baseline)"
-                      r"|threads\.(ops_per_s|cold_ops_per_s|waits|wait_s|spin_s))")
+                      r"|threads\.(ops_per_s|cold_ops_per_s|waits|wait_s|spin_s)"
+                      r"|per_thread\[\d+\]\.(ns_per_op|cpu_s|waits|wait_s))")
 MEASURED_EXTERNAL = re.compile(r"^\.(memory|native|series\.memory)\b")
 RESULT = re.compile(r"^\.results\[\d+\]")
 
