@@ -18,6 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* HR_ASAN: defined when the test is built with AddressSanitizer (gcc's
+ * __SANITIZE_ADDRESS__, clang's __has_feature). Under it a replay process
+ * refuses every row (libasan provides malloc), so tests that run
+ * ./heapreplay's workers skip, saying why. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HR_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HR_ASAN 1
+#endif
+#endif
+
 static int hr_t_count, hr_t_failed_cases, hr_t_cur_failed;
 static const char *hr_t_skip_reason; /* set by HR_SKIP in the running case */
 static const char *hr_t_filter;      /* NULL: not read yet; "": run all */

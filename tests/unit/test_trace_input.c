@@ -12,14 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define HR_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HR_ASAN 1
-#endif
-#endif
-
 /* Caps the address space at 1 GiB: a reader that sizes a table by a claimed
  * 2^31 ids (16 GiB) fails instead of succeeding lazily. Not under ASan,
  * whose shadow memory needs far more address space. */
