@@ -105,15 +105,16 @@ static void plan_count_files_free(plan_files_t *f) {
     }
 }
 
+/* subi[0..nspecs): the plan's specs of this trace (--shard leaves some out). */
 static void fill_jobs(const hr_replay_plan_t *p, hr_child_job_t *jobs, const hr_child_job_t *proto,
-                      const hr_alloc_spec_t *const *specs, int nspecs, const plan_files_t *f) {
+                      const int *subi, int nspecs, const plan_files_t *f) {
     for (int s = 0; s < nspecs; s++)
         for (int r = 0; r < p->rep; r++)
             for (int k = 0; k < 2; k++) {
                 hr_replay_mode_t m = k ? HR_MODE_TIME : HR_MODE_MEASURE;
                 hr_child_job_t *j = &jobs[hr_replay_plan_job(p, nspecs, s, r, m)];
                 *j = *proto;
-                j->spec = specs[s];
+                j->spec = &p->specs[subi[s]];
                 j->mode = m;
             }
     for (int k = 0; k < 2; k++)
@@ -121,7 +122,7 @@ static void fill_jobs(const hr_replay_plan_t *p, hr_child_job_t *jobs, const hr_
             hr_replay_mode_t m = k ? HR_MODE_COUNT : HR_MODE_VERIFY;
             hr_child_job_t *j = &jobs[hr_replay_plan_job(p, nspecs, s, 0, m)];
             *j = *proto;
-            j->spec = specs[s];
+            j->spec = &p->specs[subi[s]];
             j->mode = m;
             j->count_out = f->outs ? f->outs[s] : NULL;
         }
@@ -290,8 +291,7 @@ static int hand_cells(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_
  * (could not start them, or a cell hook failed), 2 (bad trace), 3
  * (interrupted). */
 static int run_jobs(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_replay_cell_t *c,
-                    const hr_child_job_t *proto, const hr_alloc_spec_t *const *sub,
-                    const int *subi, int nsub) {
+                    const hr_child_job_t *proto, const int *subi, int nsub) {
     plan_files_t f;
     if (plan_count_files(p, nsub, &f) != 0)
         return 2;
@@ -305,7 +305,7 @@ static int run_jobs(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_re
         fprintf(stderr, "heapreplay replay: out of memory\n");
         return 2;
     }
-    fill_jobs(p, jobs, proto, sub, nsub, &f);
+    fill_jobs(p, jobs, proto, subi, nsub, &f);
     if (h->jobs_begin)
         h->jobs_begin(h->ctx, n);
     int run = hr_child_run_all(jobs, n, lines, h->progress, h->ctx);
@@ -332,7 +332,7 @@ static int run_jobs(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_re
 
 /* Shares trace i and runs its cells' processes; run_jobs's return codes. */
 static int run_trace(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int i,
-                     const hr_alloc_spec_t *const *sub, const int *subi, int nsub) {
+                     const int *subi, int nsub) {
     const char *path = p->paths[i];
     hr_trace_t t;
     hr_error_t err = {{0}};
@@ -351,7 +351,7 @@ static int run_trace(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int 
         hr_child_job_t proto = {&t, tfd, path, digest, NULL, p->opt, p->self_exe,
                                 HR_MODE_MEASURE, NULL};
         hr_replay_cell_t c = {i, 0, path, NULL, &prog, 0, NULL, NULL, NULL, NULL, 0, 0};
-        rc = run_jobs(p, h, &c, &proto, sub, subi, nsub);
+        rc = run_jobs(p, h, &c, &proto, subi, nsub);
         close(tfd);
     }
     if (h->release)
@@ -361,10 +361,9 @@ static int run_trace(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int 
 }
 
 int hr_replay_run(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int *stop) {
-    const hr_alloc_spec_t **sub = calloc((size_t)p->nspecs + 1, sizeof *sub);
     int *subi = calloc((size_t)p->nspecs + 1, sizeof *subi), rc = 0, failed = 0;
     *stop = 0;
-    if (!sub || !subi) {
+    if (!subi) {
         fprintf(stderr, "heapreplay replay: out of memory\n");
         rc = 2;
     }
@@ -372,10 +371,10 @@ int hr_replay_run(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int *st
         int nsub = 0; /* the trace's specs in this run (--shard) */
         for (int s = 0; s < p->nspecs; s++)
             if (p->mine[(size_t)i * (size_t)p->nspecs + (size_t)s])
-                subi[nsub] = s, sub[nsub++] = &p->specs[s];
+                subi[nsub++] = s;
         if (nsub == 0)
             continue; /* another shard's trace: not even read */
-        int r = run_trace(p, h, i, sub, subi, nsub);
+        int r = run_trace(p, h, i, subi, nsub);
         if (r == 2)
             rc = 2;
         else if (r == 3 || hr_child_interrupted())
@@ -383,7 +382,6 @@ int hr_replay_run(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int *st
         else
             failed |= r;
     }
-    free(sub);
     free(subi);
     return rc ? rc : failed;
 }
