@@ -128,13 +128,6 @@ static void fill_jobs(const hr_replay_plan_t *p, hr_child_job_t *jobs, const hr_
         }
 }
 
-/* The key of registry metric `id` inside its group ("count.per_op" ->
- * "per_op"): the count group is edited in place. */
-static const char *metric_key(hr_metric_id_t id) {
-    const char *dot = strrchr(hr_metrics[id].path, '.');
-    return dot ? dot + 1 : hr_metrics[id].path;
-}
-
 /* A count under callgrind: the total comes from callgrind's file, read here
  * once the process has ended, into the count line's "count" group. The
  * line is edited as JSON (the worker that wrote it has ended; the report
@@ -156,8 +149,9 @@ static char *count_from_callgrind(char *line, const char *out) {
         hr_json_set(v, "error", hr_json_new_str(err.msg[0] ? err.msg : "callgrind counted nothing "
                                                 "(is the binary stripped?)"));
     } else {
-        hr_json_set(c, metric_key(HR_M_COUNT_INSNS), hr_json_new_u64(ir));
-        hr_json_set(c, metric_key(HR_M_COUNT_PER_OP), hr_json_new_num(ops > 0 ? (double)ir / ops : NAN));
+        hr_json_set(c, hr_metric_key(&hr_metrics[HR_M_COUNT_INSNS]), hr_json_new_u64(ir));
+        hr_json_set(c, hr_metric_key(&hr_metrics[HR_M_COUNT_PER_OP]),
+                    hr_json_new_num(ops > 0 ? (double)ir / ops : NAN));
     }
     unlink(out);
     free(line);
