@@ -2,7 +2,8 @@
 # that logs a program's allocations. A plain module, not linked against
 # libhr.a; `heapreplay capture` (src/cli) runs it, src/trace imports its logs.
 lib_LTLIBRARIES += libheapreplay-capture.la
-libheapreplay_capture_la_SOURCES = src/capture/hooks.c src/capture/log.c src/capture/process.c
+libheapreplay_capture_la_SOURCES = src/capture/hooks.c src/capture/log.c src/capture/process.c \
+	src/capture/signals.c
 libheapreplay_capture_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libheapreplay_capture_la_LDFLAGS = -module -avoid-version -shared
 libheapreplay_capture_la_LIBADD = $(LIBS)

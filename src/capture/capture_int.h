@@ -1,7 +1,8 @@
 /* Internals of libheapreplay-capture.so shared by its files:
  * hooks.c (the interposed allocation functions and the bootstrap pool),
- * log.c (per-thread buffers, the output file, exit/fork/signal handling) and
- * process.c (_exit, exec, annotations).
+ * log.c (per-thread buffers, the output file, exit/fork handling),
+ * process.c (_exit, exec, annotations) and signals.c (the fatal-signal
+ * flush, and the trampoline through which the program's handlers run).
  * Nothing here may call malloc: the log uses mmap'd buffers and raw syscalls. */
 #ifndef HR_CAPTURE_INT_H
 #define HR_CAPTURE_INT_H
@@ -29,6 +30,11 @@
 extern HR_CAP_TLS int hr_cap_guard;
 /* Nonzero while events are being recorded (a file is open, not yet closed). */
 extern volatile int hr_cap_recording;
+/* Nonzero in a child process that only counts its allocation-family calls
+ * (HEAPREPLAY_CAPTURE_CHILDREN=count, log.c): how `heapreplay capture` tells
+ * that the program it traced was a launcher of the one that did the work. */
+extern int hr_cap_counting;
+extern _Atomic uint64_t hr_cap_counted;
 
 /* ---- the event clock (docs/CAPTURE.md "Ordering") ------------------------
  * A hybrid logical clock: clk = max(physical clock, this thread's last clk + 1,
@@ -108,6 +114,17 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
  * 0 exit, 1 _exit, 2 exec, 128+N signal N. Recording stops afterwards,
  * except for exec (which only flushes: the exec may fail). */
 void hr_cap_finish(unsigned how);
+/* Writes buffer b as one block; reset: start it over. Async-signal-safe. */
+void hr_cap_flush_buf(hr_tbuf_t *b, int reset);
+/* This thread's kernel id (cached). Async-signal-safe. */
+uint32_t hr_cap_tid(void);
+
+/* signals.c: installs the library's flush-and-re-raise handler on the fatal
+ * signals the program left at their default action. */
+void hr_cap_install_signals(void);
+/* Flushes this thread's signal-handler buffers (exit from inside a handler,
+ * or a handler left by longjmp); release: also unmaps them (thread exit). */
+void hr_cap_sig_flush(int release);
 
 /* hooks.c: the page probe of large blocks (docs/CAPTURE.md); reads
  * HEAPREPLAY_CAPTURE_TOUCH. Called by hr_cap_log_init. */

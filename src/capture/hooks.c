@@ -6,7 +6,9 @@
  *    calloc/malloc), requests are served from a static bump pool; frees of pool
  *    pointers are ignored and realloc of one copies out of the pool.
  *  - Reentrancy: a thread-local guard makes nested calls (from the real
- *    allocator, dlsym, the log) pass through unrecorded.
+ *    allocator, dlsym, the log) pass through unrecorded. A signal handler
+ *    that interrupts a hook is not nested: signals.c's trampoline clears the
+ *    guard for it and gives it a buffer of its own, so it is recorded.
  *  - Ordering: a free takes its clock (hr_cap_tick) *before* the real free and
  *    an allocation *after* the real call returns, so a free always sorts
  *    before any reuse of its address by another thread (docs/CAPTURE.md).
@@ -117,7 +119,11 @@ static inline int bypass(void) {
         if (__atomic_load_n(&hr_state, __ATOMIC_ACQUIRE) != 2)
             return 2; /* still bootstrapping: use the pool */
     }
-    return hr_cap_guard || !hr_cap_recording;
+    int b = hr_cap_guard || !hr_cap_recording;
+    /* a child that only counts (log.c): the program's own calls, not nested ones */
+    if (HR_UNLIKELY(b && hr_cap_counting) && !hr_cap_guard)
+        atomic_fetch_add_explicit(&hr_cap_counted, 1, memory_order_relaxed);
+    return b;
 }
 
 __attribute__((constructor(101))) static void hr_cap_ctor(void) {

@@ -13,7 +13,10 @@
  *                                     process to load the library; exported)
  *   HEAPREPLAY_CAPTURE_CHILDREN=0     other processes (fork children, their
  *                                     exec'd images) record nothing; default:
- *                                     they write FILE.<pid>
+ *                                     they write FILE.<pid>; =count: they only
+ *                                     count their allocation-family calls and
+ *                                     append the count to FILE.<pid>.events
+ *                                     (one decimal line per image)
  *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  the importer drops timestamps
  *   HEAPREPLAY_CAPTURE_BUFFER=BYTES   flush a thread's buffer at this size
  *                                     (4096 .. 256 KiB, default 256 KiB)
@@ -36,6 +39,8 @@
 
 
 volatile int hr_cap_recording;
+int hr_cap_counting;
+_Atomic uint64_t hr_cap_counted;
 static int hr_fd = -1;
 static uint32_t hr_flags;
 static uint64_t hr_start_ns, hr_start_clk;
@@ -48,7 +53,7 @@ static hr_tbuf_t *hr_bufs;
 static pthread_mutex_t hr_bufs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t hr_key;
 static char hr_path[4096];
-static int hr_children = 1;
+static int hr_children = 1; /* 0 none, 1 full logs, 2 counts only */
 
 HR_CAP_TLS hr_tbuf_t *hr_cap_tb;
 static HR_CAP_TLS uint32_t my_tid;
@@ -106,7 +111,7 @@ static void open_log(const char *path) {
 }
 
 /* ---- per-thread buffers --------------------------------------------------- */
-static void flush_buf(hr_tbuf_t *b, int reset) {
+void hr_cap_flush_buf(hr_tbuf_t *b, int reset) {
     uint32_t len = atomic_load_explicit(&b->len, memory_order_acquire);
     if (len <= sizeof(hr_cap_block_t))
         return;
@@ -149,10 +154,14 @@ static hr_tbuf_t *acquire_buf(void) {
     b->events = b->sample_clk = b->samples = 0;
     atomic_store(&b->len, sizeof(hr_cap_block_t));
     pthread_mutex_unlock(&hr_bufs_lock);
+    b->tid = hr_cap_tid();
+    return b;
+}
+
+uint32_t hr_cap_tid(void) {
     if (!my_tid)
         my_tid = (uint32_t)syscall(SYS_gettid);
-    b->tid = my_tid;
-    return b;
+    return my_tid;
 }
 
 /* pthread key destructor: the thread is exiting; flush and give the buffer back. */
@@ -160,7 +169,8 @@ static void thread_exit(void *arg) {
     hr_tbuf_t *b = arg;
     hr_cap_guard++;
     if (hr_cap_recording)
-        flush_buf(b, 1);
+        hr_cap_flush_buf(b, 1);
+    hr_cap_sig_flush(1);
     pthread_mutex_lock(&hr_bufs_lock);
     b->in_use = 0;
     pthread_mutex_unlock(&hr_bufs_lock);
@@ -173,7 +183,7 @@ static void put_rec(hr_tbuf_t *b, const hr_cap_rec_t *r, const char *name) {
     size_t need = HR_CAP_REC_MAX + (hr_cap_has_name(r->op) ? (size_t)r->b : 0);
     uint32_t at = atomic_load_explicit(&b->len, memory_order_relaxed);
     if (HR_UNLIKELY(at + need > hr_cap_buf_limit)) {
-        flush_buf(b, 1);
+        hr_cap_flush_buf(b, 1);
         at = atomic_load_explicit(&b->len, memory_order_relaxed);
     }
     at += (uint32_t)hr_cap_put_rec(b->data + at, &b->d, r, name);
@@ -203,7 +213,7 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
             if (!tmp)
                 return;
             put_rec(tmp, &r, name);
-            flush_buf(tmp, 1);
+            hr_cap_flush_buf(tmp, 1);
             pthread_mutex_lock(&hr_bufs_lock);
             tmp->in_use = 0;
             pthread_mutex_unlock(&hr_bufs_lock);
@@ -221,8 +231,51 @@ void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b
 }
 
 /* ---- exit, _exit, exec, signals, fork ------------------------------------ */
+/* Count mode (a child of the traced program, HEAPREPLAY_CAPTURE_CHILDREN=count):
+ * appends "N\n", the calls counted since the last write, to FILE.<pid>.events.
+ * Called at exit, _exit, a fatal signal and exec (a failed exec goes on
+ * counting from 0): `heapreplay capture` adds up the lines. Async-signal-safe. */
+static void count_finish(void) {
+    char path[sizeof hr_path + 40], line[24];
+    int n = 0, saved = errno;
+    long pid = hr_log_pid;
+    size_t len = strlen(hr_path);
+    memcpy(path, hr_path, len);
+    path[len++] = '.';
+    char digits[24];
+    do
+        digits[n++] = (char)('0' + pid % 10);
+    while ((pid /= 10) > 0);
+    while (n)
+        path[len++] = digits[--n];
+    memcpy(path + len, ".events", sizeof ".events");
+    uint64_t v = atomic_exchange(&hr_cap_counted, 0);
+    do
+        digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0);
+    size_t l = 0;
+    while (n)
+        line[l++] = digits[--n];
+    line[l++] = '\n';
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        ssize_t w = write(fd, line, l); /* one short line: one write */
+        (void)w;
+        close(fd);
+    }
+    errno = saved;
+}
+
 void hr_cap_finish(unsigned how) {
     /* A vfork child shares our memory: its _exit/exec must not touch the log. */
+    if (hr_cap_counting && (long)getpid() == hr_log_pid) {
+        hr_cap_guard++;
+        count_finish();
+        if (how != 2)
+            hr_cap_counting = 0;
+        hr_cap_guard--;
+        return;
+    }
     if (!hr_cap_recording || (long)getpid() != hr_log_pid)
         return;
     hr_cap_guard++;
@@ -230,7 +283,8 @@ void hr_cap_finish(unsigned how) {
         hr_cap_recording = 0; /* nothing after the END record */
     for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
         if (b->in_use)
-            flush_buf(b, b == hr_cap_tb || how == 2);
+            hr_cap_flush_buf(b, b == hr_cap_tb || how == 2);
+    hr_cap_sig_flush(0); /* finishing from inside a signal handler */
     if (how != 2) {
         uint64_t ev = atomic_load(&hr_tot_events), sn = atomic_load(&hr_tot_samples);
         uint64_t est = sn ? clk_to_ns(atomic_load(&hr_tot_sample_clk)) * ev / sn : 0;
@@ -248,32 +302,23 @@ void hr_cap_finish(unsigned how) {
 
 __attribute__((destructor(101))) static void at_unload(void) { hr_cap_finish(0); }
 
-static void on_signal(int sig) {
-    hr_cap_finish(128u + (unsigned)sig);
-    signal(sig, SIG_DFL);
-    raise(sig); /* delivered when the handler returns (sig is blocked until then) */
-}
-
-static void install_signals(void) {
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old, sa;
-        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL)
-            continue; /* the program's own handler (or SIG_IGN) wins */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-
 static void fork_prepare(void) {
+    hr_cap_guard++; /* a signal handler must not append to the buffer being written */
     if (hr_cap_recording && hr_cap_tb)
-        flush_buf(hr_cap_tb, 1);
+        hr_cap_flush_buf(hr_cap_tb, 1);
+    hr_cap_guard--;
+}
+
+/* Count mode in this process: its pid, and nothing recorded. */
+static void start_counting(void) {
+    hr_log_pid = (long)getpid();
+    atomic_store(&hr_cap_counted, 0);
+    hr_cap_counting = 1;
 }
 
 /* In the child only this thread exists: other buffers hold the parent's events. */
 static void fork_child(void) {
+    hr_cap_guard++;
     for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
         if (b != hr_cap_tb)
             b->in_use = 0;
@@ -290,11 +335,15 @@ static void fork_child(void) {
         close(hr_fd);
     hr_fd = -1;
     hr_cap_recording = 0;
-    if (hr_children && hr_path[0]) {
+    hr_cap_counting = 0;
+    if (hr_children == 2 && hr_path[0])
+        start_counting();
+    else if (hr_children && hr_path[0]) {
         char p[sizeof hr_path + 24];
         snprintf(p, sizeof p, "%s.%ld", hr_path, (long)getpid());
         open_log(p);
     }
+    hr_cap_guard--;
 }
 
 void hr_cap_log_init(void) {
@@ -308,7 +357,7 @@ void hr_cap_log_init(void) {
         long v = strtol(bufsz, NULL, 10);
         hr_cap_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
     }
-    hr_children = !(ch && strcmp(ch, "0") == 0);
+    hr_children = !ch ? 1 : strcmp(ch, "0") == 0 ? 0 : strcmp(ch, "count") == 0 ? 2 : 1;
     hr_cap_touch_init();
     hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;
     hr_start_ns = now_ns();
@@ -321,10 +370,23 @@ void hr_cap_log_init(void) {
         hr_cap_guard--;
         return;
     }
-    snprintf(hr_path, sizeof hr_path, "%s", path);
+    /* A relative path names a file in the directory the program started in;
+     * made absolute (and exported) so that an exec'd image or a child that
+     * changed directory writes the same file. */
+    char cwd[sizeof hr_path];
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd) &&
+        strlen(cwd) + 1 + strlen(path) < sizeof hr_path) {
+        size_t n = strlen(cwd);
+        memcpy(hr_path, cwd, n);
+        hr_path[n] = '/';
+        memcpy(hr_path + n + 1, path, strlen(path) + 1);
+        setenv("HEAPREPLAY_CAPTURE_FILE", hr_path, 1);
+    } else {
+        snprintf(hr_path, sizeof hr_path, "%s", path);
+    }
     pthread_key_create(&hr_key, thread_exit);
     pthread_atfork(fork_prepare, NULL, fork_child);
-    install_signals();
+    hr_cap_install_signals();
     long pid = (long)getpid();
     if (!owner || !*owner) {
         char buf[32];
@@ -333,6 +395,8 @@ void hr_cap_log_init(void) {
         open_log(hr_path);
     } else if (strtol(owner, NULL, 10) == pid) {
         open_log(hr_path); /* the owner, or its exec'd image: starts the file over */
+    } else if (hr_children == 2) {
+        start_counting();
     } else if (hr_children) {
         char p[sizeof hr_path + 24];
         snprintf(p, sizeof p, "%s.%ld", hr_path, pid);

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,13 +29,33 @@ static uint64_t tv_ns(struct timeval tv) {
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
 }
 
-int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt) {
+void hr_tty_give(int tty, pid_t pg) {
+    sigset_t s, old;
+    sigemptyset(&s);
+    sigaddset(&s, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &s, &old);
+    (void)tcsetpgrp(tty, pg);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int hr_run_wait_job(pid_t pid, uint64_t t0, int tty, hr_run_time_t *rt) {
     struct rusage ru;
     int status = -1;
     memset(&ru, 0, sizeof ru);
-    while (wait4(pid, &status, 0, &ru) < 0) {
-        if (errno != EINTR)
-            return -1;
+    for (;;) {
+        if (wait4(pid, &status, tty >= 0 ? WUNTRACED : 0, &ru) < 0) {
+            if (errno != EINTR)
+                return -1;
+            continue;
+        }
+        if (!WIFSTOPPED(status))
+            break;
+        /* stopped at the terminal: the shell must get it back, through us */
+        hr_tty_give(tty, getpgrp());
+        raise(SIGSTOP);
+        if (tcgetpgrp(tty) == getpgrp()) /* continued in the foreground (fg, not bg) */
+            hr_tty_give(tty, pid);
+        kill(-pid, SIGCONT);
     }
     rt->wall_ns = now_ns() - t0;
     rt->cpu_ns = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
@@ -42,6 +63,8 @@ int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt) {
     rt->status = status;
     return 0;
 }
+
+int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt) { return hr_run_wait_job(pid, t0, -1, rt); }
 
 uint64_t hr_run_clock(void) { return now_ns(); }
 

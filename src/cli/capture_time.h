@@ -21,6 +21,14 @@ uint64_t hr_run_clock(void);
 /* Waits for pid (retrying on EINTR) and fills rt (wall time from t0).
  * 0, or -1 with errno. */
 int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt);
+/* hr_run_wait for a program in a process group of its own (pgid = pid)
+ * that has the terminal tty (-1: none). When the program is stopped (^Z)
+ * capture takes the terminal back and stops itself; when continued in the
+ * foreground it hands the terminal back and continues the program. */
+/* Makes pg the foreground process group of the terminal tty (SIGTTOU
+ * blocked, so that a background caller is not stopped for asking). */
+void hr_tty_give(int tty, pid_t pg);
+int hr_run_wait_job(pid_t pid, uint64_t t0, int tty, hr_run_time_t *rt);
 
 /* 0 when standard input is a pipe or socket: what the captured run read
  * there cannot be read again, so the program cannot be re-run alike. */

@@ -17,8 +17,10 @@
 #include <string.h>
 #include <dirent.h>
 #include <limits.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -149,22 +151,66 @@ static int on_opt(void *ctx, const hr_optarg_t *opt) {
     return 0;
 }
 
-static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *raw) {
+/* ---- running the program -------------------------------------------------
+ * The program runs in a process group of its own, which gets the terminal
+ * when capture had it: ^C, ^\ and ^Z at the terminal reach the program and
+ * everything it started, not capture. SIGTERM, SIGINT, SIGHUP and SIGQUIT
+ * sent to capture itself are forwarded to that process group; capture then
+ * waits for the program (whose library flushes its log and writes the END
+ * record), converts what was logged and exits 128 + N (docs/CAPTURE.md,
+ * "Interrupting a capture"). If capture dies anyway (SIGKILL), the program
+ * gets SIGTERM (PR_SET_PDEATHSIG). A SIGHUP that capture was started ignoring
+ * (nohup) stays ignored, by capture and the program. */
+static const int fwd_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+#define HR_NFWD (sizeof fwd_sigs / sizeof fwd_sigs[0])
+static volatile pid_t fwd_pgid;       /* the program's process group; 0 before it exists */
+static volatile sig_atomic_t fwd_got; /* the last of fwd_sigs capture received; 0: none */
+
+static void on_fwd(int sig) {
+    fwd_got = sig;
+    if (fwd_pgid > 0)
+        kill(-fwd_pgid, sig);
+}
+
+/* The descriptor of the terminal whose foreground process group is ours
+ * (standard input, output or error), or -1. */
+static int our_tty(void) {
+    for (int fd = 0; fd < 3; fd++)
+        if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
+            return fd;
+    return -1;
+}
+
+static int fwd_ignored(int sig) {
+    struct sigaction cur;
+    return sig == SIGHUP && sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN;
+}
+
+static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *raw, int tty,
+                       pid_t parent, const sigset_t *mask) {
     const char *old = getenv("LD_PRELOAD");
     size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
     char *pre = malloc(n), pid[32];
     if (!pre)
         _exit(127);
+    setpgid(0, 0);
+    if (tty >= 0)
+        hr_tty_give(tty, getpid());
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(127); /* capture is already gone */
     snprintf(pre, n, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     setenv("LD_PRELOAD", pre, 1);
     setenv("HEAPREPLAY_CAPTURE_FILE", raw, 1);
     setenv("HEAPREPLAY_CAPTURE_PID", pid, 1);
-    setenv("HEAPREPLAY_CAPTURE_CHILDREN", o->follow_forks ? "1" : "0", 1);
+    setenv("HEAPREPLAY_CAPTURE_CHILDREN", o->follow_forks ? "1" : "count", 1);
     if (!o->timestamps)
         setenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS", "1", 1);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGQUIT, SIG_DFL);
+    for (size_t i = 0; i < HR_NFWD; i++)
+        if (!fwd_ignored(fwd_sigs[i]))
+            signal(fwd_sigs[i], SIG_DFL);
+    sigprocmask(SIG_SETMASK, mask, NULL);
     execvp(o->cmd[0], o->cmd);
     fprintf(stderr, "heapreplay capture: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
     _exit(127);
@@ -172,16 +218,40 @@ static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *
 
 /* Runs the command; returns its wait status, or -1. rt: its run time. */
 static int run(const hr_capture_opts_t *o, const char *lib, const char *raw, hr_run_time_t *rt) {
-    /* Like system(): ^C goes to the program (which flushes and dies); we live on to convert. */
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN);
-    void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
+    struct sigaction sa, old[HR_NFWD];
+    sigset_t block, mask;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fwd;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&block);
+    int set[HR_NFWD];
+    for (size_t i = 0; i < HR_NFWD; i++) {
+        sigaddset(&block, fwd_sigs[i]);
+        set[i] = !fwd_ignored(fwd_sigs[i]) && sigaction(fwd_sigs[i], &sa, &old[i]) == 0;
+    }
+    /* blocked until the program's group exists: a signal in between is
+     * delivered (and forwarded) right after */
+    sigprocmask(SIG_BLOCK, &block, &mask);
+    int tty = our_tty();
+    pid_t self = getpid();
     uint64_t t0 = hr_run_clock();
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(o, lib, raw);
-    int ok = pid > 0 && hr_run_wait(pid, t0, rt) == 0;
-    signal(SIGINT, old_int);
-    signal(SIGQUIT, old_quit);
+        child_exec(o, lib, raw, tty, self, &mask);
+    if (pid > 0) {
+        setpgid(pid, pid); /* both sides: whichever runs first */
+        if (tty >= 0)
+            hr_tty_give(tty, pid);
+        fwd_pgid = pid;
+    }
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+    int ok = pid > 0 && hr_run_wait_job(pid, t0, tty, rt) == 0;
+    fwd_pgid = 0;
+    if (tty >= 0)
+        hr_tty_give(tty, getpgrp());
+    for (size_t i = 0; i < HR_NFWD; i++)
+        if (set[i])
+            sigaction(fwd_sigs[i], &old[i], NULL);
     return ok ? rt->status : -1;
 }
 
@@ -232,9 +302,10 @@ static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repa
 }
 
 /* Imports one raw log and writes its trace (with the program time `prog`
- * when not NULL); prints the summary. 0 or 2. */
+ * when not NULL); prints the summary; *events (when not NULL): the records
+ * the log held. 0 or 2. */
 static int convert_log(const char *raw, const char *out, FILE *sum, double secs,
-                       const hr_program_time_t *prog) {
+                       const hr_program_time_t *prog, uint64_t *events) {
     hr_trace_t t;
     hr_repair_t rep;
     hr_error_t err = {{0}};
@@ -248,6 +319,8 @@ static int convert_log(const char *raw, const char *out, FILE *sum, double secs,
         rc = 2;
     } else {
         summary(sum, out, &t, &rep, secs);
+        if (events)
+            *events = rep.events_in;
     }
     hr_trace_free(&t);
     return rc;
@@ -267,9 +340,11 @@ static int by_pid(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The PIDs of the child logs RAW.PID that exist, ascending; the caller frees
- * each and the array. Returns their count (0 when none or on error). */
-static size_t child_logs(const char *raw, char ***out) {
+/* The PIDs of the child files RAW.PID<suffix> that exist (suffix "": the
+ * logs of --follow-forks; ".events": the counts of children not followed),
+ * ascending; the caller frees each and the array. Returns their count (0
+ * when none or on error). */
+static size_t child_logs(const char *raw, const char *suffix, char ***out) {
     char dir[PATH_MAX];
     const char *slash = strrchr(raw, '/');
     const char *base = slash ? slash + 1 : raw;
@@ -285,8 +360,9 @@ static size_t child_logs(const char *raw, char ***out) {
     char **pids = NULL;
     for (struct dirent *e; (e = readdir(d));) {
         const char *p = e->d_name + blen + 1;
-        if (strncmp(e->d_name, base, blen) != 0 || e->d_name[blen] != '.' || !*p ||
-            strspn(p, "0123456789") != strlen(p))
+        size_t digits = strncmp(e->d_name, base, blen) == 0 && e->d_name[blen] == '.'
+                            ? strspn(p, "0123456789") : 0;
+        if (!digits || strcmp(p + digits, suffix) != 0)
             continue;
         if (n == cap) {
             char **np = realloc(pids, (cap = cap ? 2 * cap : 8) * sizeof *pids);
@@ -294,7 +370,7 @@ static size_t child_logs(const char *raw, char ***out) {
                 break;
             pids = np;
         }
-        if ((pids[n] = strdup(p)))
+        if ((pids[n] = strndup(p, digits)))
             n++;
     }
     closedir(d);
@@ -309,7 +385,7 @@ static size_t child_logs(const char *raw, char ***out) {
  * 0, or 2 when some log failed. */
 static int convert_children(const hr_capture_opts_t *o, const char *raw, FILE *sum) {
     char **pids;
-    size_t n = child_logs(raw, &pids);
+    size_t n = child_logs(raw, "", &pids);
     int rc = 0;
     if (!n)
         fprintf(sum, "child processes: none recorded\n");
@@ -318,7 +394,7 @@ static int convert_children(const hr_capture_opts_t *o, const char *raw, FILE *s
         snprintf(craw, sizeof craw, "%s.%s", raw, pids[i]);
         child_name(o->out, pids[i], cout, sizeof cout);
         fprintf(sum, "child process %s:\n", pids[i]);
-        if (convert_log(craw, cout, sum, 0, NULL) != 0)
+        if (convert_log(craw, cout, sum, 0, NULL, NULL) != 0)
             rc = 2;
         else if (!o->keep_raw)
             unlink(craw);
@@ -328,25 +404,61 @@ static int convert_children(const hr_capture_opts_t *o, const char *raw, FILE *s
     return rc;
 }
 
-/* Removes RAW.PID logs left by an earlier capture to the same FILE, so that
- * only this run's children are converted. */
-static void remove_child_logs(const char *raw) {
+/* Removes the RAW.PID<suffix> files (child_logs) left by an earlier capture
+ * to the same FILE, so that only this run's children are read. */
+static void remove_child_logs(const char *raw, const char *suffix) {
     char **pids;
-    size_t n = child_logs(raw, &pids);
+    size_t n = child_logs(raw, suffix, &pids);
     for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s.%s", raw, pids[i]);
+        char path[PATH_MAX + 48];
+        snprintf(path, sizeof path, "%s.%s%s", raw, pids[i], suffix);
         unlink(path);
         free(pids[i]);
     }
     free(pids);
 }
 
+/* Without --follow-forks the program's child processes (and the programs
+ * they exec) record nothing but count their allocation-family calls in
+ * RAW.PID.events (one line per image, src/capture/log.c). When they made more
+ * calls than the traced process recorded events, the trace is a launcher's
+ * (a shell, a driver that ran the real program in a child): says so, with
+ * the remedy. Removes the count files. 0, or 2 for a launcher's trace. */
+static int check_launcher(const hr_capture_opts_t *o, const char *raw, uint64_t own, FILE *sum) {
+    char **pids;
+    size_t n = child_logs(raw, ".events", &pids);
+    unsigned long long calls = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[PATH_MAX + 48];
+        snprintf(path, sizeof path, "%s.%s.events", raw, pids[i]);
+        FILE *f = fopen(path, "r");
+        for (unsigned long long v; f && fscanf(f, "%llu", &v) == 1;)
+            calls += v;
+        if (f)
+            fclose(f);
+        unlink(path);
+        free(pids[i]);
+    }
+    free(pids);
+    if (!n)
+        return 0;
+    fprintf(sum, "child processes: %zu, not recorded (%llu allocation calls; --follow-forks "
+            "records each in a trace of its own)\n", n, calls);
+    if (calls <= own)
+        return 0;
+    return hr_cli_usage_error("capture", "%s: '%s' itself made %llu allocation events, but the "
+                              "%zu child process%s it started made %llu, which are not in the "
+                              "trace: it looks like a launcher of the program that did the work; "
+                              "capture again with --follow-forks to record each child process in "
+                              "a trace of its own", o->out, o->cmd[0], (unsigned long long)own,
+                              n, n == 1 ? "" : "es", calls);
+}
+
 /* The trace's program time: the captured run's own, or (--time-runs N) the
  * median of N runs without the library. 0, or 2 when they cannot run. */
 static int program_time(const hr_capture_opts_t *o, const hr_run_time_t *captured, off_t in_off,
                         FILE *sum, hr_program_time_t *prog) {
-    if (o->time_runs == 0) {
+    if (o->time_runs == 0 || fwd_got) { /* an interrupted run is not re-run */
         hr_program_from_runs(captured, 1, 1, prog);
         return 0;
     }
@@ -354,6 +466,55 @@ static int program_time(const hr_capture_opts_t *o, const hr_run_time_t *capture
         return hr_cli_usage_error("capture", "--time-runs: cannot run '%s': %s", o->cmd[0],
                                   strerror(errno));
     return 0;
+}
+
+/* FILE made absolute (against the current directory) into out: the
+ * library gets it through the environment, and the program may change
+ * directory before it starts logging (a wrapper's `cd dir && exec prog`).
+ * -1 when it does not fit. */
+static int absolute(const char *path, char *out, size_t cap) {
+    char cwd[PATH_MAX];
+    if (path[0] == '/')
+        return snprintf(out, cap, "%s", path) < (int)cap ? 0 : -1;
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    return snprintf(out, cap, "%s/%s", cwd, path) < (int)cap ? 0 : -1;
+}
+
+/* After the run: the program time, the trace, the child traces or the
+ * launcher check. Returns capture's exit status. */
+static int after_run(const hr_capture_opts_t *o, const char *raw, const hr_run_time_t *rt,
+                     off_t in_off, FILE *sum) {
+    char how[128];
+    double secs = (double)rt->wall_ns / 1e9;
+    hr_program_time_t prog;
+    uint64_t own = 0;
+    int rc = 0;
+    describe_status(rt->status, how, sizeof how);
+    fprintf(sum, "capture: %s %s after %.3f s (CPU %.3f s, max RSS %.1f MiB)\n", o->cmd[0], how,
+            secs, (double)rt->cpu_ns / 1e9, (double)rt->max_rss / 1048576.0);
+    if (fwd_got)
+        fprintf(sum, "capture: interrupted by signal %d (%s), forwarded to the program; what it "
+                "logged is converted\n", (int)fwd_got, strsignal(fwd_got));
+    if (!is_file(raw))
+        rc = hr_cli_usage_error("capture", "%s: no capture log written (did '%s' start? static "
+                                "and setuid programs ignore LD_PRELOAD)", raw, o->cmd[0]);
+    else if ((rc = program_time(o, rt, in_off, sum, &prog)) == 0 &&
+             (rc = convert_log(raw, o->out, sum, secs, &prog, &own)) == 0 && !o->keep_raw)
+        unlink(raw);
+    if (o->follow_forks && convert_children(o, raw, sum) != 0)
+        rc = 2;
+    if (!o->follow_forks) {
+        int lrc = check_launcher(o, raw, own, sum);
+        rc = rc ? rc : lrc;
+    }
+    /* interrupted: capture's own signal, or ^C at the terminal (which reaches
+     * the program's process group only) */
+    if (rc == 0 && fwd_got)
+        rc = 128 + fwd_got;
+    else if (rc == 0 && WIFSIGNALED(rt->status) && WTERMSIG(rt->status) == SIGINT)
+        rc = 128 + SIGINT;
+    return rc;
 }
 
 int hr_cmd_capture(int argc, char **argv) {
@@ -364,43 +525,30 @@ int hr_cmd_capture(int argc, char **argv) {
     o.cmd = argv + first;
     if (!o.out)
         return hr_cli_usage_error("capture", "expected -o FILE (see 'heapreplay capture --help')");
-    char lib[4096], raw[4096 + 8], how[128];
-    if (strlen(o.out) > 4000)
+    char lib[PATH_MAX], found[4096], raw[PATH_MAX + 8];
+    if (strlen(o.out) > 4000 || absolute(o.out, raw, PATH_MAX) != 0)
         return hr_cli_usage_error("capture", "-o path too long");
+    strcat(raw, ".raw");
     if (o.time_runs && !hr_stdin_rerunnable())
         return hr_cli_usage_error("capture", "--time-runs re-runs '%s', but its standard input is "
                                   "a pipe, which cannot be read again (redirect a file: < FILE)",
                                   o.cmd[0]);
-    if (find_lib(lib, sizeof lib) != 0)
+    if (find_lib(found, sizeof found) != 0 || !realpath(found, lib))
         return hr_cli_usage_error("capture", "capture library not found (tried %s; set "
-                                  "HEAPREPLAY_CAPTURE_LIB)", lib);
+                                  "HEAPREPLAY_CAPTURE_LIB)", found);
     FILE *sum = o.summary ? fopen(o.summary, "w") : stderr;
     if (!sum)
         return hr_cli_usage_error("capture", "%s: cannot write: %s", o.summary, strerror(errno));
-    snprintf(raw, sizeof raw, "%s.raw", o.out);
     unlink(raw);
-    if (o.follow_forks)
-        remove_child_logs(raw);
+    remove_child_logs(raw, "");
+    remove_child_logs(raw, ".events");
     hr_run_time_t rt = {0, 0, 0, -1};
-    hr_program_time_t prog;
     off_t in_off = hr_stdin_offset();
-    int status = run(&o, lib, raw, &rt), rc = 0;
-    double secs = (double)rt.wall_ns / 1e9;
-    if (status == -1) {
+    int rc;
+    if (run(&o, lib, raw, &rt) == -1)
         rc = hr_cli_usage_error("capture", "cannot start '%s': %s", o.cmd[0], strerror(errno));
-    } else {
-        describe_status(status, how, sizeof how);
-        fprintf(sum, "capture: %s %s after %.3f s (CPU %.3f s, max RSS %.1f MiB)\n", o.cmd[0],
-                how, secs, (double)rt.cpu_ns / 1e9, (double)rt.max_rss / 1048576.0);
-        if (!is_file(raw))
-            rc = hr_cli_usage_error("capture", "%s: no capture log written (did '%s' start? static "
-                                    "and setuid programs ignore LD_PRELOAD)", raw, o.cmd[0]);
-        else if ((rc = program_time(&o, &rt, in_off, sum, &prog)) == 0 &&
-                 (rc = convert_log(raw, o.out, sum, secs, &prog)) == 0 && !o.keep_raw)
-            unlink(raw);
-        if (o.follow_forks && convert_children(&o, raw, sum) != 0)
-            rc = 2;
-    }
+    else
+        rc = after_run(&o, raw, &rt, in_off, sum);
     if (o.summary && fclose(sum) != 0 && rc == 0)
         rc = hr_cli_usage_error("capture", "%s: write failed", o.summary);
     return rc;
