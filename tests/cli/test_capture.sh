@@ -2,7 +2,8 @@
 # Captures the small programs of tests/capture/ with libheapreplay-capture.so
 # and checks exact counts, sizes and peak live bytes of their distinctive
 # sizes (libc/loader noise is filtered out by size range); compares with
-# heaptrack when it is installed; drives `heapreplay capture`. Prints TAP.
+# heaptrack when it is installed; drives `heapreplay capture` (signals to it,
+# relative paths, launchers) and a signal handler that allocates. Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 B=${top_builddir:-.}
@@ -30,6 +31,72 @@ cap() {
 }
 dump() { f=$1; shift; "$DUMP" "$f" "$@" > "$f.out" 2>&1; echo "$f.out"; }
 wait_file() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done; }
+
+# running PID: 0 while PID is a live process (not gone, not a zombie)
+running() {
+    [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
+}
+# interrupt_capture LOG ARGS...: starts `heapreplay capture ARGS` in the
+# background, waits for its program's ready file $W/ready, sends SIGTERM to
+# capture (not the program), waits; sets rc (capture's status) and prog
+# (the program's pid).
+interrupt_capture() {
+    local log=$1; shift
+    rm -f "$W/ready"
+    "$HR" capture "$@" > "$log" 2>&1 &
+    local cpid=$!
+    wait_file "$W/ready"
+    prog=$(cat "$W/ready" 2>/dev/null)
+    kill -TERM "$cpid"
+    wait "$cpid"
+    rc=$?
+}
+# The CLI's handling of signals, paths and launchers (docs/CAPTURE.md).
+cli_signals() {
+    interrupt_capture "$W/i.log" -o "$W/i.hrt" -- "$T/cap_sigterm" 200 "$W/ready"
+    sleep 0.2
+    if [ "$rc" = 143 ] && [ -n "$prog" ] && ! running "$prog" &&
+        grep -q "^capture: interrupted by signal 15" "$W/i.log"; then
+        check_dump "heapreplay capture: SIGTERM to capture: forwarded, no process left, exit 143, trace whole" \
+            "$(dump "$W/i.hrt" --trace --min 60000 --max 70000)" "f_alloc 200" "f_peak 12019900"
+    else not_ok "heapreplay capture: SIGTERM to capture (rc $rc, program ${prog:-?} running: $(running "${prog:-0}" && echo yes || echo no))"
+        sed 's/^/#   /' "$W/i.log"; kill "${prog:-0}" 2>/dev/null; fi
+
+    # sh forks the program (the command is not its last): the signal reaches
+    # the whole process group; sh's own log still ends with its END record
+    interrupt_capture "$W/j.log" -f -o "$W/j.hrt" -- sh -c "\"$T/cap_sigterm\" 200 \"$W/ready\"; exit 0"
+    sleep 0.2
+    jc=$(ls "$W"/j.[0-9]*.hrt 2>/dev/null | head -n 1)
+    if [ "$rc" = 143 ] && [ -n "$prog" ] && ! running "$prog" && [ -n "$jc" ] &&
+        grep -q "^ended: signal 15 (buffers flushed)" "$W/j.log"; then
+        check_dump "heapreplay capture: SIGTERM to capture of a launcher: its child gets it too" \
+            "$(dump "$jc" --trace --min 60000 --max 70000)" "f_alloc 200"
+    else not_ok "heapreplay capture: SIGTERM to capture of a launcher (rc $rc, child trace ${jc:-none})"
+        sed 's/^/#   /' "$W/j.log"; kill "${prog:-0}" 2>/dev/null; fi
+
+    mkdir -p "$W/cwd/sub"
+    local top; top=$(cd "$B" && pwd) # the paths must not depend on the directory
+    if (cd "$W/cwd" && "$top/heapreplay" capture -o rel.hrt -- \
+        sh -c "cd sub && exec \"$top/tests/capture/cap_single\"") > "$W/r.log" 2>&1 &&
+        [ ! -e "$W/cwd/sub/rel.hrt.raw" ]; then
+        check_dump "heapreplay capture: relative -o through cd && exec: the program's trace" \
+            "$(dump "$W/cwd/rel.hrt" --trace --min 10000 --max 40000)" "f_alloc 100" "f_calloc 1" "f_free 101"
+    else not_ok "heapreplay capture: relative -o through cd && exec"; sed 's/^/#   /' "$W/r.log"; ls "$W/cwd/sub" | sed 's/^/#   /'; fi
+
+    "$HR" capture -o "$W/l.hrt" -- sh -c "\"$T/cap_single\"; exit 0" > "$W/l.log" 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "looks like a launcher.*--follow-forks" "$W/l.log" &&
+        ! ls "$W"/l.hrt.raw.* > /dev/null 2>&1; then
+        ok "heapreplay capture: launcher without --follow-forks fails (exit 2) and suggests --follow-forks"
+    else not_ok "heapreplay capture: launcher without --follow-forks (rc $rc)"; sed 's/^/#   /' "$W/l.log"; fi
+    "$HR" capture -f -o "$W/m.hrt" -- sh -c "\"$T/cap_single\"; exit 0" > "$W/m.log" 2>&1
+    rc=$?
+    mc=$(ls "$W"/m.[0-9]*.hrt 2>/dev/null | head -n 1)
+    if [ $rc = 0 ] && [ -n "$mc" ]; then
+        check_dump "heapreplay capture: launcher with --follow-forks: the program's trace" \
+            "$(dump "$mc" --trace --min 10000 --max 40000)" "f_alloc 100" "f_calloc 1" "f_free 101"
+    else not_ok "heapreplay capture: launcher with --follow-forks (rc $rc)"; sed 's/^/#   /' "$W/m.log"; fi
+}
 
 if [ ! -f "$LIB" ] || [ ! -x "$DUMP" ]; then
     skip_all "capture library or driver not built ($LIB)"
@@ -112,6 +179,20 @@ check_dump "annotations recorded in order" "$(dump "$W/n.raw" --min 70001 --max 
     "annots push:level mark:loaded frame:1 frame:2 frame:3 pop:level" "f_alloc 1" "f_peak 70001"
 if "$T/cap_annotate"; then ok "annotations are no-ops without the library"; else not_ok "annotations without the library"; fi
 
+# A signal handler that allocates while the main loop is inside the hooks
+# (cap_sigalloc, SIGALRM every 50 us): every pair of the handler is in the
+# log. The handler's pairs plus the one warm-up pair of the same size.
+for how in sigaction signal; do
+    rm -f "$W/sa.raw"
+    pairs=$(HEAPREPLAY_CAPTURE_FILE="$W/sa.raw" LD_PRELOAD=$LIB "$T/cap_sigalloc" 500 $how |
+        sed -n 's/^handler_pairs //p')
+    o=$(dump "$W/sa.raw" --min 777 --max 778)
+    if [ "${pairs:-0}" -ge 500 ] && grep -qx "f_alloc $((pairs + 1))" "$o" &&
+        grep -qx "f_free $((pairs + 1))" "$o" && grep -qx "duplicates 0" "$o"; then
+        ok "allocations in a SIGALRM handler ($how): all $pairs pairs recorded"
+    else not_ok "allocations in a SIGALRM handler ($how): ${pairs:-no} pairs"; sed 's/^/#   /' "$o"; fi
+done
+
 # heaptrack: same programs, imported; allocation count and peak of the distinctive sizes agree.
 if command -v heaptrack >/dev/null 2>&1; then
     for p in "single 10000 40000 s" "threads 20000 24000 t"; do
@@ -153,11 +234,16 @@ if [ -x "$HR" ] && "$HR" capture --help >/dev/null 2>&1; then
     else not_ok "heapreplay capture: program killed by SIGTERM (rc $rc)"; sed 's/^/#   /' "$W/k.log"; fi
     "$HR" capture -o "$W/z.hrt" > /dev/null 2>&1
     [ $? = 2 ] && ok "heapreplay capture: usage error exits 2" || not_ok "heapreplay capture: usage error exits 2"
+    cli_signals
 else
     skip "heapreplay capture: trace written" "heapreplay not built"
     skip "heapreplay capture: raw log removed" "heapreplay not built"
     skip "heapreplay capture: program killed by SIGTERM" "heapreplay not built"
     skip "heapreplay capture: usage error exits 2" "heapreplay not built"
+    for t in "SIGTERM to capture" "SIGTERM to capture of a launcher" "relative -o through cd && exec" \
+        "launcher without --follow-forks" "launcher with --follow-forks"; do
+        skip "heapreplay capture: $t" "heapreplay not built"
+    done
 fi
 
 tap_done
