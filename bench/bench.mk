@@ -40,7 +40,8 @@ bench-allocators: heapreplay$(EXEEXT) large-traces
 	$(SHELL) $(top_srcdir)/bench/run.sh $(top_builddir) allocators
 bench-capture: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/run.sh $(top_builddir) capture
-EXTRA_DIST += bench/allocators/bench_allocators.sh bench/capture/bench_capture.sh
+EXTRA_DIST += bench/allocators/bench_allocators.sh bench/capture/bench_capture.sh \
+	bench/capture/bench_hooks.sh
 
 # Checks of the harness against a hand-written replay and of compare's
 # false-alarm rate and power. Each script writes results/NAME.md; none runs

@@ -9,7 +9,9 @@
  * program's own run time (capture_time.h): the captured run's, or with
  * --time-runs N the median of N runs without the library. Exit status: 0 when the
  * trace was written (whatever the program's status, which is printed), 2 on
- * our errors (usage, library not found, unreadable log, write failure). */
+ * our errors (usage, library not found, unreadable log, write failure, a
+ * launcher's trace: check_launcher), 128 + N when interrupted by signal N
+ * (run(), docs/CAPTURE.md "Interrupting a capture"). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -72,7 +74,11 @@ const hr_cmd_spec_t hr_spec_capture = {
                "id-based trace. The options end at CMD: what follows is CMD's own. The\n"
                "summary goes to standard error (or --summary FILE): CMD's standard output\n"
                "is left untouched. Programs annotate themselves with <heapreplay/annotate.h>\n"
-               "(docs/CAPTURE.md).\n"};
+               "(docs/CAPTURE.md). CMD runs in a process group of its own; SIGTERM, SIGINT,\n"
+               "SIGHUP and SIGQUIT sent to capture are forwarded there, what was logged is\n"
+               "converted and capture exits 128 + the signal's number. A CMD that forked\n"
+               "children which allocated more than it did (a launcher such as sh -c 'a; b')\n"
+               "fails with exit 2 unless --follow-forks.\n"};
 
 static int is_file(const char *p) {
     struct stat st;
