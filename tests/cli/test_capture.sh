@@ -74,6 +74,30 @@ cli_signals() {
     else not_ok "heapreplay capture: SIGTERM to capture of a launcher (rc $rc, child trace ${jc:-none})"
         sed 's/^/#   /' "$W/j.log"; kill "${prog:-0}" 2>/dev/null; fi
 
+    # at a terminal (a pseudo-terminal, capture as its foreground job): ^C
+    # reaches the program, capture exits 130; ^Z stops both, continuing
+    # capture (fg) continues the program
+    local S=${srcdir:-.}
+    if command -v python3 > /dev/null 2>&1; then
+        rm -f "$W/ready"
+        python3 "$S/tests/capture/pty_interrupt.py" "$HR" "$W/p.hrt" "$T/cap_sigterm" "$W/ready" int \
+            > "$W/p.out" 2>&1
+        if grep -qx "exit 130" "$W/p.out" && grep -qx "program gone" "$W/p.out"; then
+            check_dump "heapreplay capture: ^C at the terminal reaches the program, trace whole, capture exits 130" \
+                "$(dump "$W/p.hrt" --trace --min 60000 --max 70000)" "f_alloc 200"
+        else not_ok "heapreplay capture: ^C at the terminal"; sed 's/^/#   /' "$W/p.out"; fi
+        rm -f "$W/ready"
+        python3 "$S/tests/capture/pty_interrupt.py" "$HR" "$W/q.hrt" "$T/cap_sigterm" "$W/ready" tstp \
+            > "$W/q.out" 2>&1
+        if grep -qx "stopped_capture T" "$W/q.out" && grep -qx "stopped_program T" "$W/q.out" &&
+            grep -qx "continued_program S" "$W/q.out" && grep -qx "exit 130" "$W/q.out"; then
+            ok "heapreplay capture: ^Z stops the program and capture, fg continues both"
+        else not_ok "heapreplay capture: ^Z and fg"; sed 's/^/#   /' "$W/q.out"; fi
+    else
+        skip "heapreplay capture: ^C at the terminal" "no python3 (the test's pseudo-terminal)"
+        skip "heapreplay capture: ^Z and fg" "no python3 (the test's pseudo-terminal)"
+    fi
+
     mkdir -p "$W/cwd/sub"
     local top; top=$(cd "$B" && pwd) # the paths must not depend on the directory
     if (cd "$W/cwd" && "$top/heapreplay" capture -o rel.hrt -- \
@@ -240,7 +264,8 @@ else
     skip "heapreplay capture: raw log removed" "heapreplay not built"
     skip "heapreplay capture: program killed by SIGTERM" "heapreplay not built"
     skip "heapreplay capture: usage error exits 2" "heapreplay not built"
-    for t in "SIGTERM to capture" "SIGTERM to capture of a launcher" "relative -o through cd && exec" \
+    for t in "SIGTERM to capture" "SIGTERM to capture of a launcher" "^C at the terminal" \
+        "^Z and fg" "relative -o through cd && exec" \
         "launcher without --follow-forks" "launcher with --follow-forks"; do
         skip "heapreplay capture: $t" "heapreplay not built"
     done
