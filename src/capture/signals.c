@@ -173,24 +173,24 @@ HR_CAP_API int sigaction(int sig, const struct sigaction *act, struct sigaction 
     struct sigaction k;
     const struct sigaction *use = act;
     if (act) {
+        /* sa_handler and sa_sigaction share their storage: SIG_DFL and
+         * SIG_IGN read the same through either */
+        int dfl = act->sa_handler == SIG_DFL, ign = act->sa_handler == SIG_IGN;
         hr_handler3_t h = (act->sa_flags & SA_SIGINFO) ? act->sa_sigaction
                                                         : (hr_handler3_t)(void (*)(void))act->sa_handler;
-        if (!(act->sa_flags & SA_SIGINFO) &&
-            (act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN))
-            h = NULL;
-        if (h) { /* the program's handler, through the trampoline */
+        if (!dfl && !ign && h) { /* the program's handler, through the trampoline */
             k = *act;
             k.sa_flags |= SA_SIGINFO;
             k.sa_sigaction = hr_sig_trampoline;
             hr_user_flags[sig] = act->sa_flags;
             atomic_store(&hr_user_fn[sig], h);
             use = &k;
-        } else if (hr_fatal_on && is_fatal(sig) && !(act->sa_flags & SA_SIGINFO) &&
-                   act->sa_handler == SIG_DFL) {
+        } else if (dfl && hr_fatal_on && is_fatal(sig)) {
             /* the program (re)sets the default action (as a shell does at
              * start): the library's flush-and-re-raise handler is that
              * default, so the log still ends with its END record */
             k = *act;
+            k.sa_flags &= ~SA_SIGINFO;
             k.sa_handler = on_signal;
             use = &k;
         }
