@@ -26,6 +26,15 @@ def state(pid):
         return "gone"
 
 
+def settle(want, *pids):
+    """Waits up to 10 s until every pid is in state `want` (a busy machine
+    may take a while to schedule capture's reaction)."""
+    for _ in range(200):
+        if all(state(p) == want for p in pids):
+            return
+        time.sleep(0.05)
+
+
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(hr, [hr, "capture", "-o", out, "--", prog, "200", ready])
@@ -37,11 +46,11 @@ with open(ready) as f:
     ppid = int(f.read())
 if mode == "tstp":
     os.write(fd, b"\x1a")
-    time.sleep(0.5)
+    settle("T", pid, ppid)
     print("stopped_capture", state(pid))
     print("stopped_program", state(ppid))
     os.kill(pid, signal.SIGCONT)
-    time.sleep(0.5)
+    settle("S", ppid)
     print("continued_program", state(ppid))
 os.write(fd, b"\x03")
 while True:
@@ -52,7 +61,6 @@ while True:
         break
 _, st = os.waitpid(pid, 0)
 print("exit", os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
-time.sleep(0.2)
 s = state(ppid)
 print("program", "gone" if s in ("gone", "Z") else "running")
 if s not in ("gone", "Z"):

@@ -36,6 +36,12 @@ wait_file() { i=0; while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i 
 running() {
     [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
 }
+# gone PID: 0 once PID is no longer running (polls up to 10 s)
+gone() {
+    local i=0
+    while running "$1" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    ! running "$1"
+}
 # interrupt_capture LOG ARGS...: starts `heapreplay capture ARGS` in the
 # background, waits for its program's ready file $W/ready, sends SIGTERM to
 # capture (not the program), waits; sets rc (capture's status) and prog
@@ -54,8 +60,7 @@ interrupt_capture() {
 # The CLI's handling of signals, paths and launchers (docs/CAPTURE.md).
 cli_signals() {
     interrupt_capture "$W/i.log" -o "$W/i.hrt" -- "$T/cap_sigterm" 200 "$W/ready"
-    sleep 0.2
-    if [ "$rc" = 143 ] && [ -n "$prog" ] && ! running "$prog" &&
+    if [ "$rc" = 143 ] && [ -n "$prog" ] && gone "$prog" &&
         grep -q "^capture: interrupted by signal 15" "$W/i.log"; then
         check_dump "heapreplay capture: SIGTERM to capture: forwarded, no process left, exit 143, trace whole" \
             "$(dump "$W/i.hrt" --trace --min 60000 --max 70000)" "f_alloc 200" "f_peak 12019900"
@@ -65,9 +70,8 @@ cli_signals() {
     # sh forks the program (the command is not its last): the signal reaches
     # the whole process group; sh's own log still ends with its END record
     interrupt_capture "$W/j.log" -f -o "$W/j.hrt" -- sh -c "\"$T/cap_sigterm\" 200 \"$W/ready\"; exit 0"
-    sleep 0.2
     jc=$(ls "$W"/j.[0-9]*.hrt 2>/dev/null | head -n 1)
-    if [ "$rc" = 143 ] && [ -n "$prog" ] && ! running "$prog" && [ -n "$jc" ] &&
+    if [ "$rc" = 143 ] && [ -n "$prog" ] && gone "$prog" && [ -n "$jc" ] &&
         grep -q "^ended: signal 15 (buffers flushed)" "$W/j.log"; then
         check_dump "heapreplay capture: SIGTERM to capture of a launcher: its child gets it too" \
             "$(dump "$jc" --trace --min 60000 --max 70000)" "f_alloc 200"
