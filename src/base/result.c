@@ -22,48 +22,75 @@ static const struct {
 
 static double *num_at(hr_result_metrics_t *m, size_t off) { return (double *)((char *)m + off); }
 
-/* A ranged metric's summary: PATH_min, PATH_max, PATH_mad. */
-static void decode_range(const hr_json_t *r, const hr_metric_t *def, double *out) {
+/* A ranged metric's summary: KEY_min, KEY_max, KEY_mad of its group `g`. */
+static void decode_range(const hr_json_t *g, const char *key, double *out) {
     static const char *const suffix[] = {"_min", "_max", "_mad"};
-    char p[160];
+    char k[96];
+    size_t n = strlen(key);
     for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "%s%s", def->path, suffix[i]);
-        out[i] = hr_json_path_num(r, p);
+        if (n + 5 > sizeof k) {
+            out[i] = NAN;
+            continue;
+        }
+        memcpy(k, key, n);
+        memcpy(k + n, suffix[i], 5); /* with its NUL */
+        out[i] = hr_json_num(hr_json_get(g, k), NAN);
     }
 }
 
-static void decode_family(const hr_json_t *r, const hr_metric_t *def,
-                          const char *const *op_keys, unsigned n_ops, double *out) {
-    char group[64];
-    const hr_json_t *g = hr_json_get(r, hr_metric_group(def, group, sizeof group));
-    for (unsigned op = 0; op < HR_RESULT_MAX_OPS; op++) /* the group's member, not a path */
-        out[op] = op < n_ops && op_keys[op] ? hr_json_num(hr_json_get(g, op_keys[op]), NAN) : NAN;
+/* A family's members in its group object `g`, by op code; returns which
+ * op keys the group has (a null member counts: it was written). */
+static uint32_t decode_family(const hr_json_t *g, const char *const *op_keys, unsigned n_ops,
+                              double *out) {
+    uint32_t keys = 0;
+    for (unsigned op = 0; op < HR_RESULT_MAX_OPS; op++) { /* the group's member, not a path */
+        const hr_json_t *v = op < n_ops && op_keys[op] ? hr_json_get(g, op_keys[op]) : NULL;
+        out[op] = hr_json_num(v, NAN);
+        keys |= v ? (uint32_t)1 << op : 0;
+    }
+    return keys;
 }
 
 static int flag(const hr_json_t *r, const char *key) {
     return hr_json_is_true(hr_json_get(r, key));
 }
 
+/* A block's number fields: key and where the double lives in its struct. */
+typedef struct num_key {
+    const char *key;
+    size_t      at;
+} num_key_t;
+
+#define HR_NK_(type, field) {#field, offsetof(type, field)}
+static const num_key_t program_keys[] = {
+    HR_NK_(hr_result_program_t, cpu_s),  HR_NK_(hr_result_program_t, cpu_s_min),
+    HR_NK_(hr_result_program_t, cpu_s_max), HR_NK_(hr_result_program_t, wall_s),
+    HR_NK_(hr_result_program_t, max_rss), HR_NK_(hr_result_program_t, runs),
+};
+static const num_key_t predict_keys[] = {
+    HR_NK_(hr_result_predict_t, alloc_s),       HR_NK_(hr_result_predict_t, change_s),
+    HR_NK_(hr_result_predict_t, change_pct),    HR_NK_(hr_result_predict_t, interval_s_lo),
+    HR_NK_(hr_result_predict_t, interval_s_hi), HR_NK_(hr_result_predict_t, noise_s),
+    HR_NK_(hr_result_predict_t, rss_change_bytes),
+};
+#undef HR_NK_
+
+/* The numbers of object o at keys[0..n) into the struct at out (NAN when
+ * absent). */
+static void decode_nums(const hr_json_t *o, const num_key_t *keys, size_t n, void *out) {
+    for (size_t i = 0; i < n; i++)
+        *(double *)((char *)out + keys[i].at) = hr_json_num(hr_json_get(o, keys[i].key), NAN);
+}
+
 static void decode_program(const hr_json_t *p, hr_result_program_t *out) {
     out->present = hr_json_type(p) == HR_JSON_OBJECT;
-    out->cpu_s = hr_json_path_num(p, "cpu_s");
-    out->cpu_s_min = hr_json_path_num(p, "cpu_s_min");
-    out->cpu_s_max = hr_json_path_num(p, "cpu_s_max");
-    out->wall_s = hr_json_path_num(p, "wall_s");
-    out->max_rss = hr_json_path_num(p, "max_rss");
-    out->runs = hr_json_path_num(p, "runs");
+    decode_nums(p, program_keys, sizeof program_keys / sizeof *program_keys, out);
     out->timed = hr_json_path_str(p, "timed");
 }
 
 static void decode_predict(const hr_json_t *p, hr_result_predict_t *out) {
     out->present = p != NULL; /* as readers always took it: the key is there */
-    out->alloc_s = hr_json_path_num(p, "alloc_s");
-    out->change_s = hr_json_path_num(p, "change_s");
-    out->change_pct = hr_json_path_num(p, "change_pct");
-    out->interval_s_lo = hr_json_path_num(p, "interval_s_lo");
-    out->interval_s_hi = hr_json_path_num(p, "interval_s_hi");
-    out->noise_s = hr_json_path_num(p, "noise_s");
-    out->rss_change_bytes = hr_json_path_num(p, "rss_change_bytes");
+    decode_nums(p, predict_keys, sizeof predict_keys / sizeof *predict_keys, out);
     out->paired = flag(p, "paired");
     out->within_noise = flag(p, "within_noise");
 }
@@ -91,13 +118,38 @@ static void decode_threads(const hr_json_t *pt, hr_result_t *out) {
                                                : NAN;
 }
 
-/* Which of op_keys a family's group object has. */
-static uint32_t family_keys(const hr_json_t *g, const char *const *op_keys, unsigned n_ops) {
-    uint32_t bits = 0;
-    for (unsigned op = 0; op < n_ops && op < 32 && hr_json_type(g) == HR_JSON_OBJECT; op++)
-        if (op_keys[op] && hr_json_get(g, op_keys[op]))
-            bits |= (uint32_t)1 << op;
-    return bits;
+/* The registry's figures. A metric's group object is looked up once for
+ * the metrics of that group (they are contiguous in the registry), its
+ * key in it: the same values as hr_metric_value at the metric's path, for
+ * a fraction of the lookups (decoding is most of what rendering costs). */
+static void decode_metrics(const hr_json_t *r, const char *const *op_keys, unsigned n_ops,
+                           hr_result_t *out) {
+    const hr_json_t *g = r;
+    const char *gname = "";
+    size_t glen = 0;
+    for (int k = 0; k < HR_M__COUNT; k++) {
+        const hr_metric_t *def = &hr_metrics[k];
+        size_t len = hr_metric_group_len(def);
+        if (len != glen || strncmp(def->path, gname, len) != 0) {
+            char group[64];
+            hr_metric_group(def, group, sizeof group);
+            g = len ? hr_json_get(r, group) : r;
+            gname = def->path;
+            glen = len;
+        }
+        const char *key = hr_metric_key(def);
+        if (def->family) {
+            out->family_keys[k] = decode_family(g, op_keys, n_ops, num_at(&out->m, field[k].at));
+        } else if (def->type == HR_MT_STR) {
+            *(const char **)((char *)&out->m + field[k].at) = hr_json_str(hr_json_get(g, key));
+        } else {
+            *num_at(&out->m, field[k].at) = def->source == HR_MSRC_RENDER
+                                                ? hr_metric_value(def, r)
+                                                : hr_json_num(hr_json_get(g, key), NAN);
+        }
+        if (field[k].range)
+            decode_range(g, key, num_at(&out->m, field[k].range));
+    }
 }
 
 void hr_result_decode(const hr_json_t *r, const char *const *op_keys, unsigned n_ops,
@@ -126,21 +178,7 @@ void hr_result_decode(const hr_json_t *r, const char *const *op_keys, unsigned n
     out->native = hr_json_get(r, HR_RK_NATIVE);
     out->samples = hr_json_get(r, HR_RK_SAMPLES);
     out->pools = hr_json_get(r, HR_RK_POOLS);
-    for (int k = 0; k < HR_M__COUNT; k++) {
-        const hr_metric_t *def = &hr_metrics[k];
-        if (def->family) {
-            char group[64];
-            decode_family(r, def, op_keys, n_ops, num_at(&out->m, field[k].at));
-            out->family_keys[k] = family_keys(hr_json_get(r, hr_metric_group(def, group, sizeof group)),
-                                              op_keys, n_ops);
-        } else if (def->type == HR_MT_STR) {
-            *(const char **)((char *)&out->m + field[k].at) = hr_json_path_str(r, def->path);
-        } else {
-            *num_at(&out->m, field[k].at) = hr_metric_value(def, r);
-        }
-        if (field[k].range)
-            decode_range(r, def, num_at(&out->m, field[k].range));
-    }
+    decode_metrics(r, op_keys, n_ops, out);
 }
 
 int hr_result_samples(const hr_result_t *r, hr_metric_id_t id, double *v, int cap) {
@@ -199,22 +237,33 @@ static int counted(const hr_metric_t *m) {
            m->source != HR_MSRC_RENDER;
 }
 
-/* A negative number in v (a number, or an object's or array's members):
- * its path below `at` into where, -1; else 0. */
-static int negative_in(const hr_json_t *v, const char *at, char *where, size_t wn, double *got) {
-    if (hr_json_type(v) == HR_JSON_NUMBER && v->num < 0) {
-        snprintf(where, wn, "%s", at);
-        *got = v->num;
-        return -1;
-    }
-    for (size_t i = 0; i < hr_json_len(v); i++) {
-        char p[192];
-        if (hr_json_type(v) == HR_JSON_OBJECT)
-            snprintf(p, sizeof p, "%s.%s", at, hr_json_key_at(v, i));
-        else
-            snprintf(p, sizeof p, "%s[%zu]", at, i);
-        if (negative_in(hr_json_at(v, i), p, where, wn, got) < 0)
-            return -1;
+/* A negative number at `path` of a result (`at`: where, as said in the
+ * error) that the registry calls a count or bytes: the message, -1. */
+static int negative_at(const char *path, const char *at, double v, char *where, size_t wn,
+                       char *what, size_t n) {
+    const hr_metric_t *m = hr_metric_by_path(path);
+    if (!(v < 0) || !m || !counted(m) || (m->family == 0 && strcmp(m->path, path) != 0))
+        return 0;
+    snprintf(where, wn, "%s", at);
+    snprintf(what, n, "expected a %s >= 0, got %.17g",
+             m->unit == HR_UNIT_BYTES ? "byte count" : "count", v);
+    return -1;
+}
+
+/* The repeats' values: samples[PATH] is an array of the metric at PATH. */
+static int negative_sample(const hr_json_t *samples, char *where, size_t wn, char *what,
+                           size_t n) {
+    for (size_t i = 0; i < hr_json_len(samples) && hr_json_type(samples) == HR_JSON_OBJECT; i++) {
+        const hr_json_t *arr = hr_json_at(samples, i);
+        for (size_t j = 0; j < hr_json_len(arr) && hr_json_type(arr) == HR_JSON_ARRAY; j++) {
+            double v = hr_json_num(hr_json_at(arr, j), 0);
+            char at[192];
+            if (!(v < 0))
+                continue;
+            snprintf(at, sizeof at, "%s.%s[%zu]", HR_RK_SAMPLES, hr_json_key_at(samples, i), j);
+            if (negative_at(hr_json_key_at(samples, i), at, v, where, wn, what, n) < 0)
+                return -1;
+        }
     }
     return 0;
 }
@@ -227,27 +276,27 @@ int hr_result_check(const hr_json_t *r, char *where, size_t wn, char *what, size
                  HR_RK_TRACE, HR_RK_ALLOCATOR, HR_RK_STATUS);
         return -1;
     }
-    for (int k = 0; k < HR_M__COUNT; k++) {
-        const hr_metric_t *def = &hr_metrics[k];
-        char group[64], at[192];
-        double got = 0;
-        if (!counted(def))
-            continue;
-        int bad;
-        if (def->family) {
-            hr_metric_group(def, group, sizeof group);
-            bad = negative_in(hr_json_get(r, group), group, where, wn, &got);
-        } else {
-            bad = negative_in(hr_json_path(r, def->path), def->path, where, wn, &got);
-            snprintf(at, sizeof at, "%s.%s", HR_RK_SAMPLES, def->path);
-            if (!bad)
-                bad = negative_in(hr_json_get(hr_json_get(r, HR_RK_SAMPLES), def->path), at,
-                                  where, wn, &got);
-        }
-        if (bad) {
-            snprintf(what, n, "expected a %s >= 0, got %.17g",
-                     def->unit == HR_UNIT_BYTES ? "byte count" : "count", got);
-            return -1;
+    /* Every number is looked at, the registry only for a negative one: a
+     * metric is a top-level key or a group's member ("memory.peak_live"). */
+    for (size_t i = 0; i < hr_json_len(r); i++) {
+        const char *k = hr_json_key_at(r, i);
+        const hr_json_t *v = hr_json_at(r, i);
+        if (strcmp(k, HR_RK_SAMPLES) == 0) {
+            if (negative_sample(v, where, wn, what, n) < 0)
+                return -1;
+        } else if (hr_json_type(v) == HR_JSON_NUMBER) {
+            if (negative_at(k, k, v->num, where, wn, what, n) < 0)
+                return -1;
+        } else if (hr_json_type(v) == HR_JSON_OBJECT) {
+            for (size_t j = 0; j < hr_json_len(v); j++) {
+                double x = hr_json_num(hr_json_at(v, j), 0);
+                char path[192];
+                if (!(x < 0))
+                    continue;
+                snprintf(path, sizeof path, "%s.%s", k, hr_json_key_at(v, j));
+                if (negative_at(path, path, x, where, wn, what, n) < 0)
+                    return -1;
+            }
         }
     }
     return 0;

@@ -33,9 +33,21 @@ hr_json_t *hr_report_new(const char *tool_version) {
     return r;
 }
 
-/* A number in v (or below it) that is not finite (the parser reads 1e999
- * as infinity): its path into where, -1; else 0. Paths read as a reader
- * would write them: "results[3].time.ns_per_op". */
+/* 1 when a number in v (or below it) is not finite (the parser reads
+ * 1e999 as infinity): the cheap walk every report gets. */
+static int any_nonfinite(const hr_json_t *v) {
+    if (hr_json_type(v) == HR_JSON_NUMBER)
+        return !isfinite(v->num);
+    if (hr_json_type(v) != HR_JSON_ARRAY && hr_json_type(v) != HR_JSON_OBJECT)
+        return 0;
+    for (size_t i = 0, n = hr_json_len(v); i < n; i++)
+        if (any_nonfinite(hr_json_at(v, i)))
+            return 1;
+    return 0;
+}
+
+/* The first such number's path into where, -1; else 0. Paths read as a
+ * reader would write them: "results[3].time.ns_per_op". */
 static int nonfinite_in(const hr_json_t *v, const char *at, char *where, size_t wn, double *got) {
     if (hr_json_type(v) == HR_JSON_NUMBER && !isfinite(v->num)) {
         snprintf(where, wn, "%s", *at ? at : "(the document)");
@@ -85,7 +97,7 @@ int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err) 
     }
     char where[256];
     double bad;
-    if (nonfinite_in(doc, "", where, sizeof where, &bad) < 0) {
+    if (any_nonfinite(doc) && nonfinite_in(doc, "", where, sizeof where, &bad) < 0) {
         hr_error_set(err, "%s: %s: expected a finite number, got %s", name, where,
                      isnan(bad) ? "nan" : bad < 0 ? "-inf" : "inf");
         return -1;

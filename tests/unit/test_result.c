@@ -17,11 +17,17 @@ static const char *doc =
     "\"memory\":{\"peak_live\":4096,\"footprint_source\":\"exact\"},"
     "\"native\":{\"native_ops\":3,\"fallback_ops\":1}}";
 
-static void test_decode(void) {
-    hr_json_t *r = hr_json_parse(doc, strlen(doc), "doc", NULL);
-    hr_result_t t;
+/* json parsed and decoded into *t; the parsed object (free it). */
+static hr_json_t *decoded(const char *json, hr_result_t *t) {
+    hr_json_t *r = hr_json_parse(json, strlen(json), "fixture", NULL);
     HR_CHECK(r != NULL);
-    hr_report_result(r, &t);
+    hr_report_result(r, t);
+    return r;
+}
+
+static void test_decode(void) {
+    hr_result_t t;
+    hr_json_t *r = decoded(doc, &t);
     HR_CHECK(t.json == r && strcmp(t.trace, "t.hrt") == 0 && strcmp(t.allocator, "block") == 0);
     HR_CHECK(strcmp(t.status, "ok") == 0 && t.error == NULL && t.runs == 3);
     HR_CHECK(t.unstable && !t.mostly_fallback && t.series != NULL && t.samples == NULL);
@@ -48,9 +54,8 @@ static void test_decode(void) {
 
 /* Every registry metric has its field: decoding reads each one's path. */
 static void test_every_metric(void) {
-    hr_json_t *r = hr_json_parse(doc, strlen(doc), "doc", NULL);
     hr_result_t t;
-    hr_report_result(r, &t);
+    hr_json_t *r = decoded(doc, &t);
     for (int k = 0; k < HR_M__COUNT; k++) {
         double v = hr_result_num(&t.m, (hr_metric_id_t)k, HR_OP_ALLOC, 0);
         double want = hr_metrics[k].type == HR_MT_STR ? NAN : hr_metric_value(&hr_metrics[k], r);
@@ -76,10 +81,8 @@ static const char *blocks =
     "\"samples\":{\"time.ns_per_op\":[3,1,2]}}";
 
 static void test_blocks(void) {
-    hr_json_t *r = hr_json_parse(blocks, strlen(blocks), "blocks", NULL);
     hr_result_t t;
-    HR_CHECK(r != NULL);
-    hr_report_result(r, &t);
+    hr_json_t *r = decoded(blocks, &t);
     HR_CHECK(t.ok && t.has_threads && t.n_threads == 2 && t.thread_ns[0] == 10.5 &&
              t.thread_ns[1] == 20 && isnan(t.thread_ns[2]));
     HR_CHECK(t.program.present && t.program.cpu_s == 2 && t.program.cpu_s_max == 2.1 &&
@@ -100,8 +103,7 @@ static void test_blocks(void) {
     HR_CHECK(hr_result_samples(&t, HR_M_NS_PER_OP, v, 4) == 3 && v[0] == 3 && v[2] == 2);
     HR_CHECK(hr_result_samples(&t, HR_M_CPU, v, 4) == 0);
     /* the one that has none of them */
-    hr_json_t *d = hr_json_parse(doc, strlen(doc), "doc", NULL);
-    hr_report_result(d, &t);
+    hr_json_t *d = decoded(doc, &t);
     HR_CHECK(!t.has_threads && !t.program.present && !t.predict.present && !t.has_budget &&
              !t.violations.present && hr_result_n_pools(&t) == 0);
     hr_json_free(d);
