@@ -185,11 +185,14 @@ int hr_result_samples(const hr_result_t *r, hr_metric_id_t id, double *v, int ca
     return hr_result_samples_at(r, hr_metrics[id].path, v, cap);
 }
 
-/* A registered scalar metric's id at `path`, or -1 (a family member or a
- * path the registry does not know). */
+/* A registered scalar metric's id at `path`, or -1 (a family member, a
+ * path the registry does not know, or a figure computed when shown, which
+ * a user-named path has never read: the result does not store it). */
 static int scalar_id(const char *path) {
     const hr_metric_t *m = hr_metric_by_path(path);
-    return m && !m->family && strcmp(m->path, path) == 0 ? (int)(m - hr_metrics) : -1;
+    return m && !m->family && m->source != HR_MSRC_RENDER && strcmp(m->path, path) == 0
+               ? (int)(m - hr_metrics)
+               : -1;
 }
 
 double hr_result_at(const hr_result_t *r, const char *path, int stat) {

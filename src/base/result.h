@@ -161,8 +161,8 @@ const char *hr_result_str(const hr_result_metrics_t *m, hr_metric_id_t id);
 int hr_result_samples(const hr_result_t *r, hr_metric_id_t id, double *v, int cap);
 /* The number at a dotted path a user named (compare --max-regress, plot
  * --metric take any path of a number): the typed field when the path is a
- * registered scalar metric, else read from the result here, the one reader
- * of paths. `stat` as hr_result_num (1..3: PATH_min, _max, _mad). NAN when
+ * registered scalar metric the result stores, else read from the result
+ * here, the one reader of paths. `stat` as hr_result_num (1..3: PATH_min, _max, _mad). NAN when
  * absent. */
 double hr_result_at(const hr_result_t *r, const char *path, int stat);
 /* hr_result_samples by path. */
