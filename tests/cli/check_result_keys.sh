@@ -78,6 +78,10 @@ else not_ok "no registry path spelt as a string literal outside the registry and
 
 # The result's other keys, from src/base/result.h.
 rh="$root/src/base/result.h"
+if [ ! -f "$rh" ]; then
+    skip "the result's other keys are read by the decoder only" "no $rh"
+    tap_done
+fi
 keys=$(sed -n 's/^#define HR_RK_[A-Z_]*[[:space:]]*"\([a-z_]*\)"$/\1/p' "$rh" | grep -vx 'touch\|interrupted')
 nkeys=$(printf '%s\n' "$keys" | grep -c .)
 if [ "$nkeys" -lt 10 ]; then
