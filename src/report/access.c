@@ -3,6 +3,8 @@
 #include "report/access.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,42 @@ hr_json_t *hr_report_new(const char *tool_version) {
     return r;
 }
 
+/* 1 when a number in v (or below it) is not finite (the parser reads
+ * 1e999 as infinity): the cheap walk every report gets. */
+static int any_nonfinite(const hr_json_t *v) {
+    if (hr_json_type(v) == HR_JSON_NUMBER)
+        return !isfinite(v->num);
+    if (hr_json_type(v) != HR_JSON_ARRAY && hr_json_type(v) != HR_JSON_OBJECT)
+        return 0;
+    for (size_t i = 0, n = hr_json_len(v); i < n; i++)
+        if (any_nonfinite(hr_json_at(v, i)))
+            return 1;
+    return 0;
+}
+
+/* The first such number's path into where, -1; else 0. Paths read as a
+ * reader would write them: "results[3].time.ns_per_op". */
+static int nonfinite_in(const hr_json_t *v, const char *at, char *where, size_t wn, double *got) {
+    if (hr_json_type(v) == HR_JSON_NUMBER && !isfinite(v->num)) {
+        snprintf(where, wn, "%s", *at ? at : "(the document)");
+        *got = v->num;
+        return -1;
+    }
+    int obj = hr_json_type(v) == HR_JSON_OBJECT;
+    if (!obj && hr_json_type(v) != HR_JSON_ARRAY)
+        return 0;
+    for (size_t i = 0; i < hr_json_len(v); i++) {
+        char p[256];
+        if (obj)
+            snprintf(p, sizeof p, "%s%s%s", at, *at ? "." : "", hr_json_key_at(v, i));
+        else
+            snprintf(p, sizeof p, "%s[%zu]", at, i);
+        if (nonfinite_in(hr_json_at(v, i), p, where, wn, got) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err) {
     const char *schema = hr_json_path_str(doc, "schema");
     uint64_t ver = 0;
@@ -51,18 +89,30 @@ int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err) 
         return -1;
     }
     for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_json_path_str(r, "trace") || !hr_json_path_str(r, "allocator") ||
-            !hr_json_path_str(r, "status")) {
-            hr_error_set(err, "%s: results[%zu]: expected an object with string "
-                     "\"trace\", \"allocator\" and \"status\"", name, i);
+        char where[192], what[128];
+        if (hr_result_check(hr_json_at(results, i), where, sizeof where, what, sizeof what) < 0) {
+            hr_error_set(err, "%s: results[%zu]%s%s: %s", name, i, *where ? "." : "", where, what);
             return -1;
         }
+    }
+    char where[256];
+    double bad;
+    if (any_nonfinite(doc) && nonfinite_in(doc, "", where, sizeof where, &bad) < 0) {
+        hr_error_set(err, "%s: %s: expected a finite number, got %s", name, where,
+                     isnan(bad) ? "nan" : bad < 0 ? "-inf" : "inf");
+        return -1;
     }
     return 0;
 }
 
 hr_json_t *hr_report_load(const char *path, hr_error_t *err) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_size > HR_REPORT_MAX_BYTES) {
+        hr_error_set(err, "%s: expected a report of at most %lld MiB, got %lld bytes (a larger "
+                     "file is not parsed; docs/REPORT_SCHEMA.md, \"Limits\")", path,
+                     HR_REPORT_MAX_BYTES >> 20, (long long)st.st_size);
+        return NULL;
+    }
     hr_json_t *doc = hr_json_parse_file(path, err);
     if (doc && hr_report_validate(doc, path, err) < 0) {
         hr_json_free(doc);
@@ -121,14 +171,15 @@ void hr_fmt_ns(char *buf, size_t n, double ns) {
         snprintf(buf, n, "%.2f s", ns / 1e9);
 }
 
-int hr_result_ok(const hr_json_t *r) {
-    const char *s = hr_json_path_str(r, "status");
-    return s && strcmp(s, "ok") == 0;
+int hr_result_ok(const hr_result_t *t) { return t->ok; }
+
+int hr_result_exact_fp(const hr_result_t *t) {
+    const char *src = t->m.FP_SOURCE;
+    return src && strcmp(src, HR_FP_SOURCE_EXACT) == 0;
 }
 
-int hr_result_of_trace(const hr_json_t *r, const char *trace) {
-    const char *t = hr_json_path_str(r, "trace");
-    return t && strcmp(t, trace) == 0;
+int hr_result_of_trace(const hr_result_t *t, const char *trace) {
+    return t->trace && strcmp(t->trace, trace) == 0;
 }
 
 void hr_report_cell_unit(hr_emit_t *em, double v, hr_fmt_fn fmt) {
@@ -151,26 +202,66 @@ void hr_report_cell_pct(hr_emit_t *em, double ratio) {
     hr_emit_cell_str(em, buf);
 }
 
-int hr_report_traces(const hr_json_t *results, const char ***out) {
-    const char **v = NULL;
-    int n = 0, cap = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const char *t = hr_json_path_str(hr_json_at(results, i), "trace");
-        int seen = 0;
-        for (int j = 0; j < n && !seen; j++)
-            seen = strcmp(v[j], t) == 0;
+/* The distinct traces of the rows in first-seen order. */
+static int view_traces(hr_report_view_t *v) {
+    int cap = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const char *t = v->rows[i].trace;
+        int seen = !t;
+        for (int j = 0; j < v->ntraces && !seen; j++)
+            seen = strcmp(v->traces[j], t) == 0;
         if (seen)
             continue;
-        if (n == cap) {
-            const char **g = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *g);
+        if (v->ntraces == cap) {
+            const char **g = realloc(v->traces, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *g);
             if (!g)
-                break;
-            v = g;
+                return -1;
+            v->traces = g;
         }
-        v[n++] = t;
+        v->traces[v->ntraces++] = t;
     }
-    *out = v;
-    return n;
+    return 0;
+}
+
+int hr_report_view_init(hr_report_view_t *v, const hr_json_t *doc) {
+    return hr_report_view_results(v, doc, hr_json_get(doc, "results"));
+}
+
+int hr_report_view_results(hr_report_view_t *v, const hr_json_t *doc, const hr_json_t *results) {
+    memset(v, 0, sizeof *v);
+    v->doc = doc;
+    size_t n = hr_json_type(results) == HR_JSON_ARRAY ? hr_json_len(results) : 0;
+    if (n && !(v->rows = malloc(n * sizeof *v->rows)))
+        return -1;
+    for (v->n = 0; v->n < n; v->n++)
+        hr_report_result(hr_json_at(results, v->n), &v->rows[v->n]);
+    if (view_traces(v) < 0) {
+        hr_report_view_free(v);
+        v->doc = doc;
+        return -1;
+    }
+    return 0;
+}
+
+int hr_report_view_trace(hr_report_view_t *sub, const hr_report_view_t *v, const char *trace) {
+    memset(sub, 0, sizeof *sub);
+    sub->doc = v->doc;
+    if (v->n && !(sub->rows = malloc(v->n * sizeof *sub->rows)))
+        return -1;
+    for (size_t i = 0; i < v->n; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            sub->rows[sub->n++] = v->rows[i];
+    if (view_traces(sub) < 0) {
+        hr_report_view_free(sub);
+        return -1;
+    }
+    return 0;
+}
+
+void hr_report_view_free(hr_report_view_t *v) {
+    free(v->rows);
+    free(v->traces);
+    memset(v, 0, sizeof *v);
 }
 
 int hr_results_unstable(const hr_stats_t *rank) {
@@ -180,10 +271,6 @@ int hr_results_unstable(const hr_stats_t *rank) {
     return mad > HR_UNSTABLE_MAD || range > HR_UNSTABLE_RANGE;
 }
 
-int hr_result_mostly_fallback(const hr_json_t *r) {
-    /* two figures by registry id: cheaper than decoding the whole result,
-     * and called for every row a renderer draws */
-    double nat = hr_metric_value(&hr_metrics[HR_M_NATIVE_OPS], r);
-    double fb = hr_metric_value(&hr_metrics[HR_M_FALLBACK_OPS], r);
-    return isfinite(nat) && isfinite(fb) && nat + fb > 0 && nat / (nat + fb) < HR_MOSTLY_FALLBACK;
+int hr_result_mostly_fallback(const hr_result_t *t) {
+    return hr_result_fallback_of(&t->m, HR_MOSTLY_FALLBACK);
 }

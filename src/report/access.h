@@ -32,26 +32,54 @@
  * out-of-memory. */
 hr_json_t *hr_report_new(const char *tool_version);
 
+/* Reports are refused above this size, before they are parsed: parsing
+ * takes about 14 times the file's size in memory (a 385 MB report took
+ * 5.5 GB), and the largest report a replay writes is a few MB
+ * (docs/REPORT_SCHEMA.md, "Limits"). */
+#define HR_REPORT_MAX_BYTES ((long long)256 << 20)
+
 /* Check that `doc` is a report this version understands: schema, version
  * (HR_REPORT_SCHEMA_VERSION_MIN..HR_REPORT_SCHEMA_VERSION),
- * results[] of objects with string trace/allocator/status.
- * 0 ok, -1 with one line "NAME: expected ..." in err. */
+ * results[] of objects with string trace/allocator/status, every number
+ * finite, and no count or byte figure of a result negative
+ * (hr_result_check). 0 ok, -1 with one line "NAME: expected ..." or
+ * "NAME: results[3].memory.peak_live: expected ..." in err. */
 int hr_report_validate(const hr_json_t *doc, const char *name, hr_error_t *err);
-/* Parse + validate a report file. NULL with err set on failure. */
+/* Parse + validate a report file (refused unparsed above
+ * HR_REPORT_MAX_BYTES). NULL with err set on failure. */
 hr_json_t *hr_report_load(const char *path, hr_error_t *err);
 
 /* Decodes result object r (base/result.h) with the trace op table's keys:
  * readers read r->m.FIELD, not key strings. */
 void hr_report_result(const hr_json_t *r, hr_result_t *out);
 
+/* A report's results decoded once (hr_report_result) for every renderer:
+ * rows in report order, and the distinct traces in first-seen order (the
+ * strings belong to the document). Renderers read rows, never the results'
+ * JSON. */
+typedef struct hr_report_view {
+    const hr_json_t *doc;  /* the report (its header: machine, options, ...) */
+    hr_result_t     *rows;
+    size_t           n;
+    const char     **traces;
+    int              ntraces;
+} hr_report_view_t;
+/* Decodes every result of `doc`. 0, or -1 when memory ran out (then an
+ * empty view that hr_report_view_free accepts). */
+int hr_report_view_init(hr_report_view_t *v, const hr_json_t *doc);
+/* The same over a results array alone (doc may be NULL). */
+int hr_report_view_results(hr_report_view_t *v, const hr_json_t *doc, const hr_json_t *results);
+/* The rows of `trace` only, as a view of its own (same document). */
+int hr_report_view_trace(hr_report_view_t *sub, const hr_report_view_t *v, const char *trace);
+void hr_report_view_free(hr_report_view_t *v);
+
 /* 1 when the result's status is "ok" (a figure that may be shown and ranked). */
-int hr_result_ok(const hr_json_t *r);
-/* The distinct traces of `results` in first-seen order: a malloc'd array in
- * *out (the strings belong to `results`; free the array), NULL when there
- * are none or memory ran out. Returns the count. No limit on the count. */
-int hr_report_traces(const hr_json_t *results, const char ***out);
+int hr_result_ok(const hr_result_t *t);
+/* 1 when the result's footprint source is exact (an in-house allocator:
+ * its HR_EXACT_INHOUSE figures are deterministic; base/metrics.h). */
+int hr_result_exact_fp(const hr_result_t *t);
 /* 1 when the result's "trace" is `trace`. */
-int hr_result_of_trace(const hr_json_t *r, const char *trace);
+int hr_result_of_trace(const hr_result_t *t, const char *trace);
 
 /* Table cells of a figure: `fmt` (hr_fmt_bytes, hr_fmt_ns, ...) of v, or an
  * empty cell when v is not finite; a ratio as "12.3%". */
@@ -84,6 +112,6 @@ int hr_results_unstable(const hr_stats_t *rank);
  * to the system malloc, so the row measures that malloc, not the allocator;
  * reports mark it and never rank it against the others. */
 #define HR_MOSTLY_FALLBACK 0.5
-int hr_result_mostly_fallback(const hr_json_t *r);
+int hr_result_mostly_fallback(const hr_result_t *t);
 
 #endif

@@ -170,7 +170,7 @@ static hr_stats_t merge_range(hr_json_t *out, hr_json_t *const *runs, int n, con
 hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
     hr_json_t *out = hr_json_clone(runs[0]), *samples = hr_json_new_object();
     hr_stats_t rank = {0, NAN, NAN, NAN, NAN};
-    hr_json_set(out, "runs", hr_json_new_u64((uint64_t)n));
+    hr_json_set(out, HR_RK_RUNS, hr_json_new_u64((uint64_t)n));
     if (!hr_json_get(out, "time")) {
         hr_json_free(samples);
         return out;
@@ -191,10 +191,15 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
             merge_median(out, runs, n, m->path);
         }
     }
-    hr_json_set(out, "deterministic", hr_json_new_bool(exact_agree(runs, n)));
-    hr_json_set(out, "unstable", hr_json_new_bool(hr_results_unstable(&rank)));
-    hr_json_set(out, "mostly_fallback", hr_json_new_bool(hr_result_mostly_fallback(out)));
-    hr_json_set(out, "samples", samples);
+    hr_json_set(out, HR_RK_DETERMINISTIC, hr_json_new_bool(exact_agree(runs, n)));
+    hr_json_set(out, HR_RK_UNSTABLE, hr_json_new_bool(hr_results_unstable(&rank)));
+    hr_result_t *t = malloc(sizeof *t); /* the merged figures, decoded */
+    if (t) {
+        hr_report_result(out, t);
+        hr_json_set(out, HR_RK_MOSTLY_FALLBACK, hr_json_new_bool(hr_result_mostly_fallback(t)));
+        free(t);
+    }
+    hr_json_set(out, HR_RK_SAMPLES, samples);
     return out;
 }
 
@@ -205,8 +210,8 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
     hr_error_set(&perr, "no result");
     for (int i = 0; i < n; i++) {
         hr_json_t *v = lines[i] ? hr_json_parse(lines[i], strlen(lines[i]), "replay result", &perr) : NULL;
-        const char *status = hr_json_path_str(v, "status");
-        if (status && strcmp(status, "ok") == 0) {
+        const char *status = hr_json_path_str(v, HR_RK_STATUS);
+        if (status && strcmp(status, HR_RESULT_STATUS_OK) == 0) {
             ok[nok++] = v;
             continue;
         }
@@ -220,7 +225,7 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
     if (nok) {
         hr_json_t *merged = hr_results_merge(ok, nok);
         if (nbad) {
-            hr_json_set(merged, "failed_runs", hr_json_new_u64((uint64_t)nbad));
+            hr_json_set(merged, HR_RK_FAILED_RUNS, hr_json_new_u64((uint64_t)nbad));
             rb->failures++;
         }
         hr_json_push(rb->results, merged);
@@ -267,7 +272,7 @@ void hr_report_builder_interrupted(hr_report_builder_t *rb, const char *signame,
     hr_json_set(rb->doc, "interrupted", hr_json_new_str(signame));
     size_t n = hr_json_len(rb->results);
     if (row && n)
-        hr_json_set((hr_json_t *)hr_json_at(rb->results, n - 1), "interrupted",
+        hr_json_set((hr_json_t *)hr_json_at(rb->results, n - 1), HR_RK_INTERRUPTED,
                     hr_json_new_bool(1));
 }
 
@@ -303,8 +308,8 @@ void hr_report_builder_free(hr_report_builder_t *rb) {
 /* The parsed line, or NULL; *ok says whether its status is "ok". */
 static hr_json_t *parse_line(const char *line, int *ok) {
     hr_json_t *v = line ? hr_json_parse(line, strlen(line), "replay result", NULL) : NULL;
-    const char *st = hr_json_path_str(v, "status");
-    *ok = st && strcmp(st, "ok") == 0;
+    const char *st = hr_json_path_str(v, HR_RK_STATUS);
+    *ok = st && strcmp(st, HR_RESULT_STATUS_OK) == 0;
     return v;
 }
 
@@ -321,15 +326,15 @@ static void join_verify(hr_json_t *out, const char *line) {
         const char *st = t.m.VERIFY_STATUS;
         hr_json_set(out, "verify", hr_json_clone(g));
         if (st && strcmp(st, "ok") != 0) {
-            hr_json_set(out, "status", hr_json_new_str("invalid"));
-            hr_json_set(out, "error", hr_json_new_str(t.m.VERIFY_ERROR));
+            hr_json_set(out, HR_RK_STATUS, hr_json_new_str("invalid"));
+            hr_json_set(out, HR_RK_ERROR, hr_json_new_str(t.m.VERIFY_ERROR));
         }
     } else {
         char msg[512];
-        const char *st = hr_json_path_str(v, "status"), *e = hr_json_path_str(v, "error");
+        const char *st = hr_json_path_str(v, HR_RK_STATUS), *e = hr_json_path_str(v, HR_RK_ERROR);
         snprintf(msg, sizeof msg, "verify run: %s", e ? e : "no result");
-        hr_json_set(out, "status", hr_json_new_str(st && !ok ? st : "error"));
-        hr_json_set(out, "error", hr_json_new_str(msg));
+        hr_json_set(out, HR_RK_STATUS, hr_json_new_str(st && !ok ? st : "error"));
+        hr_json_set(out, HR_RK_ERROR, hr_json_new_str(msg));
     }
     hr_json_free(v);
 }
@@ -342,8 +347,8 @@ static void join_count(hr_json_t *out, const char *line) {
         hr_json_set(out, "count", hr_json_clone(g));
     } else {
         hr_json_t *c = hr_json_new_object();
-        const char *e = hr_json_path_str(v, "error");
-        hr_json_set(c, "error", hr_json_new_str(e ? e : "no result"));
+        const char *e = hr_json_path_str(v, HR_RK_ERROR);
+        hr_json_set(c, HR_RK_ERROR, hr_json_new_str(e ? e : "no result"));
         hr_json_set(out, "count", c);
     }
     hr_json_free(v);
@@ -368,7 +373,7 @@ char *hr_result_join(const char *measure, const char *time, const char *verify,
         for (size_t i = 0; i < hr_json_len(tt); i++)
             hr_json_set(mt, hr_json_key_at(tt, i), hr_json_clone(hr_json_at(tt, i)));
         /* how the timed laps ran (threads) is the time process's to say */
-        static const char *const from_time[] = {"threads", "per_thread", "threads_native"};
+        static const char *const from_time[] = {"threads", HR_RK_PER_THREAD, "threads_native"};
         for (size_t i = 0; i < sizeof from_time / sizeof *from_time; i++) {
             const hr_json_t *g = hr_json_get(t, from_time[i]);
             if (g)

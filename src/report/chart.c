@@ -5,7 +5,7 @@
 
 #include "report/charts.h"
 
-typedef int (*chart_fn)(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+typedef int (*chart_fn)(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                         hr_error_t *err);
 
 /* The kinds "all" draws, in order; the first failure (an unknown metric or
@@ -13,10 +13,10 @@ typedef int (*chart_fn)(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_
 static const chart_fn all_kinds[] = {hr_chart_summary, hr_chart_memory, hr_chart_frames,
                                      hr_chart_latency};
 
-static int chart_all(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+static int chart_all(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                      hr_error_t *err) {
     for (size_t i = 0; i < sizeof all_kinds / sizeof all_kinds[0]; i++)
-        if (all_kinds[i](s, rep, o, err) < 0)
+        if (all_kinds[i](s, v, o, err) < 0)
             return -1;
     return 0;
 }
@@ -46,9 +46,21 @@ int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind) {
 
 int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
                   hr_error_t *err) {
+    hr_report_view_t v;
+    if (hr_report_view_init(&v, report) < 0) {
+        hr_error_set(err, "out of memory");
+        return -1;
+    }
+    int rc = hr_svg_render_view(&v, opt, out, err);
+    hr_report_view_free(&v);
+    return rc;
+}
+
+int hr_svg_render_view(const hr_report_view_t *v, const hr_svg_options_t *opt, FILE *out,
+                       hr_error_t *err) {
     hr_svg_t s;
     char title[128];
-    if (hr_json_len(hr_json_get(report, "results")) == 0) {
+    if (v->n == 0) {
         hr_error_set(err, "report has no results to plot");
         return -1;
     }
@@ -60,7 +72,7 @@ int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *ou
         hr_error_set(err, "out of memory");
         return -1;
     }
-    if (kinds[opt->kind].draw(&s, report, opt, err) < 0) {
+    if (kinds[opt->kind].draw(&s, v, opt, err) < 0) {
         hr_svg_discard(&s);
         return -1;
     }

@@ -20,5 +20,9 @@ int hr_svg_kind_parse(const char *s, hr_chart_kind_t *kind);
  * (unknown metric, unknown baseline, nothing to plot). */
 int hr_svg_render(const hr_json_t *report, const hr_svg_options_t *opt, FILE *out,
                   hr_error_t *err);
+/* The same on a report decoded once (access.h): the HTML page draws every
+ * trace's charts from one view. */
+int hr_svg_render_view(const hr_report_view_t *v, const hr_svg_options_t *opt, FILE *out,
+                       hr_error_t *err);
 
 #endif

@@ -37,38 +37,38 @@ static void fmt_value(char *buf, size_t n, const hr_metric_t *m, double v) {
 
 /* Why a row has no bar, in words: its failed status, or no value. */
 static void no_bar_text(char *buf, size_t n, const hr_result_t *t) {
-    if (hr_result_ok(t->json))
+    if (hr_result_ok(t))
         snprintf(buf, n, "not measured");
     else
         snprintf(buf, n, "failed: %s", t->status);
 }
 
 /* One trace's group at s->y: label, bars, axis. */
-static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, const char *path,
+static void group(hr_svg_t *s, const hr_report_view_t *vw, const char *trace, const char *path,
                   const hr_metric_t *def) {
     int plot_w = s->width - LABEL_W - 110;
     char buf[64];
     hr_scale_t sc = {0, 1, LABEL_W, LABEL_W + plot_w, 0, 10, 1};
     double tk[16];
     double vmax = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        double v = hr_json_path_num(r, path);
-        if (hr_result_of_trace(r, trace) && isfinite(v) && v > vmax)
+    for (size_t i = 0; i < vw->n; i++) {
+        const hr_result_t *r = &vw->rows[i];
+        if (!hr_result_of_trace(r, trace))
+            continue;
+        double v = hr_result_at(r, path, 0);
+        if (isfinite(v) && v > vmax)
             vmax = v;
     }
     hr_scale_fit(&sc, 0, vmax > 0 ? vmax : 1, 0, def ? def->unit : HR_UNIT_COUNT);
     hr_svg_text(s, 10, s->y + 14, " font-weight=\"bold\"", hr_report_trace_base(trace));
     s->y += 20;
     double top = s->y;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    for (size_t i = 0; i < vw->n; i++) {
+        const hr_result_t *r = &vw->rows[i];
         if (!hr_result_of_trace(r, trace))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        const char *alloc = t.allocator;
-        double v = hr_json_path_num(r, path); /* any dotted path (--metric) */
+        const char *alloc = r->allocator;
+        double v = hr_result_at(r, path, 0); /* any dotted path (--metric) */
         char name[160];
         /* as in the tables: "!" = mostly fallback */
         snprintf(name, sizeof name, "%s%s",
@@ -76,11 +76,11 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
         hr_svg_text(s, LABEL_W - 8, s->y + 13, " text-anchor=\"end\"", name);
         if (hr_result_ok(r) && isfinite(v)) {
             double w = hr_scale_px(&sc, v > 0 ? v : 0) - LABEL_W;
-            hr_svg_rect(s, LABEL_W, s->y, w, BAR_H, hr_svg_color(results, alloc));
+            hr_svg_rect(s, LABEL_W, s->y, w, BAR_H, hr_svg_color(vw, alloc));
             fmt_value(buf, sizeof buf, def, v);
             hr_svg_text(s, LABEL_W + w + 4, s->y + 13, NULL, buf);
         } else {
-            no_bar_text(buf, sizeof buf, &t);
+            no_bar_text(buf, sizeof buf, r);
             hr_svg_text(s, LABEL_W + 4, s->y + 13, " fill=\"#999\"", buf);
         }
         s->y += BAR_H + BAR_GAP;
@@ -97,22 +97,21 @@ static void group(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     s->y += 34;
 }
 
-int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err) {
+int hr_chart_bars(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o, hr_error_t *err) {
     char path[128], title[256];
     const char **traces;
     if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
-    const hr_json_t *results = hr_json_get(rep, "results");
     const hr_metric_t *def = hr_metric_by_path(path);
-    int fallback = 0, nt = hr_svg_chart_traces(results, o, &traces);
-    for (size_t i = 0; i < hr_json_len(results); i++)
-        fallback |= hr_result_mostly_fallback(hr_json_at(results, i));
+    int fallback = 0, nt = hr_svg_chart_traces(v, o, &traces);
+    for (size_t i = 0; i < v->n; i++)
+        fallback |= hr_result_mostly_fallback(&v->rows[i]);
     snprintf(title, sizeof title, "%s (%s is better)", hr_svg_metric_words(def, path),
              def && (def->flags & HR_MF_HIGHER) ? "higher" : "lower");
     hr_svg_text(s, 10, 24, " font-size=\"16\" font-weight=\"bold\"", title);
     s->y = TOP;
     for (int t = 0; t < nt; t++)
-        group(s, results, traces[t], path, def);
+        group(s, v, traces[t], path, def);
     free(traces);
     if (fallback) { /* the legend of the tables' mark */
         char note[200];

@@ -3,7 +3,7 @@
  * point merges, with a light min-max band when it merges several), and the
  * frame budget as a red dashed line (default 1 % of a 16.6 ms frame,
  * `plot --frame-budget`). The y axis is log when the times span decades.
- * Reads result.series.frames (REPORT_SCHEMA.md). */
+ * Reads resulr->series.frames (REPORT_SCHEMA.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #define BUDGET_COLOR "#d62728"
 
 typedef struct fline {
-    const hr_json_t *row;
+    const hr_result_t *row;
     const char      *alloc; /* its allocator */
     double          *x, *mean, *lo, *hi;
     size_t           n;
@@ -72,21 +72,19 @@ static void no_frames(hr_svg_t *s, hr_panel_t *p, int any_series) {
 
 /* Loads the frame lines of the ok rows of `trace` into l; returns their
  * count. *any: a row has series at all; lo, hi, xmax: the extent. */
-static size_t collect(fline_t *l, const hr_json_t *results, const char *trace, int *any,
+static size_t collect(fline_t *l, const hr_report_view_t *results, const char *trace, int *any,
                       double *lo, double *hi, double *xmax) {
     size_t nl = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    for (size_t i = 0; i < results->n; i++) {
+        const hr_result_t *r = &results->rows[i];
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        const hr_json_t *fr = hr_json_get(t.series, "frames");
-        *any |= hr_json_type(t.series) == HR_JSON_OBJECT;
+        const hr_json_t *fr = hr_json_get(r->series, "frames");
+        *any |= hr_json_type(r->series) == HR_JSON_OBJECT;
         if (hr_json_type(fr) != HR_JSON_OBJECT || load(fr, &l[nl]) == 0)
             continue;
         l[nl].row = r;
-        l[nl].alloc = t.allocator;
+        l[nl].alloc = r->allocator;
         for (size_t k = 0; k < l[nl].n; k++) {
             double a = l[nl].merged ? l[nl].lo[k] : l[nl].mean[k];
             double b = l[nl].merged ? l[nl].hi[k] : l[nl].mean[k];
@@ -100,7 +98,7 @@ static size_t collect(fline_t *l, const hr_json_t *results, const char *trace, i
 }
 
 static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
-                 const hr_json_t *results, const hr_svg_options_t *o) {
+                 const hr_report_view_t *results, const hr_svg_options_t *o) {
     char attrs[96], key[192];
     for (size_t k = 0; k < nl; k++)
         if (l[k].merged)
@@ -123,9 +121,9 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
     }
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trace,
                   const hr_svg_options_t *o) {
-    size_t nr = hr_json_len(results), nl;
+    size_t nr = results->n, nl;
     fline_t *l = calloc(nr ? nr : 1, sizeof *l);
     int any_series = 0;
     char title[512];
@@ -139,7 +137,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     if (nl == 0) {
         no_frames(s, &p, any_series);
     } else {
-        const hr_json_t **drawn = malloc(nl * sizeof *drawn);
+        const hr_result_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
         p.xu = HR_UNIT_COUNT;
         p.yu = HR_UNIT_NS;
@@ -163,7 +161,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(l);
 }
 
-int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_frames(hr_svg_t *s, const hr_report_view_t *rep, const hr_svg_options_t *o,
                     hr_error_t *err) {
     (void)err;
     return hr_svg_each_trace(s, rep, o, panel);

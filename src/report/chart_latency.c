@@ -1,6 +1,6 @@
 /* Latency CDF (svg.h, HR_CHART_LATENCY): per trace, one line per allocator:
  * the share of timed ops whose latency is at or below x, from the latency
- * histogram (result.series.latency: bucket upper bounds le_ns and counts),
+ * histogram (resulr->series.latency: bucket upper bounds le_ns and counts),
  * on a log x axis; a dotted line marks 99 % of the ops (where the p99 of
  * each allocator crosses it). Between bucket bounds the line is straight:
  * the histogram does not know more. */
@@ -15,7 +15,7 @@
 #define PLOT_H 240
 
 typedef struct cdf {
-    const hr_json_t *row;
+    const hr_result_t *row;
     const char      *alloc; /* its allocator */
     double          *x, *y; /* n + 1 points: the first bucket's lower bound at 0 */
     size_t           n;
@@ -66,9 +66,9 @@ static void no_latency(hr_svg_t *s, hr_panel_t *p) {
     hr_panel_empty(s, p, why, 2);
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trace,
                   const hr_svg_options_t *o) {
-    size_t nr = hr_json_len(results), nl = 0;
+    size_t nr = results->n, nl = 0;
     cdf_t *l = calloc(nr ? nr : 1, sizeof *l);
     char title[512], attrs[96];
     double lo = INFINITY, hi = 0;
@@ -79,16 +79,14 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     hr_panel_t p;
     hr_panel_begin(s, &p, title, PLOT_H);
     for (size_t i = 0; i < nr; i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+        const hr_result_t *r = &results->rows[i];
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        const hr_json_t *lat = hr_json_get(t.series, "latency");
+        const hr_json_t *lat = hr_json_get(r->series, "latency");
         if (hr_json_type(lat) != HR_JSON_OBJECT || load(lat, &l[nl]) == 0)
             continue;
         l[nl].row = r;
-        l[nl].alloc = t.allocator;
+        l[nl].alloc = r->allocator;
         lo = l[nl].x[0] > 0 && l[nl].x[0] < lo ? l[nl].x[0] : lo;
         hi = l[nl].x[l[nl].n - 1] > hi ? l[nl].x[l[nl].n - 1] : hi;
         nl++;
@@ -112,7 +110,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
         for (size_t k = 0; k < nl; k++)
             hr_panel_key(s, &p, hr_svg_color(results, l[k].alloc),
                          HR_KEY_LINE, l[k].alloc);
-        const hr_json_t **drawn = malloc(nl * sizeof *drawn);
+        const hr_result_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
         for (size_t k = 0; k < nl && drawn; k++)
             drawn[nd++] = l[k].row;
@@ -127,7 +125,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(l);
 }
 
-int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_latency(hr_svg_t *s, const hr_report_view_t *rep, const hr_svg_options_t *o,
                      hr_error_t *err) {
     (void)err;
     return hr_svg_each_trace(s, rep, o, panel);

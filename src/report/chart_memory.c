@@ -3,7 +3,7 @@
  * live bytes as a dashed reference line, against recorded time when the
  * trace has timestamps, else against the event index. The y axis is log when
  * the lines' peaks differ by more than a decade (a linear one would flatten
- * the small ones onto zero). Reads result.series.memory (REPORT_SCHEMA.md). */
+ * the small ones onto zero). Reads resulr->series.memory (REPORT_SCHEMA.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 
 /* One row's line: x (time or event), y (footprint or RSS) and its kind. */
 typedef struct mline {
-    const hr_json_t *row;
+    const hr_result_t *row;
     const char      *alloc; /* its allocator */
     double          *x, *y;
     size_t           n;
@@ -64,29 +64,27 @@ static void extent(mpanel_t *mp, const mline_t *m) {
 
 /* Loads the lines of the ok rows of `trace`; x is time only when every row
  * with a memory series has time_s. */
-static void collect(mpanel_t *mp, const hr_json_t *results, const char *trace) {
-    size_t nr = hr_json_len(results);
+static void collect(mpanel_t *mp, const hr_report_view_t *results, const char *trace) {
+    size_t nr = results->n;
     mp->by_time = 1;
     mp->minpeak = INFINITY;
     for (size_t i = 0; i < nr; i++) {
-        const hr_json_t *mem = hr_json_path(hr_json_at(results, i), "series.memory");
-        if (hr_result_of_trace(hr_json_at(results, i), trace) && hr_json_type(mem) == HR_JSON_OBJECT) {
+        const hr_json_t *mem = hr_json_get(results->rows[i].series, "memory");
+        if (hr_result_of_trace((&results->rows[i]), trace) && hr_json_type(mem) == HR_JSON_OBJECT) {
             mp->any = 1;
             mp->by_time &= hr_json_len(hr_json_get(mem, "time_s")) > 0;
         }
     }
     for (size_t i = 0; i < nr && mp->any; i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+        const hr_result_t *r = &results->rows[i];
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        const hr_json_t *mem = hr_json_get(t.series, "memory");
+        const hr_json_t *mem = hr_json_get(r->series, "memory");
         if (hr_json_type(mem) != HR_JSON_OBJECT)
             continue;
         mline_t *m = &mp->l[mp->nl];
         m->row = r;
-        m->alloc = t.allocator;
+        m->alloc = r->allocator;
         m->n = load(mem, mp->by_time, "footprint_bytes", &m->x, &m->y);
         if (m->n == 0 && (m->n = load(mem, mp->by_time, "rss_bytes", &m->x, &m->y)) > 0)
             m->what = "RSS";
@@ -100,7 +98,7 @@ static void collect(mpanel_t *mp, const hr_json_t *results, const char *trace) {
     }
 }
 
-static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t *results) {
+static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_report_view_t *results) {
     char attrs[96];
     p->xu = mp->by_time ? HR_UNIT_SECONDS : HR_UNIT_COUNT;
     p->yu = HR_UNIT_BYTES;
@@ -121,9 +119,9 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t
                       "stroke-width=\"1.4\" stroke-dasharray=\"5 3\"");
 }
 
-static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json_t *results,
+static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_report_view_t *results,
                    const char *trace) {
-    const hr_json_t **drawn = malloc((mp->nl ? mp->nl : 1) * sizeof *drawn);
+    const hr_result_t **drawn = malloc((mp->nl ? mp->nl : 1) * sizeof *drawn);
     char key[192];
     size_t nd = 0;
     if (mp->live.n)
@@ -140,9 +138,9 @@ static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_json
     free(drawn);
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
+static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trace,
                   const hr_svg_options_t *o) {
-    size_t nr = hr_json_len(results);
+    size_t nr = results->n;
     mpanel_t mp = {calloc(nr ? nr : 1, sizeof *mp.l), {0}, 0, 0, 0, 0, 0, 0};
     char title[512];
     hr_panel_t p;
@@ -166,7 +164,7 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace,
     free(mp.live.y);
 }
 
-int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_memory(hr_svg_t *s, const hr_report_view_t *rep, const hr_svg_options_t *o,
                     hr_error_t *err) {
     (void)err;
     return hr_svg_each_trace(s, rep, o, panel);

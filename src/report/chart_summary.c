@@ -19,16 +19,14 @@
 
 /* The baseline row of a trace: an ok row of allocator `name` with a value,
  * else (only when the name was not asked for) the first ok row with one. */
-static const hr_json_t *baseline_row(const hr_json_t *results, const char *trace,
-                                     const char *name, int asked, const char *path) {
-    const hr_json_t *first = NULL;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || !(hr_json_path_num(r, path) > 0))
+static const hr_result_t *baseline_row(const hr_report_view_t *v, const char *trace,
+                                       const char *name, int asked, const char *path) {
+    const hr_result_t *first = NULL;
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r) || !(hr_result_at(r, path, 0) > 0))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        if (strcmp(t.allocator, name) == 0)
+        if (strcmp(r->allocator, name) == 0)
             return r;
         if (!first)
             first = r;
@@ -37,23 +35,17 @@ static const hr_json_t *baseline_row(const hr_json_t *results, const char *trace
 }
 
 /* The row's value and its min-max range divided by base (NAN when absent). */
-static void ratios(const hr_json_t *r, const char *path, double base, double q[3]) {
-    char p[160];
-    q[0] = hr_json_path_num(r, path) / base;
-    snprintf(p, sizeof p, "%s_min", path);
-    q[1] = hr_json_path_num(r, p) / base;
-    snprintf(p, sizeof p, "%s_max", path);
-    q[2] = hr_json_path_num(r, p) / base;
+static void ratios(const hr_result_t *r, const char *path, double base, double q[3]) {
+    for (int k = 0; k < 3; k++) /* the value, PATH_min, PATH_max */
+        q[k] = hr_result_at(r, path, k) / base;
     if (!hr_result_ok(r))
         q[0] = q[1] = q[2] = NAN;
 }
 
-static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_json_t *results,
-                    const hr_json_t *r, const double q[3], double y, const hr_metric_t *m,
+static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_report_view_t *v,
+                    const hr_result_t *r, const double q[3], double y, const hr_metric_t *m,
                     const char *path) {
-    hr_result_t t;
-    hr_report_result(r, &t);
-    const char *alloc = t.allocator;
+    const char *alloc = r->allocator;
     char name[160], label[96], val[48];
     snprintf(name, sizeof name, "%s%s", hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "",
              alloc);
@@ -62,12 +54,12 @@ static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_json_t *results,
         if (hr_result_ok(r))
             snprintf(label, sizeof label, "not measured");
         else
-            snprintf(label, sizeof label, "failed: %s", t.status);
+            snprintf(label, sizeof label, "failed: %s", r->status);
         hr_svg_text(s, p->x0 + 6, y + 15, " fill=\"#999\"", label);
         return;
     }
     double x1 = hr_scale_px(&p->x, q[0]), end = x1;
-    hr_svg_rect(s, p->x0, y + 4, x1 - p->x0, ROW_H - 10, hr_svg_color(results, alloc));
+    hr_svg_rect(s, p->x0, y + 4, x1 - p->x0, ROW_H - 10, hr_svg_color(v, alloc));
     if (isfinite(q[1]) && isfinite(q[2]) && q[2] > q[1]) {
         double a = hr_scale_px(&p->x, q[1]), b = hr_scale_px(&p->x, q[2]), yc = y + ROW_H / 2.0 - 1;
         hr_svg_line(s, a, yc, b, yc, " stroke=\"#222\" stroke-width=\"1.5\"");
@@ -75,25 +67,22 @@ static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_json_t *results,
         hr_svg_line(s, b, yc - 5, b, yc + 5, " stroke=\"#222\" stroke-width=\"1.5\"");
         end = b > end ? b : end;
     }
-    hr_svg_fmt(val, sizeof val, m ? m->unit : HR_UNIT_COUNT, hr_json_path_num(r, path));
+    hr_svg_fmt(val, sizeof val, m ? m->unit : HR_UNIT_COUNT, hr_result_at(r, path, 0));
     snprintf(label, sizeof label, "%.2f× (%s)", q[0], val);
     hr_svg_text(s, end + 5, y + 15, " font-size=\"11\"", label);
 }
 
-static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, const char *path,
+static void panel(hr_svg_t *s, const hr_report_view_t *v, const char *trace, const char *path,
                   const hr_metric_t *m, const hr_svg_options_t *o) {
     const char *want = o->baseline ? o->baseline : "glibc";
-    const hr_json_t *base = baseline_row(results, trace, want, o->baseline != NULL, path);
-    hr_result_t bt;
-    if (base)
-        hr_report_result(base, &bt);
-    const char *bname = base ? bt.allocator : want;
+    const hr_result_t *base = baseline_row(v, trace, want, o->baseline != NULL, path);
+    const char *bname = base ? base->allocator : want;
     const char *words = hr_svg_metric_words(m, path);
     char title[512], xl[256];
     int n = 0, ranges = 0;
     double lo = 1, hi = 1, q[3];
-    for (size_t i = 0; i < hr_json_len(results); i++)
-        n += hr_result_of_trace(hr_json_at(results, i), trace);
+    for (size_t i = 0; i < v->n; i++)
+        n += hr_result_of_trace(&v->rows[i], trace);
     snprintf(title, sizeof title, "%s relative to %s (%s is better): %s", words, bname,
              m && (m->flags & HR_MF_HIGHER) ? "higher" : "lower", hr_report_trace_base(trace));
     hr_panel_t p;
@@ -110,9 +99,9 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
         hr_panel_end(s, &p);
         return;
     }
-    double bv = hr_json_path_num(base, path);
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    double bv = hr_result_at(base, path, 0);
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
         if (!hr_result_of_trace(r, trace))
             continue;
         ratios(r, path, bv, q);
@@ -130,31 +119,30 @@ static void panel(hr_svg_t *s, const hr_json_t *results, const char *trace, cons
     double one = hr_scale_px(&p.x, 1);
     hr_svg_line(s, one, p.y0, one, p.y0 + p.h, " stroke=\"#444\" stroke-dasharray=\"4 3\"");
     double y = p.y0 + 4;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
         if (!hr_result_of_trace(r, trace))
             continue;
         ratios(r, path, bv, q);
-        bar_row(s, &p, results, r, q, y, m, path);
+        bar_row(s, &p, v, r, q, y, m, path);
         y += ROW_H;
     }
     snprintf(xl, sizeof xl, "%s = 1", bname);
     hr_panel_key(s, &p, "#444", HR_KEY_DASHED, xl);
     if (ranges)
         hr_panel_key(s, &p, "#222", HR_KEY_LINE, "min-max of the repeats");
-    for (size_t i = 0; i < hr_json_len(results); i++) /* the tables' mark, explained once */
-        if (hr_result_of_trace(hr_json_at(results, i), trace) &&
-            hr_result_mostly_fallback(hr_json_at(results, i))) {
+    for (size_t i = 0; i < v->n; i++) /* the tables' mark, explained once */
+        if (hr_result_of_trace(&v->rows[i], trace) && hr_result_mostly_fallback(&v->rows[i])) {
             hr_panel_key(s, &p, "#fff", HR_KEY_BOX, HR_REPORT_FALLBACK_MARK " mostly fallback");
             break;
         }
     hr_panel_end(s, &p);
 }
 
-int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *o, hr_error_t *err) {
-    const hr_json_t *results = hr_json_get(report, "results");
-    for (size_t i = 0; o->baseline && i < hr_json_len(results); i++)
-        if (strcmp(hr_json_path_str(hr_json_at(results, i), "allocator"), o->baseline) == 0)
+int hr_svg_check_baseline(const hr_report_view_t *v, const hr_svg_options_t *o,
+                          hr_error_t *err) {
+    for (size_t i = 0; o->baseline && i < v->n; i++)
+        if (strcmp(v->rows[i].allocator, o->baseline) == 0)
             return 0;
     if (!o->baseline)
         return 0;
@@ -162,18 +150,17 @@ int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *o, hr
     return -1;
 }
 
-int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_summary(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                      hr_error_t *err) {
     char path[128];
     const char **traces;
-    const hr_json_t *results = hr_json_get(rep, "results");
     if (hr_svg_metric_path(o->metric, path, sizeof path, err) < 0)
         return -1;
-    if (!o->baseline_checked && hr_svg_check_baseline(rep, o, err) < 0)
+    if (!o->baseline_checked && hr_svg_check_baseline(v, o, err) < 0)
         return -1;
-    int nt = hr_svg_chart_traces(results, o, &traces);
+    int nt = hr_svg_chart_traces(v, o, &traces);
     for (int t = 0; t < nt; t++)
-        panel(s, results, traces[t], path, hr_metric_by_path(path), o);
+        panel(s, v, traces[t], path, hr_metric_by_path(path), o);
     free(traces);
     return 0;
 }

@@ -8,18 +8,19 @@
 #include "base/json.h"
 #include "report/svg.h"
 
-int hr_chart_bars(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o, hr_error_t *err);
-int hr_chart_summary(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_bars(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o, hr_error_t *err);
+int hr_chart_summary(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                      hr_error_t *err);
-int hr_chart_memory(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_memory(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                     hr_error_t *err);
-int hr_chart_frames(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_frames(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                     hr_error_t *err);
-int hr_chart_latency(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_chart_latency(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                      hr_error_t *err);
 
 /* 0 when opt->baseline is NULL or an allocator of the report; else -1 with
  * a one-line err (the summary chart's baseline; chart_summary.c). */
-int hr_svg_check_baseline(const hr_json_t *report, const hr_svg_options_t *opt, hr_error_t *err);
+int hr_svg_check_baseline(const hr_report_view_t *v, const hr_svg_options_t *opt,
+                          hr_error_t *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "report/access.h"
 #include "report/stats.h"
+#include "trace/trace.h"
 
 /* Aliases, directions and default gates come from the metric registry
  * (base/metrics.h). */
@@ -93,48 +94,18 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
 
 /* ---- collecting the rows ----------------------------------------------- */
 
-/* A report's results, each decoded once (base/result.h): t[i] is results[i]. */
-typedef struct tres {
-    hr_result_t *t;
-    size_t       n;
-} tres_t;
-
-/* 0, or -1 when out of memory. */
-static int tres_decode(tres_t *out, const hr_json_t *results) {
-    out->n = hr_json_len(results);
-    out->t = calloc(out->n + 1, sizeof *out->t);
-    for (size_t i = 0; out->t && i < out->n; i++)
-        hr_report_result(hr_json_at(results, i), &out->t[i]);
-    return out->t ? 0 : -1;
-}
-
 typedef struct cmp {
     hr_compare_row_t *rows;
     size_t    nrows, cap;
     int       oom;
     double    drift[HR_COMPARE_MAX_METRICS]; /* per gated metric, whole report; 1 = none */
-    tres_t    all_b, all_n;                  /* the two reports' results, decoded */
+    hr_report_view_t all_b, all_n;           /* the two reports' results, decoded once */
     /* row_drift's memo: the drifts of the last trace seen (rows of one trace
      * come together), NAN until computed */
     char      memo_trace[256];
     double    memo[HR_COMPARE_MAX_METRICS];
     hr_compare_summary_t sum;
 } cmp_t;
-
-/* The typed result of r, one of the results in a or b (by address). */
-static const hr_result_t *typed_in(const tres_t *a, const tres_t *b, const hr_json_t *r) {
-    for (size_t i = 0; i < a->n; i++)
-        if (a->t[i].json == r)
-            return &a->t[i];
-    for (size_t i = 0; i < b->n; i++)
-        if (b->t[i].json == r)
-            return &b->t[i];
-    return NULL;
-}
-
-static const hr_result_t *typed(const cmp_t *c, const hr_json_t *r) {
-    return typed_in(&c->all_b, &c->all_n, r);
-}
 
 static int is_failing(const char *verdict) {
     return strcmp(verdict, "REGRESSION") == 0 || strcmp(verdict, "MISMATCH") == 0 ||
@@ -144,7 +115,7 @@ static int is_failing(const char *verdict) {
 /* Appends one row. `thr` is the threshold in percent, HR_THR_EXACT or NAN
  * (not gated); `sep` whether the sample ranges are disjoint (-1 unknown). */
 #define HR_THR_EXACT (-1.0)
-static hr_compare_row_t *row(cmp_t *c, const hr_json_t *r, const char *metric, double b, double n,
+static hr_compare_row_t *row(cmp_t *c, const hr_result_t *t, const char *metric, double b, double n,
                              double delta, double thr, const char *verdict, const char *why) {
     if (c->nrows == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
@@ -158,7 +129,6 @@ static hr_compare_row_t *row(cmp_t *c, const hr_json_t *r, const char *metric, d
     }
     hr_compare_row_t *w = &c->rows[c->nrows];
     memset(w, 0, sizeof *w);
-    const hr_result_t *t = typed(c, r);
     snprintf(w->trace, sizeof w->trace, "%s", hr_report_trace_base(t->trace));
     snprintf(w->allocator, sizeof w->allocator, "%s", t->allocator);
     snprintf(w->metric, sizeof w->metric, "%s", metric);
@@ -194,13 +164,13 @@ static void scale_spread(hr_spread_t *s, double f) {
         s->v[i] /= f;
 }
 
-static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_compare_metric_t *m,
+static void gate(cmp_t *c, const hr_result_t *rb, const hr_result_t *rn, const hr_compare_metric_t *m,
                  double pct, int exact_label, int exact, double drift) {
     hr_spread_t b, n;
     char why[256];
     double thr = exact_label ? HR_THR_EXACT : pct;
-    hr_spread_of(rb, m->path, &b);
-    hr_spread_of(rn, m->path, &n);
+    hr_spread_at(rb, m->path, &b);
+    hr_spread_at(rn, m->path, &n);
     if (drift != 1 && n.n)
         scale_spread(&n, drift);
     if (!b.n && !n.n && m->is_default)
@@ -225,14 +195,9 @@ static void gate(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn, const hr_co
         w->separated = n.min > b.max || n.max < b.min;
 }
 
-static int num_equal(const hr_json_t *a, const hr_json_t *b) {
-    if (hr_json_type(a) != hr_json_type(b))
-        return 0;
-    if (hr_json_type(a) != HR_JSON_NUMBER)
-        return 1; /* both null/missing */
-    if (a->is_u64 && b->is_u64)
-        return a->u64 == b->u64;
-    return a->num == b->num;
+/* Equal figures: the same number, or both absent (null or missing). */
+static int num_equal(double a, double b) {
+    return a == b || (isnan(a) && isnan(b));
 }
 
 /* 1 when `path` lies in the op-count group ("ops.*" and ops.total), which
@@ -249,65 +214,65 @@ static int compared_exactly(const hr_metric_t *m) {
     return m && m->exact == HR_EXACT_TRACE && m->alias && m->gate >= 0 && !in_ops_group(m->path);
 }
 
+/* One figure of the op-count group, compared exactly: a MISMATCH row when
+ * it differs. Returns 1 when equal. */
+static int ops_equal(cmp_t *c, const hr_result_t *rb, const char *group, const char *key,
+                     double b, double n) {
+    if (num_equal(b, n))
+        return 1;
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", group, key);
+    row(c, rb, name, b, n, hr_delta_pct(b, n), HR_THR_EXACT, "MISMATCH",
+        "op counts differ: different traces");
+    c->sum.mismatches++;
+    return 0;
+}
+
 /* Deterministic values: op counts and peak live must match exactly. */
-static void exact_checks(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn) {
-    const char *db = typed(c, rb)->trace_digest, *dn = typed(c, rn)->trace_digest;
+static void exact_checks(cmp_t *c, const hr_result_t *rb, const hr_result_t *rn) {
+    const char *db = rb->trace_digest, *dn = rn->trace_digest;
     if (db && dn && strcmp(db, dn) != 0) {
         row(c, rb, "trace_digest", NAN, NAN, NAN, HR_THR_EXACT, "MISMATCH",
             "different traces: the digests differ");
         c->sum.mismatches++;
     }
-    const char *total = hr_metrics[HR_M_OPS_TOTAL].path;
+    const hr_metric_t *tot = &hr_metrics[HR_M_OPS_TOTAL], *ev = &hr_metrics[HR_M_OPS_EVENTS];
     char group[32];
-    hr_metric_group(&hr_metrics[HR_M_OPS_TOTAL], group, sizeof group);
-    const hr_json_t *ob = hr_json_get(rb, group), *on = hr_json_get(rn, group);
-    int ops_ok = 1;
-    for (int side = 0; side < 2; side++) {
-        const hr_json_t *o = side ? on : ob;
-        for (size_t i = 0; i < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; i++) {
-            const char *k = hr_json_key_at(o, i);
-            if (side && hr_json_get(ob, k))
-                continue; /* already compared from the base side */
-            if (!num_equal(hr_json_get(ob, k), hr_json_get(on, k))) {
-                char name[64];
-                snprintf(name, sizeof name, "%s.%s", group, k);
-                row(c, rb, name, hr_json_num(hr_json_get(ob, k), NAN),
-                    hr_json_num(hr_json_get(on, k), NAN),
-                    hr_delta_pct(hr_json_num(hr_json_get(ob, k), NAN), hr_json_num(hr_json_get(on, k), NAN)),
-                    HR_THR_EXACT, "MISMATCH", "op counts differ: different traces");
-                c->sum.mismatches++;
-                ops_ok = 0;
-            }
-        }
-    }
+    hr_metric_group(tot, group, sizeof group);
+    /* the group's figures in the order the engine writes them */
+    int ops_ok = ops_equal(c, rb, group, hr_metric_key(tot), rb->m.OPS_TOTAL, rn->m.OPS_TOTAL);
+    ops_ok &= ops_equal(c, rb, group, hr_metric_key(ev), rb->m.OPS_EVENTS, rn->m.OPS_EVENTS);
+    for (unsigned op = 0; op < HR_OP__COUNT; op++)
+        ops_ok &= ops_equal(c, rb, group, hr_op_info[op].key, rb->m.OPS_BY_OP[op],
+                            rn->m.OPS_BY_OP[op]);
     if (ops_ok)
-        row(c, rb, total, hr_json_path_num(rb, total), hr_json_path_num(rn, total), 0, HR_THR_EXACT, "ok",
+        row(c, rb, tot->path, rb->m.OPS_TOTAL, rn->m.OPS_TOTAL, 0, HR_THR_EXACT, "ok",
             "every op count equal");
     /* the other figures the trace alone decides (registry: HR_EXACT_TRACE) */
     for (int k = 0; k < HR_M__COUNT; k++) {
         const hr_metric_t *m = &hr_metrics[k];
         if (!compared_exactly(m))
             continue;
-        const hr_json_t *lb = hr_json_path(rb, m->path), *ln = hr_json_path(rn, m->path);
-        double b = hr_json_num(lb, NAN), n = hr_json_num(ln, NAN);
-        int eq = num_equal(lb, ln);
+        double b = hr_result_num(&rb->m, (hr_metric_id_t)k, 0, 0);
+        double n = hr_result_num(&rn->m, (hr_metric_id_t)k, 0, 0);
+        int eq = num_equal(b, n);
         row(c, rb, m->alias, b, n, isnan(b) || isnan(n) ? NAN : hr_delta_pct(b, n), HR_THR_EXACT,
             eq ? "ok" : "MISMATCH", eq ? "equal" : "a property of the trace differs");
         c->sum.mismatches += !eq;
     }
 }
 
-static double drift_of(const tres_t *rb, const tres_t *rn, const hr_compare_metric_t *m,
-                       const char *trace, int min_rows);
+static double drift_of(const hr_report_view_t *rb, const hr_report_view_t *rn,
+                       const hr_compare_metric_t *m, const char *trace, int min_rows);
 
 /* The drift a row is judged with: its trace's own (the traces of a run are
  * replayed one after another, so a burst of load hits one trace's rows
  * together) when the trace has HR_DRIFT_MIN_TRACE_ROWS rows, else the whole
  * report's. */
-static double row_drift(cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t *m, int i) {
+static double row_drift(cmp_t *c, const hr_result_t *rb, const hr_compare_metric_t *m, int i) {
     if (c->drift[i] == 1)
         return 1;
-    const char *trace = hr_report_trace_base(typed(c, rb)->trace);
+    const char *trace = hr_report_trace_base(rb->trace);
     if (strcmp(trace, c->memo_trace) != 0) {
         snprintf(c->memo_trace, sizeof c->memo_trace, "%s", trace);
         for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
@@ -320,9 +285,9 @@ static double row_drift(cmp_t *c, const hr_json_t *rb, const hr_compare_metric_t
     return c->memo[i];
 }
 
-static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
+static void compare_pair(cmp_t *c, const hr_result_t *rb, const hr_result_t *rn,
                          const hr_compare_metric_t *m, int nm) {
-    const char *sb = typed(c, rb)->status, *sn = typed(c, rn)->status;
+    const char *sb = rb->status, *sn = rn->status;
     char st[96];
     snprintf(st, sizeof st, "status %s -> %s", sb, sn);
     if (!hr_result_ok(rb)) {
@@ -336,7 +301,7 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
         return;
     }
     exact_checks(c, rb, rn);
-    int exact_src = hr_metric_exact_source(rb) && hr_metric_exact_source(rn);
+    int exact_src = hr_result_exact_fp(rb) && hr_result_exact_fp(rn);
     for (int i = 0; i < nm; i++) {
         const hr_metric_t *d = m[i].def;
         if (in_ops_group(m[i].path) || compared_exactly(d))
@@ -369,7 +334,8 @@ static void compare_pair(cmp_t *c, const hr_json_t *rb, const hr_json_t *rn,
     }
 }
 
-static const hr_result_t *find_match(const tres_t *results, const hr_result_t *rb, char *used);
+static const hr_result_t *find_match(const hr_report_view_t *results, const hr_result_t *rb,
+                                     char *used);
 /* A figure the host's load moves: a measured time or rate. */
 static int is_timing(const hr_compare_metric_t *m) {
     return m->def && m->def->exact == HR_EXACT_MEASURED &&
@@ -385,22 +351,21 @@ static int cmp_dbl(const void *a, const void *b) {
 /* The common drift of timing metric m between the two reports (hr_compare_
  * options_t.drift): the median of new/base over the matched ok rows, or 1
  * when too few rows or allocators say it. */
-static double drift_of(const tres_t *rb, const tres_t *rn, const hr_compare_metric_t *m,
-                       const char *trace, int min_rows) {
+static double drift_of(const hr_report_view_t *rb, const hr_report_view_t *rn,
+                       const hr_compare_metric_t *m, const char *trace, int min_rows) {
     size_t nb = rb->n;
     double *r = calloc(nb + 1, sizeof *r);
     char *used = calloc(rn->n + 1, 1);
     const char *first = NULL;
     int n = 0, allocs = 0;
     for (size_t i = 0; r && used && i < nb; i++) {
-        const hr_result_t *tb = &rb->t[i], *tc = find_match(rn, tb, used);
-        const hr_json_t *b = tb->json, *c = tc ? tc->json : NULL;
+        const hr_result_t *tb = &rb->rows[i], *tc = find_match(rn, tb, used);
         hr_spread_t sb, sc;
-        if (!c || !hr_result_ok(b) || !hr_result_ok(c) ||
+        if (!tc || !hr_result_ok(tb) || !hr_result_ok(tc) ||
             (trace && strcmp(hr_report_trace_base(tb->trace), trace) != 0))
             continue;
-        hr_spread_of(b, m->path, &sb);
-        hr_spread_of(c, m->path, &sc);
+        hr_spread_at(tb, m->path, &sb);
+        hr_spread_at(tc, m->path, &sc);
         if (!sb.n || !sc.n || !(sb.center > 0) || !(sc.center > 0))
             continue;
         r[n++] = sc.center / sb.center;
@@ -420,13 +385,14 @@ static double drift_of(const tres_t *rb, const tres_t *rn, const hr_compare_metr
     return d;
 }
 
-static const hr_result_t *find_match(const tres_t *results, const hr_result_t *rb, char *used) {
+static const hr_result_t *find_match(const hr_report_view_t *results, const hr_result_t *rb,
+                                     char *used) {
     const char *alloc = rb->allocator;
     const char *base = hr_report_trace_base(rb->trace);
     const char *dig = rb->trace_digest;
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < results->n; i++) {
-            const hr_result_t *r = &results->t[i];
+            const hr_result_t *r = &results->rows[i];
             if (used[i] || strcmp(r->allocator, alloc) != 0)
                 continue;
             const char *d = r->trace_digest;
@@ -465,25 +431,27 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
                               : default_metrics(m, HR_COMPARE_MAX_METRICS);
     if (nm < 0)
         return 2; /* callers validate the spec first (hr_compare_files does) */
-    const hr_json_t *rb = hr_json_get(base, "results"), *rn = hr_json_get(cur, "results");
-    char *used = calloc(hr_json_len(rn) + 1, 1);
     cmp_t c;
     memset(&c, 0, sizeof c);
     for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
         c.memo[k] = NAN;
-    if (!used || tres_decode(&c.all_b, rb) < 0 || tres_decode(&c.all_n, rn) < 0) {
-        free(used);
-        free(c.all_b.t);
-        free(c.all_n.t);
+    if (hr_report_view_init(&c.all_b, base) < 0 || hr_report_view_init(&c.all_n, cur) < 0) {
+        hr_report_view_free(&c.all_b);
+        hr_report_view_free(&c.all_n);
+        return 2;
+    }
+    char *used = calloc(c.all_n.n + 1, 1);
+    if (!used) {
+        hr_report_view_free(&c.all_b);
+        hr_report_view_free(&c.all_n);
         return 2;
     }
     for (int i = 0; i < nm; i++)
         c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(&c.all_b, &c.all_n, &m[i], NULL,
                                                                 HR_DRIFT_MIN_ROWS) : 1;
-    for (size_t i = 0; i < hr_json_len(rb); i++) {
-        const hr_json_t *b = hr_json_at(rb, i);
-        const hr_result_t *tn = find_match(&c.all_n, &c.all_b.t[i], used);
-        const hr_json_t *n = tn ? tn->json : NULL;
+    for (size_t i = 0; i < c.all_b.n; i++) {
+        const hr_result_t *b = &c.all_b.rows[i];
+        const hr_result_t *n = find_match(&c.all_n, b, used);
         if (!n) {
             row(&c, b, "result", NAN, NAN, NAN, NAN, "MISSING", "no matching result in new");
             c.sum.missing++;
@@ -492,12 +460,12 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
         c.sum.matched++;
         compare_pair(&c, b, n, m, nm);
     }
-    for (size_t i = 0; i < hr_json_len(rn); i++)
+    for (size_t i = 0; i < c.all_n.n; i++)
         if (!used[i])
-            row(&c, hr_json_at(rn, i), "result", NAN, NAN, NAN, NAN, "new", "not in base");
+            row(&c, &c.all_n.rows[i], "result", NAN, NAN, NAN, NAN, "new", "not in base");
     free(used);
-    free(c.all_b.t);
-    free(c.all_n.t);
+    hr_report_view_free(&c.all_b);
+    hr_report_view_free(&c.all_n);
     if (c.oom) {
         free(c.rows);
         fprintf(stderr, "heapreplay compare: out of memory\n");

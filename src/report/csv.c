@@ -13,8 +13,9 @@
 /* Columns every CSV has, whether or not a result has them: the result head,
  * then the registry's HR_MF_CSV metrics in registry order (a family expanded
  * over the op table). Other leaves follow, sorted. */
-static const char *const csv_head[] = {"trace", "trace_digest", "allocator", "status",
-                                       "error", "signal", "runs", "touch"};
+static const char *const csv_head[] = {HR_RK_TRACE, HR_RK_TRACE_DIGEST, HR_RK_ALLOCATOR,
+                                       HR_RK_STATUS, HR_RK_ERROR, HR_RK_SIGNAL, HR_RK_RUNS,
+                                       HR_RK_TOUCH};
 #define N_CSV_HEAD ((int)(sizeof csv_head / sizeof csv_head[0]))
 
 /* The CSV's fixed columns; a ranged metric is followed by its PATH_min and
@@ -65,8 +66,8 @@ typedef struct leaves {
 static void flatten(leaves_t *out, const char *prefix, const hr_json_t *v) {
     if (hr_json_type(v) == HR_JSON_OBJECT) {
         for (size_t i = 0; i < hr_json_len(v); i++) {
-            if (!*prefix && (strcmp(hr_json_key_at(v, i), "samples") == 0 ||
-                             strcmp(hr_json_key_at(v, i), "series") == 0))
+            if (!*prefix && (strcmp(hr_json_key_at(v, i), HR_RK_SAMPLES) == 0 ||
+                             strcmp(hr_json_key_at(v, i), HR_RK_SERIES) == 0))
                 continue;
             char p[192];
             snprintf(p, sizeof p, "%s%s%s", prefix, *prefix ? "." : "", hr_json_key_at(v, i));
@@ -92,9 +93,8 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void hr_report_csv(const hr_json_t *rep, hr_emit_t *em) {
-    const hr_json_t *results = hr_json_get(rep, "results");
-    size_t nr = hr_json_len(results);
+void hr_report_csv(const hr_report_view_t *view, hr_emit_t *em) {
+    size_t nr = view->n;
     leaves_t *lv = calloc(nr ? nr : 1, sizeof *lv);
     const char *cols[HR_EMIT_MAX_COLS];
     char fam_names[2 * HR_OP__COUNT + 2 * HR_M__COUNT][64];
@@ -103,7 +103,7 @@ void hr_report_csv(const hr_json_t *rep, hr_emit_t *em) {
         return;
     nc = nfixed = csv_fixed(cols, fam_names, HR_EMIT_MAX_COLS);
     for (size_t i = 0; i < nr; i++) {
-        flatten(&lv[i], "", hr_json_at(results, i));
+        flatten(&lv[i], "", view->rows[i].json);
         for (int j = 0; j < lv[i].n; j++) {
             int seen = 0;
             for (int c = 0; c < nc && !seen; c++)
@@ -126,7 +126,7 @@ void hr_report_csv(const hr_json_t *rep, hr_emit_t *em) {
     }
     hr_emit_table_end(em);
     for (size_t i = 0; i < nr; i++) {
-        hr_report_native_tables(em, hr_json_at(results, i), 1);
+        hr_report_native_tables(em, &view->rows[i], 1);
         free(lv[i].l);
     }
     free(lv);

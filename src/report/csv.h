@@ -6,7 +6,8 @@
 
 #include "base/emit.h"
 #include "base/json.h"
+#include "report/access.h"
 
-void hr_report_csv(const hr_json_t *rep, hr_emit_t *em);
+void hr_report_csv(const hr_report_view_t *v, hr_emit_t *em);
 
 #endif

@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "report/access.h"
 #include "report/ranking.h"
+#include "trace/trace.h"
 
 /* The comparison table: allocator and status, then one column per registry
  * metric with a column label (base/metrics.h), in registry order. */
@@ -67,27 +68,18 @@ static int spread_cell(hr_emit_t *em, const hr_result_t *t, hr_metric_id_t id, d
 /* The violations cell: the most frequent kind and its count, "+N" for the
  * other kinds ("entry_limit 47468 +1"); "0" when there are none. The kinds
  * are what a reader can act on, a total is not (docs/METRICS.md). */
-static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
-    const hr_json_t *v = hr_json_path(r, hr_metrics[HR_M_VIOLATIONS].path);
-    if (hr_json_type(v) != HR_JSON_OBJECT) {
+static void violations_cell(hr_emit_t *em, const hr_result_violations_t *v) {
+    if (!v->present) {
         hr_emit_cell_str(em, NULL);
         return;
     }
-    size_t top = 0, kinds = 0;
-    double best = 0;
-    for (size_t i = 0; i < hr_json_len(v); i++) {
-        double c = hr_json_num(hr_json_at(v, i), 0);
-        kinds += c > 0;
-        if (c > best)
-            best = c, top = i;
-    }
     char buf[96];
-    if (kinds == 0)
+    if (v->kinds == 0)
         snprintf(buf, sizeof buf, "0");
-    else if (kinds == 1)
-        snprintf(buf, sizeof buf, "%s %.0f", hr_json_key_at(v, top), best);
+    else if (v->kinds == 1)
+        snprintf(buf, sizeof buf, "%s %.0f", v->top, v->top_n);
     else
-        snprintf(buf, sizeof buf, "%s %.0f +%zu", hr_json_key_at(v, top), best, kinds - 1);
+        snprintf(buf, sizeof buf, "%s %.0f +%d", v->top, v->top_n, v->kinds - 1);
     hr_emit_cell_str(em, buf);
 }
 
@@ -95,7 +87,7 @@ static void violations_cell(hr_emit_t *em, const hr_json_t *r) {
 static void metric_cell(hr_emit_t *em, const hr_result_t *t, hr_metric_id_t id) {
     const hr_metric_t *m = &hr_metrics[id];
     if (id == HR_M_VIOLATIONS) {
-        violations_cell(em, t->json);
+        violations_cell(em, &t->violations);
         return;
     }
     double v = m->cell == HR_CELL_STR || m->family ? NAN : hr_result_num(&t->m, id, 0, 0);
@@ -119,37 +111,32 @@ static void metric_cell(hr_emit_t *em, const hr_result_t *t, hr_metric_id_t id) 
     }
 }
 
-static void main_row(hr_emit_t *em, const hr_json_t *r) {
+static void main_row(hr_emit_t *em, const hr_result_t *t) {
     char name[160];
-    hr_result_t t;
-    hr_report_result(r, &t);
-    snprintf(name, sizeof name, "%s%s", hr_result_mostly_fallback(r) ? HR_REPORT_FALLBACK_MARK : "",
-             t.allocator);
+    snprintf(name, sizeof name, "%s%s", hr_result_mostly_fallback(t) ? HR_REPORT_FALLBACK_MARK : "",
+             t->allocator);
     hr_emit_cell_str(em, name);
-    hr_emit_cell_str(em, t.status);
-    if (!hr_result_ok(r)) {
+    hr_emit_cell_str(em, t->status);
+    if (!hr_result_ok(t)) {
         hr_emit_row_end(em); /* the rest stays "-"; the error is a note below */
         return;
     }
     for (int k = 0; k < HR_M__COUNT; k++)
         if (hr_metrics[k].column)
-            metric_cell(em, &t, (hr_metric_id_t)k);
+            metric_cell(em, t, (hr_metric_id_t)k);
     hr_emit_row_end(em);
 }
 
 /* Notes under a trace's table: the legend of the unstable mark when a row
  * has it, then the error of every row that is not ok. */
-static void print_notes(FILE *out, const hr_json_t *results, const char *trace, int md) {
+static void print_notes(FILE *out, const hr_report_view_t *v, const char *trace, int md) {
     int any = 0, unstable = 0, fallback = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        int mine = hr_result_of_trace(r, trace) && hr_result_ok(r);
-        if (!mine)
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *t = &v->rows[i];
+        if (!hr_result_of_trace(t, trace) || !hr_result_ok(t))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        unstable |= t.unstable;
-        fallback |= hr_result_mostly_fallback(r);
+        unstable |= t->unstable;
+        fallback |= hr_result_mostly_fallback(t);
     }
     if (fallback)
         fprintf(out, "%s" HR_REPORT_FALLBACK_MARK " mostly fallback: below %.0f%% of the ops served "
@@ -161,64 +148,53 @@ static void print_notes(FILE *out, const hr_json_t *results, const char *trace, 
                 "rank (MAD > %.0f%% or range > %.0f%% of the median); rerun on a quieter "
                 "machine or with more repeats\n\n", md ? "- " : "  ", HR_UNSTABLE_MAD * 100,
                 HR_UNSTABLE_RANGE * 100);
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_result_of_trace(r, trace) || hr_result_ok(r))
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *t = &v->rows[i];
+        if (!hr_result_of_trace(t, trace) || hr_result_ok(t))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t.allocator, t.status,
-                t.error ? t.error : "(no message)");
+        fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t->allocator, t->status,
+                t->error ? t->error : "(no message)");
         any = 1;
     }
     if (any)
         fputc('\n', out);
 }
 
-/* Union of keys of results[*].<obj> for one trace, in first-seen order. */
-static int key_union(const hr_json_t *results, const char *trace, const char *obj,
-                     const char **keys, int max) {
+/* The ops of the ns/op family that any row of `trace` has a key for, in op
+ * table order (every row the engine writes has the same keys). */
+static int per_op_keys(const hr_report_view_t *v, const char *trace, unsigned *ops, int max) {
+    uint32_t keys = 0;
     int n = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        const hr_json_t *o = hr_json_path(r, obj);
-        if (!hr_result_of_trace(r, trace))
-            continue;
-        for (size_t k = 0; k < hr_json_len(o) && hr_json_type(o) == HR_JSON_OBJECT; k++) {
-            const char *key = hr_json_key_at(o, k);
-            int seen = 0;
-            for (int j = 0; j < n && !seen; j++)
-                seen = strcmp(keys[j], key) == 0;
-            if (!seen && n < max)
-                keys[n++] = key;
-        }
-    }
+    for (size_t i = 0; i < v->n; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            keys |= v->rows[i].family_keys[HR_M_NS_BY_OP];
+    for (unsigned op = 0; op < HR_OP__COUNT && n < max; op++)
+        if (keys & (uint32_t)1 << op)
+            ops[n++] = op;
     return n;
 }
 
-static void per_op_table(hr_emit_t *em, const hr_json_t *results, const char *trace) {
-    const char *keys[HR_EMIT_MAX_COLS - 1], *cols[HR_EMIT_MAX_COLS];
+static void per_op_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace) {
+    const char *cols[HR_EMIT_MAX_COLS];
+    unsigned ops[HR_EMIT_MAX_COLS - 1];
     char names[HR_EMIT_MAX_COLS][64], title[512];
-    int n = key_union(results, trace, "ns_per_op", keys, HR_EMIT_MAX_COLS - 1);
+    int n = per_op_keys(v, trace, ops, HR_EMIT_MAX_COLS - 1);
     if (n == 0)
         return;
     cols[0] = "allocator";
     for (int i = 0; i < n; i++) {
-        snprintf(names[i], sizeof names[i], ">%s", keys[i]);
+        snprintf(names[i], sizeof names[i], ">%s", hr_op_info[ops[i]].key);
         cols[i + 1] = names[i];
     }
     snprintf(title, sizeof title, "ns/op by op type (%s)", trace);
     hr_emit_table_begin(em, title, n + 1, cols);
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *t = &v->rows[i];
+        if (!hr_result_of_trace(t, trace) || !hr_result_ok(t))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        hr_emit_cell_str(em, t.allocator);
-        const hr_json_t *o = hr_json_get(r, "ns_per_op");
+        hr_emit_cell_str(em, t->allocator);
         for (int k = 0; k < n; k++)
-            hr_emit_cell_f64(em, hr_json_num(hr_json_get(o, keys[k]), NAN), 1);
+            hr_emit_cell_f64(em, t->m.NS_BY_OP[ops[k]], 1);
         hr_emit_row_end(em);
     }
     hr_emit_table_end(em);
@@ -249,9 +225,9 @@ int hr_report_is_object_array(const hr_json_t *v) {
 
 /* One table per native array of objects: "<allocator> <key> (<trace>)".
  * CSV sections lead with trace and allocator columns so they can be joined. */
-void hr_report_native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
-    const hr_json_t *nat = hr_json_get(r, "native");
-    const char *trace = hr_json_path_str(r, "trace"), *alloc = hr_json_path_str(r, "allocator");
+void hr_report_native_tables(hr_emit_t *em, const hr_result_t *r, int csv) {
+    const hr_json_t *nat = r->native;
+    const char *trace = r->trace, *alloc = r->allocator;
     for (size_t k = 0; k < hr_json_len(nat) && hr_json_type(nat) == HR_JSON_OBJECT; k++) {
         const hr_json_t *arr = hr_json_at(nat, k);
         if (!hr_report_is_object_array(arr))
@@ -301,21 +277,20 @@ void hr_report_native_tables(hr_emit_t *em, const hr_json_t *r, int csv) {
 
 /* The engine's pools of a trace and where each was replayed (the first
  * result of the trace that has "pools"; every row of a trace has the same). */
-static void print_pools(FILE *out, const hr_json_t *results, const char *trace, int md) {
-    const hr_json_t *pools = NULL;
-    for (size_t i = 0; i < hr_json_len(results) && !pools; i++)
-        if (hr_result_of_trace(hr_json_at(results, i), trace))
-            pools = hr_json_get(hr_json_at(results, i), "pools");
-    if (!hr_json_len(pools))
+static void print_pools(FILE *out, const hr_report_view_t *v, const char *trace, int md) {
+    const hr_result_t *first = NULL;
+    for (size_t i = 0; i < v->n && !first; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            first = &v->rows[i];
+    if (!first || !hr_result_n_pools(first))
         return;
     fprintf(out, "%spools (the engine's own allocators, hr_alloc_named):", md ? "- " : "");
-    for (size_t i = 0; i < hr_json_len(pools); i++) {
-        const hr_json_t *p = hr_json_at(pools, i);
+    hr_result_pool_t p;
+    for (size_t i = 0; hr_result_pool(first, i, &p) == 0; i++) {
         char peak[32];
-        hr_fmt_bytes(peak, sizeof peak, hr_json_path_num(p, "peak_live_bytes"));
-        fprintf(out, "%s %s (%.0f allocs, peak live %s) -> %s", i ? ";" : "",
-                hr_json_path_str(p, "name"), hr_json_path_num(p, "allocs"), peak,
-                hr_json_path_str(p, "replayed_as"));
+        hr_fmt_bytes(peak, sizeof peak, p.peak_live_bytes);
+        fprintf(out, "%s %s (%.0f allocs, peak live %s) -> %s", i ? ";" : "", p.name, p.allocs,
+                peak, p.replayed_as);
     }
     fputs("\n\n", out);
 }
@@ -323,25 +298,25 @@ static void print_pools(FILE *out, const hr_json_t *results, const char *trace, 
 /* Everything of one trace the summary leaves out (--detail): the long
  * comparison table with its notes, pools, ranking lines, ns/op by op type and
  * the native tables. */
-void hr_report_detail_trace(hr_emit_t *em, const hr_json_t *results, const char *trace, int md) {
+void hr_report_detail_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md) {
     const char *cols[N_MAIN_COLS_MAX];
     char names[N_MAIN_COLS_MAX][48], title[512];
     int ncols = main_cols(cols, names);
     const char *digest = NULL;
-    for (size_t i = 0; i < hr_json_len(results) && !digest; i++)
-        if (hr_result_of_trace(hr_json_at(results, i), trace))
-            digest = hr_json_path_str(hr_json_at(results, i), "trace_digest");
+    for (size_t i = 0; i < v->n && !digest; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            digest = v->rows[i].trace_digest;
     snprintf(title, sizeof title, "trace %s (digest %s)", trace, digest ? digest : "-");
     hr_emit_table_begin(em, title, ncols, cols);
-    for (size_t i = 0; i < hr_json_len(results); i++)
-        if (hr_result_of_trace(hr_json_at(results, i), trace))
-            main_row(em, hr_json_at(results, i));
+    for (size_t i = 0; i < v->n; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            main_row(em, &v->rows[i]);
     hr_emit_table_end(em);
-    print_notes(em->out, results, trace, md);
-    print_pools(em->out, results, trace, md);
-    hr_report_ranking(em->out, results, trace, md);
-    per_op_table(em, results, trace);
-    for (size_t i = 0; i < hr_json_len(results); i++)
-        if (hr_result_of_trace(hr_json_at(results, i), trace))
-            hr_report_native_tables(em, hr_json_at(results, i), 0);
+    print_notes(em->out, v, trace, md);
+    print_pools(em->out, v, trace, md);
+    hr_report_ranking(em->out, v, trace, md);
+    per_op_table(em, v, trace);
+    for (size_t i = 0; i < v->n; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            hr_report_native_tables(em, &v->rows[i], 0);
 }

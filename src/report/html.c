@@ -116,40 +116,25 @@ static void fragment(FILE *out, char *text) {
         fputs("</pre>\n", out);
 }
 
-/* A copy of the report with the results of one trace only. */
-static hr_json_t *trace_report(const hr_json_t *rep, const char *trace) {
-    hr_json_t *sub = hr_json_new_object(), *res = hr_json_new_array();
-    const hr_json_t *results = hr_json_get(rep, "results");
-    for (size_t i = 0; i < hr_json_len(rep) && sub; i++)
-        if (strcmp(hr_json_key_at(rep, i), "results") != 0)
-            hr_json_set(sub, hr_json_key_at(rep, i), hr_json_clone(hr_json_at(rep, i)));
-    for (size_t i = 0; i < hr_json_len(results) && res; i++)
-        if (hr_result_of_trace(hr_json_at(results, i), trace))
-            hr_json_push(res, hr_json_clone(hr_json_at(results, i)));
-    if (!sub || !res || hr_json_set(sub, "results", res) < 0) {
-        hr_json_free(sub);
-        return NULL;
-    }
-    return sub;
-}
-
-static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int idx,
+static int trace_section(FILE *out, const hr_report_view_t *v, const char *trace, int idx,
                          const hr_html_options_t *o, hr_error_t *err) {
     static const hr_chart_kind_t kinds[] = {HR_CHART_SUMMARY, HR_CHART_MEMORY, HR_CHART_FRAMES,
                                             HR_CHART_LATENCY};
-    hr_json_t *sub = trace_report(rep, trace);
+    hr_report_view_t sub; /* the rows of this trace only */
     char *body = NULL;
     size_t len = 0;
-    FILE *mem = sub ? open_memstream(&body, &len) : NULL;
+    int ok = hr_report_view_trace(&sub, v, trace) == 0;
+    FILE *mem = ok ? open_memstream(&body, &len) : NULL;
     if (!mem) {
-        hr_json_free(sub);
+        hr_report_view_free(&sub);
         hr_error_set(err, "out of memory");
         return -1;
     }
     hr_emit_t em;
     hr_emit_init(&em, mem, HR_EMIT_HTML);
-    hr_report_tables(sub, &em, 0, &o->render); /* the text format's body as a fragment */
+    hr_report_tables(&sub, &em, 0, &o->render); /* the text format's body as a fragment */
     fclose(mem);
+    hr_report_view_free(&sub);
     fprintf(out, "<section id=\"trace-%d\">\n", idx + 1);
     put(out, "h2", hr_report_trace_base(trace));
     fragment(out, body);
@@ -163,24 +148,27 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
         so.baseline_checked = 1;
         so.only_trace = trace; /* the whole report: an allocator's colour is the same everywhere */
         fputs("<figure>\n", out);
-        rc = hr_svg_render(rep, &so, out, err);
+        rc = hr_svg_render_view(v, &so, out, err);
         fputs("</figure>\n", out);
     }
     fputs("</section>\n", out);
-    hr_json_free(sub);
     return rc;
 }
 
 int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
                    hr_error_t *err) {
     hr_html_options_t dflt = hr_html_options_default();
-    const hr_json_t *results = hr_json_get(rep, "results");
-    const char **traces;
-    int nt = hr_report_traces(results, &traces), rc = 0;
+    hr_report_view_t v; /* the results decoded once for every table and chart */
+    if (hr_report_view_init(&v, rep) < 0) {
+        hr_error_set(err, "out of memory");
+        return -1;
+    }
+    const char **traces = v.traces;
+    int nt = v.ntraces, rc = 0;
     if (!o)
         o = &dflt;
-    if (hr_svg_check_baseline(rep, &o->charts, err) < 0) { /* once, against every trace */
-        free(traces);
+    if (hr_svg_check_baseline(&v, &o->charts, err) < 0) { /* once, against every trace */
+        hr_report_view_free(&v);
         return -1;
     }
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -199,9 +187,9 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
     if (nt == 0)
         fputs("<p>(no results)</p>\n", out);
     for (int t = 0; t < nt && rc == 0; t++)
-        rc = trace_section(out, rep, traces[t], t, o, err);
+        rc = trace_section(out, &v, traces[t], t, o, err);
     fputs("</body>\n</html>\n", out);
-    free(traces);
+    hr_report_view_free(&v);
     if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
         hr_error_set(err, "write error");
         rc = -1;

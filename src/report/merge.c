@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/access.h"
 #include "report/predict.h"
 
 /* ---- shards ------------------------------------------------------------ */
@@ -129,6 +130,7 @@ typedef struct input {
     const hr_json_t *doc;
     const char      *name;
     hr_shard_t       shard;
+    hr_report_view_t v; /* its results, decoded once */
 } input_t;
 
 static int input_cmp(const void *x, const void *y) {
@@ -209,17 +211,14 @@ static int check_against(const input_t *in, const input_t *ref, hr_error_t *err)
  * allocator) is present twice. 0, or -1 with err. */
 static int check_results(const input_t *in, int n, hr_error_t *err) {
     for (int i = 0; i < n; i++) {
-        const hr_json_t *ri = hr_json_get(in[i].doc, "results");
-        for (size_t a = 0; a < hr_json_len(ri); a++) {
-            const hr_json_t *x = hr_json_at(ri, a);
-            const char *tx = hr_json_path_str(x, "trace"), *ax = hr_json_path_str(x, "allocator"),
-                       *dx = hr_json_path_str(x, "trace_digest");
+        for (size_t a = 0; a < in[i].v.n; a++) {
+            const hr_result_t *x = &in[i].v.rows[a];
+            const char *tx = x->trace, *ax = x->allocator, *dx = x->trace_digest;
             for (int j = 0; j <= i; j++) {
-                const hr_json_t *rj = hr_json_get(in[j].doc, "results");
-                for (size_t b = 0; b < (j == i ? a : hr_json_len(rj)); b++) {
-                    const hr_json_t *y = hr_json_at(rj, b);
-                    const char *dy = hr_json_path_str(y, "trace_digest");
-                    if (strcmp(tx, hr_json_path_str(y, "trace")) != 0)
+                for (size_t b = 0; b < (j == i ? a : in[j].v.n); b++) {
+                    const hr_result_t *y = &in[j].v.rows[b];
+                    const char *dy = y->trace_digest;
+                    if (strcmp(tx, y->trace) != 0)
                         continue;
                     if (dx && dy && strcmp(dx, dy) != 0) {
                         hr_error_set(err, "%s: trace %s has digest %s, but %s in %s (shards "
@@ -227,7 +226,7 @@ static int check_results(const input_t *in, int n, hr_error_t *err) {
                                      in[j].name);
                         return -1;
                     }
-                    if (strcmp(ax, hr_json_path_str(y, "allocator")) == 0) {
+                    if (strcmp(ax, y->allocator) == 0) {
                         hr_error_set(err, "%s: the result of %s on %s is also in %s (shards "
                                      "overlap)", in[i].name, tx, ax, in[j].name);
                         return -1;
@@ -267,7 +266,7 @@ static hr_json_t *merged_results(const input_t *in, int n) {
     const hr_json_t *m = hr_json_get(in[0].doc, "matrix");
     size_t total = 0, k = 0;
     for (int i = 0; i < n; i++)
-        total += hr_json_len(hr_json_get(in[i].doc, "results"));
+        total += in[i].v.n;
     placed_t *p = calloc(total + 1, sizeof *p);
     hr_json_t *out = hr_json_new_array();
     if (!p || !out) {
@@ -276,12 +275,11 @@ static hr_json_t *merged_results(const input_t *in, int n) {
         return NULL;
     }
     for (int i = 0; i < n; i++) {
-        const hr_json_t *ri = hr_json_get(in[i].doc, "results");
-        for (size_t a = 0; a < hr_json_len(ri); a++, k++) {
-            p[k].r = hr_json_at(ri, a);
-            p[k].trace = index_in(hr_json_get(m, "traces"), hr_json_path_str(p[k].r, "trace"));
-            p[k].alloc =
-                index_in(hr_json_get(m, "allocators"), hr_json_path_str(p[k].r, "allocator"));
+        for (size_t a = 0; a < in[i].v.n; a++, k++) {
+            const hr_result_t *r = &in[i].v.rows[a];
+            p[k].r = r->json;
+            p[k].trace = index_in(hr_json_get(m, "traces"), r->trace);
+            p[k].alloc = index_in(hr_json_get(m, "allocators"), r->allocator);
             p[k].seq = k;
         }
     }
@@ -380,6 +378,10 @@ hr_json_t *hr_merge_reports(const hr_json_t *const *docs, const char *const *nam
     for (int i = 0; i < n; i++) {
         in[i].doc = docs[i];
         in[i].name = names[i];
+        if (hr_report_view_init(&in[i].v, docs[i]) < 0) {
+            hr_error_set(err, "out of memory");
+            goto out;
+        }
         if (hr_shard_parse(hr_json_path_str(docs[i], "options.shard"), &in[i].shard) != 0) {
             hr_error_set(err, "%s: expected a shard report (\"options.shard\": \"K/N\", from "
                          "replay --shard K/N)", names[i]);
@@ -411,6 +413,8 @@ hr_json_t *hr_merge_reports(const hr_json_t *const *docs, const char *const *nam
     }
     doc = assemble(in, n, results, info);
 out:
+    for (int i = 0; i < n; i++)
+        hr_report_view_free(&in[i].v);
     free(in);
     return doc;
 }

@@ -46,27 +46,21 @@ static int same_trace(const hr_result_t *a, const hr_result_t *b) {
 }
 
 /* The baseline row of r's trace: the first ok glibc result. */
-static const hr_json_t *baseline_of(const hr_json_t *results, const hr_json_t *r) {
-    hr_result_t tr, tb;
-    hr_report_result(r, &tr);
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *b = hr_json_at(results, i);
-        hr_report_result(b, &tb);
-        const char *a = tb.allocator;
-        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(&tb, &tr))
+static const hr_result_t *baseline_of(const hr_report_view_t *v, const hr_result_t *r) {
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *b = &v->rows[i];
+        const char *a = b->allocator;
+        if (a && strcmp(a, HR_PREDICT_BASELINE) == 0 && hr_result_ok(b) && same_trace(b, r))
             return b;
     }
     return NULL;
 }
 
 /* The per-sample allocator times of r (its samples, or its one value). */
-static int alloc_samples(const hr_json_t *r, double *v) {
-    hr_result_t t;
-    hr_report_result(r, &t);
-    const hr_json_t *s = hr_json_get(t.samples, hr_metrics[HR_M_COLD_CPU].path);
-    int n = hr_stats_read_array(s, v, MAX_SAMPLES);
-    if (n == 0 && isfinite(t.m.COLD_CPU))
-        v[n++] = t.m.COLD_CPU;
+static int alloc_samples(const hr_result_t *r, double *v) {
+    int n = hr_result_samples(r, HR_M_COLD_CPU, v, MAX_SAMPLES);
+    if (n == 0 && isfinite(r->m.COLD_CPU))
+        v[n++] = r->m.COLD_CPU;
     return n;
 }
 
@@ -102,23 +96,20 @@ static int difference(const double *a, int na, const double *g, int ng, hr_stats
 
 /* The "predict" object of r against the baseline b, or NULL when either
  * has no allocator time. */
-static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_json_t *prog) {
+static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
+                              const hr_result_program_t *prog) {
     double a[MAX_SAMPLES], g[MAX_SAMPLES]; /* 16 KiB: --repeat is at most 1000 */
     int na = alloc_samples(r, a), ng = alloc_samples(b, g);
     if (!na || !ng)
         return NULL;
     hr_stats_t d;
     int paired = difference(a, na, g, ng, &d);
-    double cpu = hr_json_path_num(prog, "cpu_s"), runs = hr_json_path_num(prog, "runs");
-    double noise = hr_predict_noise(hr_json_path_num(prog, "cpu_s_max") -
-                                        hr_json_path_num(prog, "cpu_s_min"),
+    double cpu = prog->cpu_s, runs = prog->runs;
+    double noise = hr_predict_noise(prog->cpu_s_max - prog->cpu_s_min,
                                     runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
     double w = isfinite(noise) ? noise : 0, lo = d.min - w, hi = d.max + w;
     hr_json_t *o = hr_json_new_object();
-    hr_result_t tr, tb;
-    hr_report_result(r, &tr);
-    hr_report_result(b, &tb);
-    hr_json_set(o, "alloc_s", hr_json_new_num(tr.m.COLD_CPU));
+    hr_json_set(o, "alloc_s", hr_json_new_num(r->m.COLD_CPU));
     hr_json_set(o, "baseline", hr_json_new_str(HR_PREDICT_BASELINE));
     hr_json_set(o, "change_s", hr_json_new_num(d.median));
     if (cpu > 0)
@@ -130,7 +121,7 @@ static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_j
     hr_json_set(o, "paired", hr_json_new_bool(paired));
     /* the program's max RSS moves with the worker's whole peak RSS (its
      * allocator's start-up included; docs/METRICS.md, "Peak RSS") */
-    double pr = tr.m.PEAK_RSS_ALL, pb = tb.m.PEAK_RSS_ALL;
+    double pr = r->m.PEAK_RSS_ALL, pb = b->m.PEAK_RSS_ALL;
     if (isfinite(pr) && isfinite(pb))
         hr_json_set(o, "rss_change_bytes", hr_json_new_num(pr - pb));
     hr_json_set(o, "within_noise", hr_json_new_bool(lo <= 0 && hi >= 0));
@@ -138,18 +129,22 @@ static hr_json_t *predict_one(const hr_json_t *r, const hr_json_t *b, const hr_j
 }
 
 void hr_report_predict(hr_json_t *doc) {
-    hr_json_t *results = (hr_json_t *)hr_json_get(doc, "results");
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        hr_json_t *r = (hr_json_t *)hr_json_at(results, i);
-        const hr_json_t *prog = hr_json_get(r, "program"), *b = NULL;
+    hr_report_view_t v;
+    if (hr_report_view_init(&v, doc) < 0)
+        return;
+    for (size_t i = 0; i < v.n; i++) {
+        const hr_result_t *r = &v.rows[i], *b = NULL;
         hr_json_t *p = NULL;
-        if (hr_result_ok(r) && hr_json_type(prog) == HR_JSON_OBJECT && (b = baseline_of(results, r)))
-            p = predict_one(r, b, prog);
+        if (hr_result_ok(r) && r->program.present && (b = baseline_of(&v, r)))
+            p = predict_one(r, b, &r->program);
+        /* the rows were decoded from these objects: writing their "predict"
+         * changes nothing the loop reads (program, samples, figures) */
         if (p)
-            hr_json_set(r, "predict", p);
+            hr_json_set((hr_json_t *)r->json, HR_RK_PREDICT, p);
         else
-            hr_json_remove(r, "predict");
+            hr_json_remove((hr_json_t *)r->json, HR_RK_PREDICT);
     }
+    hr_report_view_free(&v);
 }
 
 /* ---- rendering ------------------------------------------------------------ */
@@ -171,23 +166,21 @@ static void fmt_s(char *buf, size_t n, double v, int sign) {
         snprintf(buf, n, "%s%.0f us", sg, a * 1e6);
 }
 
-static void predict_row(hr_emit_t *em, const hr_json_t *r) {
-    hr_result_t t;
-    hr_report_result(r, &t);
-    const hr_json_t *p = t.predict;
-    const char *alloc = t.allocator;
-    double change = hr_json_path_num(p, "change_s"), pct = hr_json_path_num(p, "change_pct");
+static void predict_row(hr_emit_t *em, const hr_result_t *t) {
+    const hr_result_predict_t *p = &t->predict;
+    const char *alloc = t->allocator;
+    double change = p->change_s, pct = p->change_pct;
     char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-";
-    fmt_s(a, sizeof a, hr_json_path_num(p, "alloc_s"), 0);
+    fmt_s(a, sizeof a, p->alloc_s, 0);
     fmt_s(c, sizeof c, change, 1);
-    fmt_s(lo, sizeof lo, hr_json_path_num(p, "interval_s_lo"), 1);
-    fmt_s(hi, sizeof hi, hr_json_path_num(p, "interval_s_hi"), 1);
+    fmt_s(lo, sizeof lo, p->interval_s_lo, 1);
+    fmt_s(hi, sizeof hi, p->interval_s_hi, 1);
     snprintf(iv, sizeof iv, "%s .. %s", lo, hi);
     if (isfinite(pct))
         snprintf(pc, sizeof pc, "%+.1f%%", pct == 0 ? 0.0 : pct);
     else
         snprintf(pc, sizeof pc, "-");
-    double drss = hr_json_path_num(p, "rss_change_bytes");
+    double drss = p->rss_change_bytes;
     if (isfinite(drss)) { /* signed, as the change: "+2.50 MiB", "-512 B", "0 B" */
         hr_fmt_bytes(rss + (drss != 0), sizeof rss - 1, fabs(drss));
         if (drss != 0)
@@ -201,24 +194,23 @@ static void predict_row(hr_emit_t *em, const hr_json_t *r) {
     hr_emit_cell_str(em, pc);
     hr_emit_cell_str(em, rss);
     hr_emit_cell_str(em, base ? "baseline"
-                         : hr_json_is_true(hr_json_get(p, "within_noise")) ? "within noise"
+                         : p->within_noise ? "within noise"
                          : change < 0 ? "faster" : "slower");
     hr_emit_row_end(em);
 }
 
 /* The line under the table: what the program time is and how to read it. */
-static void program_note(FILE *out, const hr_json_t *prog, int md) {
+static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
     char wall[32], cpu[32], lo[32], hi[32], rss[32], noise[64] = "";
-    double runs = hr_json_path_num(prog, "runs");
-    const char *timed = hr_json_path_str(prog, "timed");
+    double runs = prog->runs;
+    const char *timed = prog->timed;
     int captured = timed && strcmp(timed, "capture") == 0;
-    fmt_s(wall, sizeof wall, hr_json_path_num(prog, "wall_s"), 0);
-    fmt_s(cpu, sizeof cpu, hr_json_path_num(prog, "cpu_s"), 0);
-    fmt_s(lo, sizeof lo, hr_json_path_num(prog, "cpu_s_min"), 0);
-    fmt_s(hi, sizeof hi, hr_json_path_num(prog, "cpu_s_max"), 0);
-    hr_fmt_bytes(rss, sizeof rss, hr_json_path_num(prog, "max_rss"));
-    double n = hr_predict_noise(hr_json_path_num(prog, "cpu_s_max") -
-                                    hr_json_path_num(prog, "cpu_s_min"),
+    fmt_s(wall, sizeof wall, prog->wall_s, 0);
+    fmt_s(cpu, sizeof cpu, prog->cpu_s, 0);
+    fmt_s(lo, sizeof lo, prog->cpu_s_min, 0);
+    fmt_s(hi, sizeof hi, prog->cpu_s_max, 0);
+    hr_fmt_bytes(rss, sizeof rss, prog->max_rss);
+    double n = hr_predict_noise(prog->cpu_s_max - prog->cpu_s_min,
                                 runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
     if (isfinite(n))
         fmt_s(noise, sizeof noise, n, 0);
@@ -239,23 +231,23 @@ static void program_note(FILE *out, const hr_json_t *prog, int md) {
             *noise ? " widened by the program's noise" : "", HR_PREDICT_BASELINE);
 }
 
-void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char *trace) {
+void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace) {
     static const char *const cols[] = {"allocator", ">alloc time", ">change", ">interval",
                                        ">% of CPU", ">max RSS change", "verdict"};
-    const hr_json_t *prog = NULL;
-    for (size_t i = 0; i < hr_json_len(results) && !prog; i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (hr_result_of_trace(r, trace) && hr_json_get(r, "predict"))
-            prog = hr_json_get(r, "program");
+    const hr_result_program_t *prog = NULL;
+    for (size_t i = 0; i < v->n && !prog; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (hr_result_of_trace(r, trace) && r->predict.present && r->program.present)
+            prog = &r->program;
     }
     if (!prog)
         return;
     char title[600];
     snprintf(title, sizeof title, "Predicted change of the program's run time (%s)", trace);
     hr_emit_table_begin(em, title, 7, cols);
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (hr_result_of_trace(r, trace) && hr_json_get(r, "predict"))
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (hr_result_of_trace(r, trace) && r->predict.present)
             predict_row(em, r);
     }
     hr_emit_table_end(em);

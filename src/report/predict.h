@@ -9,6 +9,7 @@
 
 #include "base/emit.h"
 #include "base/json.h"
+#include "report/access.h"
 
 /* The allocator every change is measured against (its row of the same trace). */
 #define HR_PREDICT_BASELINE "glibc"
@@ -30,6 +31,6 @@ double hr_predict_noise(double range_s, unsigned runs);
 /* The "Predicted change of the program's run time" table of `trace`'s rows
  * (text, Markdown or any table format of em) and a line saying what the
  * program time is; nothing when no row of the trace has "predict". */
-void hr_report_predict_table(hr_emit_t *em, const hr_json_t *results, const char *trace);
+void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace);
 
 #endif

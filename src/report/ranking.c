@@ -25,21 +25,18 @@ static int cmp_center(const void *a, const void *b) {
 static int cmp_center_desc(const void *a, const void *b) { return cmp_center(b, a); }
 
 /* The ok results of `trace` that have the figure, best first. */
-static int collect(const hr_json_t *results, const char *trace, const hr_metric_t *m,
+static int collect(const hr_report_view_t *v, const char *trace, const hr_metric_t *m,
                    ranked_t *out) {
-    const char *path = m->path;
     int n = 0;
-    for (size_t i = 0; i < hr_json_len(results) && n < HR_RANK_MAX; i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    for (size_t i = 0; i < v->n && n < HR_RANK_MAX; i++) {
+        const hr_result_t *r = &v->rows[i];
         if (!hr_result_ok(r) || !hr_result_of_trace(r, trace) || hr_result_mostly_fallback(r))
             continue;
-        hr_spread_of(r, path, &out[n].s);
+        hr_spread_of(r, (hr_metric_id_t)(m - hr_metrics), &out[n].s);
         if (out[n].s.n == 0 || isnan(out[n].s.center))
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
-        out[n].name = t.allocator;
-        out[n].unstable = t.unstable;
+        out[n].name = r->allocator;
+        out[n].unstable = r->unstable;
         n++;
     }
     qsort(out, (size_t)n, sizeof *out, (m->flags & HR_MF_HIGHER) ? cmp_center_desc : cmp_center);
@@ -60,10 +57,10 @@ static const char *joiner(const hr_spread_t *a, const hr_spread_t *b, int higher
 }
 
 /* One ranking line; values are divided by `scale` (1e6: M ops/s). */
-static int rank_line(FILE *out, const hr_json_t *results, const char *trace,
+static int rank_line(FILE *out, const hr_report_view_t *v, const char *trace,
                       const hr_metric_t *m, double scale, const char *label, int md) {
     static ranked_t rk[HR_RANK_MAX];
-    int n = collect(results, trace, m, rk), higher = (m->flags & HR_MF_HIGHER) != 0;
+    int n = collect(v, trace, m, rk), higher = (m->flags & HR_MF_HIGHER) != 0;
     if (n < 2)
         return 0;
     fprintf(out, "%s%s: ", md ? "- " : "  ", label);
@@ -78,14 +75,12 @@ static int rank_line(FILE *out, const hr_json_t *results, const char *trace,
 }
 
 /* The first ok result of `trace` replayed on its recorded threads, or NULL. */
-static const hr_json_t *threaded_result(const hr_json_t *results, const char *trace) {
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+static const hr_result_t *threaded_result(const hr_report_view_t *v, const char *trace) {
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
         if (!hr_result_ok(r) || !hr_result_of_trace(r, trace))
             continue;
-        hr_result_t d;
-        hr_report_result(r, &d);
-        if (d.m.THR_MODE && strcmp(d.m.THR_MODE, "recorded") == 0)
+        if (r->m.THR_MODE && strcmp(r->m.THR_MODE, "recorded") == 0)
             return r;
     }
     return NULL;
@@ -94,43 +89,39 @@ static const hr_json_t *threaded_result(const hr_json_t *results, const char *tr
 /* Threaded traces: how they were replayed, the ranking by the whole
  * process's throughput (contention shows there, not in CPU per op), and each
  * allocator's per-thread ns/op. */
-int hr_report_threads(FILE *out, const hr_json_t *results, const char *trace, int md) {
-    const hr_json_t *t = threaded_result(results, trace);
-    if (!t)
+int hr_report_threads(FILE *out, const hr_report_view_t *v, const char *trace, int md) {
+    const hr_result_t *d = threaded_result(v, trace);
+    if (!d)
         return 0;
-    hr_result_t d;
-    hr_report_result(t, &d);
-    const char *pace = d.m.THR_PACE;
+    const char *pace = d->m.THR_PACE;
     fprintf(out, "%sthreads: %.0f recorded threads, each on its own OS thread; %.0f cross-thread "
-            "frees; pacing %s\n", md ? "- " : "  ", d.m.THR_N, d.m.THR_XFREES, pace ? pace : "none");
-    rank_line(out, results, trace, &hr_metrics[HR_M_THR_OPS_PER_S], 1e6,
+            "frees; pacing %s\n", md ? "- " : "  ", d->m.THR_N, d->m.THR_XFREES, pace ? pace : "none");
+    rank_line(out, v, trace, &hr_metrics[HR_M_THR_OPS_PER_S], 1e6,
               "ranking by process throughput (M ops/s, wall; > separated, ≈ within noise)", md);
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i), *pt = hr_json_get(r, "per_thread");
-        if (!pt || !hr_result_of_trace(r, trace) || hr_json_len(pt) > 16)
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (!r->has_threads || !hr_result_of_trace(r, trace) || r->n_threads > HR_RESULT_MAX_THREADS)
             continue;
-        hr_result_t row;
-        hr_report_result(r, &row);
-        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", row.allocator);
-        for (size_t k = 0; k < hr_json_len(pt); k++)
-            fprintf(out, "%s t%zu %.1f", k ? "," : "", k, hr_json_path_num(hr_json_at(pt, k), "ns_per_op"));
+        fprintf(out, "%s%s per-thread ns/op:", md ? "  - " : "    ", r->allocator);
+        for (size_t k = 0; k < r->n_threads; k++)
+            fprintf(out, "%s t%zu %.1f", k ? "," : "", k, r->thread_ns[k]);
         fputc('\n', out);
     }
     return 1;
 }
 
-void hr_report_ranking(FILE *out, const hr_json_t *results, const char *trace, int md) {
+void hr_report_ranking(FILE *out, const hr_report_view_t *v, const char *trace, int md) {
     const hr_metric_t *rank = NULL;
     for (int k = 0; k < HR_M__COUNT && !rank; k++)
         if (hr_metrics[k].flags & HR_MF_RANK)
             rank = &hr_metrics[k];
     if (!rank)
         return;
-    int any = rank_line(out, results, trace, rank, 1,
+    int any = rank_line(out, v, trace, rank, 1,
                         "ranking by warm ns/op (thread CPU; < separated, ≈ within noise)", md);
-    any |= rank_line(out, results, trace, &hr_metrics[HR_M_COLD_NS_PER_OP], 1,
+    any |= rank_line(out, v, trace, &hr_metrics[HR_M_COLD_NS_PER_OP], 1,
                      "ranking by cold ns/op", md);
-    any |= hr_report_threads(out, results, trace, md);
+    any |= hr_report_threads(out, v, trace, md);
     if (any)
         fputc('\n', out);
 }

@@ -5,9 +5,10 @@
 #include <stdio.h>
 
 #include "base/json.h"
+#include "report/access.h"
 #include "report/stats.h"
 
-/* Writes, for the trace `trace` of `results`, one line per ranked figure
+/* Writes, for the trace `trace` of the rows of v, one line per ranked figure
  * (the registry's HR_MF_RANK metric, warm thread-CPU ns/op, then the cold
  * figure): the ok results from best to worst, neighbours joined by "<" when
  * their samples are separated (the slower one's fastest sample is slower than
@@ -18,12 +19,12 @@
  * threads also gets a "threads:" line, the ranking by the whole process's
  * throughput (threads.ops_per_s, higher first, ">" where separated) and each
  * allocator's per-thread ns/op (up to 16 threads). */
-void hr_report_ranking(FILE *out, const hr_json_t *results, const char *trace, int md);
+void hr_report_ranking(FILE *out, const hr_report_view_t *v, const char *trace, int md);
 
 /* The threads lines of hr_report_ranking alone (the summary's notes): the
  * "threads:" line, the process-throughput ranking and the per-thread ns/op
  * of a trace replayed on its recorded threads. Returns 1 when it wrote. */
-int hr_report_threads(FILE *out, const hr_json_t *results, const char *trace, int md);
+int hr_report_threads(FILE *out, const hr_report_view_t *v, const char *trace, int md);
 
 /* The separation rule of the ranking lines (and of the summary's verdict):
  * 1 when a is better than b beyond noise, i.e. their samples do not overlap

@@ -6,33 +6,34 @@
 #include "report/html.h"
 #include "report/predict.h"
 
-static void render_json(const hr_json_t *rep, hr_emit_t *em, const hr_render_opts_t *o) {
+static void render_json(const hr_report_view_t *v, hr_emit_t *em, const hr_render_opts_t *o) {
     (void)o;
-    hr_json_emit(em, NULL, rep);
+    hr_json_emit(em, NULL, v->doc);
     hr_emit_end(em);
 }
 
-static void render_csv(const hr_json_t *rep, hr_emit_t *em, const hr_render_opts_t *o) {
+static void render_csv(const hr_report_view_t *v, hr_emit_t *em, const hr_render_opts_t *o) {
     (void)o;
-    hr_report_csv(rep, em);
+    hr_report_csv(v, em);
 }
 
-static void render_text(const hr_json_t *rep, hr_emit_t *em, const hr_render_opts_t *o) {
-    hr_report_tables(rep, em, 0, o);
+static void render_text(const hr_report_view_t *v, hr_emit_t *em, const hr_render_opts_t *o) {
+    hr_report_tables(v, em, 0, o);
 }
 
-static void render_md(const hr_json_t *rep, hr_emit_t *em, const hr_render_opts_t *o) {
-    hr_report_tables(rep, em, 1, o);
+static void render_md(const hr_report_view_t *v, hr_emit_t *em, const hr_render_opts_t *o) {
+    hr_report_tables(v, em, 1, o);
 }
 
 /* The formats: one renderer each (HTML here is the fragment, report.h). */
 static const struct {
     hr_emit_format_t fmt;
-    void (*render)(const hr_json_t *rep, hr_emit_t *em, const hr_render_opts_t *o);
+    void (*render)(const hr_report_view_t *v, hr_emit_t *em, const hr_render_opts_t *o);
+    int  typed; /* reads the results: decode them first (JSON prints the document) */
 } formats[] = {
-    {HR_EMIT_JSON, render_json},     {HR_EMIT_CSV, render_csv},
-    {HR_EMIT_TEXT, render_text},     {HR_EMIT_MARKDOWN, render_md},
-    {HR_EMIT_HTML, render_text},
+    {HR_EMIT_JSON, render_json, 0},     {HR_EMIT_CSV, render_csv, 1},
+    {HR_EMIT_TEXT, render_text, 1},     {HR_EMIT_MARKDOWN, render_md, 1},
+    {HR_EMIT_HTML, render_text, 1},
 };
 
 int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out) {
@@ -44,9 +45,15 @@ int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
                           const hr_render_opts_t *opts, FILE *out) {
     hr_emit_t em;
     hr_emit_init(&em, out, fmt);
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (formats[i].fmt == fmt)
-            formats[i].render(report, &em, opts);
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        if (formats[i].fmt != fmt)
+            continue;
+        hr_report_view_t v = {report, NULL, 0, NULL, 0};
+        if (formats[i].typed && hr_report_view_init(&v, report) < 0)
+            return -1; /* out of memory */
+        formats[i].render(&v, &em, opts);
+        hr_report_view_free(&v);
+    }
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 

@@ -5,7 +5,8 @@
  *
  * The floors under it, lowest first (tests/cli/check_report_floors.sh
  * checks that includes and calls only point down):
- *   access   access.h, stats.h, metric_name.h: reading results, formats
+ *   access   access.h, stats.h, metric_name.h: loading and checking a report,
+ *            decoding its results once (hr_report_view_t), formats
  *   draw     svg.h (canvas, scales, panels), ranking.h
  *   render   one file per renderer and per chart kind: tables.h (text,
  *            Markdown), csv.h, summary.h, detail.h, predict.h, compare.h,

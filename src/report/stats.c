@@ -104,27 +104,18 @@ double hr_stats_mw_p_greater(const double *lo, int nlo, const double *hi, int nh
     return mw_cdf(nlo, nhi, (int)floor(u));
 }
 
-int hr_stats_read_array(const hr_json_t *arr, double *v, int cap) {
-    int n = 0;
-    if (hr_json_type(arr) != HR_JSON_ARRAY)
-        return 0;
-    for (size_t i = 0; i < hr_json_len(arr) && n < cap; i++) {
-        const hr_json_t *x = hr_json_at(arr, i);
-        if (hr_json_type(x) == HR_JSON_NUMBER)
-            v[n++] = hr_json_num(x, NAN);
-    }
-    return n;
-}
-
 /* ---- noise-aware verdicts -------------------------------------------- */
 
-void hr_spread_of(const hr_json_t *result, const char *path, hr_spread_t *s) {
-    char end[192];
+/* A figure's value, _min or _max: by id when registered (no path lookup). */
+static double stat_of(const hr_result_t *t, int id, const char *path, int stat) {
+    return id >= 0 ? hr_result_num(&t->m, (hr_metric_id_t)id, 0, stat) : hr_result_at(t, path, stat);
+}
+
+static void spread(const hr_result_t *t, int id, const char *path, hr_spread_t *s) {
     memset(s, 0, sizeof *s);
     s->center = s->min = s->max = NAN;
-    const hr_json_t *arr = hr_json_get(hr_json_get(result, "samples"), path);
     double tmp[HR_NOISE_MAX_SAMPLES];
-    int k = hr_stats_read_array(arr, s->v, HR_NOISE_MAX_SAMPLES);
+    int k = hr_result_samples_at(t, path, s->v, HR_NOISE_MAX_SAMPLES);
     if (k > 0) {
         memcpy(tmp, s->v, (size_t)k * sizeof tmp[0]);
         hr_stats_t st = hr_stats_of(tmp, k); /* sorts the copy: v keeps repeat order */
@@ -136,21 +127,25 @@ void hr_spread_of(const hr_json_t *result, const char *path, hr_spread_t *s) {
         }
         return;
     }
-    s->center = hr_json_path_num(result, path);
+    s->center = stat_of(t, id, path, 0);
     if (isnan(s->center))
         return;
     s->n = 1;
     /* an older report: a range without its samples */
-    double runs = hr_json_path_num(result, "runs"), mn, mx;
-    snprintf(end, sizeof end, "%s_min", path);
-    mn = hr_json_path_num(result, end);
-    snprintf(end, sizeof end, "%s_max", path);
-    mx = hr_json_path_num(result, end);
+    double runs = t->runs, mn = stat_of(t, id, path, 1), mx = stat_of(t, id, path, 2);
     if (runs >= 2 && !isnan(mn) && !isnan(mx) && mn <= s->center && s->center <= mx) {
         s->n = runs > HR_NOISE_MAX_SAMPLES ? HR_NOISE_MAX_SAMPLES : (int)runs;
         s->min = mn;
         s->max = mx;
     }
+}
+
+void hr_spread_of(const hr_result_t *t, hr_metric_id_t id, hr_spread_t *s) {
+    spread(t, hr_metrics[id].family ? -1 : (int)id, hr_metrics[id].path, s);
+}
+
+void hr_spread_at(const hr_result_t *t, const char *path, hr_spread_t *s) {
+    spread(t, -1, path, s);
 }
 
 double hr_delta_pct(double b, double n) {

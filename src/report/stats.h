@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/json.h"
+#include "base/result.h"
 
 /* Summary of n samples. n == 0: every figure is NAN. */
 typedef struct hr_stats {
@@ -38,9 +39,6 @@ double hr_stats_rel_range(const hr_stats_t *s);
 #define HR_STATS_MW_MAX 64
 double hr_stats_mw_p_greater(const double *lo, int nlo, const double *hi, int nhi);
 
-/* Numbers of a JSON array into v (at most cap; non-numbers skipped).
- * Returns how many were stored. */
-int hr_stats_read_array(const hr_json_t *arr, double *v, int cap);
 
 /* ---- noise-aware verdicts for compare (docs/REPORTS.md, "compare") -------
  *
@@ -78,10 +76,12 @@ typedef struct hr_spread {
     double v[HR_NOISE_MAX_SAMPLES];
 } hr_spread_t;
 
-/* The figure at `path` of `result`: from result.samples[path] when present,
- * else from the value with PATH_min/PATH_max (n = runs) when those exist,
- * else the value alone (n = 1, or 0 when it is null or missing). */
-void hr_spread_of(const hr_json_t *result, const char *path, hr_spread_t *s);
+/* Metric `id` of result t: from its samples when present, else from the
+ * value with its _min/_max (n = runs) when those exist, else the value
+ * alone (n = 1, or 0 when it is null or missing). */
+void hr_spread_of(const hr_result_t *t, hr_metric_id_t id, hr_spread_t *s);
+/* The same at a dotted path a user named (hr_result_at). */
+void hr_spread_at(const hr_result_t *t, const char *path, hr_spread_t *s);
 
 typedef enum hr_noise_verdict {
     HR_NOISE_OK = 0,     /* within the tolerance */

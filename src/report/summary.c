@@ -17,8 +17,7 @@
 enum { G_RANKED = 0, G_FALLBACK, G_OTHER };
 
 typedef struct srow {
-    const hr_json_t *r;
-    hr_result_t      t; /* r decoded (base/result.h) */
+    const hr_result_t *t;
     int              group;
     double           key; /* the ranking figure (median) */
     size_t           idx; /* order in the report: ties keep it */
@@ -43,17 +42,16 @@ static int cmp_rows(const void *pa, const void *pb) {
 
 /* The rows of `trace` in table order: ranked (ok, not mostly fallback, with
  * the ranking figure) best first, then mostly fallback, then the rest. */
-static int collect(const hr_json_t *results, const char *trace, srow_t *rows, int max) {
-    const hr_metric_t *rank = rank_metric();
+static int collect(const hr_report_view_t *v, const char *trace, srow_t *rows, int max) {
+    hr_metric_id_t rank = (hr_metric_id_t)(rank_metric() - hr_metrics);
     int n = 0;
-    for (size_t i = 0; i < hr_json_len(results) && n < max; i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    for (size_t i = 0; i < v->n && n < max; i++) {
+        const hr_result_t *r = &v->rows[i];
         if (!hr_result_of_trace(r, trace))
             continue;
         hr_spread_t s;
-        hr_spread_of(r, rank->path, &s);
-        rows[n].r = r;
-        hr_report_result(r, &rows[n].t);
+        hr_spread_of(r, rank, &s);
+        rows[n].t = r;
         rows[n].idx = i;
         rows[n].key = s.center;
         rows[n].group = !hr_result_ok(r)                    ? G_OTHER
@@ -72,11 +70,11 @@ static int collect(const hr_json_t *results, const char *trace, srow_t *rows, in
  * "unstable", "interrupted" (comma-separated); NULL when there is none. */
 static const char *flags_of(const hr_result_t *t, char *buf, size_t n) {
     buf[0] = 0;
-    if (!hr_result_ok(t->json)) {
+    if (!hr_result_ok(t)) {
         snprintf(buf, n, "%s", t->status);
         return buf;
     }
-    if (hr_result_mostly_fallback(t->json))
+    if (hr_result_mostly_fallback(t))
         snprintf(buf, n, "fallback");
     else if (t->unstable)
         snprintf(buf, n, "unstable");
@@ -105,32 +103,32 @@ static void ops_cell(hr_emit_t *em, const hr_result_t *t) {
 
 /* Peak footprint: the median of its samples when it is sampled (an external
  * allocator's), else the exact figure. */
-static double footprint(const hr_json_t *r) {
+static double footprint(const hr_result_t *r) {
     hr_spread_t s;
-    hr_spread_of(r, hr_metrics[HR_M_PEAK_FP].path, &s);
+    hr_spread_of(r, HR_M_PEAK_FP, &s);
     return s.center;
 }
 
 static void table_row(hr_emit_t *em, const srow_t *row, int rank) {
-    const hr_json_t *r = row->r;
+    const hr_result_t *r = row->t;
     char buf[64];
     if (row->group == G_RANKED)
         hr_emit_cell_u64(em, (uint64_t)rank);
     else
         hr_emit_cell_str(em, NULL);
-    hr_emit_cell_str(em, row->t.allocator);
+    hr_emit_cell_str(em, r->allocator);
     if (!hr_result_ok(r)) { /* figures of a failed row are not comparable: "-" */
         for (int c = 0; c < 6; c++)
             hr_emit_cell_str(em, NULL);
     } else {
-        ops_cell(em, &row->t);
-        hr_report_cell_unit(em, row->t.m.P99, hr_fmt_ns);
-        hr_report_cell_unit(em, row->t.m.WF_NS, hr_fmt_ns);
+        ops_cell(em, r);
+        hr_report_cell_unit(em, r->m.P99, hr_fmt_ns);
+        hr_report_cell_unit(em, r->m.WF_NS, hr_fmt_ns);
         hr_report_cell_unit(em, footprint(r), hr_fmt_bytes);
-        hr_report_cell_pct(em, row->t.m.FRAG_JW4);
-        hr_report_cell_pct(em, row->t.m.NATIVE_SHARE);
+        hr_report_cell_pct(em, r->m.FRAG_JW4);
+        hr_report_cell_pct(em, r->m.NATIVE_SHARE);
     }
-    hr_emit_cell_str(em, flags_of(&row->t, buf, sizeof buf));
+    hr_emit_cell_str(em, flags_of(r, buf, sizeof buf));
     hr_emit_row_end(em);
 }
 
@@ -139,9 +137,9 @@ static void heading(char *buf, size_t n, const srow_t *rows, int nr, const char 
     double ops = NAN, live = NAN;
     for (int i = 0; i < nr && (isnan(ops) || isnan(live)); i++) {
         if (isnan(ops))
-            ops = rows[i].t.m.OPS_TOTAL;
+            ops = rows[i].t->m.OPS_TOTAL;
         if (isnan(live))
-            live = rows[i].t.m.PEAK_LIVE;
+            live = rows[i].t->m.PEAK_LIVE;
     }
     int k = snprintf(buf, n, "trace %s", trace);
     if (k < 0 || (size_t)k >= n || isnan(ops))
@@ -193,28 +191,28 @@ static void fastest(char *buf, size_t n, const srow_t *rows, int nr) {
         return;
     }
     if (nk == 1) {
-        cat(buf, n, "fastest: %s (the only ranked allocator)", rows[0].t.allocator);
+        cat(buf, n, "fastest: %s (the only ranked allocator)", rows[0].t->allocator);
         return;
     }
     hr_spread_t a, b;
-    hr_spread_of(rows[0].r, rank->path, &a);
-    hr_spread_of(rows[1].r, rank->path, &b);
+    hr_spread_of(rows[0].t, (hr_metric_id_t)(rank - hr_metrics), &a);
+    hr_spread_of(rows[1].t, (hr_metric_id_t)(rank - hr_metrics), &b);
     int sep = hr_rank_separated(&a, &b, higher);
     if (sep == 0) {
-        cat(buf, n, "fastest: %s and %s within noise (samples overlap)", rows[0].t.allocator,
-            rows[1].t.allocator);
+        cat(buf, n, "fastest: %s and %s within noise (samples overlap)", rows[0].t->allocator,
+            rows[1].t->allocator);
         return;
     }
     double ratio = higher ? a.center / b.center : b.center / a.center;
-    cat(buf, n, "fastest: %s, %.2fx %s's ops/s (%s)", rows[0].t.allocator, ratio,
-        rows[1].t.allocator, noise_word(sep));
+    cat(buf, n, "fastest: %s, %.2fx %s's ops/s (%s)", rows[0].t->allocator, ratio,
+        rows[1].t->allocator, noise_word(sep));
 }
 
 /* A footprint with its spread; an exact (in-house) figure is deterministic:
  * a known range of one value. */
-static void fp_spread(const hr_json_t *r, hr_spread_t *s) {
-    hr_spread_of(r, hr_metrics[HR_M_PEAK_FP].path, s);
-    if (s->n >= 1 && hr_metric_exact_source(r)) {
+static void fp_spread(const hr_result_t *r, hr_spread_t *s) {
+    hr_spread_of(r, HR_M_PEAK_FP, s);
+    if (s->n >= 1 && hr_result_exact_fp(r)) {
         s->n = s->n < 2 ? 2 : s->n;
         s->min = s->max = s->center;
     }
@@ -224,13 +222,13 @@ static void fp_spread(const hr_json_t *r, hr_spread_t *s) {
 static void leanest(char *buf, size_t n, const srow_t *rows, int nr) {
     const srow_t *best = NULL, *next = NULL;
     for (int i = 0; i < nr && rows[i].group == G_RANKED; i++) {
-        double f = footprint(rows[i].r);
+        double f = footprint(rows[i].t);
         if (isnan(f))
             continue;
-        if (!best || f < footprint(best->r)) {
+        if (!best || f < footprint(best->t)) {
             next = best;
             best = &rows[i];
-        } else if (!next || f < footprint(next->r)) {
+        } else if (!next || f < footprint(next->t)) {
             next = &rows[i];
         }
     }
@@ -239,32 +237,32 @@ static void leanest(char *buf, size_t n, const srow_t *rows, int nr) {
         return;
     }
     if (!next) {
-        cat(buf, n, "leanest: %s (the only one with a peak footprint)", best->t.allocator);
+        cat(buf, n, "leanest: %s (the only one with a peak footprint)", best->t->allocator);
         return;
     }
     hr_spread_t a, b;
-    fp_spread(best->r, &a);
-    fp_spread(next->r, &b);
+    fp_spread(best->t, &a);
+    fp_spread(next->t, &b);
     if (a.center == b.center) {
-        cat(buf, n, "leanest: %s and %s tie", best->t.allocator, next->t.allocator);
+        cat(buf, n, "leanest: %s and %s tie", best->t->allocator, next->t->allocator);
         return;
     }
     int sep = hr_rank_separated(&a, &b, 0);
     if (sep == 0) {
-        cat(buf, n, "leanest: %s and %s within noise (samples overlap)", best->t.allocator,
-            next->t.allocator);
+        cat(buf, n, "leanest: %s and %s within noise (samples overlap)", best->t->allocator,
+            next->t->allocator);
         return;
     }
     double pct = (b.center - a.center) / b.center * 100;
-    cat(buf, n, "leanest: %s, %.*f%% less footprint than %s", best->t.allocator,
-        pct < 10 ? 1 : 0, pct, next->t.allocator);
+    cat(buf, n, "leanest: %s, %.*f%% less footprint than %s", best->t->allocator,
+        pct < 10 ? 1 : 0, pct, next->t->allocator);
     if (sep < 0)
         cat(buf, n, " (%s)", noise_word(sep));
 }
 
-char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const char *trace) {
+char *hr_summary_verdict_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
     srow_t rows[HR_SUMMARY_MAX_ROWS];
-    int nr = collect(results, trace, rows, HR_SUMMARY_MAX_ROWS);
+    int nr = collect(v, trace, rows, HR_SUMMARY_MAX_ROWS);
     if (n == 0)
         return buf;
     buf[0] = 0;
@@ -276,35 +274,55 @@ char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const ch
 
 /* ---- notes -------------------------------------------------------------- */
 
+/* The public forms over a results array: decoded here for the one call. */
+char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const char *trace) {
+    hr_report_view_t v;
+    if (n == 0)
+        return buf;
+    if (hr_report_view_results(&v, NULL, results) < 0) {
+        buf[0] = 0;
+        return buf;
+    }
+    hr_summary_verdict_of(buf, n, &v, trace);
+    hr_report_view_free(&v);
+    return buf;
+}
+
+int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char *trace) {
+    hr_report_view_t v;
+    if (hr_report_view_results(&v, NULL, results) < 0) {
+        buf[0] = 0;
+        return 0;
+    }
+    int rc = hr_summary_budget_of(buf, n, &v, trace);
+    hr_report_view_free(&v);
+    return rc;
+}
+
 static int cmp_fail(const void *pa, const void *pb) {
     double a = (*(const hr_result_t *const *)pa)->m.BUDGET_FAIL;
     double b = (*(const hr_result_t *const *)pb)->m.BUDGET_FAIL;
     return a < b ? -1 : a > b;
 }
 
-int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char *trace) {
+int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
     const hr_result_t *failed[HR_SUMMARY_MAX_ROWS], *never[HR_SUMMARY_MAX_ROWS];
-    hr_result_t *t = malloc(2 * HR_SUMMARY_MAX_ROWS * sizeof *t);
-    int nf = 0, nn = 0, nt = 0;
+    int nf = 0, nn = 0;
     double bytes = NAN;
     buf[0] = 0;
-    for (size_t i = 0; i < hr_json_len(results) && t; i++) {
-        const hr_json_t *r = hr_json_at(results, i);
-        if (!hr_result_of_trace(r, trace) || hr_json_type(hr_json_get(r, "budget")) != HR_JSON_OBJECT)
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *d = &v->rows[i];
+        if (!hr_result_of_trace(d, trace) || !d->has_budget)
             continue;
-        hr_result_t *d = &t[nt];
-        hr_report_result(r, d);
         if (isnan(bytes))
             bytes = d->m.BUDGET_BYTES;
         if (!isnan(d->m.BUDGET_FAIL) && nf < HR_SUMMARY_MAX_ROWS)
-            failed[nf++] = d, nt++;
+            failed[nf++] = d;
         else if (nn < HR_SUMMARY_MAX_ROWS)
-            never[nn++] = d, nt++;
+            never[nn++] = d;
     }
-    if (nf + nn == 0) {
-        free(t);
+    if (nf + nn == 0)
         return 0;
-    }
     qsort(failed, (size_t)nf, sizeof failed[0], cmp_fail); /* earliest failure first */
     char b[32];
     hr_fmt_bytes(b, sizeof b, bytes);
@@ -323,7 +341,6 @@ int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char 
     }
     for (int i = 0; i < nn; i++)
         cat(buf, n, "%s%s", i ? ", " : nf ? ", never by " : " ", never[i]->allocator);
-    free(t);
     return 1;
 }
 
@@ -331,12 +348,12 @@ int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char 
 static void legend(FILE *out, const srow_t *rows, int nr, const char *pre) {
     int unstable = 0, fallback = 0, invalid = 0, interrupted = 0;
     for (int i = 0; i < nr; i++) {
-        const hr_result_t *t = &rows[i].t;
+        const hr_result_t *t = rows[i].t;
         const char *st = t->status;
         unstable |= rows[i].group == G_RANKED && t->unstable;
         fallback |= rows[i].group == G_FALLBACK;
         invalid |= st && strcmp(st, "invalid") == 0;
-        interrupted |= hr_result_ok(t->json) && t->interrupted;
+        interrupted |= hr_result_ok(t) && t->interrupted;
     }
     if (unstable)
         fprintf(out, "%sunstable: samples spread too widely to rank (MAD > %.0f%% or range > "
@@ -352,32 +369,32 @@ static void legend(FILE *out, const srow_t *rows, int nr, const char *pre) {
 }
 
 /* Failed rows (one line each), the budget, the threads lines, the legend. */
-static void notes(FILE *out, const hr_json_t *results, const char *trace, const srow_t *rows,
+static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const srow_t *rows,
                   int nr, int md) {
     const char *pre = md ? "- " : "  ";
     char buf[4096];
     for (int i = 0; i < nr; i++) {
-        const hr_result_t *t = &rows[i].t;
-        if (hr_result_ok(t->json))
+        const hr_result_t *t = rows[i].t;
+        if (hr_result_ok(t))
             continue;
         const char *e = t->error;
         fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t->allocator, t->status,
                 e ? e : "(no message)");
     }
-    if (hr_summary_budget(buf, sizeof buf, results, trace))
+    if (hr_summary_budget_of(buf, sizeof buf, v, trace))
         fprintf(out, "%s%s\n", pre, buf);
-    hr_report_threads(out, results, trace, md);
+    hr_report_threads(out, v, trace, md);
     legend(out, rows, nr, pre);
 }
 
 /* ---- the whole section -------------------------------------------------- */
 
-void hr_summary_trace(hr_emit_t *em, const hr_json_t *results, const char *trace, int md) {
+void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md) {
     srow_t rows[HR_SUMMARY_MAX_ROWS];
-    int nr = collect(results, trace, rows, HR_SUMMARY_MAX_ROWS);
+    int nr = collect(v, trace, rows, HR_SUMMARY_MAX_ROWS);
     char verdict[1024];
     summary_table(em, rows, nr, trace);
-    hr_summary_verdict(verdict, sizeof verdict, results, trace);
+    hr_summary_verdict_of(verdict, sizeof verdict, v, trace);
     /* prose is collected, then wrapped to the summary's width */
     hr_prose_t p;
     FILE *f = hr_prose_open(&p);
@@ -386,7 +403,7 @@ void hr_summary_trace(hr_emit_t *em, const hr_json_t *results, const char *trace
     fprintf(f, "%s\n", verdict);
     if (md)
         fputc('\n', f);
-    notes(f, results, trace, rows, nr, md);
+    notes(f, v, trace, rows, nr, md);
     fputc('\n', f);
     hr_prose_close(&p, em->out, md);
 }

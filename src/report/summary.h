@@ -12,30 +12,35 @@
 
 #include "base/emit.h"
 #include "base/json.h"
+#include "report/access.h"
 
 /* Text summaries fit this many columns (code points) on the shipped traces:
  * the table is laid out for it and prose lines are wrapped at it. */
 #define HR_SUMMARY_WIDTH 100
 
-/* Writes the summary of `trace` (the results whose "trace" is it) on em:
+/* Writes the summary of `trace` (the rows of v whose trace is it) on em:
  * the heading and ranking table (through em's tables), then on em->out the
  * verdict line and the notes (failed rows, budget, threads, flag legend).
  * `md`: Markdown prose (bullets) instead of indented text lines, no wrapping.
  * Rows: ranked results best first by the registry's HR_MF_RANK figure, then
  * the mostly-fallback ones, then the results that are not ok. */
-void hr_summary_trace(hr_emit_t *em, const hr_json_t *results, const char *trace, int md);
+void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md);
 
 /* The verdict of `trace` into buf (no prefix, no newline): the fastest
  * allocator and its margin over the runner-up, or that the two are within
  * noise (ranking.c's separation rule), then the leanest by peak footprint
  * likewise: "fastest: bank, 1.69x block's ops/s (separated); leanest: glibc,
  * 6.2% less footprint than block". Returns buf. */
+char *hr_summary_verdict_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace);
+/* The same over a results array (decoded for the call). */
 char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const char *trace);
 
 /* The budget result of `trace` into buf: "budget 64.00 MiB: first exceeded
  * by glibc at frame 412 (heap Level), block at op 530, never by stack"
  * (budget.first_failure_frame/_heap when the report has them, else the op
  * index). Returns 0 and buf "" when no result of the trace has a budget. */
+int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace);
+/* The same over a results array (decoded for the call). */
 int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char *trace);
 
 /* Writes `text` on out. Text (md == 0): every line longer than

@@ -87,13 +87,13 @@ void hr_svg_polyline(hr_svg_t *s, const double *x, const double *y, size_t n, co
     fprintf(s->f, "\"%s/>\n", attrs ? attrs : "");
 }
 
-const char *hr_svg_color(const hr_json_t *results, const char *alloc) {
+const char *hr_svg_color(const hr_report_view_t *v, const char *alloc) {
     int k = 0;
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const char *a = hr_json_path_str(hr_json_at(results, i), "allocator");
+    for (size_t i = 0; i < v->n; i++) {
+        const char *a = v->rows[i].allocator;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(hr_json_path_str(hr_json_at(results, j), "allocator"), a) == 0;
+            seen = strcmp(v->rows[j].allocator, a) == 0;
         if (strcmp(a, alloc) == 0)
             return palette[k % 10];
         k += !seen;
@@ -327,22 +327,20 @@ void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const doub
     free(px);
 }
 
-void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, const char *trace,
-                      const hr_json_t *const *drawn, size_t n, const char *what) {
+void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, const char *trace,
+                      const hr_result_t *const *drawn, size_t n, const char *what) {
     char key[192];
-    for (size_t i = 0; i < hr_json_len(results); i++) {
-        const hr_json_t *r = hr_json_at(results, i);
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
         int seen = 0;
         for (size_t k = 0; k < n && !seen; k++)
             seen = drawn[k] == r;
         if (!hr_result_of_trace(r, trace) || seen)
             continue;
-        hr_result_t t;
-        hr_report_result(r, &t);
         if (hr_result_ok(r))
-            snprintf(key, sizeof key, "%s: no %s series", t.allocator, what);
+            snprintf(key, sizeof key, "%s: no %s series", r->allocator, what);
         else
-            snprintf(key, sizeof key, "%s: failed (%s)", t.allocator, t.status);
+            snprintf(key, sizeof key, "%s: failed (%s)", r->allocator, r->status);
         hr_panel_key(s, p, "#bbb", HR_KEY_BOX, key);
     }
 }
@@ -367,10 +365,15 @@ double hr_svg_max(const double *v, size_t n) {
     return m;
 }
 
-int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o,
+int hr_svg_chart_traces(const hr_report_view_t *v, const hr_svg_options_t *o,
                         const char ***out) {
-    if (!o->only_trace)
-        return hr_report_traces(results, out);
+    if (!o->only_trace) {
+        *out = v->ntraces ? malloc((size_t)v->ntraces * sizeof **out) : NULL;
+        if (!*out)
+            return 0;
+        memcpy(*out, v->traces, (size_t)v->ntraces * sizeof **out);
+        return v->ntraces;
+    }
     *out = malloc(sizeof **out);
     if (!*out)
         return 0;
@@ -378,13 +381,12 @@ int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o,
     return 1;
 }
 
-int hr_svg_each_trace(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_svg_each_trace(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                       hr_svg_panel_fn panel) {
     const char **traces;
-    const hr_json_t *results = hr_json_get(rep, "results");
-    int nt = hr_svg_chart_traces(results, o, &traces);
+    int nt = hr_svg_chart_traces(v, o, &traces);
     for (int t = 0; t < nt; t++)
-        panel(s, results, traces[t], o);
+        panel(s, v, traces[t], o);
     free(traces);
     return 0;
 }

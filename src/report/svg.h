@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/error.h"
+#include "report/access.h"
 #include "report/metric_name.h"
 
 typedef enum hr_chart_kind {
@@ -81,7 +82,7 @@ void hr_svg_polyline(hr_svg_t *s, const double *x, const double *y, size_t n, co
 
 /* Palette colour of an allocator: by first appearance in the results, so an
  * allocator keeps its colour in every panel and chart. */
-const char *hr_svg_color(const hr_json_t *results, const char *alloc);
+const char *hr_svg_color(const hr_report_view_t *v, const char *alloc);
 
 /* A scale: data [lo, hi] to pixels [p0, p1], linear or log10. */
 typedef struct hr_scale {
@@ -131,8 +132,8 @@ void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const doub
 
 /* Legend entries for the rows of `trace` not among drawn[0..n): "ALLOC:
  * failed (STATUS)" or "ALLOC: no WHAT series", so a missing line is said. */
-void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_json_t *results, const char *trace,
-                      const hr_json_t *const *drawn, size_t n, const char *what);
+void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, const char *trace,
+                      const hr_result_t *const *drawn, size_t n, const char *what);
 
 /* The numbers of a JSON array as a malloc'd array (*out; NULL when empty or
  * not an array); returns the length. Non-numbers become NAN. */
@@ -144,12 +145,12 @@ double hr_svg_max(const double *v, size_t n);
 
 /* The traces a chart draws: o->only_trace, or every trace of the results, as
  * a malloc'd array in *out (free it; NULL when none); returns the count. */
-int hr_svg_chart_traces(const hr_json_t *results, const hr_svg_options_t *o,
+int hr_svg_chart_traces(const hr_report_view_t *v, const hr_svg_options_t *o,
                         const char ***out);
 /* Draws one panel per trace the chart draws (hr_svg_chart_traces); 0. */
-typedef void (*hr_svg_panel_fn)(hr_svg_t *s, const hr_json_t *results, const char *trace,
+typedef void (*hr_svg_panel_fn)(hr_svg_t *s, const hr_report_view_t *v, const char *trace,
                                 const hr_svg_options_t *o);
-int hr_svg_each_trace(hr_svg_t *s, const hr_json_t *rep, const hr_svg_options_t *o,
+int hr_svg_each_trace(hr_svg_t *s, const hr_report_view_t *v, const hr_svg_options_t *o,
                       hr_svg_panel_fn panel);
 
 #endif

@@ -9,11 +9,12 @@
 #include "report/predict.h"
 #include "report/summary.h"
 
-static void print_header(FILE *out, const hr_json_t *rep, int md) {
+static void print_header(FILE *out, const hr_report_view_t *v, int md) {
+    const hr_json_t *rep = v->doc;
     const hr_json_t *m = hr_json_get(rep, "machine"), *o = hr_json_get(rep, "options");
     const char *touch = hr_json_path_str(o, "touch");
     if (!touch)
-        touch = hr_json_path_str(rep, "results.0.touch");
+        touch = v->n ? v->rows[0].touch : NULL;
     char mem[32];
     hr_fmt_bytes(mem, sizeof mem, hr_json_path_num(m, "mem_bytes"));
     fprintf(out, "%sheapreplay %s report (schema %s v%.0f)\n\n", md ? "## " : "",
@@ -48,7 +49,7 @@ static void print_header(FILE *out, const hr_json_t *rep, int md) {
 
 /* The header, wrapped to the summary's width in text (the options line is
  * long). */
-static void header(FILE *out, const hr_json_t *rep, int md) {
+static void header(FILE *out, const hr_report_view_t *rep, int md) {
     hr_prose_t p;
     FILE *f = hr_prose_open(&p);
     if (!f) {
@@ -61,24 +62,22 @@ static void header(FILE *out, const hr_json_t *rep, int md) {
 
 /* The default output is the header and every trace's summary; with
  * `detail` the detail sections follow, so the default is a prefix. */
-void hr_report_tables(const hr_json_t *rep, hr_emit_t *em, int md, const hr_render_opts_t *opts) {
-    const hr_json_t *results = hr_json_get(rep, "results");
-    const char **traces;
-    int nt = hr_report_traces(results, &traces);
+void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
+                      const hr_render_opts_t *opts) {
+    int nt = v->ntraces;
     if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
-        header(em->out, rep, md);
+        header(em->out, v, md);
     for (int t = 0; t < nt; t++) {
-        hr_summary_trace(em, results, traces[t], md);
-        hr_report_predict_table(em, results, traces[t]);
+        hr_summary_trace(em, v, v->traces[t], md);
+        hr_report_predict_table(em, v, v->traces[t]);
     }
     if (nt == 0)
         fputs("(no results)\n", em->out);
     if (opts->detail && nt > 0) {
         fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
         for (int t = 0; t < nt; t++)
-            hr_report_detail_trace(em, results, traces[t], md);
+            hr_report_detail_trace(em, v, v->traces[t], md);
     }
-    free(traces);
 }
 
 hr_render_opts_t hr_render_opts_default(void) {

@@ -8,6 +8,7 @@
 
 #include "base/emit.h"
 #include "base/json.h"
+#include "report/access.h"
 
 /* How a report is rendered. */
 typedef struct hr_render_opts {
@@ -15,9 +16,10 @@ typedef struct hr_render_opts {
 } hr_render_opts_t;
 hr_render_opts_t hr_render_opts_default(void); /* the summary only */
 
-/* Writes the tables of `rep` on em (TEXT, MARKDOWN, or HTML: the text
+/* Writes the tables of the report v (decoded once, access.h) on em (TEXT, MARKDOWN, or HTML: the text
  * format's body as a fragment without the header, tables as HTML blocks).
  * `md`: Markdown prose. */
-void hr_report_tables(const hr_json_t *rep, hr_emit_t *em, int md, const hr_render_opts_t *opts);
+void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
+                      const hr_render_opts_t *opts);
 
 #endif

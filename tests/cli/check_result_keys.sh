@@ -7,7 +7,19 @@
 # (hr_metrics[HR_M_PEAK_LIVE].path), so a misspelt key is a compile error
 # instead of a silent NaN. Checked: the path itself, its _min/_max/_mad
 # summary keys, and for a family ("ops.*") any literal starting "ops.".
-# Comments are left out. Prints TAP; exit 0 when clean.
+# Comments are left out.
+#
+# The other keys of a result (identity, the per-thread, program, predict and
+# budget blocks, samples, series, native, pools) are named once, as HR_RK_*
+# macros in src/base/result.h, and read by the decoder only: src/report/ and
+# src/cli/ never pass one as a literal to a JSON reader (hr_json_get,
+# hr_json_path, hr_json_path_str, hr_json_path_num). "touch" and
+# "interrupted" are also keys of the report document and its options, which
+# the header code reads, so they are left out of this case. And the decoder
+# is called where reports are loaded (report/access.c, which decodes a
+# report once for every renderer) and where results are assembled
+# (report/builder.c): no renderer decodes a result itself.
+# Prints TAP; exit 0 when clean.
 #
 # Usage: check_result_keys.sh [ROOT]   (ROOT: $srcdir, else this tree)
 set -u
@@ -63,4 +75,42 @@ function check(s,   f) {
 bad=$(printf '%s\n' "$hits" | grep . || true)
 if [ -z "$bad" ]; then ok "no registry path spelt as a string literal outside the registry and result.c"
 else not_ok "no registry path spelt as a string literal outside the registry and result.c" "$bad"; fi
+
+# The result's other keys, from src/base/result.h.
+rh="$root/src/base/result.h"
+if [ ! -f "$rh" ]; then
+    skip "the result's other keys are read by the decoder only" "no $rh"
+    tap_done
+fi
+keys=$(sed -n 's/^#define HR_RK_[A-Z_]*[[:space:]]*"\([a-z_]*\)"$/\1/p' "$rh" | grep -vx 'touch\|interrupted')
+nkeys=$(printf '%s\n' "$keys" | grep -c .)
+if [ "$nkeys" -lt 10 ]; then
+    not_ok "the result keys are read from $rh (HR_RK_*)" "found only $nkeys"
+    tap_done
+fi
+ok "$nkeys result keys read from src/base/result.h: $(printf '%s ' $keys)"
+# Code lines (comments left out) of src/report/ and src/cli/: "FILE:LINE:TEXT".
+code=$(cd "$root" && find src/report src/cli -type f \( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort |
+    xargs awk '
+FNR == 1 { incomment = 0 }
+{
+    line = $0; out = ""; i = 1; L = length(line)
+    while (i <= L) {
+        d = substr(line, i, 2)
+        if (incomment) { if (d == "*/") { incomment = 0; i += 2 } else i++; continue }
+        if (d == "/*") { incomment = 1; i += 2; continue }
+        if (d == "//") break
+        out = out substr(line, i, 1); i++
+    }
+    if (out ~ /[^[:space:]]/) print FILENAME ":" FNR ":" out
+}')
+alt=$(printf '%s\n' "$keys" | paste -sd'|')
+reads=$(printf '%s\n' "$code" |
+    grep -E "hr_json_(get|path|path_str|path_num)\([^;]*\"($alt)\"" || true)
+if [ -z "$reads" ]; then ok "no result key read by name in src/report/ or src/cli/ (the decoder reads them)"
+else not_ok "no result key read by name in src/report/ or src/cli/ (the decoder reads them)" "$reads"; fi
+decoders=$(printf '%s\n' "$code" | grep -E "hr_(report_result|result_decode)\(" |
+    grep -v '^src/report/access\.[ch]:\|^src/report/builder\.c:' || true)
+if [ -z "$decoders" ]; then ok "results are decoded only where reports are loaded or assembled (access.c, builder.c)"
+else not_ok "results are decoded only where reports are loaded or assembled (access.c, builder.c)" "$decoders"; fi
 tap_done

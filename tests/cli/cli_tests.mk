@@ -5,7 +5,7 @@
 # They print TAP through tap.sh; jget reads JSON values for them.
 CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
 	tests/cli/test_capture.sh tests/cli/check_includes.sh tests/cli/check_report_floors.sh tests/cli/test_check_includes.sh \
-	tests/cli/check_result_keys.sh tests/cli/test_result_fields.sh \
+	tests/cli/check_result_keys.sh tests/cli/test_result_fields.sh tests/cli/test_report_input.sh \
 	tests/cli/test_pristine.sh tests/cli/test_verify_cli.sh tests/cli/test_threads_cli.sh \
 	tests/cli/test_compose_cli.sh tests/cli/test_real_traces.sh tests/cli/test_options_cli.sh \
 	tests/cli/test_process_cli.sh tests/cli/test_annotate_std.sh tests/cli/test_pools_cli.sh tests/cli/test_packed_cli.sh \

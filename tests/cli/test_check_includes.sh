@@ -205,6 +205,13 @@ kexpect() {
     elif [ $rc != 0 ] && printf '%s\n' "$out" | grep -qF -- "$2"; then ok "$1"
     else not_ok "$1" "exit $rc, expected a failure naming: $2" "$out"; fi
 }
+# kfresh with a src/base/result.h naming the result's other keys (HR_RK_*)
+kfresh_keys() {
+    kfresh
+    put src/base/result.h '#define HR_RK_TRACE "trace"' '#define HR_RK_STATUS "status"' \
+        '#define HR_RK_A "a"' '#define HR_RK_B "b"' '#define HR_RK_C "c"' '#define HR_RK_D "d"' \
+        '#define HR_RK_E "e"' '#define HR_RK_F "f"' '#define HR_RK_G "g"' '#define HR_RK_H "h"'
+}
 kfresh
 kexpect "result keys: paths in comments and through the registry pass" ""
 kfresh
@@ -216,5 +223,13 @@ kexpect "result keys: a literal summary key (_mad) fails" 'src/report/bad.c:1: "
 kfresh
 put src/report/bad.c 'const char *k = "ops.free";'
 kexpect "result keys: a literal family member fails" 'src/report/bad.c:1: "ops.free"'
+kfresh_keys
+put src/report/ok2.c 'const char *s = hr_json_path_str(r, HR_RK_STATUS); /* "status" */'
+kexpect "result keys: an identity key read through its HR_RK_ macro passes" ""
+put src/cli/bad.c 'const char *s = hr_json_path_str(r, "status");'
+kexpect "result keys: an identity key read by name fails" 'src/cli/bad.c:1:const char *s = hr_json_path_str(r, "status");'
+kfresh_keys
+put src/report/chart_x.c 'void g(const hr_json_t *j, hr_result_t *t) { hr_report_result(j, t); }'
+kexpect "result keys: a renderer that decodes a result itself fails" 'src/report/chart_x.c:1:'
 
 tap_done
