@@ -31,6 +31,7 @@
 
 #include "backends/be_system.h"
 #include "base/json.h"
+#include "base/metrics.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "replay/memlimit.h"
@@ -355,7 +356,7 @@ static const char *unreadable(const char *line, size_t len, char *why, size_t ca
 static int verdict_then_died(const hr_child_job_t *job, const char *out, size_t len) {
     hr_json_t *v = job->mode == HR_MODE_VERIFY && len ? hr_json_parse(out, len, "result", NULL)
                                                       : NULL;
-    const char *st = hr_json_path_str(v, "verify.status");
+    const char *st = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_STATUS].path);
     int keep = st && strcmp(st, "ok") != 0;
     hr_json_free(v);
     return keep;

@@ -1,9 +1,10 @@
 /* The memory limit of a replay process (docs/ARCHITECTURE.md, "Replay
  * processes"). The limit is on the process's anonymous resident memory
- * (RSS less its shared and file pages): an address-space limit (RLIMIT_AS)
- * would refuse jemalloc, mimalloc and tcmalloc, which reserve far more
- * address space than they touch, and RLIMIT_DATA counts those reservations
- * too. The shared trace mapping is left out, so a large trace costs no
+ * (RSS less its shared and file pages): an address-space limit (RLIMIT_AS,
+ * RLIMIT_DATA) charges what an allocator reserves rather than what it uses
+ * (the bump backend reserves 256 GiB; jemalloc, mimalloc and tcmalloc map
+ * more than they touch), and resident memory is what takes a machine to
+ * its OOM killer. The shared trace mapping is left out, so a large trace costs no
  * allocator its budget. The server that waits for each replay process polls
  * the figure (child.c) and kills the process when it is over the limit: its
  * row is then "oom" with the figure. */

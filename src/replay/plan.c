@@ -171,11 +171,13 @@ static char *count_from_callgrind(char *line, const char *out) {
 static char *invalid_first(char *line, const char *verify, hr_replay_mode_t mode) {
     hr_json_t *v = verify ? hr_json_parse(verify, strlen(verify), "verify result", NULL) : NULL;
     hr_json_t *m = line ? hr_json_parse(line, strlen(line), "replay result", NULL) : NULL;
-    const char *vst = hr_json_path_str(v, "status"), *kind = hr_json_path_str(v, "verify.status");
+    const char *vst = hr_json_path_str(v, "status");
+    const char *kind = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_STATUS].path);
     const char *mst = hr_json_path_str(m, "status");
     if (vst && strcmp(vst, "ok") == 0 && kind && strcmp(kind, "ok") != 0 && mst &&
         strcmp(mst, "ok") != 0) {
-        const char *why = hr_json_path_str(v, "verify.error"), *then = hr_json_path_str(m, "error");
+        const char *why = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_ERROR].path);
+        const char *then = hr_json_path_str(m, "error");
         char msg[1024];
         snprintf(msg, sizeof msg, "%s (then the %s process: %s, %s)", why ? why : kind,
                  hr_replay_mode_name(mode), mst, then ? then : "no message");

@@ -36,6 +36,18 @@ row() {
     echo "missing|"
 }
 
+# expect_row NAME RC WANT_RC ALLOC FILE PATTERN: ok when the run exited
+# WANT_RC and ALLOC's row ("STATUS|ERROR") matches the grep PATTERN
+expect_row() {
+    local r
+    r=$(row "$4" "$5")
+    if [ "$2" = "$3" ] && echo "$r" | grep -q "$6"; then
+        ok "$1"
+    else
+        not_ok "$1" "rc=$2 row=$r"
+    fi
+}
+
 # 1. prints to stdout: its row is there in JSON (stdout and -o) and text
 "$HR" replay "${RUN[@]}" -a rogue:print,stack -f json "$T/p.hrt" -o "$T/print.json" \
     >"$T/print.out" 2>"$T/print.err"
@@ -80,12 +92,8 @@ done
 
 # 3. garbage on the result pipe: an error row that says so, never a lost row
 "$HR" replay "${RUN[@]}" -a rogue:scribble,stack "$T/p.hrt" -o "$T/scr.json" >/dev/null 2>&1
-rc=$?
-r=$(row rogue:scribble "$T/scr.json")
-case "$r" in
-error\|*"unreadable result"*) ok "garbage on the result pipe: error row, unreadable result" ;;
-*) not_ok "garbage on the result pipe: error row, unreadable result" "rc=$rc row=$r" ;;
-esac
+expect_row "garbage on the result pipe: error row, unreadable result" $? 1 \
+    rogue:scribble "$T/scr.json" "^error|.*unreadable result"
 [ "$(row stack "$T/scr.json")" = "ok|null" ] && ok "the other row of that run is ok" ||
     not_ok "the other row of that run is ok" "$(row stack "$T/scr.json")"
 
@@ -95,13 +103,8 @@ for how in "--mem-limit 1G" ""; do
     name="a 3 GiB leak under ${how:-the default limit}: oom row with the figures"
     # shellcheck disable=SC2086 # $how is zero or two words
     "$HR" replay "${RUN[@]}" -a rogue:leak $how "$T/p.hrt" -o "$T/leak.json" >/dev/null 2>&1
-    rc=$?
-    r=$(row rogue:leak "$T/leak.json")
-    if [ $rc = 1 ] && echo "$r" | grep -q "^oom|RSS 1\.0[0-9] GiB > limit 1\(\.00\)\? GiB"; then
-        ok "$name"
-    else
-        not_ok "$name" "rc=$rc row=$r"
-    fi
+    expect_row "$name" $? 1 rogue:leak "$T/leak.json" \
+        "^oom|RSS 1\.0[0-9] GiB > limit 1\(\.00\)\? GiB"
 done
 "$HR" replay -q -a stack --mem-limit 12 "$T/p.hrt" >/dev/null 2>"$T/bad.err"
 rc=$?
@@ -111,13 +114,9 @@ rc=$?
 # 5. hands back a live block, then aborts: invalid at that event under --verify
 "$HR" replay "${RUN[@]}" -a rogue:overlap,stack --verify "$T/p.hrt" -o "$T/ov.json" \
     >"$T/ov.out" 2>/dev/null
-rc=$?
+expect_row "overlap then abort, --verify: invalid with the event" $? 1 rogue:overlap "$T/ov.json" \
+    "^invalid|event 100 .*overlaps live block"
 r=$(row rogue:overlap "$T/ov.json")
-if [ $rc = 1 ] && echo "$r" | grep -q "^invalid|event 100 .*overlaps live block"; then
-    ok "overlap then abort, --verify: invalid with the event"
-else
-    not_ok "overlap then abort, --verify: invalid with the event" "rc=$rc row=$r"
-fi
 echo "$r" | grep -q "then the measure process: crashed" && ok "the crash that followed is named" ||
     not_ok "the crash that followed is named" "$r"
 "$HR" replay "${RUN[@]}" -a rogue:overlap "$T/p.hrt" -o "$T/ov2.json" >/dev/null 2>&1
