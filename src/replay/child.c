@@ -139,9 +139,13 @@ static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib
         fd = hi;
     }
     /* The allocator's own prints (printf, write(1)) land on heapreplay's
-     * standard error: never in the result, never in a report on stdout. */
-    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-        exec_failed(job, fd, "the replay process", strerror(errno));
+     * standard error (nowhere when it has none): never in the result, never
+     * in a report on stdout. */
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul > STDOUT_FILENO && dup2(nul, STDOUT_FILENO) == STDOUT_FILENO)
+            close(nul);
+    }
     worker_argv(&w, job, fd);
     if (lib[0])
         setenv("LD_PRELOAD", lib, 1);

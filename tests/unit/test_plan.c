@@ -1,5 +1,5 @@
-/* The run plan (replay/plan.h): the job layout of one trace (samples
- * interleaved across specs, then verify, then count), the cells of a
+/* The run plan (replay/plan.h): the job layout of one trace (verify first,
+ * then samples interleaved across specs, then count), the cells of a
  * shard, and a real run of a small trace through worker processes of the
  * built heapreplay: the order the processes ran in and the lines each cell
  * gets. */
