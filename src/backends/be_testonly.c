@@ -160,7 +160,8 @@ static void rogue_free(void *self, void *ptr, size_t size) {
 }
 
 const hr_backend_t hr_backend_rogue = {
-    .name = "rogue", .description = "test only: misbehaves (rogue:print|fork|leak|overlap|scribble)",
+    .name = "rogue",
+    .description = "test only: misbehaves (rogue:print|fork|leak|overlap|scribble)",
     .caps = HR_CAP_TEST_ONLY, .create = rogue_create, .alloc = rogue_alloc,
     .free = rogue_free, .destroy = faulty_destroy,
 };

@@ -11,7 +11,8 @@ uint64_t hr_mem_limit_for(uint64_t opt, uint64_t peak_live, uint32_t n_ids) {
         return 0;
     if (opt)
         return opt;
-    uint64_t lim = peak_live > (UINT64_MAX / 8) ? UINT64_MAX / 2 : 4 * peak_live + HR_MEM_LIMIT_SLACK;
+    uint64_t lim = peak_live > UINT64_MAX / 8 ? UINT64_MAX / 2
+                                              : 4 * peak_live + HR_MEM_LIMIT_SLACK;
     if (lim < HR_MEM_LIMIT_FLOOR)
         lim = HR_MEM_LIMIT_FLOOR;
     lim += (uint64_t)HR_MEM_LIMIT_PER_ID * n_ids;

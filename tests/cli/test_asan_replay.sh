@@ -25,7 +25,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 INHOUSE="stack,marker,block,bank,sizeclass,routed,stack+block,marker+block,stack+marker+block"
 n_inhouse=9
-SAN='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer'
+SAN='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:'
+SAN="$SAN|SUMMARY: UndefinedBehaviorSanitizer"
 
 for tr in "$top_srcdir"/traces/*.hrt; do
     name=$(basename "$tr" .hrt)

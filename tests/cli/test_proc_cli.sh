@@ -5,11 +5,11 @@
 # standard output keeps its row and leaves the report on stdout intact; one
 # that forks a child that keeps running keeps its row, the run does not wait
 # for the child, and the child is gone afterwards; one that writes garbage on
-# the result pipe gets an "error" row saying why; one that leaks 16 MiB per
-# allocation (up to 3 GiB) is stopped by --mem-limit 1G and by the default
-# limit with an "oom" row naming the figures; one that hands back a live
-# block and then aborts is "invalid" at that event under --verify (crashed
-# without it). TAP.
+# the result pipe gets an "error" row saying why, in JSON and in text; one
+# that leaks 16 MiB per allocation (up to 3 GiB) is stopped by --mem-limit 1G
+# and by the default limit with an "oom" row naming the figures; one that
+# hands back a live block and then aborts is "invalid" at that event under
+# --verify (crashed without it). TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}
@@ -91,9 +91,12 @@ done
     not_ok "the forked child is killed with its replay process" "pid=${pid:-none} stat=$st"
 
 # 3. garbage on the result pipe: an error row that says so, never a lost row
-"$HR" replay "${RUN[@]}" -a rogue:scribble,stack "$T/p.hrt" -o "$T/scr.json" >/dev/null 2>&1
+"$HR" replay "${RUN[@]}" -a rogue:scribble,stack "$T/p.hrt" -o "$T/scr.json" >"$T/scr.txt" 2>&1
 expect_row "garbage on the result pipe: error row, unreadable result" $? 1 \
     rogue:scribble "$T/scr.json" "^error|.*unreadable result"
+# the summary wraps its notes: one line of words
+tr -s ' \n' ' ' <"$T/scr.txt" | grep -q "rogue:scribble: error: .* an unreadable result" &&
+    ok "the text report says why" || not_ok "the text report says why" "$(tail -5 "$T/scr.txt")"
 [ "$(row stack "$T/scr.json")" = "ok|null" ] && ok "the other row of that run is ok" ||
     not_ok "the other row of that run is ok" "$(row stack "$T/scr.json")"
 
