@@ -5,7 +5,7 @@
 
 #define HR_BACKEND_LIST(X)                                                    \
     X(stack) X(marker) X(block) X(bank) X(sizeclass) X(routed)                 \
-    X(glibc) X(jemalloc) X(mimalloc) X(tcmalloc) X(preload) X(bump) X(crash) X(hang) \
+    X(glibc) X(jemalloc) X(mimalloc) X(tcmalloc) X(preload) X(bump) X(crash) X(hang) X(rogue) \
     X(mtcheck)
 
 #define HR_DECLARE_BACKEND_(n) extern const hr_backend_t hr_backend_##n;

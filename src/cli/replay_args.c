@@ -13,6 +13,7 @@
 #include "cli/replay_int.h"
 #include "alloc/routed.h"
 #include "replay/counter.h"
+#include "replay/memlimit.h"
 
 /* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */
 static int parse_pace(const char *v, double *out) {
@@ -33,7 +34,8 @@ static int parse_pace(const char *v, double *out) {
 
 enum {
     O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
-    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM
+    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM,
+    O_MEMLIMIT
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -57,6 +59,10 @@ static const hr_opt_t replay_opts[] = {
      "recently allocated ones) | spread:N (N lines of blocks picked from the whole heap); "
      "+free also reads a block before its free. N 1..64. Serial laps only"},
     {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
+    {O_MEMLIMIT, "mem-limit", "SIZE|none", "per replay process: its anonymous resident memory "
+     "(RSS less shared pages), read every 5 ms; over it the process is killed and its row is "
+     "oom. Default: 4 x the trace's peak live bytes + 256M, at least 1G, plus 64 bytes per "
+     "block id, at most 3/4 of the RAM"},
     {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
     {O_HEAPCFG, "heap-config", "FILE", "heap table for the routed allocator"},
     {O_WARM, "warm-time", "SECONDS", "warm laps per sample run this long (default 0.5; 0: one "
@@ -135,6 +141,17 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
                    ? hr_opt_bad(o, "none, reuse:N or spread:N (N 1..64), optionally +free, or free")
                    : 0;
     case O_TIMEOUT: return hr_opt_double(o, 0, 1e7, 1, &a->opt.timeout_s);
+    case O_MEMLIMIT:
+        if (strcmp(o->arg, "none") == 0) {
+            a->opt.mem_limit = HR_MEM_LIMIT_NONE;
+            return 0;
+        }
+        if (hr_opt_bytes(o, &n) != 0)
+            return 2;
+        if (n < ((uint64_t)1 << 20) || n == HR_MEM_LIMIT_NONE)
+            return hr_opt_bad(o, "a size of at least 1M (e.g. 512M, 4G), or none");
+        a->opt.mem_limit = n;
+        return 0;
     case O_BUDGET:
         if (hr_opt_bytes(o, &n) != 0)
             return 2;

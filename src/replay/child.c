@@ -1,15 +1,20 @@
 /* Child processes: every replay process is a re-executed worker
  * (`heapreplay __worker`) that sends its result object back as one line of
- * JSON over a pipe. External allocators run with LD_PRELOAD set to their
+ * JSON over a pipe of its own (not its standard output, which goes to
+ * heapreplay's standard error: an allocator that prints cannot corrupt the
+ * result). External allocators run with LD_PRELOAD set to their
  * library, so two malloc replacements never meet in one process; in-house
  * allocators run with none. Every process is a fresh program: an in-house
  * allocator's own blocks come from the C library's malloc, and a fork of
  * this process would hand it a heap shaped by the parent's history (its
  * mmap/trim thresholds decide whether freed chunks go back to the system, and
  * the same trace measured 30 or 212 ns/op on block depending on it). The
- * decoded trace reaches every worker through one shared memfd. A crash (signal), a timeout or
- * an exit without a result is reported as that allocator's result; the run
- * goes on. */
+ * decoded trace reaches every worker through one shared memfd. Each replay
+ * process leads its own process group, bounded in time (--timeout) and in
+ * anonymous resident memory (memlimit.h); the group is killed when the
+ * process ends, so nothing an allocator forked outlives its row. A crash
+ * (signal), a timeout, a memory limit or an exit without a readable result
+ * is reported as that allocator's result; the run goes on. */
 #include "replay/child.h"
 
 #include <errno.h>
@@ -18,14 +23,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "backends/be_system.h"
+#include "base/json.h"
+#include "base/metrics.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
+#include "replay/memlimit.h"
 
 /* Interruption (hr_child_trap_signals): the signal caught, and the server
  * to stop. The handler only stores and kills (async-signal-safe). */
@@ -121,6 +130,22 @@ static void exec_failed(const hr_child_job_t *job, int fd, const char *what, con
  * driven purging pinned: counter.h). */
 static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib) {
     worker_cmd_t w;
+    setpgid(0, 0); /* its own group: the server ends whatever it forked (wait_job) */
+    if (fd <= STDERR_FILENO) { /* heapreplay started with a standard stream closed */
+        int hi = fcntl(fd, F_DUPFD, STDERR_FILENO + 1);
+        if (hi < 0)
+            _exit(4);
+        close(fd);
+        fd = hi;
+    }
+    /* The allocator's own prints (printf, write(1)) land on heapreplay's
+     * standard error (nowhere when it has none): never in the result, never
+     * in a report on stdout. */
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul > STDOUT_FILENO && dup2(nul, STDOUT_FILENO) == STDOUT_FILENO)
+            close(nul);
+    }
     worker_argv(&w, job, fd);
     if (lib[0])
         setenv("LD_PRELOAD", lib, 1);
@@ -149,6 +174,10 @@ static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib
 static char *precheck(const hr_child_job_t *job) {
     int ext = (job->spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
     const char *lib = job->spec->lib;
+    if (ext && HR_ASAN_BUILD)
+        return synth_result(job, "error", "skipped: in an AddressSanitizer build the sanitizer's "
+                            "runtime provides malloc; external allocators replay in a build "
+                            "without --enable-asan", 0);
     if (ext && !lib)
         return synth_result(job, "error", "allocator not found at configure time (not built)", 0);
     if (ext && lib[0] && access(lib, R_OK) != 0) {
@@ -161,43 +190,76 @@ static char *precheck(const hr_child_job_t *job) {
 
 /* How the server saw one replay process end. */
 typedef struct job_end {
-    int status;    /* waitpid status */
-    int timed_out; /* killed at the deadline */
+    int      status;    /* waitpid status */
+    int      timed_out; /* killed at the deadline */
+    int      oom;       /* killed over the memory limit */
+    uint64_t rss;       /* oom: the anonymous RSS that was over it */
+    double   secs;      /* oom: when, from the process's start */
 } job_end_t;
 
-static job_end_t wait_with_deadline(pid_t pid, double timeout_s) {
-    job_end_t e = {0, 0};
-    uint64_t deadline = hr_now_ns() + (uint64_t)(timeout_s * 1e9);
+/* Valgrind runs a program ~50 times slower. */
+static int under_callgrind(const hr_child_job_t *job) {
+    return job->mode == HR_MODE_COUNT && job->opt->count == HR_COUNT_CALLGRIND;
+}
+
+static double job_timeout(const hr_child_job_t *job) {
+    return job->opt->timeout_s * (under_callgrind(job) ? 50 : 1);
+}
+
+/* Valgrind's own tables (translations, its heap) are resident in the same
+ * process: a count under callgrind gets 1 GiB more. 0: no limit. */
+static uint64_t job_mem_limit(const hr_child_job_t *job) {
+    uint64_t lim = job->mem_limit;
+    return lim && under_callgrind(job) ? lim + ((uint64_t)1 << 30) : lim;
+}
+
+/* Waits for the replay process pid, killing its group at the deadline or
+ * when its anonymous RSS is over the limit (read every HR_MEM_POLL_MS);
+ * once it has ended, whatever it forked and left running is killed too. */
+static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
+    job_end_t e = {0, 0, 0, 0, 0};
+    uint64_t t0 = hr_now_ns(), deadline = t0 + (uint64_t)(job_timeout(job) * 1e9);
+    uint64_t limit = job_mem_limit(job), next_poll = t0;
     struct timespec nap = {0, 1000000}; /* 1 ms */
     for (;;) {
         pid_t r = waitpid(pid, &e.status, WNOHANG);
         if (r == pid || (r < 0 && errno != EINTR))
-            return e;
-        if (!e.timed_out && hr_now_ns() >= deadline) {
+            break;
+        uint64_t now = hr_now_ns();
+        if (!e.timed_out && !e.oom && now >= deadline) {
+            kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             e.timed_out = 1;
         }
+        if (limit && !e.timed_out && !e.oom && now >= next_poll) {
+            uint64_t rss = hr_proc_anon_rss(pid);
+            next_poll = now + HR_MEM_POLL_MS * 1000000ull;
+            if (rss > limit) {
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+                e.oom = 1;
+                e.rss = rss;
+                e.secs = (double)(now - t0) / 1e9;
+            }
+        }
         nanosleep(&nap, NULL);
     }
-}
-
-/* Valgrind runs a program ~50 times slower. */
-static double job_timeout(const hr_child_job_t *job) {
-    int cg = job->mode == HR_MODE_COUNT && job->opt->count == HR_COUNT_CALLGRIND;
-    return job->opt->timeout_s * (cg ? 50 : 1);
+    kill(-pid, SIGKILL); /* the group: children the allocator forked (ESRCH: none) */
+    return e;
 }
 
 /* The server: forked once, before any job runs, it starts every replay
  * process in turn (fork + exec of the worker, so one job never runs beside
- * another on a 2-core machine), waits for it with the deadline and reports how
- * it ended on `status_fd`. It allocates nothing between forks. */
+ * another on a 2-core machine), waits for it with the deadline and the
+ * memory limit and reports how it ended on `status_fd`. It allocates
+ * nothing between forks. */
 static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd) {
     pid_t self = getpid();
     signal(SIGINT, SIG_DFL); /* the parent's handlers are not the server's */
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     for (int i = 0; i < n; i++) {
-        job_end_t e = {0, 0};
+        job_end_t e = {0, 0, 0, 0, 0};
         if (wfd[i] >= 0) {
             pid_t pid = fork();
             if (pid == 0) {
@@ -210,10 +272,12 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
                 child_exec_worker(&jobs[i], wfd[i], ext ? jobs[i].spec->lib : "");
             }
             close(wfd[i]);
-            if (pid > 0)
-                e = wait_with_deadline(pid, job_timeout(&jobs[i]));
-            else
+            if (pid > 0) {
+                setpgid(pid, pid); /* as the child does: whichever runs first */
+                e = wait_job(pid, &jobs[i]);
+            } else {
                 e.status = 127 << 8;
+            }
         }
         if (write(status_fd, &e, sizeof e) != (ssize_t)sizeof e)
             _exit(5);
@@ -221,51 +285,122 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
     _exit(0);
 }
 
-/* Reads fd to its end; while nothing arrives, calls tick (if any) about
- * every HR_CHILD_TICK_MS (the caller's progress display). */
-static char *read_all(int fd, size_t *len, void (*tick)(void *), void *ctx) {
-    size_t cap = 4096;
-    char *buf = malloc(cap);
-    *len = 0;
-    for (;;) {
-        if (*len + 4096 > cap)
-            buf = realloc(buf, cap *= 2);
-        struct pollfd pfd = {fd, POLLIN, 0};
-        if (tick && poll(&pfd, 1, HR_CHILD_TICK_MS) == 0) {
-            tick(ctx);
-            continue;
-        }
-        ssize_t r = read(fd, buf + *len, cap - *len - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        *len += (size_t)r;
+/* A growing buffer for what a replay process sends. */
+typedef struct outbuf {
+    char  *buf;
+    size_t len, cap;
+} outbuf_t;
+
+/* Reads what is there on fd (blocking or not, as fd is); 0 at its end or
+ * on error, 1 when more may come. */
+static int outbuf_read(outbuf_t *o, int fd) {
+    if (o->len + 4096 > o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 8192;
+        char *b = realloc(o->buf, cap);
+        if (!b)
+            return 0;
+        o->buf = b;
+        o->cap = cap;
     }
-    buf[*len] = 0;
-    return buf;
+    ssize_t r = read(fd, o->buf + o->len, o->cap - o->len - 1);
+    if (r < 0 && errno == EINTR)
+        return 1;
+    if (r <= 0)
+        return 0;
+    o->len += (size_t)r;
+    return 1;
 }
 
-/* Turns what one replay process sent and how it ended into a result line. */
+/* Collects one job: what its process sends on rfd until the server says on
+ * sp how it ended (*e; 0 when it did, -1 when the server is gone or the
+ * run was interrupted), then what is left in the pipe. The end of the pipe
+ * is not awaited: a child the allocator forked may hold it open. While
+ * nothing arrives, tick (if any) is called about every HR_CHILD_TICK_MS. */
+static int collect(int rfd, int sp, outbuf_t *o, job_end_t *e, void (*tick)(void *), void *ctx) {
+    int open_r = rfd >= 0;
+    for (;;) {
+        struct pollfd pfd[2] = {{sp, POLLIN, 0}, {rfd, POLLIN, 0}};
+        int r = poll(pfd, open_r ? 2 : 1, tick ? HR_CHILD_TICK_MS : -1);
+        if (stop_sig)
+            return -1;
+        if (r == 0 && tick)
+            tick(ctx);
+        if (r <= 0)
+            continue;
+        if (open_r && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR)))
+            open_r = outbuf_read(o, rfd);
+        if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t got = read(sp, e, sizeof *e);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (open_r && fcntl(rfd, F_SETFL, O_NONBLOCK) == 0)
+                while (outbuf_read(o, rfd))
+                    ;
+            return got == (ssize_t)sizeof *e ? 0 : -1;
+        }
+    }
+}
+
+/* NULL when line is one JSON result object with a status; else why not. */
+static const char *unreadable(const char *line, size_t len, char *why, size_t cap) {
+    hr_error_t err = {{0}};
+    hr_json_t *v = hr_json_parse(line, len, "result", &err);
+    const char *st = hr_json_path_str(v, "status");
+    if (!v)
+        snprintf(why, cap, "%.180s", err.msg);
+    else if (hr_json_type(v) != HR_JSON_OBJECT || !st)
+        snprintf(why, cap, "no status in it");
+    hr_json_free(v);
+    return v && st ? NULL : why;
+}
+
+/* A verify process that found a violation and then died (the allocator had
+ * corrupted its heap) keeps its verdict: it came first, and it explains the
+ * death. */
+static int verdict_then_died(const hr_child_job_t *job, const char *out, size_t len) {
+    hr_json_t *v = job->mode == HR_MODE_VERIFY && len ? hr_json_parse(out, len, "result", NULL)
+                                                      : NULL;
+    const char *st = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_STATUS].path);
+    int keep = st && strcmp(st, "ok") != 0;
+    hr_json_free(v);
+    return keep;
+}
+
+/* Turns what one replay process sent and how it ended into a result line
+ * (out is taken over). */
 static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_end_t e) {
-    char msg[160];
+    char msg[400], a[32], b[32];
     int st = e.status;
+    while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+        out[--len] = 0;
+    if (e.oom) {
+        free(out);
+        snprintf(msg, sizeof msg, "RSS %s > limit %s after %.2f s (killed; --mem-limit)",
+                 hr_mem_fmt(e.rss, a, sizeof a), hr_mem_fmt(job_mem_limit(job), b, sizeof b),
+                 e.secs);
+        return synth_result(job, "oom", msg, 0);
+    }
     if (e.timed_out) {
         free(out);
         snprintf(msg, sizeof msg, "no result within %g s (killed)", job_timeout(job));
         return synth_result(job, "timeout", msg, 0);
     }
-    if (WIFSIGNALED(st)) {
+    if (WIFSIGNALED(st) && !verdict_then_died(job, out, len)) {
         free(out);
         int sig = WTERMSIG(st);
         snprintf(msg, sizeof msg, "crashed with signal %d (%s)%s", sig, strsignal(sig),
                  sig == SIGKILL ? ", possibly out of memory" : "");
         return synth_result(job, "crashed", msg, sig);
     }
-    if (len == 0 || (WIFEXITED(st) && WEXITSTATUS(st) != 0 && !strstr(out, "\"status\""))) {
+    char why[200];
+    if (len == 0 || unreadable(out, len, why, sizeof why)) {
+        if (len == 0)
+            snprintf(msg, sizeof msg, "replay process exited with status %d and no result",
+                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        else
+            snprintf(msg, sizeof msg, "replay process exited with status %d and an unreadable "
+                     "result (%.200s)", WIFEXITED(st) ? WEXITSTATUS(st) : -1, why);
         free(out);
-        snprintf(msg, sizeof msg, "replay process exited with status %d and no result",
-                 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
         return synth_result(job, "error", msg, 0);
     }
     return out;
@@ -285,14 +420,27 @@ static void tick(void *p) {
         t->fn(t->job, t->index, t->ctx);
 }
 
+/* After an interruption: jobs [i, n) have no result. */
+static void drop_rest(int i, int n, const int *rfd, char **results) {
+    for (int k = i; k < n; k++) {
+        if (rfd[k] >= 0)
+            close(rfd[k]);
+        free(results[k]);
+        results[k] = NULL;
+    }
+}
+
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx) {
     int *rfd = malloc((size_t)n * sizeof *rfd), *wfd = malloc((size_t)n * sizeof *wfd), sp[2];
     for (int i = 0; i < n; i++) {
         int fds[2] = {-1, -1};
         results[i] = precheck(&jobs[i]);
+        /* the parent's read ends never reach a worker */
         if (!results[i] && pipe(fds) != 0)
             results[i] = synth_result(&jobs[i], "error", strerror(errno), 0);
+        if (fds[0] >= 0)
+            fcntl(fds[0], F_SETFD, FD_CLOEXEC);
         rfd[i] = fds[0];
         wfd[i] = fds[1];
     }
@@ -319,31 +467,26 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
     for (int i = 0; i < n; i++) {
         if (progress && !stop_sig)
             progress(&jobs[i], i, ctx);
-        size_t len = 0;
+        outbuf_t o = {NULL, 0, 0};
+        job_end_t e = {0, 0, 0, 0, 0};
         tick_ctx_t tc = {progress, &jobs[i], i, ctx};
-        char *out = rfd[i] >= 0 && !stop_sig ? read_all(rfd[i], &len, progress ? tick : NULL, &tc)
-                                             : NULL;
-        job_end_t e;
-        ssize_t got = stop_sig ? 0 : read(sp[0], &e, sizeof e);
-        while (got < 0 && errno == EINTR && !stop_sig)
-            got = read(sp[0], &e, sizeof e);
+        int got = stop_sig ? -1 : collect(rfd[i], sp[0], &o, &e, progress ? tick : NULL, &tc);
         if (stop_sig) { /* this job and the rest have no result */
-            free(out);
-            for (int k = i; k < n; k++) {
-                if (rfd[k] >= 0)
-                    close(rfd[k]);
-                free(results[k]);
-                results[k] = NULL;
-            }
+            free(o.buf);
+            drop_rest(i, n, rfd, results);
             break;
         }
-        if (got != (ssize_t)sizeof e) {
-            e.status = 0;
-            e.timed_out = 0;
-        }
+        if (got != 0)
+            e = (job_end_t){0, 0, 0, 0, 0};
         if (rfd[i] >= 0) {
             close(rfd[i]);
-            results[i] = finish_job(&jobs[i], out, len, e);
+            if (!o.buf)
+                o.buf = calloc(1, 1);
+            if (o.buf)
+                o.buf[o.len] = 0;
+            results[i] = finish_job(&jobs[i], o.buf, o.buf ? o.len : 0, e);
+        } else {
+            free(o.buf);
         }
     }
     close(sp[0]);

@@ -6,6 +6,22 @@
 #include "trace/trace.h"
 #include "replay/engine.h"
 
+/* 1 in an AddressSanitizer build: its runtime provides malloc in every
+ * process. In-house allocators replay on top of it (the engine, --verify
+ * and the allocators are then checked by the sanitizer; the figures are not
+ * comparable with a normal build's); external allocators cannot, and their
+ * rows are an "error" saying so, without a process. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HR_ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HR_ASAN_BUILD 1
+#endif
+#endif
+#ifndef HR_ASAN_BUILD
+#define HR_ASAN_BUILD 0
+#endif
+
 typedef struct hr_child_job {
     const hr_trace_t          *trace;      /* decoded */
     int                        trace_fd;   /* the same, shared (trace/shared.h): workers map it */
@@ -16,6 +32,7 @@ typedef struct hr_child_job {
     const char                *self_exe;   /* this program, for re-exec */
     hr_replay_mode_t           mode;       /* what the process does (opt->mode is ignored) */
     const char                *count_out;  /* count mode under callgrind: its output file */
+    uint64_t                   mem_limit;  /* anonymous RSS bytes (memlimit.h); 0: none */
 } hr_child_job_t;
 
 typedef void (*hr_child_progress_fn)(const hr_child_job_t *job, int index, void *ctx);
@@ -30,7 +47,9 @@ int hr_child_interrupted(void);
 
 /* Runs every job in its own process and stores its result object, one line of
  * JSON (malloc'd), in results[i]: the process's own, or one made here with
- * status "crashed" (+ "signal"), "timeout" or "error". Replay processes run
+ * status "crashed" (+ "signal"), "timeout", "oom" (over job->mem_limit: the
+ * figure in "error") or "error" (no result, or one that is not a JSON
+ * object with a status: never a missing row). Replay processes run
  * one after another, each a freshly executed worker (a fresh program for the
  * allocator under test, in-house or external), started from one server
  * process forked before the first job.
@@ -43,11 +62,14 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
 
 /* `heapreplay __worker --fd N --trace-fd F --spec S --mode M --name NAME
  * [--touch T] [--budget B] [--warm-time S] [--stall-us U]`: the re-executed
- * replay process of an external allocator. Verifies with dladdr that
- * `malloc` comes from the library named in $HEAPREPLAY_EXPECT_LIB (libc when
- * empty) and refuses to report otherwise; maps the shared trace and writes
- * its result through a stdout buffer in harness memory, so that nothing of
- * the harness is allocated through the allocator under test. */
+ * replay process of every allocator. Verifies with dladdr that `malloc`
+ * comes from the library named in $HEAPREPLAY_EXPECT_LIB (libc when empty;
+ * in an AddressSanitizer build in-house allocators accept the sanitizer's)
+ * and refuses to report otherwise; maps the shared trace and writes its
+ * result on the result pipe N (close-on-exec, never its standard output,
+ * which the allocator may print to) through a stream whose buffer is
+ * harness memory, so that nothing of the harness is allocated through the
+ * allocator under test. */
 int hr_worker_main(int argc, char **argv);
 
 #endif

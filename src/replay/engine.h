@@ -81,6 +81,9 @@ typedef struct hr_replay_options {
     hr_access_t access;       /* the program's use of its blocks between ops (access.h) */
     uint64_t    budget;       /* 0 = none; else first op whose footprint exceeds it */
     double      timeout_s;    /* per child process */
+    uint64_t    mem_limit;    /* per child process, anonymous RSS bytes: 0 = the
+                               * default for the trace, HR_MEM_LIMIT_NONE = none
+                               * (replay/memlimit.h) */
     int         repeat;       /* samples per (trace, allocator) */
     double      warm_time_s;  /* warm laps run until this much wall time (>= 1 lap) */
     double      stall_us;     /* ops slower than this are checked for a context switch */

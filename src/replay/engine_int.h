@@ -183,8 +183,10 @@ void hr_run_touch_made(run_t *r, void *p, uint64_t from, uint64_t to, int zeroed
 void hr_run_access_before(run_t *r, const hr_event_t *ev);
 void hr_run_access_after(run_t *r, const hr_event_t *ev);
 
-/* engine_slow.c: the untimed laps. The verify lap also frees (and checks)
- * what the trace leaves live; the count lap returns the allocator calls it
+/* engine_slow.c: the untimed laps. The verify lap stops at the first
+ * violation (returning -1; what is live is then abandoned, not freed
+ * through the broken allocator), else frees (and checks) what the trace
+ * leaves live and returns 0; the count lap returns the allocator calls it
  * made through the counted wrappers. */
 struct hr_verify;
 int hr_verify_lap(run_t *r, struct hr_verify *v);

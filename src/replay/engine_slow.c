@@ -14,7 +14,7 @@
 
 typedef struct slow {
     run_t       *r;
-    hr_verify_t *v;       /* verify mode, else NULL */
+    hr_verify_t *v;       /* verify mode, else NULL; the lap stops at its first violation */
     int          counted; /* count mode: calls through hr_counted_* */
     uint64_t     calls;   /* allocator calls made */
     uint64_t     ev;      /* current event index */
@@ -123,11 +123,14 @@ static void slow_free(slow_t *s, const hr_event_t *ev) {
     r->slots[ev->id].p = NULL;
 }
 
-/* Events [base, base + n) at evs, with the hooks of `s`. */
-static void slow_window(slow_t *s, const hr_event_t *evs, size_t n, uint64_t base) {
+/* Events [base, base + n) at evs, with the hooks of `s`. 0, or -1 when
+ * the checker found a violation (the lap stops there). */
+static int slow_window(slow_t *s, const hr_event_t *evs, size_t n, uint64_t base) {
     s->r->win = evs;
     s->r->win_base = base;
     for (size_t k = 0; k < n; k++) {
+        if (s->v && hr_verify_result(s->v, NULL, NULL) != HR_VERIFY_OK)
+            return -1;
         const hr_event_t *ev = &evs[k];
         s->ev = base + k;
         s->r->i = (size_t)(base + k);
@@ -141,6 +144,7 @@ static void slow_window(slow_t *s, const hr_event_t *evs, size_t n, uint64_t bas
         }
         hr_run_access_after(s->r, ev);
     }
+    return s->v && hr_verify_result(s->v, NULL, NULL) != HR_VERIFY_OK ? -1 : 0;
 }
 
 /* Replays the whole trace once with the hooks of `s`. */
@@ -148,14 +152,22 @@ static void slow_lap(slow_t *s) {
     hr_evwin_t w;
     if (hr_evwin_open(&w, s->r->t, NULL) != 0)
         return;
-    while (hr_evwin_next(&w))
-        slow_window(s, w.ev, w.n, w.base);
+    while (hr_evwin_next(&w) && slow_window(s, w.ev, w.n, w.base) == 0)
+        ;
     hr_evwin_close(&w);
 }
 
 int hr_verify_lap(run_t *r, hr_verify_t *v) {
     slow_t s = {r, v, 0, 0, 0};
     slow_lap(&s);
+    if (hr_verify_result(v, NULL, NULL) != HR_VERIFY_OK) {
+        /* The allocator broke its contract: what is still live is
+         * abandoned, not handed back, so that a heap it has corrupted
+         * cannot crash the process before the verdict is out. */
+        for (uint32_t id = 0; id < r->t->n_ids; id++)
+            r->slots[id].p = NULL;
+        return -1;
+    }
     /* what the trace leaves live is checked as it is freed */
     for (uint32_t id = 0; id < r->t->n_ids; id++)
         if (r->slots[id].p) {

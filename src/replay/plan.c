@@ -13,6 +13,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "replay/counter.h"
+#include "replay/memlimit.h"
 #include "replay/plan.h"
 #include "trace/format.h"
 #include "trace/share_file.h"
@@ -62,16 +63,18 @@ int hr_replay_plan_total_jobs(const hr_replay_plan_t *p) {
     return hr_replay_plan_cell_jobs(p) * p->ncells;
 }
 
-/* Measure and time processes first, (sample, spec, mode) in that order of
- * significance; then one verify process per spec, then one count process. */
+/* One verify process per spec first (its verdict stands even when the
+ * allocator later corrupts its heap and the timed processes crash:
+ * invalid_first), then the measure and time processes, (sample, spec,
+ * mode) in that order of significance, then one count process per spec. */
 int hr_replay_plan_job(const hr_replay_plan_t *p, int nspecs, int spec, int sample,
                        hr_replay_mode_t mode) {
-    int base = nspecs * p->rep * 2;
+    int verify = p->verify ? nspecs : 0;
     if (mode == HR_MODE_VERIFY)
-        return base + spec;
+        return spec;
     if (mode == HR_MODE_COUNT)
-        return base + (p->verify ? nspecs : 0) + spec;
-    return (sample * nspecs + spec) * 2 + (mode == HR_MODE_TIME);
+        return verify + nspecs * p->rep * 2 + spec;
+    return verify + (sample * nspecs + spec) * 2 + (mode == HR_MODE_TIME);
 }
 
 static int plan_count_files(const hr_replay_plan_t *p, int nspecs, plan_files_t *f) {
@@ -158,6 +161,46 @@ static char *count_from_callgrind(char *line, const char *out) {
     line = hr_json_to_string(v, 1);
     hr_json_free(v);
     return line;
+}
+
+/* A sample's line that did not end "ok" (crashed, oom, ...) when the verify
+ * process of the same cell found a violation: the violation speaks for the
+ * sample ("invalid" with its event; what then happened to the process is
+ * added), as it would had the allocator survived it. Returns the line to
+ * keep: a new one (line is freed) or line itself. */
+static char *invalid_first(char *line, const char *verify, hr_replay_mode_t mode) {
+    hr_json_t *v = verify ? hr_json_parse(verify, strlen(verify), "verify result", NULL) : NULL;
+    hr_json_t *m = line ? hr_json_parse(line, strlen(line), "replay result", NULL) : NULL;
+    const char *vst = hr_json_path_str(v, "status");
+    const char *kind = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_STATUS].path);
+    const char *mst = hr_json_path_str(m, "status");
+    if (vst && strcmp(vst, "ok") == 0 && kind && strcmp(kind, "ok") != 0 && mst &&
+        strcmp(mst, "ok") != 0) {
+        const char *why = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_ERROR].path);
+        const char *then = hr_json_path_str(m, "error");
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s (then the %s process: %s, %s)", why ? why : kind,
+                 hr_replay_mode_name(mode), mst, then ? then : "no message");
+        hr_json_set(v, "status", hr_json_new_str("invalid"));
+        hr_json_set(v, "error", hr_json_new_str(msg));
+        free(line);
+        line = hr_json_to_string(v, 1);
+    }
+    hr_json_free(v);
+    hr_json_free(m);
+    return line;
+}
+
+static void invalid_over_failures(const hr_replay_plan_t *p, char **lines, int nsub) {
+    for (int s = 0; p->verify && s < nsub; s++) {
+        const char *v = lines[hr_replay_plan_job(p, nsub, s, 0, HR_MODE_VERIFY)];
+        for (int r = 0; v && r < p->rep; r++)
+            for (int k = 0; k < 2; k++) {
+                hr_replay_mode_t m = k ? HR_MODE_TIME : HR_MODE_MEASURE;
+                int j = hr_replay_plan_job(p, nsub, s, r, m);
+                lines[j] = invalid_first(lines[j], v, m);
+            }
+    }
 }
 
 /* ---- execution ---------------------------------------------------------- */
@@ -315,6 +358,7 @@ static int run_jobs(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_re
         lines[k] = count_from_callgrind(lines[k], f.outs[s]);
     }
     plan_count_files_free(&f);
+    invalid_over_failures(p, lines, nsub);
     if (!failed)
         failed = hand_cells(p, h, c, lines, subi, nsub);
     for (int i = 0; i < n; i++)
@@ -343,7 +387,8 @@ static int run_trace(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int 
         fprintf(stderr, "heapreplay replay: %s\n", err.msg);
     } else {
         hr_child_job_t proto = {&t, tfd, path, digest, NULL, p->opt, p->self_exe,
-                                HR_MODE_MEASURE, NULL};
+                                HR_MODE_MEASURE, NULL,
+                                hr_mem_limit_for(p->opt->mem_limit, t.peak_live, t.n_ids)};
         hr_replay_cell_t c = {i, 0, path, NULL, &prog, 0, NULL, NULL, NULL, NULL, 0, 0};
         rc = run_jobs(p, h, &c, &proto, subi, nsub);
         close(tfd);

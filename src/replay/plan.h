@@ -3,7 +3,10 @@
  * process; a cell (trace, spec) may add one verify and one count process.
  * A trace's processes run one after another, specs interleaved within each
  * sample (A B A B ...) so that phases of a shared host hit them alike; the
- * verify processes, then the count ones, come last. --shard leaves some
+ * verify processes come first (a violation they find is the row's status
+ * even when the timed processes then crash), the count ones last. Each
+ * process is bounded by opt->timeout_s and by a memory limit made from
+ * opt->mem_limit and the trace's peak (replay/memlimit.h). --shard leaves some
  * cells out: the caller decides which (the assignment lives with the report
  * merge) and hands the plan the mask.
  *

@@ -51,7 +51,9 @@
  * overlap or a changed pattern: the trace's point of view is the contract.
  *
  * After the first violation the checker stops checking (every call becomes
- * a no-op) and only reports it; it never reads or writes outside the bytes
+ * a no-op) and only reports it, and the engine's verify lap stops there (a
+ * broken allocator often corrupts its own heap next and dies: the verdict
+ * is written first); the checker never reads or writes outside the bytes
  * the trace requested for a block, so a wrong pointer it was handed cannot
  * make it fault unless that range itself is unmapped.
  *

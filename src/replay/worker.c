@@ -1,4 +1,4 @@
-/* The worker: the re-executed process in which an external allocator replays
+/* The worker: the re-executed process in which every allocator replays
  * (see child.h). It proves which library provides malloc, maps the trace the
  * parent shared (trace/shared.h) and replays through plain
  * malloc/calloc/realloc/free/posix_memalign. The process the allocator sees
@@ -9,6 +9,7 @@
  * lookups (dlsym keeps a few hundred bytes for an error string when a
  * symbol another allocator would export is absent). */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -107,26 +108,36 @@ static int provider_matches(const char *provider, const char *expect) {
     return strcmp(a, b) == 0 ? 0 : -1;
 }
 
+/* The stream of the result (open_result). */
+static FILE *result_out;
+
 static void emit_fail(const worker_args_t *a, const char *msg) {
     hr_emit_t em;
-    hr_emit_init(&em, stdout, HR_EMIT_JSON);
+    hr_emit_init(&em, result_out, HR_EMIT_JSON);
     em.compact = 1;
     hr_result_head(&em, a->name, NULL, a->spec, "error", &a->opt);
     hr_emit_str(&em, "error", msg);
     hr_emit_obj_end(&em);
-    fputc('\n', stdout);
-    fflush(stdout);
+    fputc('\n', result_out);
+    fflush(result_out);
 }
 
-/* The result goes to the pipe through stdout with a buffer in harness
- * memory: stdio would otherwise take its FILE and buffer from malloc. */
-static int redirect_stdout(int fd) {
+/* The result pipe fd becomes a stream without a call to malloc (which is
+ * the allocator under test): no FILE can be made without malloc but the
+ * three static ones, and stdout and stderr stay the allocator's to print
+ * to, so the stdin FILE is reopened for writing on the pipe (freopen reuses
+ * the FILE; the worker reads nothing), close-on-exec, with its buffer in
+ * harness memory. */
+static FILE *open_result(int fd) {
     static const size_t len = (size_t)1 << 16;
     char *buf = hr_hmem_alloc(len, 0);
-    if (!buf || dup2(fd, STDOUT_FILENO) < 0)
-        return -1;
+    if (!buf || fd == STDIN_FILENO || dup2(fd, STDIN_FILENO) < 0)
+        return NULL;
     close(fd);
-    return setvbuf(stdout, buf, _IOFBF, len);
+    FILE *f = freopen(NULL, "we", stdin);
+    if (!f || fcntl(fileno(f), F_SETFD, FD_CLOEXEC) != 0 || setvbuf(f, buf, _IOFBF, len) != 0)
+        return NULL;
+    return f;
 }
 
 int hr_worker_main(int argc, char **argv) {
@@ -135,17 +146,8 @@ int hr_worker_main(int argc, char **argv) {
         fprintf(stderr, "heapreplay __worker: internal command, bad arguments\n");
         return 2;
     }
-    if (redirect_stdout(a.fd) != 0)
+    if (!(result_out = open_result(a.fd)))
         return 3;
-    const char *expect = getenv("HEAPREPLAY_EXPECT_LIB");
-    const char *provider = malloc_provider();
-    char msg[PATH_MAX * 2 + 128];
-    if (!expect || !provider || provider_matches(provider, expect) != 0) {
-        snprintf(msg, sizeof msg, "malloc is provided by %s, not by the requested %s: refusing to report",
-                 provider ? provider : "(unknown)", expect && expect[0] ? expect : "C library");
-        emit_fail(&a, msg);
-        return 0;
-    }
     hr_alloc_spec_t spec; /* the parent's text, parsed once in this process; no copy (malloc) */
     hr_trace_t t;
     hr_error_t err = {{0}};
@@ -154,22 +156,33 @@ int hr_worker_main(int argc, char **argv) {
         emit_fail(&a, "unknown allocator");
         return 0;
     }
+    int external = (spec.be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+    const char *expect = getenv("HEAPREPLAY_EXPECT_LIB");
+    const char *provider = malloc_provider();
+    char msg[PATH_MAX * 2 + 128];
+    int sanitized = HR_ASAN_BUILD && !external; /* in-house, on the sanitizer's malloc */
+    if (!sanitized && (!expect || !provider || provider_matches(provider, expect) != 0)) {
+        snprintf(msg, sizeof msg, "malloc is provided by %s, not by the requested %s: refusing to report",
+                 provider ? provider : "(unknown)", expect && expect[0] ? expect : "C library");
+        emit_fail(&a, msg);
+        hr_alloc_spec_free(&spec);
+        return 0;
+    }
     if (hr_trace_map(a.trace_fd, &t, digest, &err) != 0) {
         emit_fail(&a, err.msg);
         hr_alloc_spec_free(&spec);
         return 0;
     }
     hr_emit_t em;
-    hr_emit_init(&em, stdout, HR_EMIT_JSON);
+    hr_emit_init(&em, result_out, HR_EMIT_JSON);
     em.compact = 1;
     /* The report names the library it measured; in-house allocators have
      * their own figures and no library. */
-    int external = (spec.be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
     const hr_extstats_t *ext = external ? hr_extstats_for(spec.last->name) : NULL;
     a.opt.library = external ? provider : NULL;
     hr_replay_spec(&t, a.name, digest, &spec, ext, &a.opt, &em);
-    fputc('\n', stdout);
-    fflush(stdout);
+    fputc('\n', result_out);
+    fflush(result_out);
     hr_trace_unmap(&t);
     hr_alloc_spec_free(&spec);
     return 0;

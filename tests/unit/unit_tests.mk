@@ -29,3 +29,7 @@ noinst_HEADERS += tests/unit/metric_extra.h
 # needs the two Ir totals within 0.1 % (count_demo; SKIP without valgrind).
 check_PROGRAMS += tests/unit/test_counter tests/unit/count_demo
 TESTS += tests/unit/test_counter tests/unit/count_demo
+
+# The memory limit of a replay process (replay/memlimit.h); a unit test like
+# the others, so check-unit runs it under the sanitizers too.
+UNIT_TESTS += tests/unit/test_memlimit
