@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trace/names.h"
 #include "trace/zsrc.h"
 
 /* Binary when the data starts with (a prefix of) the magic: a file cut inside
@@ -256,11 +257,13 @@ int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t,
 /* The canonical string numbering: strings in order of first use by an event,
  * equal names merged, unused ones dropped (what the text form keeps). Fills
  * map[old] (UINT32_MAX = unused) and order[new] = an old index with that
- * name; returns how many remain, or -1 on OOM. Linear search for equal
- * names: string tables are heap and mark names, a few hundred at most, and
- * only unseen indices search. */
+ * name; returns how many remain, or -1 on OOM. Equal names are found through
+ * a hash index of the old indices kept so far (a trace may hold 100 k
+ * distinct mark names), and only unseen indices look. */
 static int64_t canon_strings(const hr_trace_t *t, uint32_t *map, uint32_t *order) {
     uint32_t n = 0;
+    hr_names_t ix;
+    hr_names_init(&ix);
     for (uint32_t i = 0; i < t->n_strings; i++)
         map[i] = UINT32_MAX;
     for (size_t i = 0; i < t->n_events; i++) {
@@ -268,13 +271,19 @@ static int64_t canon_strings(const hr_trace_t *t, uint32_t *map, uint32_t *order
         if (!hr_event_has_str(ev) || ev->aux >= t->n_strings ||
             map[ev->aux] != UINT32_MAX)
             continue;
-        uint32_t k = 0;
-        while (k < n && strcmp(t->strings[order[k]], t->strings[ev->aux]) != 0)
-            k++;
-        if (k == n)
-            order[n++] = ev->aux;
-        map[ev->aux] = k;
+        int64_t same = hr_names_find(&ix, t->strings, t->strings[ev->aux]);
+        if (same >= 0) {
+            map[ev->aux] = map[same];
+            continue;
+        }
+        if (hr_names_add(&ix, t->strings, ev->aux) != 0) {
+            hr_names_free(&ix);
+            return -1;
+        }
+        order[n] = ev->aux;
+        map[ev->aux] = n++;
     }
+    hr_names_free(&ix);
     return n;
 }
 

@@ -29,3 +29,7 @@ noinst_HEADERS += tests/unit/metric_extra.h
 # needs the two Ir totals within 0.1 % (count_demo; SKIP without valgrind).
 check_PROGRAMS += tests/unit/test_counter tests/unit/count_demo
 TESTS += tests/unit/test_counter tests/unit/count_demo
+
+# Every input bounded: name lookups by hash (probe counts, no timing).
+check_PROGRAMS += tests/unit/test_names
+TESTS += tests/unit/test_names
