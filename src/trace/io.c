@@ -108,20 +108,59 @@ static uint64_t binary_total(const uint8_t *h) {
     return hs + sl + rl;
 }
 
+/* Room for `extra` more bytes in b, the capacity doubling but never past
+ * `most` bytes in all (the input limit + 1), so a bounded input never
+ * reserves twice its bound. 0, or -1 on out of memory. */
+static int buf_room(hr_buf_t *b, size_t extra, uint64_t most) {
+    if (b->cap - b->len >= extra)
+        return 0;
+    uint64_t cap = b->cap ? b->cap : extra;
+    while (cap - b->len < extra)
+        cap *= 2;
+    if (cap > most && most >= b->len + extra)
+        cap = most;
+    if (cap > SIZE_MAX)
+        return -1;
+    uint8_t *d = realloc(b->data, (size_t)cap);
+    if (!d)
+        return -1;
+    b->data = d;
+    b->cap = (size_t)cap;
+    return 0;
+}
+
+/* A binary header's claim checked against the stream's limit: a header
+ * that says more bytes follow than the input may hold fails before they
+ * are read (a compressed file of zeros behind such a header). */
+static int check_claim(const uint8_t *h, uint64_t total, uint64_t limit, const char *name,
+                       hr_error_t *err) {
+    if (!limit || total <= limit)
+        return 0;
+    uint64_t sl = 0;
+    for (int i = 7; i >= 0; i--)
+        sl = (sl << 8) | h[48 + i];
+    hr_error_set(err, "%s: offset %d: the header claims %llu bytes of trace, more than %llu, "
+                 "the input limit (--max-input, or HEAPREPLAY_MAX_INPUT; docs/TRACE_FORMAT.md)",
+                 name, sl > limit ? 48 : 56, (unsigned long long)total,
+                 (unsigned long long)limit);
+    return -1;
+}
+
 /* Reads a trace from z into b, checking the format from the first bytes
  * (so /dev/zero or a random stream fails at once) and, for a binary trace,
  * never reading past what its header says the file holds (the decoder then
- * reports the extra bytes). `hint`: the file's size when known (0 if not).
- * Returns 0 with *fmt set, or -1 with err. */
+ * reports the extra bytes) nor past the stream's limit (hr_zsrc_limit).
+ * `hint`: the file's size when known (0 if not). Returns 0 with *fmt set,
+ * or -1 with err. */
 static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_t *fmt,
                        hr_buf_t *b, hr_error_t *err) {
     sniff_t what = *fmt == HR_FMT_BINARY ? SNIFF_BINARY : *fmt == HR_FMT_TEXT ? SNIFF_TEXT
                                                                               : SNIFF_MORE;
-    uint64_t limit = UINT64_MAX;
+    uint64_t limit = UINT64_MAX, most = hr_zsrc_limit(z) ? hr_zsrc_limit(z) + 1 : UINT64_MAX;
     size_t chunk = hint && hint < SIZE_MAX - 1 ? (size_t)hint + 1 : (size_t)1 << 16;
     for (;;) {
         int cut = 0;
-        if (hr_buf_reserve(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk) != 0) {
+        if (buf_room(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk, most) != 0) {
             hr_error_set(err, "%s: out of memory after %zu bytes", name, b->len);
             return -1;
         }
@@ -130,9 +169,7 @@ static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_
             chunk = (size_t)(limit - b->len + 1); /* one byte more shows an excess */
         long got = hr_zsrc_read(z, b->data + b->len, chunk, &cut);
         if (got < 0) {
-            hr_error_set(err, "%s: offset %zu: cannot read: %s", name, b->len,
-                         hr_zsrc_kind(z) != HR_Z_PLAIN ? "corrupt compressed data"
-                                                       : strerror(errno ? errno : EIO));
+            hr_zsrc_error(z, name, b->len, err);
             return -1;
         }
         b->len += (size_t)got;
@@ -151,8 +188,11 @@ static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_
                          "'heapreplay-trace' header line)", name);
             return -1;
         }
-        if (what == SNIFF_BINARY && limit == UINT64_MAX && b->len >= HR_BIN_HEADER_SIZE)
+        if (what == SNIFF_BINARY && limit == UINT64_MAX && b->len >= HR_BIN_HEADER_SIZE) {
             limit = binary_total(b->data);
+            if (check_claim(b->data, limit, hr_zsrc_limit(z), name, err) != 0)
+                return -1;
+        }
         if (at_end || (limit != UINT64_MAX && b->len > limit))
             break;
         chunk = (size_t)1 << 16;
@@ -187,6 +227,8 @@ int hr_trace_read_bytes(const char *path, uint8_t **out, size_t *len, hr_format_
     if (z) {
         if (hr_zsrc_kind(z) != HR_Z_PLAIN)
             hint = 0; /* the decoded size is not the file's */
+        else if (!hint) /* a pipe, FIFO or stdin: no size vouches for it */
+            hr_zsrc_set_limit(z, hr_trace_max_input());
         errno = 0;
         rc = read_stream(z, name, hint, fmt, &b, err);
         hr_zsrc_close(z);

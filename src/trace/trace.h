@@ -262,6 +262,17 @@ int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err);
 /* ---- file formats (src/trace/) ---------------------------------------- */
 typedef enum hr_format { HR_FMT_AUTO = 0, HR_FMT_BINARY, HR_FMT_TEXT } hr_format_t;
 
+/* The input limit: the most decoded bytes a reader takes from an input
+ * whose size the file system does not give, i.e. a compressed file (its
+ * decompressed size) or a pipe, FIFO or stdin; 0 lifts it. A binary
+ * header that claims more fails at once, before its records are read; a
+ * plain regular file is bounded by its size instead. One per process; the
+ * CLI sets it from --max-input or HEAPREPLAY_MAX_INPUT
+ * (docs/TRACE_FORMAT.md, "Input limits"). */
+#define HR_MAX_INPUT_DEFAULT ((uint64_t)1 << 30)
+void hr_trace_set_max_input(uint64_t bytes);
+uint64_t hr_trace_max_input(void);
+
 /* Reads a trace (format detected from the magic when HR_FMT_AUTO), then
  * validates it. Path "-" is stdin; pipes and FIFOs work. A zstd or gzip
  * compressed file (.hrt.zst, .txt.gz) is decompressed on the fly. The format

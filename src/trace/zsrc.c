@@ -1,5 +1,6 @@
 /* Decompressing byte source (see zsrc.h). */
 #include "trace/zsrc.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -13,10 +14,19 @@
 #include <zlib.h>
 #endif
 
+/* The input limit (trace.h's hr_trace_set_max_input): one per process, set
+ * by the command line before any input is opened. */
+static uint64_t max_input = HR_MAX_INPUT_DEFAULT;
+
+void hr_trace_set_max_input(uint64_t bytes) { max_input = bytes; }
+uint64_t hr_trace_max_input(void) { return max_input; }
+
 struct hr_zsrc {
     FILE *f;
     hr_zkind_t kind;
     int eof, in_frame, error;
+    int over;              /* the limit was passed (reads return -1) */
+    uint64_t limit, total; /* decoded bytes allowed (0: any) and given so far */
     unsigned char in[1 << 16];
     size_t in_pos, in_len;
 #ifdef HAVE_ZSTD
@@ -103,11 +113,7 @@ static long read_gzip(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
 }
 #endif
 
-long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
-    int dummy = 0;
-    if (!cut)
-        cut = &dummy;
-    *cut = 0;
+static long read_kind(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
     switch (s->kind) {
     case HR_Z_PLAIN: return read_plain(s, out, cap);
 #ifdef HAVE_ZSTD
@@ -118,6 +124,45 @@ long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
 #endif
     default: return -1;
     }
+}
+
+long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
+    int dummy = 0;
+    if (!cut)
+        cut = &dummy;
+    *cut = 0;
+    if (s->over) {
+        errno = EFBIG;
+        return -1;
+    }
+    /* One byte past the limit is read (and refused), so a stream of exactly
+     * the limit still reads whole. */
+    if (s->limit && cap > s->limit - s->total + 1)
+        cap = (size_t)(s->limit - s->total + 1);
+    long got = read_kind(s, out, cap, cut);
+    if (got > 0 && s->limit && (s->total += (uint64_t)got) > s->limit) {
+        s->over = 1;
+        errno = EFBIG;
+        return -1;
+    }
+    return got;
+}
+
+void hr_zsrc_set_limit(hr_zsrc_t *s, uint64_t bytes) { s->limit = bytes; }
+uint64_t hr_zsrc_limit(const hr_zsrc_t *s) { return s->limit; }
+
+void hr_zsrc_error(const hr_zsrc_t *s, const char *name, uint64_t offset, hr_error_t *err) {
+    if (s->over)
+        hr_error_set(err, "%s: offset %llu: more than %llu bytes after %s, the input limit "
+                     "(--max-input, or HEAPREPLAY_MAX_INPUT; docs/TRACE_FORMAT.md)", name,
+                     (unsigned long long)s->limit, (unsigned long long)s->limit,
+                     s->kind == HR_Z_PLAIN ? "reading a stream" : "decompression");
+    else if (s->kind != HR_Z_PLAIN)
+        hr_error_set(err, "%s: offset %llu: cannot read: corrupt %s data", name,
+                     (unsigned long long)offset, hr_zsrc_kind_name(s->kind));
+    else
+        hr_error_set(err, "%s: offset %llu: cannot read: %s", name, (unsigned long long)offset,
+                     strerror(errno ? errno : EIO));
 }
 
 static hr_zkind_t sniff(const unsigned char *m, size_t n) {
@@ -148,6 +193,7 @@ hr_zsrc_t *hr_zsrc_open(FILE *f, const char *name, hr_error_t *err) {
         return NULL;
     }
     s->kind = sniff(s->in, s->in_len);
+    s->limit = s->kind != HR_Z_PLAIN ? max_input : 0;
 #ifdef HAVE_ZSTD
     if (s->kind == HR_Z_ZSTD && (!(s->zs = ZSTD_createDStream()) ||
                                  ZSTD_isError(ZSTD_initDStream(s->zs)))) {
