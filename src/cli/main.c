@@ -1,4 +1,5 @@
 /* heapreplay: the command table and dispatch. */
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,7 +36,10 @@ int hr_cli_parse_size(const char *s, unsigned long long *out) {
     char *end;
     if (!s || !*s || *s == '-')
         return -1;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE) /* past 2^64: never ULLONG_MAX in its place */
+        return -1;
     unsigned long long mul = 1;
     switch (*end) {
     case 'k': case 'K': mul = 1ull << 10; end++; break;

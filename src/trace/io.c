@@ -231,6 +231,13 @@ int hr_trace_read_bytes(const char *path, uint8_t **out, size_t *len, hr_format_
             hr_zsrc_set_limit(z, hr_trace_max_input());
         errno = 0;
         rc = read_stream(z, name, hint, fmt, &b, err);
+        if (hr_zsrc_kind(z) != HR_Z_PLAIN) {
+            /* The decoder's offsets and sizes are of the decompressed bytes,
+             * not of the file: its messages say so. */
+            static _Thread_local char decorated[4096 + 32];
+            snprintf(decorated, sizeof decorated, "%.4096s (decompressed)", name);
+            *namep = decorated;
+        }
         hr_zsrc_close(z);
     }
     if (!is_stdin)

@@ -26,6 +26,8 @@ struct hr_zsrc {
     hr_zkind_t kind;
     int eof, in_frame, error;
     int over;              /* the limit was passed (reads return -1) */
+    int trailing;          /* bytes after the last gzip member that are not gzip */
+    uint64_t in_total;     /* compressed bytes read from f (for offsets) */
     uint64_t limit, total; /* decoded bytes allowed (0: any) and given so far */
     unsigned char in[1 << 16];
     size_t in_pos, in_len;
@@ -43,6 +45,7 @@ static void fill_in(hr_zsrc_t *s) {
     if (s->in_pos < s->in_len || s->eof)
         return;
     s->in_len = fread(s->in, 1, sizeof s->in, s->f);
+    s->in_total += s->in_len;
     s->in_pos = 0;
     if (s->in_len == 0) {
         s->eof = 1;
@@ -87,8 +90,39 @@ static long read_zstd(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
 #endif
 
 #ifdef HAVE_ZLIB
+/* After a gzip member: another member follows (concatenated files read as
+ * one, as gzip -d reads them), or the end. 0 when the stream goes on or
+ * ended; -1 (with trailing set) when bytes that are no gzip member follow:
+ * they are not silently dropped. */
+static int gzip_next_member(hr_zsrc_t *s) {
+    fill_in(s);
+    if (s->eof)
+        return 0;
+    size_t left = s->in_len - s->in_pos;
+    if (left < 2) { /* the magic may straddle two reads */
+        memmove(s->in, s->in + s->in_pos, left);
+        s->in_pos = 0;
+        s->in_len = left;
+        size_t n = fread(s->in + left, 1, sizeof s->in - left, s->f);
+        s->in_len += n;
+        s->in_total += n;
+    }
+    if (s->in_len - s->in_pos >= 2 && s->in[s->in_pos] == 0x1f && s->in[s->in_pos + 1] == 0x8b) {
+        s->gz_done = 0;
+        return inflateReset(&s->gz) == Z_OK ? 0 : -1;
+    }
+    s->trailing = 1;
+    return -1;
+}
+
 static long read_gzip(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
-    while (!s->gz_done) {
+    while (!s->gz_done || s->in_pos < s->in_len || !s->eof) {
+        if (s->gz_done) {
+            if (gzip_next_member(s) != 0)
+                return -1;
+            if (s->gz_done)
+                break;
+        }
         fill_in(s);
         if (s->eof) {
             *cut = 1;
@@ -152,7 +186,11 @@ void hr_zsrc_set_limit(hr_zsrc_t *s, uint64_t bytes) { s->limit = bytes; }
 uint64_t hr_zsrc_limit(const hr_zsrc_t *s) { return s->limit; }
 
 void hr_zsrc_error(const hr_zsrc_t *s, const char *name, uint64_t offset, hr_error_t *err) {
-    if (s->over)
+    if (s->trailing)
+        hr_error_set(err, "%s: offset %llu: bytes after the end of the gzip data that are no "
+                     "gzip member (the file is damaged or has something appended)", name,
+                     (unsigned long long)(s->in_total - (s->in_len - s->in_pos)));
+    else if (s->over)
         hr_error_set(err, "%s: offset %llu: more than %llu bytes after %s, the input limit "
                      "(--max-input, or HEAPREPLAY_MAX_INPUT; docs/TRACE_FORMAT.md)", name,
                      (unsigned long long)s->limit, (unsigned long long)s->limit,
@@ -186,6 +224,7 @@ hr_zsrc_t *hr_zsrc_open(FILE *f, const char *name, hr_error_t *err) {
         if (n == 0)
             break;
         s->in_len += n;
+        s->in_total += n;
     }
     if (s->in_len == 0 && ferror(f)) {
         hr_error_set(err, "%s: cannot read: %s", name, strerror(errno ? errno : EIO));

@@ -30,6 +30,7 @@ noinst_HEADERS += tests/unit/metric_extra.h
 check_PROGRAMS += tests/unit/test_counter tests/unit/count_demo
 TESTS += tests/unit/test_counter tests/unit/count_demo
 
-# Every input bounded: name lookups by hash (probe counts, no timing).
-check_PROGRAMS += tests/unit/test_names
-TESTS += tests/unit/test_names
+# Every input bounded: name lookups by hash (probe counts, no timing);
+# limits that accept what their messages say.
+check_PROGRAMS += tests/unit/test_names tests/unit/test_input_bounds
+TESTS += tests/unit/test_names tests/unit/test_input_bounds
