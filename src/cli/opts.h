@@ -78,9 +78,9 @@ int hr_opt_bad(const hr_optarg_t *o, const char *what);
 #define HR_OPT_MAX_INPUT (HR_OPT_LONG + 200)
 #define HR_OPT_MAX_INPUT_ROW                                                                   \
     {HR_OPT_MAX_INPUT, "max-input", "SIZE",                                                    \
-     "the most bytes taken from a compressed trace once decompressed, or from a\n"             \
-     "pipe or stdin (default 1G, or HEAPREPLAY_MAX_INPUT; 0: no limit). A binary\n"            \
-     "header that claims more fails at once; a plain file is bounded by its size"}
+     "the most bytes taken from a compressed trace once decompressed, or from a "              \
+     "pipe or stdin (default 1G, or HEAPREPLAY_MAX_INPUT; 0: no limit); a binary "             \
+     "header that claims more fails at once"}
 int hr_opt_max_input(const hr_optarg_t *o); /* sets the limit: 0, or 2 after a usage error */
 
 /* Generated documentation (help.c). */
