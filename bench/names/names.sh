@@ -25,11 +25,7 @@ SIZES=${SIZES:-"10000 100000"}
 PIN=${PIN:-"taskset -c 0"}
 RUNS=${RUNS:-3}
 OUT=${OUT:-"$S/results/names-$(hostname -s).md"}
-JQ_NOTE=""
-HR_START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-HR_START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
-W=$(mktemp -d "${TMPDIR:-/tmp}/hr_names.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+hr_bench_start
 
 # make_trace KIND N: a text trace of N distinct names (marks, or push+pop).
 make_trace() {
