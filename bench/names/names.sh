@@ -2,12 +2,12 @@
 # Names: the cost of many distinct heap and mark names. Traces of N distinct
 # marks, and of N push+pop pairs of distinct heaps, are converted (text ->
 # binary), read by info, and converted back; the time per step should grow
-# with N (ratio ~10 from 10 k to 100 k), not with N^2 (ratio ~100), since
+# with N (ratio ~10 per 10x names), not with N^2 (ratio ~100), since
 # names are found through a hash index (src/trace/names.c). Writes
 # results/names-<host>.md.
 #
 #   bash bench/names/names.sh BUILDDIR          (make bench-names)
-#   SIZES="10000 100000"   name counts (default)
+#   SIZES="10000 100000 1000000"   name counts (default)
 #   HR_BIN=PATH            another heapreplay binary to measure (an older build)
 #   PIN="taskset -c 0"     prefix of every measured command (default)
 #   RUNS=3                 runs per step, the best one kept (default 3)
@@ -21,7 +21,7 @@ B="$(cd "${1:-.}" && pwd)"
 S="$(cd "$(dirname "$0")/../.." && pwd)"
 HR=${HR_BIN:-"$B/heapreplay"}
 [ -x "$HR" ] || { echo "no heapreplay at $HR (make heapreplay)" >&2; exit 2; }
-SIZES=${SIZES:-"10000 100000"}
+SIZES=${SIZES:-"10000 100000 1000000"}
 PIN=${PIN:-"taskset -c 0"}
 RUNS=${RUNS:-3}
 OUT=${OUT:-"$S/results/names-$(hostname -s).md"}
@@ -55,12 +55,13 @@ best3() {
 }
 
 hr_header "Names: distinct heap and mark names" "RUNS=$RUNS bash bench/names/names.sh" >"$W/out.md"
+echo "Binary measured: \`$HR\`." >>"$W/out.md"
+echo >>"$W/out.md"
 cat >>"$W/out.md" <<EOF
 Traces of N distinct marks (\`mark mI\`) and of N push+pop pairs of distinct
 heaps (\`push hI\` / \`pop hI\`); each step's best wall time of $RUNS runs, in
 seconds. convert: text -> binary; info: the binary trace; back: binary ->
-text. The ratios below are the 100 k time over the 10 k time: about 10 for a
-linear cost, about 100 for a quadratic one.
+text.
 
 | trace | names | convert | info | back |
 |---|---:|---:|---:|---:|
@@ -79,22 +80,29 @@ for kind in marks pushpop; do
         echo "| $kind | $n | $c | $i | $b |" >>"$W/out.md"
     done
 done
+# ratios of each size's times over the previous size's
 set -- $SIZES
-if [ $# -ge 2 ]; then
-    lo=$1
-    hi=${!#}
-    {
-        echo
-        echo "Ratios ($hi over $lo names; a time of a few ms makes its ratio coarse):"
-        echo
-        for kind in marks pushpop; do
-            read -r c1 i1 b1 <<<"${T[$kind,$lo]}"
-            read -r c2 i2 b2 <<<"${T[$kind,$hi]}"
-            awk -v k=$kind -v c1="$c1" -v c2="$c2" -v i1="$i1" -v i2="$i2" -v b1="$b1" -v b2="$b2" '
-                function r(a, b) { return (a + 0 > 0 && b != "timeout") ? sprintf("%.1f", b / a) : "-" }
-                BEGIN { printf "- %s: convert %s, info %s, back %s\n", k, r(c1, c2), r(i1, i2), r(b1, b2) }'
-        done
-        echo
-    } >>"$W/out.md"
-fi
+{
+    echo
+    echo "Ratios of each size's time over the previous one's (sizes 10x apart: about 10"
+    echo "for a linear cost, 100 for a quadratic one; a time of a few ms, mostly process"
+    echo "start, makes its ratio low and coarse):"
+    echo
+    prev=""
+    for n in "$@"; do
+        if [ -n "$prev" ]; then
+            for kind in marks pushpop; do
+                read -r c1 i1 b1 <<<"${T[$kind,$prev]}"
+                read -r c2 i2 b2 <<<"${T[$kind,$n]}"
+                awk -v k=$kind -v lo=$prev -v hi=$n -v c1="$c1" -v c2="$c2" -v i1="$i1" -v i2="$i2" \
+                    -v b1="$b1" -v b2="$b2" '
+                    function r(a, b) { return (a + 0 > 0 && b != "timeout") ? sprintf("%.1f", b / a) : "-" }
+                    BEGIN { printf "- %s, %s over %s: convert %s, info %s, back %s\n", k, hi, lo,
+                            r(c1, c2), r(i1, i2), r(b1, b2) }'
+            done
+        fi
+        prev=$n
+    done
+    echo
+} >>"$W/out.md"
 hr_write_out

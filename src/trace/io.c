@@ -112,6 +112,8 @@ static uint64_t binary_total(const uint8_t *h) {
  * `most` bytes in all (the input limit + 1), so a bounded input never
  * reserves twice its bound. 0, or -1 on out of memory. */
 static int buf_room(hr_buf_t *b, size_t extra, uint64_t most) {
+    if (most > b->len && most - b->len < extra)
+        extra = (size_t)(most - b->len); /* the last stretch below the bound */
     if (b->cap - b->len >= extra)
         return 0;
     uint64_t cap = b->cap ? b->cap : extra;
