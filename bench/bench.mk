@@ -118,3 +118,10 @@ bench-charts: heapreplay$(EXEEXT)
 		bench/charts/shipped.json $(top_srcdir)/results
 CLEANFILES += bench/charts/shipped.json
 EXTRA_DIST += bench/charts/make-chart-screenshots.sh
+
+# Distinct heap and mark names: convert/info/convert-back times at 10 k and
+# 100 k names, whose ratio shows a linear (~10) or quadratic (~100) cost.
+.PHONY: bench-names
+bench-names: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/names/names.sh $(top_builddir)
+EXTRA_DIST += bench/names/names.sh

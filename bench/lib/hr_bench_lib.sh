@@ -2,6 +2,7 @@
 # false_alarms.sh, power.sh, rank_stability.sh and the others), sourced (bash, set -euo
 # pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
 #
+#   hr_bench_start            HR_START_DATE/_LOAD and W only (builds nothing)
 #   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
 #                             FRESH_MT, DUMP, SHIM, JQ_NOTE, HR_START_DATE/_LOAD and W (a
 #                             work folder removed on exit); builds what is
@@ -40,6 +41,14 @@ hr_bench_setup() {
         apt-get install -y jq >&2 || { echo "jq is required (apt-get install jq)" >&2; exit 2; }
         JQ_NOTE="jq was installed by this script (apt-get install -y jq)."
     fi
+    hr_bench_start
+}
+
+# The start of a run without building anything (hr_bench_setup's last step;
+# a script that needs only heapreplay calls it alone): HR_START_DATE/_LOAD
+# for hr_header and W, a work folder removed on exit.
+hr_bench_start() {
+    JQ_NOTE=${JQ_NOTE:-}
     HR_START_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     HR_START_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
     W=$(mktemp -d "${TMPDIR:-/tmp}/hr_bench.XXXXXX")

@@ -158,6 +158,8 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out) {
         mul = 1ull << 20, end++;
     else if (*end == 'G' || *end == 'g')
         mul = 1ull << 30, end++;
+    else if (*end == 'T' || *end == 't') /* the limit's own unit: "1T" is allowed */
+        mul = 1ull << 40, end++;
     if (errno || *end || v > max / mul)
         return -1;
     *out = v * mul;
@@ -232,7 +234,7 @@ static int do_heap(parser_t *p, char **w, int nw) {
     else
         FAIL(p, "expected a kind (static, tracking, dlheap, none or alias), got '%s'", w[3]);
     if (parse_u64(w[4], 1ull << 40, &h.size) != 0)
-        FAIL(p, "expected a size in bytes with optional K/M/G suffix (<= 1T), got '%s'", w[4]);
+        FAIL(p, "expected a size in bytes with optional K/M/G/T suffix (<= 1T), got '%s'", w[4]);
     if ((h.kind == HR_HEAP_STATIC || h.kind == HR_HEAP_DLHEAP) && h.size < 4096)
         FAIL(p, "expected a size of at least 4096 bytes for a %s heap", w[3]);
     if (nw == 6 && strcmp(w[5], "-") != 0) {

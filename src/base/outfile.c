@@ -1,7 +1,9 @@
 /* Atomic, checked output files (see outfile.h). */
 #include "base/outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -10,7 +12,13 @@
 #include <unistd.h>
 
 /* The stream's backend: a descriptor and the errno of its first failed write
- * (stdio forgets why a write failed; ferror() only says that one did). */
+ * (stdio forgets why a write failed; ferror() only says that one did).
+ *
+ * After a failed write the sink takes and drops the rest (no more system
+ * calls) and reports success to stdio, so every writer, however it checks
+ * its writes, runs to its end and the one place that reports is the commit
+ * (or hr_stdout_check): one line, "PATH: cannot write: No space left on
+ * device", never a writer's own vaguer guess or an empty reason. */
 typedef struct sink {
     int fd;
     int err;
@@ -19,20 +27,14 @@ typedef struct sink {
 static ssize_t sink_write(void *c, const char *buf, size_t n) {
     sink_t *s = c;
     size_t done = 0;
-    if (s->err) {
-        errno = s->err;
-        return -1;
-    }
-    while (done < n) {
+    while (!s->err && done < n) {
         ssize_t w = write(s->fd, buf + done, n - done);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
+        if (w <= 0)
             s->err = w < 0 ? errno : ENOSPC;
-            errno = s->err;
-            return -1;
-        }
-        done += (size_t)w;
+        else
+            done += (size_t)w;
     }
     return (ssize_t)n;
 }
@@ -68,16 +70,55 @@ static void outfile_clear(hr_outfile_t *o) {
     memset(o, 0, sizeof *o);
 }
 
-/* The temporary file ".BASE.XXXXXX" next to `path`, created with the mode a
- * fresh file would get (or the target's mode when it exists). */
+/* Temporary files are ".BASE" TMP_TAG "PID-XXXXXX": the writer's pid in
+ * the name lets the next write of the same target tell a temporary file
+ * whose writer is gone (killed with -9, or the machine lost power) from one
+ * a live writer is still filling. */
+#define TMP_TAG ".heapreplay-"
+
+/* Removes the stale temporary files of `base` in the directory `dir` (dlen
+ * bytes of it, "" for the current one): those whose pid no longer runs.
+ * Best effort: an unreadable directory or a file that cannot be removed is
+ * left as it is. A pid reused by another process keeps its file, which
+ * errs on the side of leaving it. */
+static void remove_stale(const char *dir, size_t dlen, const char *base) {
+    char dpath[PATH_MAX], prefix[NAME_MAX + 2], full[PATH_MAX];
+    snprintf(dpath, sizeof dpath, "%.*s", dlen ? (int)dlen : 1, dlen ? dir : ".");
+    int plen = snprintf(prefix, sizeof prefix, ".%s" TMP_TAG, base);
+    if (plen <= 0 || (size_t)plen >= sizeof prefix)
+        return;
+    DIR *d = opendir(dpath);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0)
+            continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (errno || pid <= 0 || *end != '-' || strlen(end) != 7)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* running (or not ours to ask): still being written */
+        if ((size_t)snprintf(full, sizeof full, "%s/%s", dpath, e->d_name) < sizeof full)
+            (void)unlink(full);
+    }
+    closedir(d);
+}
+
+/* The temporary file next to `path` (after removing stale ones), created
+ * with the mode a fresh file would get (or the target's mode when it
+ * exists). */
 static int make_temp(hr_outfile_t *o, const struct stat *target) {
     const char *slash = strrchr(o->path, '/');
     size_t dlen = slash ? (size_t)(slash - o->path) + 1 : 0;
     const char *base = o->path + dlen;
-    size_t n = dlen + 1 + strlen(base) + 8;
+    remove_stale(o->path, dlen, base);
+    size_t n = dlen + 1 + strlen(base) + sizeof TMP_TAG + 24 + 8;
     if (!(o->tmp = malloc(n)))
         return -1;
-    snprintf(o->tmp, n, "%.*s.%s.XXXXXX", (int)dlen, o->path, base);
+    snprintf(o->tmp, n, "%.*s.%s" TMP_TAG "%ld-XXXXXX", (int)dlen, o->path, base,
+             (long)getpid());
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
         free(o->tmp);
@@ -159,7 +200,8 @@ int hr_outfile_commit(hr_outfile_t *o, hr_error_t *err) {
         return rc;
     }
     sink_t *s = o->cookie;
-    int e = fflush(o->f) != 0 || ferror(o->f) ? (s->err ? s->err : EIO) : 0;
+    int flushed = fflush(o->f) == 0 && !ferror(o->f);
+    int e = s->err ? s->err : flushed ? 0 : EIO;
     if (!e && o->tmp && fsync(s->fd) != 0)
         e = errno;
     if (fclose(o->f) != 0 && !e)
@@ -217,7 +259,7 @@ int hr_stdout_check(hr_error_t *err) {
     errno = 0;
     int failed = fflush(stdout) != 0;
     int e = stdout_captured && stdout_sink.err ? stdout_sink.err : errno;
-    if (failed || ferror(stdout)) {
+    if (failed || ferror(stdout) || (stdout_captured && stdout_sink.err)) {
         /* Without the capture, stdio keeps no errno for an earlier failed
          * write: all that is known then is that one failed. */
         hr_error_set(err, "standard output: cannot write: %s", strerror(e ? e : EIO));

@@ -1,7 +1,9 @@
 /* Atomic, checked output files (every file a command writes goes through here).
  *
  * hr_outfile_open() gives a FILE* that writes to a temporary file in the
- * target's directory (".NAME.XXXXXX"); hr_outfile_commit() flushes it, checks
+ * target's directory (".NAME.heapreplay-PID-XXXXXX", PID the writer's; one
+ * whose writer no longer runs, left by a kill -9, is removed by the next
+ * open of the same target); hr_outfile_commit() flushes it, checks
  * every write, fsyncs it and renames it over the target, so that a reader, a
  * concurrent writer or a kill -9 sees either the old file or the whole new
  * one, never a mixture or a truncated file. hr_outfile_abort() removes the
@@ -18,7 +20,10 @@
  * Errors are one line naming the path with strerror: "PATH: cannot create:
  * ...", "PATH: cannot write: ...". The first failing write's errno is kept
  * (the stream records it), so a full disk says "No space left on device"
- * even when a later call hides it. */
+ * even when a later call hides it. After that failure the stream drops what
+ * follows and tells its writer nothing (no error flag): the writer runs to
+ * its end and the commit reports, so every command gives the same one line
+ * (stdout likewise, through hr_stdout_check). */
 #ifndef HR_BASE_OUTFILE_H
 #define HR_BASE_OUTFILE_H
 

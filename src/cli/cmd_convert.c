@@ -31,6 +31,7 @@ static const hr_opt_t convert_opts[] = {
     {'o', "output", "OUT", "the trace to write (required)"},
     {'t', "to", "FORMAT", "binary or text (default: text when OUT ends in .txt or "
                           ".hrtt, else binary)"},
+    HR_OPT_MAX_INPUT_ROW,
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_convert = {
@@ -43,6 +44,8 @@ typedef struct convert_args { const char *out, *to; } convert_args_t;
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
     convert_args_t *a = ctx;
+    if (o->key == HR_OPT_MAX_INPUT)
+        return hr_opt_max_input(o);
     if (o->key == 'o')
         a->out = o->arg;
     else if (strcmp(o->arg, "text") != 0 && strcmp(o->arg, "binary") != 0)

@@ -44,11 +44,14 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
     uint64_t v;
     switch (o->key) {
     case 'o': a->out = o->arg; return 0;
-    case 'n':
-        if (hr_opt_bytes(o, &v) != 0) /* a count: the same K/M/G suffixes */
-            return 2;
-        a->opt.events = v;
+    case 'n': { /* a count, with the size suffixes (K, M, G: x1024); checked here so
+                 * the message names the option and the value as typed */
+        unsigned long long n;
+        if (hr_cli_parse_size(o->arg, &n) != 0 || n < HR_GEN_MIN_EVENTS || n > HR_GEN_MAX_EVENTS)
+            return hr_opt_bad(o, "an event count 1000..2000000000 (K, M, G multiply by 1024)");
+        a->opt.events = n;
         return 0;
+    }
     case 's':
         if (hr_opt_uint(o, 0, UINT64_MAX, &v) != 0)
             return 2;

@@ -176,6 +176,7 @@ static void info_text(const char *path, const hr_trace_summary_t *s, const hr_tr
 
 static const hr_opt_t info_opts[] = {
     {'j', "json", NULL, "print a JSON array, one object per trace"},
+    HR_OPT_MAX_INPUT_ROW,
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_info = {
@@ -183,6 +184,8 @@ const hr_cmd_spec_t hr_spec_info = {
     .summary = "print a trace's counts, threads, heaps, pools, frames and peak live"};
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
+    if (o->key == HR_OPT_MAX_INPUT)
+        return hr_opt_max_input(o);
     *(int *)ctx = o->key == 'j';
     return 0;
 }

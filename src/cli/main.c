@@ -1,4 +1,5 @@
 /* heapreplay: the command table and dispatch. */
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cli/cli.h"
 #include "base/outfile.h"
 #include "replay/child.h"
+#include "trace/trace.h"
 
 typedef struct hr_cmd {
     const hr_cmd_spec_t *spec;
@@ -34,12 +36,16 @@ int hr_cli_parse_size(const char *s, unsigned long long *out) {
     char *end;
     if (!s || !*s || *s == '-')
         return -1;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE) /* past 2^64: never ULLONG_MAX in its place */
+        return -1;
     unsigned long long mul = 1;
     switch (*end) {
     case 'k': case 'K': mul = 1ull << 10; end++; break;
     case 'm': case 'M': mul = 1ull << 20; end++; break;
     case 'g': case 'G': mul = 1ull << 30; end++; break;
+    case 't': case 'T': mul = 1ull << 40; end++; break;
     default: break;
     }
     if (*end == 'i' || *end == 'B')
@@ -117,12 +123,31 @@ static int finish(const char *cmd, int rc) {
     return rc;
 }
 
+/* HEAPREPLAY_MAX_INPUT: the input limit for every command (trace.h's
+ * hr_trace_set_max_input), where --max-input is not offered (replay, and
+ * its workers). 0, or 2 after a one-line error. */
+static int input_limit_from_env(void) {
+    const char *v = getenv("HEAPREPLAY_MAX_INPUT");
+    unsigned long long n;
+    if (!v)
+        return 0;
+    if (hr_cli_parse_size(v, &n) != 0) {
+        fprintf(stderr, "heapreplay: HEAPREPLAY_MAX_INPUT: expected a size in bytes (e.g. 1G; "
+                        "0: no limit), got '%s'\n", v);
+        return 2;
+    }
+    hr_trace_set_max_input(n);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return 2;
     }
     const char *name = argv[1];
+    if (input_limit_from_env() != 0)
+        return 2;
     if (strcmp(name, "__worker") == 0)
         return hr_worker_main(argc - 1, argv + 1);
     if (strcmp(name, "__man") == 0 || strcmp(name, "__bash-completion") == 0)

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "trace/trace.h"
 
 #define HR_OPTS_MAX 48 /* options of one command, -h/--help included */
 
@@ -177,5 +178,13 @@ int hr_opt_double(const hr_optarg_t *o, double min, double max, int lo_open, dou
     if (*end || errno || !isfinite(v) || v < min || (lo_open && v == min) || v > max)
         return hr_opt_bad(o, what);
     *out = v;
+    return 0;
+}
+
+int hr_opt_max_input(const hr_optarg_t *o) {
+    uint64_t v = 0;
+    if (hr_opt_bytes(o, &v) != 0)
+        return 2;
+    hr_trace_set_max_input(v);
     return 0;
 }

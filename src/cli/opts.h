@@ -72,6 +72,17 @@ int hr_opt_double(const hr_optarg_t *o, double min, double max, int lo_open, dou
 /* Prints "heapreplay CMD: option 'AS' expects WHAT, got 'ARG'"; returns 2. */
 int hr_opt_bad(const hr_optarg_t *o, const char *what);
 
+/* --max-input SIZE, on the commands that read traces (info, convert): the
+ * input limit of hr_trace_set_max_input (src/trace/trace.h). One row and one
+ * handler, so every command says and does the same. */
+#define HR_OPT_MAX_INPUT (HR_OPT_LONG + 200)
+#define HR_OPT_MAX_INPUT_ROW                                                                   \
+    {HR_OPT_MAX_INPUT, "max-input", "SIZE",                                                    \
+     "the most bytes taken from a compressed trace once decompressed, or from a "              \
+     "pipe or stdin (default 1G, or HEAPREPLAY_MAX_INPUT; 0: no limit); a binary "             \
+     "header that claims more fails at once"}
+int hr_opt_max_input(const hr_optarg_t *o); /* sets the limit: 0, or 2 after a usage error */
+
 /* Generated documentation (help.c). */
 void hr_opts_help(const hr_cmd_spec_t *cmd, FILE *f);
 void hr_opts_usage_line(const hr_cmd_spec_t *cmd, FILE *f);

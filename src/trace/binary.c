@@ -430,7 +430,7 @@ static int dec_header(dec_t *d, const uint8_t *buf, size_t len, bin_header_t *h)
                                : memcmp(buf, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN) != 0)
         return dec_fail(d, buf, "bad magic: expected \"HRTRACE\\0\"");
     if (len < HR_BIN_HEADER_SIZE)
-        return dec_fail(d, buf + len, "truncated header: expected %d bytes, the file has %zu",
+        return dec_fail(d, buf + len, "truncated header: expected %d bytes, got %zu",
                         HR_BIN_HEADER_SIZE, len);
     h->major = (uint16_t)get_le(buf + 8, 2);
     h->minor = (uint16_t)get_le(buf + 10, 2);
@@ -456,16 +456,16 @@ static int dec_header(dec_t *d, const uint8_t *buf, size_t len, bin_header_t *h)
         return dec_fail(d, buf + 36, "header size %u is below %d", h->header_size,
                         HR_BIN_HEADER_SIZE);
     if (h->header_size > len)
-        return dec_fail(d, buf + len, "truncated header: expected %u bytes, the file has %zu",
+        return dec_fail(d, buf + len, "truncated header: expected %u bytes, got %zu",
                         h->header_size, len);
     size_t left = len - h->header_size;
     if (h->strings_len > left)
-        return dec_fail(d, buf + len, "truncated string table: expected %llu bytes, the file "
-                        "has %zu after the header", (unsigned long long)h->strings_len, left);
+        return dec_fail(d, buf + len, "truncated string table: expected %llu bytes after the "
+                        "header, got %zu", (unsigned long long)h->strings_len, left);
     left -= h->strings_len;
     if (h->records_len > left)
-        return dec_fail(d, buf + len, "truncated records: expected %llu bytes, the file has "
-                        "%zu after the string table", (unsigned long long)h->records_len, left);
+        return dec_fail(d, buf + len, "truncated records: expected %llu bytes after the string "
+                        "table, got %zu", (unsigned long long)h->records_len, left);
     if (left > h->records_len)
         return dec_fail(d, buf + len - (left - h->records_len),
                         "%llu unexpected bytes after the records section",

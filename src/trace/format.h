@@ -195,7 +195,9 @@ void hr_bin_scan_abort(hr_bin_scan_t *s); /* frees without checking (after an er
 int hr_bin_scan_canonical(const hr_bin_scan_t *s, int *needs_new, uint32_t *n_used);
 
 /* A trace file's bytes, format-checked and decompressed as hr_trace_read_file
- * reads them (path "-" = stdin; *name: how messages name it). 0 with *buf
+ * reads them (path "-" = stdin; *name: how messages name it, "PATH
+ * (decompressed)" for a compressed file, whose offsets are then of the
+ * decompressed bytes; valid until the thread's next call). 0 with *buf
  * malloc'd (NULL when empty) and *fmt set, or -1 with err. */
 int hr_trace_read_bytes(const char *path, uint8_t **buf, size_t *len, hr_format_t *fmt,
                         const char **name, hr_error_t *err);

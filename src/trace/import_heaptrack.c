@@ -146,6 +146,10 @@ static int ht_line(ht_state_t *st, const char *s, hr_error_t *err) {
     return -1;
 }
 
+/* The longest line taken: heaptrack's are a few hundred bytes (a symbol
+ * name); a stream of zeros without a newline must not grow without end. */
+#define HT_LINE_MAX (16 << 20)
+
 /* Splits the decompressed stream into lines and feeds ht_line. */
 static int ht_run(ht_state_t *st, hr_zsrc_t *src, hr_error_t *err) {
     size_t cap = 1 << 16, len = 0;
@@ -154,6 +158,12 @@ static int ht_run(ht_state_t *st, hr_zsrc_t *src, hr_error_t *err) {
     if (!buf)
         return -2;
     for (;;) {
+        if (len == cap && cap >= HT_LINE_MAX) {
+            hr_error_set(err, "%s:%lu: a line longer than %d MiB (heaptrack's lines are "
+                         "short: not a heaptrack file)", st->path, st->line + 1, HT_LINE_MAX >> 20);
+            rc = -1;
+            break;
+        }
         if (len == cap) { /* a line longer than the buffer: grow */
             char *nb = realloc(buf, cap * 2 + 1);
             if (!nb) {
@@ -163,7 +173,13 @@ static int ht_run(ht_state_t *st, hr_zsrc_t *src, hr_error_t *err) {
             buf = nb;
             cap *= 2;
         }
+        errno = 0;
         long got = hr_zsrc_read(src, (unsigned char *)buf + len, cap - len, &cut);
+        if (got < 0 && errno == EFBIG) {
+            hr_zsrc_error(src, st->path, 0, err); /* past the input limit */
+            rc = -1;
+            break;
+        }
         if (got < 0) {
             hr_error_set(err, "%s:%lu: corrupt compressed data", st->path, st->line + 1);
             rc = -1;

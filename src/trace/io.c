@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trace/names.h"
 #include "trace/zsrc.h"
 
 /* Binary when the data starts with (a prefix of) the magic: a file cut inside
@@ -107,20 +108,61 @@ static uint64_t binary_total(const uint8_t *h) {
     return hs + sl + rl;
 }
 
+/* Room for `extra` more bytes in b, the capacity doubling but never past
+ * `most` bytes in all (the input limit + 1), so a bounded input never
+ * reserves twice its bound. 0, or -1 on out of memory. */
+static int buf_room(hr_buf_t *b, size_t extra, uint64_t most) {
+    if (most > b->len && most - b->len < extra)
+        extra = (size_t)(most - b->len); /* the last stretch below the bound */
+    if (b->cap - b->len >= extra)
+        return 0;
+    uint64_t cap = b->cap ? b->cap : extra;
+    while (cap - b->len < extra)
+        cap *= 2;
+    if (cap > most && most >= b->len + extra)
+        cap = most;
+    if (cap > SIZE_MAX)
+        return -1;
+    uint8_t *d = realloc(b->data, (size_t)cap);
+    if (!d)
+        return -1;
+    b->data = d;
+    b->cap = (size_t)cap;
+    return 0;
+}
+
+/* A binary header's claim checked against the stream's limit: a header
+ * that says more bytes follow than the input may hold fails before they
+ * are read (a compressed file of zeros behind such a header). */
+static int check_claim(const uint8_t *h, uint64_t total, uint64_t limit, const char *name,
+                       hr_error_t *err) {
+    if (!limit || total <= limit)
+        return 0;
+    uint64_t sl = 0;
+    for (int i = 7; i >= 0; i--)
+        sl = (sl << 8) | h[48 + i];
+    hr_error_set(err, "%s: offset %d: the header claims %llu bytes of trace, more than %llu, "
+                 "the input limit (--max-input, or HEAPREPLAY_MAX_INPUT; docs/TRACE_FORMAT.md)",
+                 name, sl > limit ? 48 : 56, (unsigned long long)total,
+                 (unsigned long long)limit);
+    return -1;
+}
+
 /* Reads a trace from z into b, checking the format from the first bytes
  * (so /dev/zero or a random stream fails at once) and, for a binary trace,
  * never reading past what its header says the file holds (the decoder then
- * reports the extra bytes). `hint`: the file's size when known (0 if not).
- * Returns 0 with *fmt set, or -1 with err. */
+ * reports the extra bytes) nor past the stream's limit (hr_zsrc_limit).
+ * `hint`: the file's size when known (0 if not). Returns 0 with *fmt set,
+ * or -1 with err. */
 static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_t *fmt,
                        hr_buf_t *b, hr_error_t *err) {
     sniff_t what = *fmt == HR_FMT_BINARY ? SNIFF_BINARY : *fmt == HR_FMT_TEXT ? SNIFF_TEXT
                                                                               : SNIFF_MORE;
-    uint64_t limit = UINT64_MAX;
+    uint64_t limit = UINT64_MAX, most = hr_zsrc_limit(z) ? hr_zsrc_limit(z) + 1 : UINT64_MAX;
     size_t chunk = hint && hint < SIZE_MAX - 1 ? (size_t)hint + 1 : (size_t)1 << 16;
     for (;;) {
         int cut = 0;
-        if (hr_buf_reserve(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk) != 0) {
+        if (buf_room(b, chunk < ((size_t)1 << 16) ? (size_t)1 << 16 : chunk, most) != 0) {
             hr_error_set(err, "%s: out of memory after %zu bytes", name, b->len);
             return -1;
         }
@@ -129,9 +171,7 @@ static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_
             chunk = (size_t)(limit - b->len + 1); /* one byte more shows an excess */
         long got = hr_zsrc_read(z, b->data + b->len, chunk, &cut);
         if (got < 0) {
-            hr_error_set(err, "%s: offset %zu: cannot read: %s", name, b->len,
-                         hr_zsrc_kind(z) != HR_Z_PLAIN ? "corrupt compressed data"
-                                                       : strerror(errno ? errno : EIO));
+            hr_zsrc_error(z, name, b->len, err);
             return -1;
         }
         b->len += (size_t)got;
@@ -150,8 +190,11 @@ static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_
                          "'heapreplay-trace' header line)", name);
             return -1;
         }
-        if (what == SNIFF_BINARY && limit == UINT64_MAX && b->len >= HR_BIN_HEADER_SIZE)
+        if (what == SNIFF_BINARY && limit == UINT64_MAX && b->len >= HR_BIN_HEADER_SIZE) {
             limit = binary_total(b->data);
+            if (check_claim(b->data, limit, hr_zsrc_limit(z), name, err) != 0)
+                return -1;
+        }
         if (at_end || (limit != UINT64_MAX && b->len > limit))
             break;
         chunk = (size_t)1 << 16;
@@ -186,8 +229,17 @@ int hr_trace_read_bytes(const char *path, uint8_t **out, size_t *len, hr_format_
     if (z) {
         if (hr_zsrc_kind(z) != HR_Z_PLAIN)
             hint = 0; /* the decoded size is not the file's */
+        else if (!hint) /* a pipe, FIFO or stdin: no size vouches for it */
+            hr_zsrc_set_limit(z, hr_trace_max_input());
         errno = 0;
         rc = read_stream(z, name, hint, fmt, &b, err);
+        if (hr_zsrc_kind(z) != HR_Z_PLAIN) {
+            /* The decoder's offsets and sizes are of the decompressed bytes,
+             * not of the file: its messages say so. */
+            static _Thread_local char decorated[4096 + 32];
+            snprintf(decorated, sizeof decorated, "%.4096s (decompressed)", name);
+            *namep = decorated;
+        }
         hr_zsrc_close(z);
     }
     if (!is_stdin)
@@ -256,11 +308,13 @@ int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t,
 /* The canonical string numbering: strings in order of first use by an event,
  * equal names merged, unused ones dropped (what the text form keeps). Fills
  * map[old] (UINT32_MAX = unused) and order[new] = an old index with that
- * name; returns how many remain, or -1 on OOM. Linear search for equal
- * names: string tables are heap and mark names, a few hundred at most, and
- * only unseen indices search. */
+ * name; returns how many remain, or -1 on OOM. Equal names are found through
+ * a hash index of the old indices kept so far (a trace may hold 100 k
+ * distinct mark names), and only unseen indices look. */
 static int64_t canon_strings(const hr_trace_t *t, uint32_t *map, uint32_t *order) {
     uint32_t n = 0;
+    hr_names_t ix;
+    hr_names_init(&ix);
     for (uint32_t i = 0; i < t->n_strings; i++)
         map[i] = UINT32_MAX;
     for (size_t i = 0; i < t->n_events; i++) {
@@ -268,13 +322,19 @@ static int64_t canon_strings(const hr_trace_t *t, uint32_t *map, uint32_t *order
         if (!hr_event_has_str(ev) || ev->aux >= t->n_strings ||
             map[ev->aux] != UINT32_MAX)
             continue;
-        uint32_t k = 0;
-        while (k < n && strcmp(t->strings[order[k]], t->strings[ev->aux]) != 0)
-            k++;
-        if (k == n)
-            order[n++] = ev->aux;
-        map[ev->aux] = k;
+        int64_t same = hr_names_find(&ix, t->strings, t->strings[ev->aux]);
+        if (same >= 0) {
+            map[ev->aux] = map[same];
+            continue;
+        }
+        if (hr_names_add(&ix, t->strings, ev->aux) != 0) {
+            hr_names_free(&ix);
+            return -1;
+        }
+        order[n] = ev->aux;
+        map[ev->aux] = n++;
     }
+    hr_names_free(&ix);
     return n;
 }
 

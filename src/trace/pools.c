@@ -30,11 +30,15 @@ static void ids_free(ids_t *x) {
     free(x->bytes);
 }
 
-/* Index of the pool named by string s in out[0..n), added if new. */
-static int pool_slot(hr_pool_stat_t **out, int *n, int *cap, uint32_t s) {
-    for (int i = 0; i < *n; i++)
-        if ((*out)[i].name == s)
-            return i;
+/* Index of the pool named by string s in out[0..n), added if new; by_str[s]
+ * holds it + 1 (a table by string index, not a search: a trace may name
+ * 100 k pools). -1 on out of memory or a string index out of range. */
+static int pool_slot(hr_pool_stat_t **out, int *n, int *cap, uint32_t s, int *by_str,
+                     uint32_t n_strings) {
+    if (s >= n_strings)
+        return -1;
+    if (by_str[s])
+        return by_str[s] - 1;
     if (*n == *cap) {
         int nc = *cap ? *cap * 2 : 8;
         hr_pool_stat_t *p = realloc(*out, (size_t)nc * sizeof *p);
@@ -44,6 +48,7 @@ static int pool_slot(hr_pool_stat_t **out, int *n, int *cap, uint32_t s) {
     }
     memset(&(*out)[*n], 0, sizeof **out);
     (*out)[*n].name = s;
+    by_str[s] = *n + 1;
     return (*n)++;
 }
 
@@ -54,15 +59,18 @@ int hr_trace_pools(const hr_trace_t *t, hr_pool_stat_t **out) {
     *out = NULL;
     if (!t->op_counts[HR_OP_POOL_ALLOC])
         return 0;
-    if (ids_init(&x, t) != 0)
+    int *by_str = calloc(t->n_strings ? t->n_strings : 1, sizeof *by_str);
+    if (!by_str || ids_init(&x, t) != 0) {
+        free(by_str);
         return -1;
+    }
     for (size_t i = 0; i < t->n_events; i++) {
         const hr_event_t *ev = &t->events[i];
         if (!hr_op_is_pool(ev->op))
             continue;
         uint32_t s = ev->op == HR_OP_POOL_ALLOC ? ev->aux
                      : x.pool[ev->op == HR_OP_POOL_FREE ? ev->id : ev->aux] - 1;
-        int had = n, k = pool_slot(out, &n, &cap, s);
+        int had = n, k = pool_slot(out, &n, &cap, s, by_str, t->n_strings);
         uint64_t *nl = k >= 0 && n > had ? realloc(live, (size_t)n * sizeof *live) : live;
         if (k < 0 || !nl) {
             free(*out);
@@ -92,6 +100,7 @@ int hr_trace_pools(const hr_trace_t *t, hr_pool_stat_t **out) {
         }
     }
     free(live);
+    free(by_str);
     ids_free(&x);
     return n;
 }
@@ -99,27 +108,33 @@ int hr_trace_pools(const hr_trace_t *t, hr_pool_stat_t **out) {
 int hr_trace_streams(const hr_trace_t *t, hr_stream_stat_t **out) {
     int n = 0, cap = 0;
     *out = NULL;
+    /* by_str[s]: the stream of string s + 1 (a table, not a search) */
+    int *by_str = calloc(t->n_strings ? t->n_strings : 1, sizeof *by_str);
+    if (!by_str)
+        return -1;
     for (size_t i = 0; i < t->n_events; i++) {
         const hr_event_t *ev = &t->events[i];
-        if (ev->op != HR_OP_FRAME || !(ev->flags & HR_EVF_HAS_OPT))
+        if (ev->op != HR_OP_FRAME || !(ev->flags & HR_EVF_HAS_OPT) || ev->aux >= t->n_strings)
             continue;
-        int k = 0;
-        while (k < n && (*out)[k].name != ev->aux)
-            k++;
-        if (k == n) {
+        int k = by_str[ev->aux] - 1;
+        if (k < 0) {
             if (n == cap) {
                 hr_stream_stat_t *p = realloc(*out, (size_t)(cap = cap ? cap * 2 : 4) * sizeof *p);
                 if (!p) {
                     free(*out);
+                    free(by_str);
                     *out = NULL;
                     return -1;
                 }
                 *out = p;
             }
-            (*out)[n++] = (hr_stream_stat_t){ev->aux, 0};
+            k = n++;
+            (*out)[k] = (hr_stream_stat_t){ev->aux, 0};
+            by_str[ev->aux] = n;
         }
         (*out)[k].frames++;
     }
+    free(by_str);
     return n;
 }
 

@@ -18,6 +18,7 @@
  * older or foreign writer produced, a permuted string table) is decoded
  * whole and summarised from the events. */
 #include "trace/scan.h"
+#include "trace/names.h"
 
 #include <fcntl.h>
 #include <setjmp.h>
@@ -60,17 +61,19 @@ static void count_slice(hr_trace_summary_t *s, const hr_event_t *evs, const uint
     }
 }
 
-/* 1 when the string table holds no two equal names (a small table is
- * compared pairwise; a large one is taken as not canonical: the caller
- * then uses the whole-trace path, which handles it). */
+/* 1 when the string table holds no two equal names (a hash index finds a
+ * repeat in O(1) per name, so a table of 100 k marks costs no more than its
+ * size); 0 when one repeats or on out of memory: the caller then uses the
+ * whole-trace path, which handles it. */
 static int distinct_names(const hr_trace_t *t) {
-    if (t->n_strings > 1024)
-        return 0;
-    for (uint32_t i = 0; i < t->n_strings; i++)
-        for (uint32_t j = i + 1; j < t->n_strings; j++)
-            if (strcmp(t->strings[i], t->strings[j]) == 0)
-                return 0;
-    return 1;
+    hr_names_t ix;
+    hr_names_init(&ix);
+    int ok = 1;
+    for (uint32_t i = 0; ok && i < t->n_strings; i++)
+        ok = hr_names_find(&ix, t->strings, t->strings[i]) < 0 &&
+             hr_names_add(&ix, t->strings, i) == 0;
+    hr_names_free(&ix);
+    return ok;
 }
 
 /* The file's bytes: read whole (hr_trace_read_bytes) or, for a plain binary

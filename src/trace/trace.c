@@ -2,6 +2,7 @@
 #include "trace/trace.h"
 #include "trace/format.h"
 #include "trace/idtab.h"
+#include "trace/names.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -42,6 +43,10 @@ void hr_trace_free(hr_trace_t *t) {
     for (uint32_t i = 0; i < t->n_strings; i++)
         free(t->strings[i]);
     free(t->strings);
+    if (t->names) {
+        hr_names_free(t->names);
+        free(t->names);
+    }
     memset(t, 0, sizeof *t);
 }
 
@@ -86,9 +91,13 @@ int hr_trace_push_ts(hr_trace_t *t, const hr_event_t *ev, uint64_t ts) {
 }
 
 int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
-    for (uint32_t i = 0; i < t->n_strings; i++)
-        if (strcmp(t->strings[i], name) == 0)
-            return i;
+    if (!t->names && !(t->names = calloc(1, sizeof *t->names)))
+        return -1;
+    if (hr_names_catch_up(t->names, t->strings, t->n_strings) != 0)
+        return -1;
+    int64_t found = hr_names_find(t->names, t->strings, name);
+    if (found >= 0)
+        return found;
     if (t->n_strings == t->cap_strings) {
         uint32_t cap = t->cap_strings ? t->cap_strings * 2 : 16;
         char **s = realloc(t->strings, cap * sizeof *s);
@@ -101,6 +110,10 @@ int64_t hr_trace_intern(hr_trace_t *t, const char *name) {
     if (!copy)
         return -1;
     t->strings[t->n_strings] = copy;
+    if (hr_names_add(t->names, t->strings, t->n_strings) != 0) {
+        free(copy);
+        return -1;
+    }
     return t->n_strings++;
 }
 

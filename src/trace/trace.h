@@ -186,6 +186,10 @@ typedef struct hr_trace {
      * the replay; NULL in every trace a reader returns. */
     const uint8_t *packed;
     uint64_t       packed_len;
+    /* Hash index of `strings` for hr_trace_intern (src/trace/names.h),
+     * built on its first call; NULL until then. Freed by hr_trace_free. A
+     * copy of the struct shares it: only the original may intern. */
+    struct hr_names *names;
 } hr_trace_t;
 
 void hr_trace_init(hr_trace_t *t);
@@ -194,7 +198,10 @@ void hr_trace_free(hr_trace_t *t);
 int hr_trace_push(hr_trace_t *t, const hr_event_t *ev);
 /* Append with a timestamp; enables HR_TRACEF_TIMESTAMPS (earlier events get 0). */
 int hr_trace_push_ts(hr_trace_t *t, const hr_event_t *ev, uint64_t ts);
-/* Index of `name` in the string table, adding it if new; -1 on OOM. */
+/* Index of `name` in the string table, adding it if new; -1 on OOM. O(1)
+ * expected per call (a hash index), so 100 k distinct names stay linear.
+ * Strings placed in the table directly (the binary reader) are indexed on
+ * the next call; equal names then resolve to the first of them. */
 int64_t hr_trace_intern(hr_trace_t *t, const char *name);
 
 /* Checks every event in order against the id lifetimes: alloc/calloc of a live
@@ -254,6 +261,17 @@ int64_t hr_trace_lower_pools(hr_trace_t *t, hr_error_t *err);
 
 /* ---- file formats (src/trace/) ---------------------------------------- */
 typedef enum hr_format { HR_FMT_AUTO = 0, HR_FMT_BINARY, HR_FMT_TEXT } hr_format_t;
+
+/* The input limit: the most decoded bytes a reader takes from an input
+ * whose size the file system does not give, i.e. a compressed file (its
+ * decompressed size) or a pipe, FIFO or stdin; 0 lifts it. A binary
+ * header that claims more fails at once, before its records are read; a
+ * plain regular file is bounded by its size instead. One per process; the
+ * CLI sets it from --max-input or HEAPREPLAY_MAX_INPUT
+ * (docs/TRACE_FORMAT.md, "Input limits"). */
+#define HR_MAX_INPUT_DEFAULT ((uint64_t)1 << 30)
+void hr_trace_set_max_input(uint64_t bytes);
+uint64_t hr_trace_max_input(void);
 
 /* Reads a trace (format detected from the magic when HR_FMT_AUTO), then
  * validates it. Path "-" is stdin; pipes and FIFOs work. A zstd or gzip

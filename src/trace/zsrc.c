@@ -1,5 +1,6 @@
 /* Decompressing byte source (see zsrc.h). */
 #include "trace/zsrc.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -13,10 +14,21 @@
 #include <zlib.h>
 #endif
 
+/* The input limit (trace.h's hr_trace_set_max_input): one per process, set
+ * by the command line before any input is opened. */
+static uint64_t max_input = HR_MAX_INPUT_DEFAULT;
+
+void hr_trace_set_max_input(uint64_t bytes) { max_input = bytes; }
+uint64_t hr_trace_max_input(void) { return max_input; }
+
 struct hr_zsrc {
     FILE *f;
     hr_zkind_t kind;
     int eof, in_frame, error;
+    int over;              /* the limit was passed (reads return -1) */
+    int trailing;          /* bytes after the last gzip member that are not gzip */
+    uint64_t in_total;     /* compressed bytes read from f (for offsets) */
+    uint64_t limit, total; /* decoded bytes allowed (0: any) and given so far */
     unsigned char in[1 << 16];
     size_t in_pos, in_len;
 #ifdef HAVE_ZSTD
@@ -33,6 +45,7 @@ static void fill_in(hr_zsrc_t *s) {
     if (s->in_pos < s->in_len || s->eof)
         return;
     s->in_len = fread(s->in, 1, sizeof s->in, s->f);
+    s->in_total += s->in_len;
     s->in_pos = 0;
     if (s->in_len == 0) {
         s->eof = 1;
@@ -77,8 +90,39 @@ static long read_zstd(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
 #endif
 
 #ifdef HAVE_ZLIB
+/* After a gzip member: another member follows (concatenated files read as
+ * one, as gzip -d reads them), or the end. 0 when the stream goes on or
+ * ended; -1 (with trailing set) when bytes that are no gzip member follow:
+ * they are not silently dropped. */
+static int gzip_next_member(hr_zsrc_t *s) {
+    fill_in(s);
+    if (s->eof)
+        return 0;
+    size_t left = s->in_len - s->in_pos;
+    if (left < 2) { /* the magic may straddle two reads */
+        memmove(s->in, s->in + s->in_pos, left);
+        s->in_pos = 0;
+        s->in_len = left;
+        size_t n = fread(s->in + left, 1, sizeof s->in - left, s->f);
+        s->in_len += n;
+        s->in_total += n;
+    }
+    if (s->in_len - s->in_pos >= 2 && s->in[s->in_pos] == 0x1f && s->in[s->in_pos + 1] == 0x8b) {
+        s->gz_done = 0;
+        return inflateReset(&s->gz) == Z_OK ? 0 : -1;
+    }
+    s->trailing = 1;
+    return -1;
+}
+
 static long read_gzip(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
-    while (!s->gz_done) {
+    while (!s->gz_done || s->in_pos < s->in_len || !s->eof) {
+        if (s->gz_done) {
+            if (gzip_next_member(s) != 0)
+                return -1;
+            if (s->gz_done)
+                break;
+        }
         fill_in(s);
         if (s->eof) {
             *cut = 1;
@@ -103,11 +147,7 @@ static long read_gzip(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
 }
 #endif
 
-long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
-    int dummy = 0;
-    if (!cut)
-        cut = &dummy;
-    *cut = 0;
+static long read_kind(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
     switch (s->kind) {
     case HR_Z_PLAIN: return read_plain(s, out, cap);
 #ifdef HAVE_ZSTD
@@ -118,6 +158,49 @@ long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
 #endif
     default: return -1;
     }
+}
+
+long hr_zsrc_read(hr_zsrc_t *s, unsigned char *out, size_t cap, int *cut) {
+    int dummy = 0;
+    if (!cut)
+        cut = &dummy;
+    *cut = 0;
+    if (s->over) {
+        errno = EFBIG;
+        return -1;
+    }
+    /* One byte past the limit is read (and refused), so a stream of exactly
+     * the limit still reads whole. */
+    if (s->limit && cap > s->limit - s->total + 1)
+        cap = (size_t)(s->limit - s->total + 1);
+    long got = read_kind(s, out, cap, cut);
+    if (got > 0 && s->limit && (s->total += (uint64_t)got) > s->limit) {
+        s->over = 1;
+        errno = EFBIG;
+        return -1;
+    }
+    return got;
+}
+
+void hr_zsrc_set_limit(hr_zsrc_t *s, uint64_t bytes) { s->limit = bytes; }
+uint64_t hr_zsrc_limit(const hr_zsrc_t *s) { return s->limit; }
+
+void hr_zsrc_error(const hr_zsrc_t *s, const char *name, uint64_t offset, hr_error_t *err) {
+    if (s->trailing)
+        hr_error_set(err, "%s: offset %llu: bytes after the end of the gzip data that are no "
+                     "gzip member (the file is damaged or has something appended)", name,
+                     (unsigned long long)(s->in_total - (s->in_len - s->in_pos)));
+    else if (s->over)
+        hr_error_set(err, "%s: offset %llu: more than %llu bytes after %s, the input limit "
+                     "(--max-input, or HEAPREPLAY_MAX_INPUT; docs/TRACE_FORMAT.md)", name,
+                     (unsigned long long)s->limit, (unsigned long long)s->limit,
+                     s->kind == HR_Z_PLAIN ? "reading a stream" : "decompression");
+    else if (s->kind != HR_Z_PLAIN)
+        hr_error_set(err, "%s: offset %llu: cannot read: corrupt %s data", name,
+                     (unsigned long long)offset, hr_zsrc_kind_name(s->kind));
+    else
+        hr_error_set(err, "%s: offset %llu: cannot read: %s", name, (unsigned long long)offset,
+                     strerror(errno ? errno : EIO));
 }
 
 static hr_zkind_t sniff(const unsigned char *m, size_t n) {
@@ -141,6 +224,7 @@ hr_zsrc_t *hr_zsrc_open(FILE *f, const char *name, hr_error_t *err) {
         if (n == 0)
             break;
         s->in_len += n;
+        s->in_total += n;
     }
     if (s->in_len == 0 && ferror(f)) {
         hr_error_set(err, "%s: cannot read: %s", name, strerror(errno ? errno : EIO));
@@ -148,6 +232,7 @@ hr_zsrc_t *hr_zsrc_open(FILE *f, const char *name, hr_error_t *err) {
         return NULL;
     }
     s->kind = sniff(s->in, s->in_len);
+    s->limit = s->kind != HR_Z_PLAIN ? max_input : 0;
 #ifdef HAVE_ZSTD
     if (s->kind == HR_Z_ZSTD && (!(s->zs = ZSTD_createDStream()) ||
                                  ZSTD_isError(ZSTD_initDStream(s->zs)))) {

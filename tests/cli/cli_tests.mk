@@ -31,3 +31,7 @@ EXTRA_DIST += tests/cli/test_results_index.sh
 hr-print-compile:
 	@echo '$(COMPILE)'
 .PHONY: hr-print-compile
+# test_bounds_cli.sh: compressed-input limits, one-line output failures,
+# stale temporary files, argument errors (docs/TRACE_FORMAT.md, "Input limits").
+TESTS += tests/cli/test_bounds_cli.sh
+EXTRA_DIST += tests/cli/test_bounds_cli.sh

@@ -69,7 +69,7 @@ ROWS=$(cat << 'EOF'
 2 ~ option '--format' expects text|json|csv|md              ~ replay --format yaml $T/t.hrt
 2 ~ option '--seed' expects an integer                      ~ gen session -o $T/x.hrt --seed=-3
 2 ~ option '--threads' expects an integer 1..64, got '65'   ~ gen session -o $T/x.hrt --threads 65
-2 ~ option '--events' expects a size                        ~ gen session -o $T/x.hrt --events lots
+2 ~ option '--events' expects an event count 1000..2000000000 ~ gen session -o $T/x.hrt --events lots
 2 ~ option '-w' expects an integer 400..10000               ~ plot -w 20 $T/r.json
 2 ~ option '--kind' expects bars, summary, memory           ~ plot --kind=pie $T/r.json
 2 ~ option '--frame-budget' expects a duration              ~ plot --frame-budget=soon $T/r.json

@@ -420,9 +420,9 @@ static void test_binary_header_errors(void) {
     uint8_t *m = malloc(len + 2);
     char want[300];
     expect_mem(bin, 20, HR_FMT_AUTO,
-               "t.hrt: offset 20: truncated header: expected 64 bytes, the file has 20");
+               "t.hrt: offset 20: truncated header: expected 64 bytes, got 20");
     expect_mem(bin, 5, HR_FMT_AUTO,
-               "t.hrt: offset 5: truncated header: expected 64 bytes, the file has 5");
+               "t.hrt: offset 5: truncated header: expected 64 bytes, got 5");
     memcpy(m, bin, len);
     m[0] = 'X';
     expect_mem(m, len, HR_FMT_BINARY, "t.hrt: offset 0: bad magic: expected \"HRTRACE\\0\"");
@@ -439,8 +439,8 @@ static void test_binary_header_errors(void) {
     uint64_t rlen = 0;
     for (int i = 7; i >= 0; i--)
         rlen = rlen << 8 | bin[56 + i];
-    snprintf(want, sizeof want, "t.hrt: offset %zu: truncated records: expected %llu bytes, "
-             "the file has %llu after the string table", len - 3, (unsigned long long)rlen,
+    snprintf(want, sizeof want, "t.hrt: offset %zu: truncated records: expected %llu bytes "
+             "after the string table, got %llu", len - 3, (unsigned long long)rlen,
              (unsigned long long)rlen - 3);
     expect_mem(bin, len - 3, HR_FMT_AUTO, want);
     memcpy(m, bin, len);

@@ -33,3 +33,6 @@ TESTS += tests/unit/test_counter tests/unit/count_demo
 # The memory limit of a replay process (replay/memlimit.h); a unit test like
 # the others, so check-unit runs it under the sanitizers too.
 UNIT_TESTS += tests/unit/test_memlimit
+# Every input bounded: name lookups by hash (probe counts, no timing);
+# limits that accept what their messages say.
+UNIT_TESTS += tests/unit/test_names tests/unit/test_input_bounds
