@@ -179,8 +179,10 @@ static char *invalid_first(char *line, const char *verify, hr_replay_mode_t mode
         const char *why = hr_json_path_str(v, hr_metrics[HR_M_VERIFY_ERROR].path);
         const char *then = hr_json_path_str(m, "error");
         char msg[1024];
-        snprintf(msg, sizeof msg, "%s (then the %s process: %s, %s)", why ? why : kind,
-                 hr_replay_mode_name(mode), mst, then ? then : "no message");
+        /* the sample's error already says what happened ("crashed with
+         * signal 6 (Aborted)"); its bare status is the fallback */
+        snprintf(msg, sizeof msg, "%s (then the %s process %s)", why ? why : kind,
+                 hr_replay_mode_name(mode), then ? then : mst);
         hr_json_set(v, "status", hr_json_new_str("invalid"));
         hr_json_set(v, "error", hr_json_new_str(msg));
         free(line);
