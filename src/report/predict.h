@@ -10,9 +10,10 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "report/access.h"
+#include "report/ranking.h"
 
 /* The allocator every change is measured against (its row of the same trace). */
-#define HR_PREDICT_BASELINE "glibc"
+#define HR_PREDICT_BASELINE HR_RANK_BASELINE
 /* z of a two-sided 95 % bound. */
 #define HR_PREDICT_Z 1.96
 
