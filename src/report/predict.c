@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "report/access.h"
+#include "report/crosstrace.h"
 #include "report/ranking.h"
 #include "report/stats.h"
 #include "report/summary.h"
@@ -146,6 +147,13 @@ void hr_report_predict(hr_json_t *doc) {
             hr_json_remove((hr_json_t *)r->json, HR_RK_PREDICT);
     }
     hr_report_view_free(&v);
+    /* the table across traces ranks by the predictions just written */
+    hr_json_t *x = hr_report_view_init(&v, doc) == 0 ? hr_crosstrace_json(&v) : NULL;
+    hr_report_view_free(&v);
+    if (x)
+        hr_json_set(doc, HR_REPORT_CROSS_TRACE, x);
+    else
+        hr_json_remove(doc, HR_REPORT_CROSS_TRACE);
 }
 
 /* ---- rendering ------------------------------------------------------------ */

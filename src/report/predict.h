@@ -19,8 +19,11 @@
 
 /* Sets "predict" on every ok result of `doc` (a report) whose trace has a
  * program time and an ok glibc row, and removes a "predict" left from an
- * earlier call from every other result: call it once all rows are in (the
- * report builder) and again after rows were added or merged. */
+ * earlier call from every other result; then sets the report's
+ * HR_REPORT_CROSS_TRACE section (crosstrace.h; removed when fewer than two
+ * traces have a glibc row): call it once all rows are in (the report
+ * builder) and again after rows were added or merged. */
+#define HR_REPORT_CROSS_TRACE "cross_trace"
 void hr_report_predict(hr_json_t *doc);
 
 /* Half-width of the 95 % bound of the difference of two single runs of a

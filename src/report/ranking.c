@@ -198,7 +198,7 @@ void hr_rank_trace(hr_ranking_t *out, const hr_report_view_t *v, const char *tra
         out->nranked += e->ranked;
     }
     qsort(out->e, (size_t)out->n, sizeof out->e[0], cmp_entry);
-    if (out->nranked > 0)
+    if (out->n > 0) /* what it ranks by, even when every row was excluded */
         out->basis = basis;
 }
 
@@ -231,4 +231,13 @@ void hr_fmt_seconds_range(char *buf, size_t n, double lo, double hi) {
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, "%+.3g..%+.3g %s", lo * k, hi * k, u);
+}
+
+void hr_rank_rss(const hr_result_t *r, double *v, double *lo, double *hi) {
+    hr_spread_t s;
+    hr_spread_of(r, HR_M_PEAK_RSS, &s);
+    double base = isfinite(r->m.RSS_BASE) ? r->m.RSS_BASE : 0;
+    *v = r->m.PEAK_RSS_ALL;
+    *lo = s.n >= 2 ? s.min + base : NAN;
+    *hi = s.n >= 2 ? s.max + base : NAN;
 }

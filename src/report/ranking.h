@@ -45,7 +45,7 @@ int hr_rank_separated(const hr_spread_t *a, const hr_spread_t *b, int higher);
 
 /* What a trace is ranked by. */
 typedef enum hr_rank_basis {
-    HR_RANK_NONE = 0, /* no row has a figure to rank by */
+    HR_RANK_NONE = 0, /* the trace has no rows */
     /* the predicted change of the program's CPU time (the result's
      * "predict", report/predict.h): the trace records the program's time */
     HR_RANK_PROGRAM,
@@ -87,6 +87,11 @@ void hr_rank_trace(hr_ranking_t *out, const hr_report_view_t *v, const char *tra
 /* 1 when ranked entries a and b are apart beyond noise (their intervals do
  * not overlap), 0 when they overlap, -1 when either interval is unknown. */
 int hr_rank_apart(const hr_rank_entry_t *a, const hr_rank_entry_t *b);
+
+/* Peak RSS of the whole worker (memory.peak_rss) in *v, and the range of
+ * its samples in *lo, *hi (the samples of the growth above the start-up,
+ * plus the start-up; NAN when fewer than 2). */
+void hr_rank_rss(const hr_result_t *r, double *v, double *lo, double *hi);
 
 /* Seconds in a unit that suits v: "1.23 s", "41.2 ms", "850 us", "-" when
  * not finite; `sign`: an explicit "+" on positive values. */

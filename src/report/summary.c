@@ -209,24 +209,13 @@ static void fastest(char *buf, size_t n, const hr_ranking_t *rk) {
         b->key / a->key, b->r->allocator, sep > 0 ? "separated" : "noise unknown");
 }
 
-/* Peak RSS of the whole worker with the range of its samples (the samples
- * of the growth above the start-up, plus the start-up). */
-static void rss_spread(const hr_result_t *r, double *v, double *lo, double *hi) {
-    hr_spread_t s;
-    hr_spread_of(r, HR_M_PEAK_RSS, &s);
-    double base = isfinite(r->m.RSS_BASE) ? r->m.RSS_BASE : 0;
-    *v = r->m.PEAK_RSS_ALL;
-    *lo = s.n >= 2 ? s.min + base : NAN;
-    *hi = s.n >= 2 ? s.max + base : NAN;
-}
-
 /* "leanest by peak RSS: A, 6.2% below B (47.5 vs 50.7 MiB)" among the ranked
  * rows, only HR_LEANEST_MIN or more below the next and beyond noise. */
 static void leanest(char *buf, size_t n, const hr_ranking_t *rk) {
     int bi = -1, ni = -1;
     double v[HR_RANK_MAX], lo[HR_RANK_MAX], hi[HR_RANK_MAX];
     for (int i = 0; i < rk->nranked; i++) {
-        rss_spread(rk->e[i].r, &v[i], &lo[i], &hi[i]);
+        hr_rank_rss(rk->e[i].r, &v[i], &lo[i], &hi[i]);
         if (!isfinite(v[i]))
             continue;
         if (bi < 0 || v[i] < v[bi]) {
