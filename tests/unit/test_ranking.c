@@ -49,6 +49,20 @@ static hr_json_t *parse(const char *doc, size_t n) {
     return rep;
 }
 
+/* doc parsed (with predictions) into *rep, decoded into *v and `trace`
+ * ranked into *rk. 0, or -1 (then nothing to free). */
+static int ranked(const char *doc, size_t n, const char *trace, hr_json_t **rep,
+                  hr_report_view_t *v, hr_ranking_t *rk) {
+    *rep = parse(doc, n);
+    if (!*rep || hr_report_view_init(v, *rep) < 0) {
+        hr_json_free(*rep);
+        *rep = NULL;
+        return -1;
+    }
+    hr_rank_trace(rk, v, trace);
+    return 0;
+}
+
 static char *render(const hr_json_t *rep, hr_emit_format_t fmt) {
     char *buf = NULL;
     size_t len = 0;
@@ -69,13 +83,12 @@ static int in_order(const char *s, const char *from, const char *a, const char *
 }
 
 static void test_ranking_follows_prediction(void) {
-    hr_json_t *rep = parse(disagree, sizeof disagree - 1);
+    hr_json_t *rep;
     hr_report_view_t v;
-    HR_CHECK(rep && hr_report_view_init(&v, rep) == 0);
+    hr_ranking_t rk;
+    HR_CHECK(ranked(disagree, sizeof disagree - 1, "g", &rep, &v, &rk) == 0);
     if (!rep)
         return;
-    hr_ranking_t rk;
-    hr_rank_trace(&rk, &v, "g");
     HR_CHECK(rk.basis == HR_RANK_PROGRAM);
     HR_CHECK(rk.nranked == 3 && rk.n == 6);
     HR_CHECK_STR(rk.e[0].r->allocator, "mimalloc");
@@ -130,13 +143,12 @@ static const char cold_doc[] = HEAD
     CROW("glibc", 30, 100, 95, 105, ",\"memory\":{\"peak_rss\":49000000}") "]}";
 
 static void test_cold_lap_decides(void) {
-    hr_json_t *rep = parse(cold_doc, sizeof cold_doc - 1);
+    hr_json_t *rep;
     hr_report_view_t v;
-    HR_CHECK(rep && hr_report_view_init(&v, rep) == 0);
+    hr_ranking_t rk;
+    HR_CHECK(ranked(cold_doc, sizeof cold_doc - 1, "c", &rep, &v, &rk) == 0);
     if (!rep)
         return;
-    hr_ranking_t rk;
-    hr_rank_trace(&rk, &v, "c");
     HR_CHECK(rk.basis == HR_RANK_COLD && rk.nranked == 2);
     HR_CHECK_STR(rk.e[0].r->allocator, "glibc");
     char buf[1024];
