@@ -1,6 +1,7 @@
 /* The --metric bar chart (svg.h, HR_CHART_BARS). Layout, top to bottom: a
  * title in words with the better direction, then per trace a bold group
- * label, one bar per allocator and the group's own x axis (a trace with
+ * label, one bar per allocator in the ranking's order (ranking.h: the
+ * summary table's order, whatever the metric) and the group's own x axis (a trace with
  * small figures is not a sliver beside a large one). Labels sit in a fixed
  * left margin; values are printed after each bar. Also the metric names
  * `plot --metric` accepts. */
@@ -12,6 +13,7 @@
 #include "report/access.h"
 #include "report/charts.h"
 #include "report/metric_name.h"
+#include "report/ranking.h"
 #include "report/svg.h"
 
 #define LABEL_W 230
@@ -63,10 +65,10 @@ static void group(hr_svg_t *s, const hr_report_view_t *vw, const char *trace, co
     hr_svg_text(s, 10, s->y + 14, " font-weight=\"bold\"", hr_report_trace_base(trace));
     s->y += 20;
     double top = s->y;
-    for (size_t i = 0; i < vw->n; i++) {
-        const hr_result_t *r = &vw->rows[i];
-        if (!hr_result_of_trace(r, trace))
-            continue;
+    hr_ranking_t rk;
+    hr_rank_trace(&rk, vw, trace);
+    for (int i = 0; i < rk.n; i++) {
+        const hr_result_t *r = rk.e[i].r;
         const char *alloc = r->allocator;
         double v = hr_result_at(r, path, 0); /* any dotted path (--metric) */
         char name[160];

@@ -11,6 +11,7 @@
 #include "base/emit.h"
 #include "report/access.h"
 #include "report/chart.h"
+#include "report/crosstrace.h"
 #include "report/tables.h"
 
 #define CSS                                                                                   \
@@ -188,6 +189,7 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
         fputs("<p>(no results)</p>\n", out);
     for (int t = 0; t < nt && rc == 0; t++)
         rc = trace_section(out, &v, traces[t], t, o, err);
+    hr_crosstrace_html(out, &v); /* two traces or more: the table across them */
     fputs("</body>\n</html>\n", out);
     hr_report_view_free(&v);
     if (rc == 0 && (fflush(out) != 0 || ferror(out))) {

@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "report/access.h"
+#include "report/crosstrace.h"
+#include "report/ranking.h"
 #include "report/stats.h"
 #include "report/summary.h"
 
@@ -145,36 +147,28 @@ void hr_report_predict(hr_json_t *doc) {
             hr_json_remove((hr_json_t *)r->json, HR_RK_PREDICT);
     }
     hr_report_view_free(&v);
+    /* the table across traces ranks by the predictions just written */
+    hr_json_t *x = hr_report_view_init(&v, doc) == 0 ? hr_crosstrace_json(&v) : NULL;
+    hr_report_view_free(&v);
+    if (x)
+        hr_json_set(doc, HR_REPORT_CROSS_TRACE, x);
+    else
+        hr_json_remove(doc, HR_REPORT_CROSS_TRACE);
 }
 
 /* ---- rendering ------------------------------------------------------------ */
 
-/* Seconds in a unit that suits v: "1.23 s", "41.2 ms", "850 us"; signed
- * values with an explicit sign. */
-static void fmt_s(char *buf, size_t n, double v, int sign) {
-    double a = fabs(v);
-    const char *sg = !sign ? (v < 0 ? "-" : "") : v < 0 ? "-" : v > 0 ? "+" : "";
-    if (!isfinite(v))
-        snprintf(buf, n, "-");
-    else if (v == 0)
-        snprintf(buf, n, "0 s");
-    else if (a >= 1)
-        snprintf(buf, n, "%s%.2f s", sg, a);
-    else if (a >= 1e-3)
-        snprintf(buf, n, "%s%.1f ms", sg, a * 1e3);
-    else
-        snprintf(buf, n, "%s%.0f us", sg, a * 1e6);
-}
-
-static void predict_row(hr_emit_t *em, const hr_result_t *t) {
+/* One row; `why`: the reason an excluded row is not ranked (then it gets no
+ * faster/slower verdict), NULL for a ranked row. */
+static void predict_row(hr_emit_t *em, const hr_result_t *t, const char *why) {
     const hr_result_predict_t *p = &t->predict;
     const char *alloc = t->allocator;
     double change = p->change_s, pct = p->change_pct;
     char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-";
-    fmt_s(a, sizeof a, p->alloc_s, 0);
-    fmt_s(c, sizeof c, change, 1);
-    fmt_s(lo, sizeof lo, p->interval_s_lo, 1);
-    fmt_s(hi, sizeof hi, p->interval_s_hi, 1);
+    hr_fmt_seconds(a, sizeof a, p->alloc_s, 0);
+    hr_fmt_seconds(c, sizeof c, change, 1);
+    hr_fmt_seconds(lo, sizeof lo, p->interval_s_lo, 1);
+    hr_fmt_seconds(hi, sizeof hi, p->interval_s_hi, 1);
     snprintf(iv, sizeof iv, "%s .. %s", lo, hi);
     if (isfinite(pct))
         snprintf(pc, sizeof pc, "%+.1f%%", pct == 0 ? 0.0 : pct);
@@ -193,7 +187,10 @@ static void predict_row(hr_emit_t *em, const hr_result_t *t) {
     hr_emit_cell_str(em, iv);
     hr_emit_cell_str(em, pc);
     hr_emit_cell_str(em, rss);
-    hr_emit_cell_str(em, base ? "baseline"
+    char nr[80];
+    snprintf(nr, sizeof nr, "not ranked: %s", why ? why : "");
+    hr_emit_cell_str(em, why ? nr
+                         : base ? "baseline"
                          : p->within_noise ? "within noise"
                          : change < 0 ? "faster" : "slower");
     hr_emit_row_end(em);
@@ -205,15 +202,15 @@ static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
     double runs = prog->runs;
     const char *timed = prog->timed;
     int captured = timed && strcmp(timed, "capture") == 0;
-    fmt_s(wall, sizeof wall, prog->wall_s, 0);
-    fmt_s(cpu, sizeof cpu, prog->cpu_s, 0);
-    fmt_s(lo, sizeof lo, prog->cpu_s_min, 0);
-    fmt_s(hi, sizeof hi, prog->cpu_s_max, 0);
+    hr_fmt_seconds(wall, sizeof wall, prog->wall_s, 0);
+    hr_fmt_seconds(cpu, sizeof cpu, prog->cpu_s, 0);
+    hr_fmt_seconds(lo, sizeof lo, prog->cpu_s_min, 0);
+    hr_fmt_seconds(hi, sizeof hi, prog->cpu_s_max, 0);
     hr_fmt_bytes(rss, sizeof rss, prog->max_rss);
     double n = hr_predict_noise(prog->cpu_s_max - prog->cpu_s_min,
                                 runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
     if (isfinite(n))
-        fmt_s(noise, sizeof noise, n, 0);
+        hr_fmt_seconds(noise, sizeof noise, n, 0);
     const char *lead = md ? "- " : "  ";
     fprintf(out, "%sprogram: %s CPU, %s wall, max RSS %s (", lead, cpu, wall, rss);
     if (captured)
@@ -245,11 +242,11 @@ void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const cha
     char title[600];
     snprintf(title, sizeof title, "Predicted change of the program's run time (%s)", trace);
     hr_emit_table_begin(em, title, 7, cols);
-    for (size_t i = 0; i < v->n; i++) {
-        const hr_result_t *r = &v->rows[i];
-        if (hr_result_of_trace(r, trace) && r->predict.present)
-            predict_row(em, r);
-    }
+    hr_ranking_t rk;
+    hr_rank_trace(&rk, v, trace);
+    for (int i = 0; i < rk.n; i++) /* in the ranking's order */
+        if (rk.e[i].r->predict.present)
+            predict_row(em, rk.e[i].r, rk.e[i].why);
     hr_emit_table_end(em);
     if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN)
         return;

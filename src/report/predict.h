@@ -10,16 +10,20 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "report/access.h"
+#include "report/ranking.h"
 
 /* The allocator every change is measured against (its row of the same trace). */
-#define HR_PREDICT_BASELINE "glibc"
+#define HR_PREDICT_BASELINE HR_RANK_BASELINE
 /* z of a two-sided 95 % bound. */
 #define HR_PREDICT_Z 1.96
 
 /* Sets "predict" on every ok result of `doc` (a report) whose trace has a
  * program time and an ok glibc row, and removes a "predict" left from an
- * earlier call from every other result: call it once all rows are in (the
- * report builder) and again after rows were added or merged. */
+ * earlier call from every other result; then sets the report's
+ * HR_REPORT_CROSS_TRACE section (crosstrace.h; removed when fewer than two
+ * traces have a glibc row): call it once all rows are in (the report
+ * builder) and again after rows were added or merged. */
+#define HR_REPORT_CROSS_TRACE "cross_trace"
 void hr_report_predict(hr_json_t *doc);
 
 /* Half-width of the 95 % bound of the difference of two single runs of a

@@ -1,4 +1,4 @@
-/* Ranking lines (see ranking.h). */
+/* The ranking of a trace and the --detail ranking lines (see ranking.h). */
 #include "report/ranking.h"
 
 #include <math.h>
@@ -9,7 +9,8 @@
 #include "report/access.h"
 #include "report/stats.h"
 
-#define HR_RANK_MAX 64
+/* Rows of one --detail ranking line. */
+#define HR_RANK_LINE_MAX 64
 
 typedef struct ranked {
     const char *name;
@@ -28,7 +29,7 @@ static int cmp_center_desc(const void *a, const void *b) { return cmp_center(b, 
 static int collect(const hr_report_view_t *v, const char *trace, const hr_metric_t *m,
                    ranked_t *out) {
     int n = 0;
-    for (size_t i = 0; i < v->n && n < HR_RANK_MAX; i++) {
+    for (size_t i = 0; i < v->n && n < HR_RANK_LINE_MAX; i++) {
         const hr_result_t *r = &v->rows[i];
         if (!hr_result_ok(r) || !hr_result_of_trace(r, trace) || hr_result_mostly_fallback(r))
             continue;
@@ -59,7 +60,7 @@ static const char *joiner(const hr_spread_t *a, const hr_spread_t *b, int higher
 /* One ranking line; values are divided by `scale` (1e6: M ops/s). */
 static int rank_line(FILE *out, const hr_report_view_t *v, const char *trace,
                       const hr_metric_t *m, double scale, const char *label, int md) {
-    static ranked_t rk[HR_RANK_MAX];
+    static ranked_t rk[HR_RANK_LINE_MAX];
     int n = collect(v, trace, m, rk), higher = (m->flags & HR_MF_HIGHER) != 0;
     if (n < 2)
         return 0;
@@ -124,4 +125,119 @@ void hr_report_ranking(FILE *out, const hr_report_view_t *v, const char *trace, 
     any |= hr_report_threads(out, v, trace, md);
     if (any)
         fputc('\n', out);
+}
+
+/* ---- the ranking of a trace -------------------------------------------- */
+
+const char *hr_rank_basis_words(hr_rank_basis_t b) {
+    return b == HR_RANK_PROGRAM ? "predicted change of the program's CPU time"
+           : b == HR_RANK_COLD  ? "cold-lap allocator time (ns/op)"
+           : b == HR_RANK_WARM  ? "warm ns/op (the report has no cold lap)"
+                                : "nothing (no row has a figure)";
+}
+
+/* Why r is not ranked on `basis`, or NULL when it is. Sets the figure. */
+static const char *entry_of(const hr_result_t *r, hr_rank_basis_t basis, hr_rank_entry_t *e) {
+    e->r = r;
+    e->key = e->lo = e->hi = NAN;
+    if (!hr_result_ok(r))
+        return r->status ? r->status : "failed";
+    if (basis == HR_RANK_PROGRAM && r->predict.present) {
+        e->key = r->predict.change_s;
+        e->lo = r->predict.interval_s_lo;
+        e->hi = r->predict.interval_s_hi;
+    } else if (basis != HR_RANK_PROGRAM) {
+        hr_spread_t s;
+        hr_spread_of(r, basis == HR_RANK_COLD ? HR_M_COLD_NS_PER_OP : HR_M_NS_PER_OP, &s);
+        if (s.n > 0) {
+            e->key = s.center;
+            e->lo = s.n >= 2 ? s.min : NAN;
+            e->hi = s.n >= 2 ? s.max : NAN;
+        }
+    }
+    if (hr_result_mostly_fallback(r))
+        return "fallback";
+    if (r->unstable)
+        return "unstable";
+    if (!isfinite(e->key))
+        return basis == HR_RANK_PROGRAM ? "no prediction"
+               : basis == HR_RANK_COLD  ? "no cold lap"
+                                        : "no ns/op";
+    return NULL;
+}
+
+static int cmp_entry(const void *pa, const void *pb) {
+    const hr_rank_entry_t *a = pa, *b = pb;
+    if (a->ranked != b->ranked)
+        return b->ranked - a->ranked;
+    if (a->ranked && a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->r < b->r ? -1 : a->r > b->r; /* rows are in report order */
+}
+
+void hr_rank_trace(hr_ranking_t *out, const hr_report_view_t *v, const char *trace) {
+    out->basis = HR_RANK_NONE;
+    out->n = out->nranked = 0;
+    hr_rank_basis_t basis = HR_RANK_WARM;
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (!hr_result_of_trace(r, trace))
+            continue;
+        if (r->predict.present)
+            basis = HR_RANK_PROGRAM;
+        else if (basis == HR_RANK_WARM && hr_result_ok(r) && isfinite(r->m.COLD_NS_PER_OP))
+            basis = HR_RANK_COLD;
+    }
+    for (size_t i = 0; i < v->n && out->n < HR_RANK_MAX; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (!hr_result_of_trace(r, trace))
+            continue;
+        hr_rank_entry_t *e = &out->e[out->n++];
+        e->why = entry_of(r, basis, e);
+        e->ranked = e->why == NULL;
+        out->nranked += e->ranked;
+    }
+    qsort(out->e, (size_t)out->n, sizeof out->e[0], cmp_entry);
+    if (out->n > 0) /* what it ranks by, even when every row was excluded */
+        out->basis = basis;
+}
+
+int hr_rank_apart(const hr_rank_entry_t *a, const hr_rank_entry_t *b) {
+    if (!isfinite(a->lo) || !isfinite(a->hi) || !isfinite(b->lo) || !isfinite(b->hi))
+        return -1;
+    return a->hi < b->lo || b->hi < a->lo;
+}
+
+void hr_fmt_seconds(char *buf, size_t n, double v, int sign) {
+    double a = fabs(v);
+    const char *sg = v < 0 ? "-" : sign && v > 0 ? "+" : "";
+    if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else if (v == 0)
+        snprintf(buf, n, "0 s");
+    else if (a >= 1)
+        snprintf(buf, n, "%s%.2f s", sg, a);
+    else if (a >= 1e-3)
+        snprintf(buf, n, "%s%.1f ms", sg, a * 1e3);
+    else
+        snprintf(buf, n, "%s%.0f us", sg, a * 1e6);
+}
+
+void hr_fmt_seconds_range(char *buf, size_t n, double lo, double hi) {
+    double a = fmax(fabs(lo), fabs(hi));
+    double k = a >= 1 ? 1 : a >= 1e-3 ? 1e3 : 1e6;
+    const char *u = a >= 1 ? "s" : a >= 1e-3 ? "ms" : "us";
+    if (!isfinite(lo) || !isfinite(hi))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%+.3g..%+.3g %s", lo * k, hi * k, u);
+}
+
+void hr_rank_rss(const hr_result_t *r, double *v, double *lo, double *hi) {
+    hr_spread_t s;
+    hr_spread_of(r, HR_M_PEAK_RSS, &s);
+    double base = isfinite(r->m.RSS_BASE) ? r->m.RSS_BASE : 0;
+    *v = r->m.PEAK_RSS_ALL;
+    *lo = s.n >= 2 ? s.min + base : NAN;
+    *hi = s.n >= 2 ? s.max + base : NAN;
 }

@@ -11,156 +11,12 @@
 #include "report/ranking.h"
 #include "report/stats.h"
 
-#define HR_SUMMARY_MAX_ROWS 256
+#define HR_SUMMARY_MAX_ROWS HR_RANK_MAX
 
-/* Row groups, in table order. */
-enum { G_RANKED = 0, G_FALLBACK, G_OTHER };
-
-typedef struct srow {
-    const hr_result_t *t;
-    int              group;
-    double           key; /* the ranking figure (median) */
-    size_t           idx; /* order in the report: ties keep it */
-} srow_t;
-
-static const hr_metric_t *rank_metric(void) {
-    for (int k = 0; k < HR_M__COUNT; k++)
-        if (hr_metrics[k].flags & HR_MF_RANK)
-            return &hr_metrics[k];
-    return &hr_metrics[HR_M_NS_PER_OP];
-}
-
-static int cmp_rows(const void *pa, const void *pb) {
-    const srow_t *a = pa, *b = pb;
-    int higher = (rank_metric()->flags & HR_MF_HIGHER) != 0;
-    if (a->group != b->group)
-        return a->group - b->group;
-    if (a->group == G_RANKED && a->key != b->key)
-        return (a->key < b->key) != higher ? -1 : 1;
-    return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-/* The rows of `trace` in table order: ranked (ok, not mostly fallback, with
- * the ranking figure) best first, then mostly fallback, then the rest. */
-static int collect(const hr_report_view_t *v, const char *trace, srow_t *rows, int max) {
-    hr_metric_id_t rank = (hr_metric_id_t)(rank_metric() - hr_metrics);
-    int n = 0;
-    for (size_t i = 0; i < v->n && n < max; i++) {
-        const hr_result_t *r = &v->rows[i];
-        if (!hr_result_of_trace(r, trace))
-            continue;
-        hr_spread_t s;
-        hr_spread_of(r, rank, &s);
-        rows[n].t = r;
-        rows[n].idx = i;
-        rows[n].key = s.center;
-        rows[n].group = !hr_result_ok(r)                    ? G_OTHER
-                        : hr_result_mostly_fallback(r) ? G_FALLBACK
-                        : s.n == 0 || isnan(s.center) ? G_OTHER
-                                                      : G_RANKED;
-        n++;
-    }
-    qsort(rows, (size_t)n, sizeof *rows, cmp_rows);
-    return n;
-}
-
-/* ---- the table ---------------------------------------------------------- */
-
-/* The flags cell: the status of a row that is not ok, else "fallback",
- * "unstable", "interrupted" (comma-separated); NULL when there is none. */
-static const char *flags_of(const hr_result_t *t, char *buf, size_t n) {
-    buf[0] = 0;
-    if (!hr_result_ok(t)) {
-        snprintf(buf, n, "%s", t->status);
-        return buf;
-    }
-    if (hr_result_mostly_fallback(t))
-        snprintf(buf, n, "fallback");
-    else if (t->unstable)
-        snprintf(buf, n, "unstable");
-    if (t->interrupted)
-        snprintf(buf + strlen(buf), n - strlen(buf), "%sinterrupted", buf[0] ? "," : "");
-    return buf[0] ? buf : NULL;
-}
-
-/* ops/s as "12.30 M ±1.2%": the median and its MAD relative to it (the
- * robust spread, docs/REPORTS.md); the median alone for a single sample. */
-static void ops_cell(hr_emit_t *em, const hr_result_t *t) {
-    double v = t->m.OPS_PER_S;
-    double mad = t->m.OPS_PER_S_mad;
-    char num[48], buf[80];
-    if (!isfinite(v)) {
-        hr_emit_cell_str(em, NULL);
-        return;
-    }
-    hr_fmt_rate(num, sizeof num, v);
-    if (isfinite(mad) && v != 0 && t->runs >= 2)
-        snprintf(buf, sizeof buf, "%s ±%.1f%%", num, mad / fabs(v) * 100);
-    else
-        snprintf(buf, sizeof buf, "%s", num);
-    hr_emit_cell_str(em, buf);
-}
-
-/* Peak footprint: the median of its samples when it is sampled (an external
- * allocator's), else the exact figure. */
-static double footprint(const hr_result_t *r) {
-    hr_spread_t s;
-    hr_spread_of(r, HR_M_PEAK_FP, &s);
-    return s.center;
-}
-
-static void table_row(hr_emit_t *em, const srow_t *row, int rank) {
-    const hr_result_t *r = row->t;
-    char buf[64];
-    if (row->group == G_RANKED)
-        hr_emit_cell_u64(em, (uint64_t)rank);
-    else
-        hr_emit_cell_str(em, NULL);
-    hr_emit_cell_str(em, r->allocator);
-    if (!hr_result_ok(r)) { /* figures of a failed row are not comparable: "-" */
-        for (int c = 0; c < 6; c++)
-            hr_emit_cell_str(em, NULL);
-    } else {
-        ops_cell(em, r);
-        hr_report_cell_unit(em, r->m.P99, hr_fmt_ns);
-        hr_report_cell_unit(em, r->m.WF_NS, hr_fmt_ns);
-        hr_report_cell_unit(em, footprint(r), hr_fmt_bytes);
-        hr_report_cell_pct(em, r->m.FRAG_JW4);
-        hr_report_cell_pct(em, r->m.NATIVE_SHARE);
-    }
-    hr_emit_cell_str(em, flags_of(r, buf, sizeof buf));
-    hr_emit_row_end(em);
-}
-
-/* "trace PATH: N ops, peak live X" (both properties of the trace). */
-static void heading(char *buf, size_t n, const srow_t *rows, int nr, const char *trace) {
-    double ops = NAN, live = NAN;
-    for (int i = 0; i < nr && (isnan(ops) || isnan(live)); i++) {
-        if (isnan(ops))
-            ops = rows[i].t->m.OPS_TOTAL;
-        if (isnan(live))
-            live = rows[i].t->m.PEAK_LIVE;
-    }
-    int k = snprintf(buf, n, "trace %s", trace);
-    if (k < 0 || (size_t)k >= n || isnan(ops))
-        return;
-    char b[32];
-    hr_fmt_bytes(b, sizeof b, live);
-    snprintf(buf + k, n - (size_t)k, ": %.0f ops, peak live %s", ops, isnan(live) ? "-" : b);
-}
-
-static void summary_table(hr_emit_t *em, const srow_t *rows, int nr, const char *trace) {
-    static const char *const cols[] = {">#", "allocator", ">ops/s", ">p99", ">worst frame",
-                                       ">footprint", ">frag", ">native", "flags"};
-    char title[600];
-    heading(title, sizeof title, rows, nr, trace);
-    hr_emit_table_begin(em, title, (int)(sizeof cols / sizeof cols[0]), cols);
-    for (int i = 0, rank = 0; i < nr; i++)
-        table_row(em, &rows[i], rows[i].group == G_RANKED ? ++rank : 0);
-    hr_emit_table_end(em);
-}
-
-/* ---- the verdict -------------------------------------------------------- */
+/* The leanest by peak RSS is named only when it is at least this much below
+ * the next (and their samples do not overlap): differences of a few tenths
+ * of a percent are page rounding and start-up noise, not a leaner allocator. */
+#define HR_LEANEST_MIN 0.05
 
 /* Appends to buf (always NUL-terminated). */
 static void cat(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -174,101 +30,269 @@ static void cat(char *buf, size_t n, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* ---- the table ---------------------------------------------------------- */
 
-static const char *noise_word(int sep) {
-    return sep > 0 ? "separated" : "noise unknown";
+/* The flags cell: why a row is not ranked, and "interrupted"; NULL when
+ * there is neither. */
+static const char *flags_of(const hr_rank_entry_t *e, char *buf, size_t n) {
+    snprintf(buf, n, "%s", e->why ? e->why : "");
+    if (hr_result_ok(e->r) && e->r->interrupted)
+        snprintf(buf + strlen(buf), n - strlen(buf), "%sinterrupted", buf[0] ? "," : "");
+    return buf[0] ? buf : NULL;
 }
 
-/* "fastest: A, 1.69x B's ops/s (separated)" or "... within noise". The
- * margin is the ratio of the ranking figure (ns/op: its inverse is ops/s). */
-static void fastest(char *buf, size_t n, const srow_t *rows, int nr) {
-    const hr_metric_t *rank = rank_metric();
-    int higher = (rank->flags & HR_MF_HIGHER) != 0, nk = 0;
-    while (nk < nr && rows[nk].group == G_RANKED)
-        nk++;
-    if (nk == 0) {
-        cat(buf, n, "fastest: none (no allocator could be ranked)");
+/* "1.2 ms @588": the worst frame's time and index. */
+static void frame_text(char *buf, size_t n, const hr_result_t *r) {
+    char t[32];
+    buf[0] = 0;
+    if (!isfinite(r->m.WF_NS))
+        return;
+    hr_fmt_ns(t, sizeof t, r->m.WF_NS);
+    if (isfinite(r->m.WF_INDEX))
+        snprintf(buf, n, "%s @%.0f", t, r->m.WF_INDEX);
+    else
+        snprintf(buf, n, "%s", t);
+}
+
+/* The overhead (docs/METRICS.md, "Overhead"): the worker's RSS growth
+ * during the replay beyond the trace's peak live bytes, never below 0;
+ * NAN when either is unknown. */
+static double overhead(const hr_result_t *r) {
+    double g = r->m.PEAK_RSS, live = r->m.PEAK_LIVE;
+    if (!isfinite(g) || !isfinite(live))
+        return NAN;
+    return g > live ? g - live : 0;
+}
+
+/* "260.00 KiB 29%": the overhead and its ratio to peak live ("12x" from
+ * 10 times peak live on). */
+static void overhead_text(char *buf, size_t n, const hr_result_t *r) {
+    double o = overhead(r), live = r->m.PEAK_LIVE;
+    char b[32];
+    buf[0] = 0;
+    if (!isfinite(o))
+        return;
+    hr_fmt_bytes(b, sizeof b, o);
+    if (!(live > 0))
+        snprintf(buf, n, "%s", b);
+    else if (o / live < 10)
+        snprintf(buf, n, "%s %.0f%%", b, o / live * 100);
+    else
+        snprintf(buf, n, "%s %.0fx", b, o / live);
+}
+
+static void table_row(hr_emit_t *em, const hr_ranking_t *rk, int i) {
+    const hr_rank_entry_t *e = &rk->e[i];
+    const hr_result_t *r = e->r;
+    char buf[96];
+    if (e->ranked)
+        hr_emit_cell_u64(em, (uint64_t)i + 1);
+    else
+        hr_emit_cell_str(em, NULL);
+    hr_emit_cell_str(em, r->allocator);
+    if (!hr_result_ok(r)) { /* figures of a failed row are not comparable: "-" */
+        for (int c = rk->basis == HR_RANK_PROGRAM ? 6 : 5; c > 0; c--)
+            hr_emit_cell_str(em, NULL);
+    } else {
+        if (rk->basis == HR_RANK_PROGRAM) {
+            hr_fmt_seconds(buf, sizeof buf, r->predict.change_s, 1);
+            hr_emit_cell_str(em, r->predict.present ? buf : NULL);
+            hr_fmt_seconds_range(buf, sizeof buf, r->predict.interval_s_lo, r->predict.interval_s_hi);
+            hr_emit_cell_str(em, r->predict.present ? buf : NULL);
+        } else {
+            hr_report_cell_unit(em, rk->basis == HR_RANK_WARM ? r->m.NS_PER_OP
+                                                              : r->m.COLD_NS_PER_OP, hr_fmt_ns);
+        }
+        hr_report_cell_unit(em, r->m.OPS_PER_S, hr_fmt_rate); /* its spread: --detail */
+        frame_text(buf, sizeof buf, r);
+        hr_emit_cell_str(em, buf[0] ? buf : NULL);
+        hr_report_cell_unit(em, r->m.PEAK_RSS_ALL, hr_fmt_bytes);
+        overhead_text(buf, sizeof buf, r);
+        hr_emit_cell_str(em, buf[0] ? buf : NULL);
+    }
+    hr_emit_cell_str(em, flags_of(e, buf, sizeof buf));
+    hr_emit_row_end(em);
+}
+
+/* "trace PATH: N ops, peak live X" (both properties of the trace). */
+static void heading(char *buf, size_t n, const hr_ranking_t *rk, const char *trace) {
+    double ops = NAN, live = NAN;
+    for (int i = 0; i < rk->n && (isnan(ops) || isnan(live)); i++) {
+        if (isnan(ops))
+            ops = rk->e[i].r->m.OPS_TOTAL;
+        if (isnan(live))
+            live = rk->e[i].r->m.PEAK_LIVE;
+    }
+    int k = snprintf(buf, n, "trace %s", trace);
+    if (k < 0 || (size_t)k >= n || isnan(ops))
+        return;
+    char b[32];
+    hr_fmt_bytes(b, sizeof b, live);
+    snprintf(buf + k, n - (size_t)k, ": %.0f ops, peak live %s", ops, isnan(live) ? "-" : b);
+}
+
+static void summary_table(hr_emit_t *em, const hr_ranking_t *rk, const char *trace) {
+    static const char *const prog[] = {">#", "allocator", ">change", ">interval", ">warm ops/s",
+                                       ">worst frame", ">peak RSS", ">overhead", "flags"};
+    static const char *const cold[] = {">#", "allocator", ">cold/op", ">warm ops/s",
+                                       ">worst frame", ">peak RSS", ">overhead", "flags"};
+    char title[600];
+    heading(title, sizeof title, rk, trace);
+    static const char *const warm[] = {">#", "allocator", ">warm/op", ">warm ops/s",
+                                       ">worst frame", ">peak RSS", ">overhead", "flags"};
+    int prg = rk->basis == HR_RANK_PROGRAM;
+    hr_emit_table_begin(em, title, prg ? 9 : 8,
+                        prg ? prog : rk->basis == HR_RANK_WARM ? warm : cold);
+    for (int i = 0; i < rk->n; i++)
+        table_row(em, rk, i);
+    hr_emit_table_end(em);
+}
+
+/* ---- the verdict -------------------------------------------------------- */
+
+/* The program's CPU time of the trace's first row that recorded it. */
+static const hr_result_program_t *program_of(const hr_ranking_t *rk) {
+    for (int i = 0; i < rk->n; i++)
+        if (rk->e[i].r->program.present)
+            return &rk->e[i].r->program;
+    return NULL;
+}
+
+/* "ship A: -27.0 ms of 1.22 s CPU (-2.2%, interval -35..-19 ms), max RSS
+ * +3.1 MiB", the ranked rows within noise of A after it; or that no
+ * allocator changes the program beyond noise. */
+static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
+    const hr_rank_entry_t *b = &rk->e[0];
+    const hr_result_predict_t *p = &b->r->predict;
+    const hr_result_program_t *prog = program_of(rk);
+    int any_beyond = 0;
+    for (int i = 0; i < rk->nranked; i++)
+        any_beyond |= !rk->e[i].r->predict.within_noise;
+    if (p->within_noise || !(p->change_s < 0)) {
+        cat(buf, n, any_beyond ? "keep %s: no allocator makes this program faster beyond noise"
+                               : "no allocator changes this program beyond noise",
+            HR_RANK_BASELINE);
         return;
     }
-    if (nk == 1) {
-        cat(buf, n, "fastest: %s (the only ranked allocator)", rows[0].t->allocator);
+    char c[32], cpu[32], iv[64], rss[32] = "";
+    hr_fmt_seconds(c, sizeof c, p->change_s, 1);
+    hr_fmt_seconds(cpu, sizeof cpu, prog ? prog->cpu_s : NAN, 0);
+    hr_fmt_seconds_range(iv, sizeof iv, p->interval_s_lo, p->interval_s_hi);
+    cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%, interval %s)", b->r->allocator, c, cpu,
+        p->change_pct, iv);
+    if (isfinite(p->rss_change_bytes)) {
+        hr_fmt_bytes(rss, sizeof rss, fabs(p->rss_change_bytes));
+        cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
+    }
+    int k = 0;
+    for (int i = 1; i < rk->nranked; i++)
+        if (!rk->e[i].r->predict.within_noise && hr_rank_apart(b, &rk->e[i]) == 0)
+            cat(buf, n, "%s%s", k++ ? ", " : "; within noise of it: ", rk->e[i].r->allocator);
+}
+
+/* "fastest by cold-lap time: A, 1.69x less than B's (separated)" or "A and
+ * B within noise (samples overlap)"; "by warm ns/op" on that basis. */
+static void fastest(char *buf, size_t n, const hr_ranking_t *rk) {
+    const hr_rank_entry_t *a = &rk->e[0], *b = &rk->e[1];
+    const char *by = rk->basis == HR_RANK_WARM ? "warm ns/op" : "cold-lap time";
+    if (rk->nranked == 1) {
+        cat(buf, n, "fastest by %s: %s (the only ranked allocator)", by, a->r->allocator);
         return;
     }
-    hr_spread_t a, b;
-    hr_spread_of(rows[0].t, (hr_metric_id_t)(rank - hr_metrics), &a);
-    hr_spread_of(rows[1].t, (hr_metric_id_t)(rank - hr_metrics), &b);
-    int sep = hr_rank_separated(&a, &b, higher);
+    int sep = hr_rank_apart(a, b);
     if (sep == 0) {
-        cat(buf, n, "fastest: %s and %s within noise (samples overlap)", rows[0].t->allocator,
-            rows[1].t->allocator);
+        cat(buf, n, "fastest by %s: %s and %s within noise (samples overlap)", by,
+            a->r->allocator, b->r->allocator);
         return;
     }
-    double ratio = higher ? a.center / b.center : b.center / a.center;
-    cat(buf, n, "fastest: %s, %.2fx %s's ops/s (%s)", rows[0].t->allocator, ratio,
-        rows[1].t->allocator, noise_word(sep));
+    cat(buf, n, "fastest by %s: %s, %.2fx less than %s's (%s)", by, a->r->allocator,
+        b->key / a->key, b->r->allocator, sep > 0 ? "separated" : "noise unknown");
 }
 
-/* A footprint with its spread; an exact (in-house) figure is deterministic:
- * a known range of one value. */
-static void fp_spread(const hr_result_t *r, hr_spread_t *s) {
-    hr_spread_of(r, HR_M_PEAK_FP, s);
-    if (s->n >= 1 && hr_result_exact_fp(r)) {
-        s->n = s->n < 2 ? 2 : s->n;
-        s->min = s->max = s->center;
-    }
-}
-
-/* "leanest: A, 38% less footprint than B" among the ranked rows. */
-static void leanest(char *buf, size_t n, const srow_t *rows, int nr) {
-    const srow_t *best = NULL, *next = NULL;
-    for (int i = 0; i < nr && rows[i].group == G_RANKED; i++) {
-        double f = footprint(rows[i].t);
-        if (isnan(f))
+/* "leanest by peak RSS: A, 6.2% below B (47.5 vs 50.7 MiB)" among the ranked
+ * rows, only HR_LEANEST_MIN or more below the next and beyond noise. */
+static void leanest(char *buf, size_t n, const hr_ranking_t *rk) {
+    int bi = -1, ni = -1;
+    double v[HR_RANK_MAX], lo[HR_RANK_MAX], hi[HR_RANK_MAX];
+    for (int i = 0; i < rk->nranked; i++) {
+        hr_rank_rss(rk->e[i].r, &v[i], &lo[i], &hi[i]);
+        if (!isfinite(v[i]))
             continue;
-        if (!best || f < footprint(best->t)) {
-            next = best;
-            best = &rows[i];
-        } else if (!next || f < footprint(next->t)) {
-            next = &rows[i];
+        if (bi < 0 || v[i] < v[bi]) {
+            ni = bi;
+            bi = i;
+        } else if (ni < 0 || v[i] < v[ni]) {
+            ni = i;
         }
     }
-    if (!best) {
-        cat(buf, n, "leanest: none (no peak footprint)");
+    if (bi < 0) {
+        cat(buf, n, "leanest by peak RSS: none (no peak RSS)");
         return;
     }
-    if (!next) {
-        cat(buf, n, "leanest: %s (the only one with a peak footprint)", best->t->allocator);
+    const char *a = rk->e[bi].r->allocator;
+    if (ni < 0) {
+        cat(buf, n, "leanest by peak RSS: %s (the only one with a peak RSS)", a);
         return;
     }
-    hr_spread_t a, b;
-    fp_spread(best->t, &a);
-    fp_spread(next->t, &b);
-    if (a.center == b.center) {
-        cat(buf, n, "leanest: %s and %s tie", best->t->allocator, next->t->allocator);
+    const char *b = rk->e[ni].r->allocator;
+    char va[32], vb[32];
+    hr_fmt_bytes(va, sizeof va, v[bi]);
+    hr_fmt_bytes(vb, sizeof vb, v[ni]);
+    double frac = (v[ni] - v[bi]) / v[ni];
+    int known = isfinite(hi[bi]) && isfinite(lo[ni]);
+    if (frac < HR_LEANEST_MIN) {
+        cat(buf, n, "leanest by peak RSS: none %.0f%% below the rest (%s %s, %s %s)",
+            HR_LEANEST_MIN * 100, a, va, b, vb);
         return;
     }
-    int sep = hr_rank_separated(&a, &b, 0);
-    if (sep == 0) {
-        cat(buf, n, "leanest: %s and %s within noise (samples overlap)", best->t->allocator,
-            next->t->allocator);
+    if (known && hi[bi] >= lo[ni]) {
+        cat(buf, n, "leanest by peak RSS: %s and %s within noise (samples overlap)", a, b);
         return;
     }
-    double pct = (b.center - a.center) / b.center * 100;
-    cat(buf, n, "leanest: %s, %.*f%% less footprint than %s", best->t->allocator,
-        pct < 10 ? 1 : 0, pct, next->t->allocator);
-    if (sep < 0)
-        cat(buf, n, " (%s)", noise_word(sep));
+    cat(buf, n, "leanest by peak RSS: %s, %.1f%% below %s (%s vs %s)%s", a, frac * 100, b, va,
+        vb, known ? "" : " (noise unknown)");
+}
+
+/* "; worst frame 0.4 ms at frame 588" of the verdict's allocator, and
+ * whether it is the worst of the ranked rows. */
+static void worst_frame(char *buf, size_t n, const hr_ranking_t *rk) {
+    const hr_result_t *r = rk->e[0].r;
+    if (!isfinite(r->m.WF_NS))
+        return;
+    char t[32];
+    hr_fmt_ns(t, sizeof t, r->m.WF_NS);
+    cat(buf, n, "; %s's worst frame %s", r->allocator, t);
+    if (isfinite(r->m.WF_INDEX))
+        cat(buf, n, " at frame %.0f", r->m.WF_INDEX);
+    int worst = rk->nranked >= 2;
+    for (int i = 1; i < rk->nranked; i++)
+        worst &= !(rk->e[i].r->m.WF_NS > r->m.WF_NS);
+    if (worst)
+        cat(buf, n, " (the worst of the %d ranked)", rk->nranked);
+}
+
+/* The verdict of a ranking (see hr_summary_verdict_of). */
+static void verdict(char *buf, size_t n, const hr_ranking_t *rk) {
+    buf[0] = 0;
+    if (rk->nranked == 0) {
+        cat(buf, n, "no allocator could be ranked");
+        return;
+    }
+    if (rk->basis == HR_RANK_PROGRAM)
+        ship(buf, n, rk);
+    else
+        fastest(buf, n, rk);
+    cat(buf, n, "; ");
+    leanest(buf, n, rk);
+    worst_frame(buf, n, rk);
 }
 
 char *hr_summary_verdict_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
-    srow_t rows[HR_SUMMARY_MAX_ROWS];
-    int nr = collect(v, trace, rows, HR_SUMMARY_MAX_ROWS);
+    hr_ranking_t rk;
     if (n == 0)
         return buf;
-    buf[0] = 0;
-    fastest(buf, n, rows, nr);
-    cat(buf, n, "; ");
-    leanest(buf, n, rows, nr);
+    hr_rank_trace(&rk, v, trace);
+    verdict(buf, n, &rk);
     return buf;
 }
 
@@ -344,20 +368,43 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
     return 1;
 }
 
+/* One line per column of the table (docs/REPORTS.md, "Summary"). */
+static void columns_legend(FILE *out, hr_rank_basis_t basis, const char *pre) {
+    fprintf(out, "%s#: place in the ranking by %s, best first; rows without one are not "
+            "ranked (flags says why)\n", pre, hr_rank_basis_words(basis));
+    if (basis == HR_RANK_PROGRAM) {
+        fprintf(out, "%schange: predicted change of the program's CPU time against %s "
+                "(the replay's cold lap); interval: its 95%% bound\n", pre, HR_RANK_BASELINE);
+    } else if (basis == HR_RANK_COLD) {
+        fprintf(out, "%scold/op: allocator time per op of the cold lap (the whole trace "
+                "once, as the program runs it)\n", pre);
+    } else {
+        fprintf(out, "%swarm/op: thread CPU per op of the warm laps (this report has no "
+                "cold lap to rank by)\n", pre);
+    }
+    fprintf(out, "%swarm ops/s: the warm laps' throughput (allocator caches hot: an upper "
+            "bound, not the ranking; its spread in --detail)\n", pre);
+    fprintf(out, "%sworst frame: the slowest frame's allocator time @ its frame index\n", pre);
+    fprintf(out, "%speak RSS: the whole worker's peak resident set, the allocator's "
+            "start-up included\n", pre);
+    fprintf(out, "%soverhead: RSS growth during the replay above the trace's peak live "
+            "bytes, and its ratio to peak live (docs/METRICS.md)\n", pre);
+}
+
 /* The legend of every flag a row of the table carries. */
-static void legend(FILE *out, const srow_t *rows, int nr, const char *pre) {
+static void legend(FILE *out, const hr_ranking_t *rk, const char *pre) {
     int unstable = 0, fallback = 0, invalid = 0, interrupted = 0;
-    for (int i = 0; i < nr; i++) {
-        const hr_result_t *t = rows[i].t;
-        const char *st = t->status;
-        unstable |= rows[i].group == G_RANKED && t->unstable;
-        fallback |= rows[i].group == G_FALLBACK;
-        invalid |= st && strcmp(st, "invalid") == 0;
+    for (int i = 0; i < rk->n; i++) {
+        const hr_result_t *t = rk->e[i].r;
+        const char *why = rk->e[i].why;
+        unstable |= why && strcmp(why, "unstable") == 0;
+        fallback |= why && strcmp(why, "fallback") == 0;
+        invalid |= why && strcmp(why, "invalid") == 0;
         interrupted |= hr_result_ok(t) && t->interrupted;
     }
     if (unstable)
         fprintf(out, "%sunstable: samples spread too widely to rank (MAD > %.0f%% or range > "
-                "%.0f%% of the median)\n", pre,
+                "%.0f%% of the median); not ranked\n", pre,
                 HR_UNSTABLE_MAD * 100, HR_UNSTABLE_RANGE * 100);
     if (fallback)
         fprintf(out, "%sfallback: under %.0f%% of the ops served natively: the row measures the "
@@ -368,42 +415,107 @@ static void legend(FILE *out, const srow_t *rows, int nr, const char *pre) {
         fprintf(out, "%sinterrupted: fewer samples than asked for (the replay was stopped)\n", pre);
 }
 
-/* Failed rows (one line each), the budget, the threads lines, the legend. */
-static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const srow_t *rows,
-                  int nr, int md) {
+/* The allocators' own start-up RSS: the worker's RSS before the first event
+ * above the lowest of the trace's rows (that lowest is the harness and the
+ * trace, the same for all), for the rows HR_STARTUP_SHOWN or more above it. */
+#define HR_STARTUP_SHOWN (512.0 * 1024)
+static void startup_line(FILE *out, const hr_ranking_t *rk, const char *pre) {
+    const hr_result_t *low = NULL;
+    for (int i = 0; i < rk->n; i++) {
+        const hr_result_t *r = rk->e[i].r;
+        if (hr_result_ok(r) && isfinite(r->m.RSS_BASE) && (!low || r->m.RSS_BASE < low->m.RSS_BASE))
+            low = r;
+    }
+    int k = 0;
+    char b[32];
+    for (int i = 0; low && i < rk->n; i++) {
+        const hr_result_t *r = rk->e[i].r;
+        if (!hr_result_ok(r) || !(r->m.RSS_BASE - low->m.RSS_BASE >= HR_STARTUP_SHOWN))
+            continue;
+        if (k++ == 0) {
+            hr_fmt_bytes(b, sizeof b, low->m.RSS_BASE);
+            fprintf(out, "%sallocator start-up (RSS before the first event, in peak RSS, not in "
+                    "overhead) above the lowest, %s's %s:", pre, low->allocator, b);
+        }
+        hr_fmt_bytes(b, sizeof b, r->m.RSS_BASE - low->m.RSS_BASE);
+        fprintf(out, "%s %s +%s", k > 1 ? "," : "", r->allocator, b);
+    }
+    if (k)
+        fputs("; the others within 512 KiB\n", out);
+}
+
+/* The heaps of a routed row that its heap config does not know (kind
+ * "none", in the backend's native "heaps" table) and that therefore went to
+ * the system malloc: "routed: heaps not in the heap config, served by the
+ * system malloc: Default (5416 allocs), Level (6236 allocs)". */
+static void unknown_heaps(FILE *out, const hr_result_t *r, const char *pre) {
+    const hr_json_t *heaps = r->native ? hr_json_get(r->native, "heaps") : NULL;
+    int k = 0;
+    if (!heaps || hr_json_type(heaps) != HR_JSON_ARRAY)
+        return;
+    for (size_t i = 0; i < hr_json_len(heaps); i++) {
+        const hr_json_t *h = hr_json_at(heaps, i);
+        const char *kind = hr_json_path_str(h, "kind"), *name = hr_json_path_str(h, "name");
+        double to_malloc = hr_json_path_num(h, "to_malloc");
+        if (!kind || strcmp(kind, "none") != 0 || !(to_malloc > 0))
+            continue;
+        if (k++ == 0)
+            fprintf(out, "%s%s: heaps not in its heap config, served by the system malloc:", pre,
+                    r->allocator);
+        fprintf(out, "%s %s (%.0f allocs)", k > 1 ? "," : "", name ? name : "?", to_malloc);
+    }
+    if (k)
+        fputc('\n', out);
+}
+
+/* Failed rows (one line each), the rows not ranked, the budget, the
+ * threads lines, start-up RSS, unknown heaps, the legends. */
+static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const hr_ranking_t *rk,
+                  int md) {
     const char *pre = md ? "- " : "  ";
     char buf[4096];
-    for (int i = 0; i < nr; i++) {
-        const hr_result_t *t = rows[i].t;
+    int k = 0;
+    for (int i = 0; i < rk->n; i++) {
+        const hr_result_t *t = rk->e[i].r;
         if (hr_result_ok(t))
             continue;
         const char *e = t->error;
         fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t->allocator, t->status,
                 e ? e : "(no message)");
     }
+    for (int i = rk->nranked; i < rk->n; i++)
+        fprintf(out, "%s %s (%s)", k++ ? "," : md ? "- not ranked:" : "  not ranked:",
+                rk->e[i].r->allocator, rk->e[i].why);
+    if (k)
+        fputc('\n', out);
     if (hr_summary_budget_of(buf, sizeof buf, v, trace))
         fprintf(out, "%s%s\n", pre, buf);
     hr_report_threads(out, v, trace, md);
-    legend(out, rows, nr, pre);
+    startup_line(out, rk, pre);
+    for (int i = 0; i < rk->n; i++)
+        if (hr_result_ok(rk->e[i].r))
+            unknown_heaps(out, rk->e[i].r, pre);
+    columns_legend(out, rk->basis, pre);
+    legend(out, rk, pre);
 }
 
 /* ---- the whole section -------------------------------------------------- */
 
 void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md) {
-    srow_t rows[HR_SUMMARY_MAX_ROWS];
-    int nr = collect(v, trace, rows, HR_SUMMARY_MAX_ROWS);
-    char verdict[1024];
-    summary_table(em, rows, nr, trace);
-    hr_summary_verdict_of(verdict, sizeof verdict, v, trace);
+    hr_ranking_t rk;
+    char text[2048];
+    hr_rank_trace(&rk, v, trace);
+    summary_table(em, &rk, trace);
+    verdict(text, sizeof text, &rk);
     /* prose is collected, then wrapped to the summary's width */
     hr_prose_t p;
     FILE *f = hr_prose_open(&p);
     if (!f)
         return;
-    fprintf(f, "%s\n", verdict);
+    fprintf(f, "%s\n", text);
     if (md)
         fputc('\n', f);
-    notes(f, v, trace, rows, nr, md);
+    notes(f, v, trace, &rk, md);
     fputc('\n', f);
     hr_prose_close(&p, em->out, md);
 }

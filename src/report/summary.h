@@ -20,17 +20,20 @@
 
 /* Writes the summary of `trace` (the rows of v whose trace is it) on em:
  * the heading and ranking table (through em's tables), then on em->out the
- * verdict line and the notes (failed rows, budget, threads, flag legend).
+ * verdict line and the notes (failed rows, rows not ranked, budget, threads,
+ * allocator start-up, routed's unknown heaps, column and flag legends).
  * `md`: Markdown prose (bullets) instead of indented text lines, no wrapping.
- * Rows: ranked results best first by the registry's HR_MF_RANK figure, then
- * the mostly-fallback ones, then the results that are not ok. */
+ * Rows in the order of the trace's ranking (ranking.h, hr_rank_trace): the
+ * ranked ones best first, then the excluded ones with the reason. */
 void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md);
 
-/* The verdict of `trace` into buf (no prefix, no newline): the fastest
- * allocator and its margin over the runner-up, or that the two are within
- * noise (ranking.c's separation rule), then the leanest by peak footprint
- * likewise: "fastest: bank, 1.69x block's ops/s (separated); leanest: glibc,
- * 6.2% less footprint than block". Returns buf. */
+/* The verdict of `trace` into buf (no prefix, no newline), from its
+ * ranking (docs/REPORTS.md, "Verdict"): "ship A: -27.0 ms of 1.22 s CPU
+ * (-2.2%, interval -35..-19 ms), max RSS +3.1 MiB" or "no allocator changes
+ * this program beyond noise" on a trace with program time, else "fastest by
+ * cold-lap time: A, 1.69x less than B's (separated)"; then "leanest by peak
+ * RSS: ..." (5 % or more and beyond noise, else "none 5% below the rest")
+ * and the verdict's allocator's worst frame. Returns buf. */
 char *hr_summary_verdict_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace);
 /* The same over a results array (decoded for the call). */
 char *hr_summary_verdict(char *buf, size_t n, const hr_json_t *results, const char *trace);

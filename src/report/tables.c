@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/access.h"
+#include "report/crosstrace.h"
 #include "report/detail.h"
 #include "report/predict.h"
 #include "report/summary.h"
@@ -60,8 +61,9 @@ static void header(FILE *out, const hr_report_view_t *rep, int md) {
     hr_prose_close(&p, out, md);
 }
 
-/* The default output is the header and every trace's summary; with
- * `detail` the detail sections follow, so the default is a prefix. */
+/* The default output is the header, every trace's summary and the table
+ * across traces; with `detail` the detail sections follow, so the default
+ * is a prefix. */
 void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
                       const hr_render_opts_t *opts) {
     int nt = v->ntraces;
@@ -73,6 +75,7 @@ void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
     }
     if (nt == 0)
         fputs("(no results)\n", em->out);
+    hr_crosstrace_table(em, v, md); /* two traces or more */
     if (opts->detail && nt > 0) {
         fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
         for (int t = 0; t < nt; t++)

@@ -1,6 +1,7 @@
 /* The text, Markdown and HTML-fragment renderer of a report: the header
  * (tool, machine, options incl. touch), then per trace the summary
- * (summary.h) and the prediction table (predict.h); with detail then per
+ * (summary.h) and the prediction table (predict.h), then the table across
+ * traces (crosstrace.h); with detail then per
  * trace the detail sections (detail.h). The default output is a prefix of
  * the detailed one. */
 #ifndef HR_REPORT_TABLES_H

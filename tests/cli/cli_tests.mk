@@ -9,7 +9,7 @@ CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
 	tests/cli/test_pristine.sh tests/cli/test_verify_cli.sh tests/cli/test_threads_cli.sh \
 	tests/cli/test_compose_cli.sh tests/cli/test_real_traces.sh tests/cli/test_options_cli.sh \
 	tests/cli/test_process_cli.sh tests/cli/test_annotate_std.sh tests/cli/test_pools_cli.sh tests/cli/test_packed_cli.sh \
-	tests/cli/test_install.sh tests/cli/test_output_cli.sh \
+	tests/cli/test_install.sh tests/cli/test_output_cli.sh tests/cli/test_crosstrace_cli.sh \
 	tests/cli/test_input_cli.sh tests/cli/test_broken_alloc_cli.sh tests/cli/test_summary_cli.sh \
 	tests/cli/test_merge_cli.sh tests/cli/test_compare_formats.sh tests/cli/test_ci_workflow.sh \
 	tests/cli/test_program_cli.sh tests/cli/test_series_cli.sh \

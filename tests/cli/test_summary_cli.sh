@@ -37,7 +37,7 @@ else
 fi
 
 heads=$(grep -c '^trace .*: [0-9]* ops, peak live ' "$T/default.txt")
-verdicts=$(grep -c '^fastest: ' "$T/default.txt")
+verdicts=$(grep -c '^\(fastest by \|ship \|no allocator \|keep \)' "$T/default.txt")
 if [ "$heads" = "$ntraces" ] && [ "$verdicts" = "$ntraces" ] &&
    ! grep -q 'details (--detail)\|ns/op by op type\|(digest ' "$T/default.txt"; then
     ok "one heading and one verdict per trace, no detail tables by default"
@@ -70,7 +70,7 @@ fi
 n=$(wc -c < "$T/summary.md")
 if [ "$n" -gt 0 ] && cmp -s -n "$n" "$T/summary.md" "$T/detail.md" &&
    [ "$(grep -c '^### trace ' "$T/summary.md")" = "$ntraces" ] &&
-   [ "$(grep -c '^| # | allocator | ops/s |' "$T/summary.md")" = "$ntraces" ]; then
+   [ "$(grep -c '^| # | allocator | \(change\|cold/op\|warm/op\) |' "$T/summary.md")" = "$ntraces" ]; then
     ok "Markdown: one ranking table per trace; --detail starts with the default"
 else
     not_ok "Markdown summary" "$(head -12 "$T/summary.md")"

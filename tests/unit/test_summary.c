@@ -74,18 +74,24 @@ static void check_golden(hr_emit_format_t fmt, const char *expected) {
 static void test_summary_text(void) { check_golden(HR_EMIT_TEXT, "summary.txt"); }
 static void test_summary_md(void) { check_golden(HR_EMIT_MARKDOWN, "summary.md"); }
 
-/* The verdicts: separated (with the margin of the runner-up: the unstable,
- * mostly-fallback and failed rows are not ranked) and within noise. */
+/* The verdicts: game_session ranked by its cold lap (glibc, though block is
+ * faster warm), separated (the margin of the runner-up: the unstable,
+ * mostly-fallback and failed rows are not ranked), block 10 % leaner by peak
+ * RSS; particles (no cold lap: warm ns/op) within noise, and no allocator
+ * 5 % leaner than the next. */
 static void test_verdicts(void) {
     hr_json_t *rep = load("summary.json");
     const hr_json_t *res = hr_json_get(rep, "results");
     char buf[512];
     hr_summary_verdict(buf, sizeof buf, res, "traces/game_session.hrt");
-    HR_CHECK_STR(buf, "fastest: block, 1.55x mimalloc's ops/s (separated); leanest: block, "
-                      "5.0% less footprint than glibc");
+    HR_CHECK_STR(buf, "fastest by cold-lap time: glibc, 1.50x less than block's (separated); "
+                      "leanest by peak RSS: block, 10.0% below glibc (18.00 MiB vs 20.00 MiB) "
+                      "(noise unknown); glibc's worst frame 40.0 us at frame 12 (the worst of "
+                      "the 2 ranked)");
     hr_summary_verdict(buf, sizeof buf, res, "traces/particles.hrt");
-    HR_CHECK_STR(buf, "fastest: jemalloc and glibc within noise (samples overlap); leanest: "
-                      "glibc and jemalloc within noise (samples overlap)");
+    HR_CHECK_STR(buf, "fastest by warm ns/op: jemalloc and glibc within noise (samples "
+                      "overlap); leanest by peak RSS: none 5% below the rest (jemalloc 6.00 MiB, "
+                      "block 6.05 MiB)");
     hr_json_free(rep);
 }
 
@@ -106,8 +112,8 @@ static void test_budget_line(void) {
     hr_json_free(rep);
 }
 
-/* Small cases: a single ranked row, single samples (noise unknown), equal
- * exact footprints, nobody over the budget. */
+/* Small cases: a single ranked row, single samples (noise unknown), no
+ * peak RSS, nobody over the budget. */
 static void test_verdict_edges(void) {
     static const char doc[] =
         "{\"schema\":\"heapreplay-report\",\"schema_version\":1,\"results\":["
@@ -124,12 +130,13 @@ static void test_verdict_edges(void) {
     const hr_json_t *res = hr_json_get(rep, "results");
     char buf[512];
     hr_summary_verdict(buf, sizeof buf, res, "t");
-    HR_CHECK_STR(buf, "fastest: a, 2.50x b's ops/s (noise unknown); leanest: a and b tie");
+    HR_CHECK_STR(buf, "fastest by warm ns/op: a, 2.50x less than b's (noise unknown); leanest "
+                      "by peak RSS: none (no peak RSS)");
     hr_summary_verdict(buf, sizeof buf, res, "u");
-    HR_CHECK_STR(buf, "fastest: a (the only ranked allocator); leanest: none (no peak footprint)");
+    HR_CHECK_STR(buf, "fastest by warm ns/op: a (the only ranked allocator); leanest by peak "
+                      "RSS: none (no peak RSS)");
     hr_summary_verdict(buf, sizeof buf, res, "v");
-    HR_CHECK_STR(buf, "fastest: none (no allocator could be ranked); leanest: none (no peak "
-                      "footprint)");
+    HR_CHECK_STR(buf, "no allocator could be ranked");
     HR_CHECK(hr_summary_budget(buf, sizeof buf, res, "t") == 1);
     HR_CHECK_STR(buf, "budget 1000 B: never exceeded by a, b");
     hr_json_free(rep);
