@@ -222,14 +222,22 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
 }
 
 /* Reads fd to its end; while nothing arrives, calls tick (if any) about
- * every HR_CHILD_TICK_MS (the caller's progress display). */
+ * every HR_CHILD_TICK_MS (the caller's progress display). Out of memory:
+ * still reads to the end (the writer must not block), returns NULL. */
 static char *read_all(int fd, size_t *len, void (*tick)(void *), void *ctx) {
     size_t cap = 4096;
     char *buf = malloc(cap);
     *len = 0;
     for (;;) {
-        if (*len + 4096 > cap)
-            buf = realloc(buf, cap *= 2);
+        char *nb = buf && *len + 4096 > cap ? realloc(buf, cap *= 2) : buf;
+        if (!nb) {
+            char sink[4096];
+            free(buf);
+            while (read(fd, sink, sizeof sink) > 0 || errno == EINTR)
+                ;
+            return NULL;
+        }
+        buf = nb;
         struct pollfd pfd = {fd, POLLIN, 0};
         if (tick && poll(&pfd, 1, HR_CHILD_TICK_MS) == 0) {
             tick(ctx);
@@ -288,6 +296,12 @@ static void tick(void *p) {
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx) {
     int *rfd = malloc((size_t)n * sizeof *rfd), *wfd = malloc((size_t)n * sizeof *wfd), sp[2];
+    if (!rfd || !wfd) {
+        free(rfd);
+        free(wfd);
+        return -1;
+    }
+    int lost = 0; /* a result that could not be read (out of memory) */
     for (int i = 0; i < n; i++) {
         int fds[2] = {-1, -1};
         results[i] = precheck(&jobs[i]);
@@ -323,6 +337,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         tick_ctx_t tc = {progress, &jobs[i], i, ctx};
         char *out = rfd[i] >= 0 && !stop_sig ? read_all(rfd[i], &len, progress ? tick : NULL, &tc)
                                              : NULL;
+        lost |= rfd[i] >= 0 && !stop_sig && !out;
         job_end_t e;
         ssize_t got = stop_sig ? 0 : read(sp[0], &e, sizeof e);
         while (got < 0 && errno == EINTR && !stop_sig)
@@ -353,5 +368,5 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
     server_pid = 0;
     free(rfd);
     free(wfd);
-    return stop_sig ? 1 : 0;
+    return stop_sig ? 1 : lost ? -1 : 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "trace/trace.h"
 
 _Static_assert(HR_OP__COUNT <= HR_RESULT_MAX_OPS, "the typed result has room for every op");
@@ -163,8 +164,10 @@ int hr_report_traces(const hr_json_t *results, const char ***out) {
             continue;
         if (n == cap) {
             const char **g = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *g);
-            if (!g)
+            if (!g) {
+                hr_outfile_note_oom(); /* the report would lack traces */
                 break;
+            }
             v = g;
         }
         v[n++] = t;

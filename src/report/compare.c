@@ -475,6 +475,7 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
         free(used);
         free(c.all_b.t);
         free(c.all_n.t);
+        fprintf(stderr, "heapreplay compare: out of memory\n");
         return 2;
     }
     for (int i = 0; i < nm; i++)

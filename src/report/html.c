@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/emit.h"
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/chart.h"
 #include "report/tables.h"
@@ -140,7 +141,7 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
     hr_json_t *sub = trace_report(rep, trace);
     char *body = NULL;
     size_t len = 0;
-    FILE *mem = sub ? open_memstream(&body, &len) : NULL;
+    FILE *mem = sub ? hr_memstream_open(&body, &len) : NULL;
     if (!mem) {
         hr_json_free(sub);
         hr_error_set(err, "out of memory");
@@ -149,7 +150,14 @@ static int trace_section(FILE *out, const hr_json_t *rep, const char *trace, int
     hr_emit_t em;
     hr_emit_init(&em, mem, HR_EMIT_HTML);
     hr_report_tables(sub, &em, 0, &o->render); /* the text format's body as a fragment */
-    fclose(mem);
+    int bad = ferror(mem);
+    bad |= fclose(mem) != 0;
+    if (bad || !body) { /* the buffer could not grow */
+        free(body);
+        hr_json_free(sub);
+        hr_error_set(err, "out of memory");
+        return -1;
+    }
     fprintf(out, "<section id=\"trace-%d\">\n", idx + 1);
     put(out, "h2", hr_report_trace_base(trace));
     fragment(out, body);

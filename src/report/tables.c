@@ -40,7 +40,8 @@ static void print_header(FILE *out, const hr_json_t *rep, int md) {
         if (strcmp(hr_json_key_at(o, i), "touch") == 0 || strcmp(hr_json_key_at(o, i), "access") == 0)
             continue;
         char *s = hr_json_str(hr_json_at(o, i)) ? NULL : hr_json_to_string(hr_json_at(o, i), 1);
-        fprintf(out, " %s=%s", hr_json_key_at(o, i), s ? s : hr_json_str(hr_json_at(o, i)));
+        const char *v = s ? s : hr_json_str(hr_json_at(o, i));
+        fprintf(out, " %s=%s", hr_json_key_at(o, i), v ? v : "?"); /* ?: out of memory */
         free(s);
     }
     fputs("\n\n", out);
