@@ -254,14 +254,19 @@ static void free_args(replay_args_t *a) {
 int hr_cmd_replay(int argc, char **argv) {
     replay_args_t a;
     int rc = hr_replay_parse_args(argc, argv, &a);
-    if (rc != 0)
+    if (rc != 0) {
+        free_args(&a); /* what was parsed before the error */
         return rc == 1 ? 0 : rc;
+    }
     hr_alloc_spec_t *specs;
     int nspecs;
-    if ((rc = hr_replay_expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0)
+    if ((rc = hr_replay_expand_allocators(a.allocators, &specs, &nspecs, a.quiet)) != 0) {
+        free_args(&a);
         return rc;
+    }
     if ((rc = hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0) {
         hr_replay_specs_free(specs, nspecs);
+        free_args(&a);
         return rc;
     }
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);

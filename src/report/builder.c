@@ -73,7 +73,8 @@ hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_json_set(o, "sample_interval_us", hr_json_new_u64(HR_SAMPLE_INTERVAL_US));
     hr_json_set(rb->doc, "options", o);
     rb->results = hr_json_new_array();
-    hr_json_set(rb->doc, "results", rb->results);
+    if (hr_json_set(rb->doc, "results", rb->results) != 0)
+        rb->results = NULL; /* freed by the failed set (out of memory, noted) */
     return rb;
 }
 

@@ -127,7 +127,12 @@ static hr_json_t *trace_report(const hr_json_t *rep, const char *trace) {
     for (size_t i = 0; i < hr_json_len(results) && res; i++)
         if (hr_result_of_trace(hr_json_at(results, i), trace))
             hr_json_push(res, hr_json_clone(hr_json_at(results, i)));
-    if (!sub || !res || hr_json_set(sub, "results", res) < 0) {
+    if (!sub || !res) {
+        hr_json_free(sub);
+        hr_json_free(res);
+        return NULL;
+    }
+    if (hr_json_set(sub, "results", res) < 0) { /* it freed res */
         hr_json_free(sub);
         return NULL;
     }
