@@ -40,7 +40,7 @@ say() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 ASAN_HR=""
 if [ -n "$ASAN_BUILD" ] && [ -x "$ASAN_BUILD/heapreplay" ] &&
-    nm "$ASAN_BUILD/heapreplay" 2>/dev/null | grep -q __asan_init; then
+    nm "$ASAN_BUILD/heapreplay" 2>/dev/null | grep __asan_init >/dev/null; then # not -q: pipefail
     ASAN_HR="$(cd "$ASAN_BUILD" && pwd)/heapreplay"
 fi
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1

@@ -585,6 +585,15 @@ hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, hr_error
     return v;
 }
 
+/* 1 when the first byte after the leading whitespace of b[0..n) can begin no
+ * JSON value: the parse then fails there, whatever follows. */
+static int cannot_start(const char *b, size_t n) {
+    size_t i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    return i < n && (b[i] == 0 || !strchr("{[\"-0123456789tfn", b[i]));
+}
+
 hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -595,6 +604,8 @@ hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
     char *buf = malloc(cap);
     while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
         len += n;
+        if (len == n && cannot_start(buf, len))
+            break; /* refused at its first byte: an endless /dev/zero is not read on */
         if (len == cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {

@@ -2,7 +2,8 @@
 # The fuzz smoke of CI: each libFuzzer target over its committed seed corpus
 # for RUNS inputs (mutations after the seeds). TAP, one case per target; a
 # target that finds a crash, a leak or a broken contract fails with the tail
-# of its log. New inputs go to a scratch directory, not into the tree.
+# of its log. New inputs go to a scratch directory, not into the tree; a
+# crashing input is kept in BUILDDIR/fuzz-artifacts/ (as by bench/fuzz/).
 # usage: smoke.sh BUILDDIR SRCDIR [RUNS]
 # environment:
 #   FUZZ_JOBS=2         targets run at once (default 1; CI: one per core)
@@ -22,6 +23,7 @@ MAX_SECS=${FUZZ_MAX_SECS:-0}
 TARGETS=${FUZZ_TARGETS:-"trace import json heapcfg"}
 . "$S/tests/cli/tap.sh"
 W=$(mktemp -d "${TMPDIR:-/tmp}/hr_fuzz.XXXXXX") || exit 1
+mkdir -p "$B/fuzz-artifacts"
 trap 'rm -rf "$W"' EXIT
 
 # run T: one target; leaves its log and exit status in $W/T.log, $W/T.rc.
@@ -30,7 +32,7 @@ run() {
     mkdir -p "$W/$t"
     start=$(date +%s.%N)
     "$bin" -runs="$RUNS" -max_total_time="$MAX_SECS" -seed=1 -rss_limit_mb=2048 -timeout=20 \
-        -max_len=65536 -print_final_stats=1 -artifact_prefix="$W/$t-" \
+        -max_len=65536 -print_final_stats=1 -artifact_prefix="$B/fuzz-artifacts/$t-" \
         "$W/$t" "$S/tests/fuzz/corpus/$t" >"$W/$t.log" 2>&1
     echo $? >"$W/$t.rc"
     awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$W/$t.secs"

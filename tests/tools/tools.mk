@@ -30,6 +30,7 @@ EXTRA_DIST += tests/tools/same_outputs.sh tests/tools/same_json.py tests/tools/s
 #   make check-oom        every failure point (OOM_MAX caps a command's runs)
 # oom_one.sh BUILDDIR N ARGS... runs one failure point by hand.
 tests/tools/failmalloc.so: $(top_srcdir)/tests/tools/failmalloc.c
+	@$(MKDIR_P) tests/tools
 	$(AM_V_CC)$(CC) $(HR_CFLAGS) -O2 -g -fPIC -shared -o $@ $(top_srcdir)/tests/tools/failmalloc.c \
 		$(HR_DL_LIBS) -lpthread
 check_DATA = tests/tools/failmalloc.so
