@@ -125,3 +125,12 @@ EXTRA_DIST += bench/charts/make-chart-screenshots.sh
 bench-names: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/names/names.sh $(top_builddir)
 EXTRA_DIST += bench/names/names.sh
+
+# The hostile-input campaign: damaged, special and edge inputs, output faults
+# and the allocation-failure sweep -> results/hostile-<host>.md. About 5
+# minutes; ASAN_BUILD=DIR (a tree configured with --enable-asan) runs the
+# mutated inputs and the sweep there too.
+.PHONY: bench-hostile
+bench-hostile: heapreplay$(EXEEXT) tests/tools/failmalloc.so
+	$(SHELL) $(top_srcdir)/bench/hostile/hostile.sh $(top_builddir)
+EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py

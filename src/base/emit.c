@@ -10,6 +10,7 @@
  * strings whose first byte is a type tag: 'S' string, 'N' number (already
  * formatted for the current format), 'Z' missing/null. */
 #include "base/emit.h"
+#include "base/outfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -226,13 +227,19 @@ void hr_emit_table_begin(hr_emit_t *em, const char *title, int ncols, const char
     table_free(em);
     free(em->title); /* one table open per emitter: tables do not nest */
     em->title = title ? strdup(title) : NULL;
+    if (title && !em->title)
+        hr_outfile_note_oom();
     if (ncols > HR_EMIT_MAX_COLS)
         ncols = HR_EMIT_MAX_COLS;
     em->ncols = ncols;
     for (int i = 0; i < ncols; i++) {
         const char *c = cols[i] ? cols[i] : "";
         em->right[i] = c[0] == '>';
-        em->cols[i] = strdup(c + em->right[i]);
+        if (!(em->cols[i] = strdup(c + em->right[i]))) {
+            hr_outfile_note_oom(); /* the table keeps the columns it has */
+            em->ncols = i;
+            break;
+        }
     }
 }
 
@@ -243,8 +250,10 @@ static void cell_put(hr_emit_t *em, char tag, const char *text) {
     if (em->nrows >= em->cap_rows) {
         int cap = em->cap_rows ? em->cap_rows * 2 : 16;
         char **c = realloc(em->cells, (size_t)cap * (size_t)em->ncols * sizeof *c);
-        if (!c)
+        if (!c) {
+            hr_outfile_note_oom();
             return;
+        }
         memset(c + (size_t)em->cap_rows * em->ncols, 0,
                (size_t)(cap - em->cap_rows) * em->ncols * sizeof *c);
         em->cells = c;
@@ -252,8 +261,10 @@ static void cell_put(hr_emit_t *em, char tag, const char *text) {
     }
     size_t len = strlen(text);
     char *s = malloc(len + 2);
-    if (!s)
+    if (!s) {
+        hr_outfile_note_oom();
         return;
+    }
     s[0] = tag;
     memcpy(s + 1, text, len + 1);
     char **slot = &em->cells[(size_t)em->nrows * em->ncols + em->col];
@@ -496,7 +507,7 @@ void hr_emit_table_end(hr_emit_t *em) {
 int hr_emit_mem_open(hr_emit_mem_t *m, int compact) {
     m->buf = NULL;
     m->len = 0;
-    m->f = open_memstream(&m->buf, &m->len);
+    m->f = hr_memstream_open(&m->buf, &m->len);
     if (!m->f)
         return -1;
     hr_emit_init(&m->em, m->f, HR_EMIT_JSON);
@@ -507,7 +518,13 @@ int hr_emit_mem_open(hr_emit_mem_t *m, int compact) {
 char *hr_emit_mem_close(hr_emit_mem_t *m) {
     if (!m->f)
         return NULL;
-    fclose(m->f);
+    int bad = ferror(m->f); /* a write that could not grow the buffer */
+    bad |= fclose(m->f) != 0;
     m->f = NULL;
+    if (bad || !m->buf) {
+        hr_outfile_note_oom();
+        free(m->buf);
+        m->buf = NULL;
+    }
     return m->buf;
 }

@@ -52,6 +52,8 @@ typedef struct hr_emit_mem {
     size_t    len;
 } hr_emit_mem_t;
 int hr_emit_mem_open(hr_emit_mem_t *m, int compact); /* 0, or -1 on OOM */
+/* The text written (the caller frees it), or NULL when out of memory (the
+ * buffer could not grow: a truncated text is never returned). */
 char *hr_emit_mem_close(hr_emit_mem_t *m);
 /* json, text, csv, md: 0 ok, -1 unknown. The _html variant also takes
  * "html" (commands that render a whole report page: replay, report; compare

@@ -2,6 +2,7 @@
  * one-line errors naming the byte offset, path lookup, construction, and
  * output through the emitter. */
 #include "base/json.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,6 +19,8 @@ static hr_json_t *new_value(hr_json_type_t t) {
     hr_json_t *v = calloc(1, sizeof *v);
     if (v)
         v->type = t;
+    else
+        hr_outfile_note_oom();
     return v;
 }
 
@@ -64,6 +67,7 @@ hr_json_t *hr_json_new_str(const char *s) {
         return hr_json_new_null();
     hr_json_t *v = new_value(HR_JSON_STRING);
     if (v && !(v->str = strdup(s))) {
+        hr_outfile_note_oom();
         free(v);
         return NULL;
     }
@@ -90,16 +94,19 @@ static int grow(hr_json_t *c) {
     size_t cap = c->cap ? c->cap * 2 : 8;
     hr_json_t **it = realloc(c->items, cap * sizeof *it);
     if (!it)
-        return -1;
+        goto oom;
     c->items = it;
     if (c->type == HR_JSON_OBJECT) {
         char **k = realloc(c->keys, cap * sizeof *k);
         if (!k)
-            return -1;
+            goto oom;
         c->keys = k;
     }
     c->cap = cap;
     return 0;
+oom:
+    hr_outfile_note_oom();
+    return -1;
 }
 
 int hr_json_push(hr_json_t *arr, hr_json_t *val) {
@@ -136,6 +143,7 @@ int hr_json_set(hr_json_t *obj, const char *key, hr_json_t *val) {
         }
     char *k = strdup(key);
     if (!k) {
+        hr_outfile_note_oom();
         hr_json_free(val);
         return -1;
     }
@@ -188,6 +196,7 @@ hr_json_t *hr_json_clone(const hr_json_t *v) {
     }
     return c;
 fail:
+    hr_outfile_note_oom();
     hr_json_free(c);
     return NULL;
 }
@@ -355,8 +364,10 @@ static char *parse_string(parser_t *ps) {
     while (q < ps->end && *q != '"')
         q += (*q == '\\' && q + 1 < ps->end) ? 2 : 1;
     char *out = malloc((size_t)(q - ps->p) + 1), *o = out;
-    if (!out)
+    if (!out) {
+        hr_outfile_note_oom();
         return fail(ps, "memory for a string"), NULL;
+    }
     for (;;) {
         if (ps->p >= ps->end) {
             free(out);
@@ -560,14 +571,27 @@ hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, hr_error
     parser_t ps = {buf, buf, buf + len, name ? name : "<input>", err, 0, 0};
     hr_error_set(err, "%s", "");
     hr_json_t *v = parse_value(&ps);
-    if (!v)
+    if (!v) {
+        /* a value the parser could not allocate has no message of its own */
+        if (err && !err->msg[0])
+            hr_error_set(err, "%s: %s", ps.name, strerror(ENOMEM));
         return NULL;
+    }
     skip_ws(&ps);
     if (ps.p != ps.end) {
         hr_json_free(v);
         return fail(&ps, "end of input after the JSON value");
     }
     return v;
+}
+
+/* 1 when the first byte after the leading whitespace of b[0..n) can begin no
+ * JSON value: the parse then fails there, whatever follows. */
+static int cannot_start(const char *b, size_t n) {
+    size_t i = 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    return i < n && (b[i] == 0 || !strchr("{[\"-0123456789tfn", b[i]));
 }
 
 hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
@@ -580,6 +604,8 @@ hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
     char *buf = malloc(cap);
     while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
         len += n;
+        if (len == n && cannot_start(buf, len))
+            break; /* refused at its first byte: an endless /dev/zero is not read on */
         if (len == cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {

@@ -39,6 +39,89 @@ static ssize_t sink_write(void *c, const char *buf, size_t n) {
     return (ssize_t)n;
 }
 
+/* Set by hr_outfile_note_oom(): the output lacks a part. */
+static int output_oom;
+
+void hr_outfile_note_oom(void) {
+    output_oom = 1;
+}
+
+int hr_outfile_oom(void) {
+    return output_oom;
+}
+
+/* hr_memstream_open's buffer. */
+typedef struct memsink {
+    char  **out;
+    size_t *out_len;
+    char   *b;
+    size_t  n, cap;
+    int     failed;
+} memsink_t;
+
+static void memsink_publish(memsink_t *m) {
+    *m->out = m->failed ? NULL : m->b;
+    *m->out_len = m->failed ? 0 : m->n;
+}
+
+static ssize_t memsink_write(void *c, const char *p, size_t n) {
+    memsink_t *m = c;
+    if (!m->failed && m->n + n + 1 > m->cap) {
+        size_t cap = m->cap ? m->cap : 256;
+        while (cap < m->n + n + 1)
+            cap *= 2;
+        char *nb = realloc(m->b, cap);
+        if (nb) {
+            m->b = nb;
+            m->cap = cap;
+        } else {
+            m->failed = 1;
+            hr_outfile_note_oom();
+        }
+    }
+    if (m->failed) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(m->b + m->n, p, n);
+    m->n += n;
+    m->b[m->n] = 0;
+    memsink_publish(m);
+    return (ssize_t)n;
+}
+
+static int memsink_close(void *c) {
+    memsink_t *m = c;
+    if (!m->failed && !m->b && !(m->b = calloc(1, 1))) { /* nothing written: "" */
+        m->failed = 1;
+        hr_outfile_note_oom();
+    }
+    if (m->failed) {
+        free(m->b);
+        m->b = NULL;
+    }
+    memsink_publish(m);
+    int rc = m->failed ? -1 : 0;
+    free(m);
+    return rc;
+}
+
+FILE *hr_memstream_open(char **buf, size_t *len) {
+    *buf = NULL;
+    *len = 0;
+    memsink_t *m = calloc(1, sizeof *m);
+    cookie_io_functions_t io = {NULL, memsink_write, NULL, memsink_close};
+    FILE *f = m ? fopencookie(m, "w", io) : NULL;
+    if (!f) {
+        free(m);
+        hr_outfile_note_oom();
+        return NULL;
+    }
+    m->out = buf;
+    m->out_len = len;
+    return f;
+}
+
 static int sink_close(void *c) {
     sink_t *s = c;
     int rc = close(s->fd);
@@ -202,6 +285,8 @@ int hr_outfile_commit(hr_outfile_t *o, hr_error_t *err) {
     sink_t *s = o->cookie;
     int flushed = fflush(o->f) == 0 && !ferror(o->f);
     int e = s->err ? s->err : flushed ? 0 : EIO;
+    if (!e && output_oom)
+        e = ENOMEM;
     if (!e && o->tmp && fsync(s->fd) != 0)
         e = errno;
     if (fclose(o->f) != 0 && !e)
@@ -259,6 +344,11 @@ int hr_stdout_check(hr_error_t *err) {
     errno = 0;
     int failed = fflush(stdout) != 0;
     int e = stdout_captured && stdout_sink.err ? stdout_sink.err : errno;
+    if (!failed && output_oom) {
+        hr_error_set(err, "standard output: cannot write: %s", strerror(ENOMEM));
+        output_oom = 0; /* reported once */
+        return -1;
+    }
     if (failed || ferror(stdout) || (stdout_captured && stdout_sink.err)) {
         /* Without the capture, stdio keeps no errno for an earlier failed
          * write: all that is known then is that one failed. */

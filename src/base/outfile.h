@@ -61,4 +61,23 @@ void hr_stdout_capture(void);
  * write: ..."). */
 int hr_stdout_check(hr_error_t *err);
 
+/* Notes that a part of the output could not be made for lack of memory and
+ * was left out (base/json.c calls it when a value cannot be allocated:
+ * report builders drop such a value, they do not check each one). Every
+ * later hr_outfile_commit() and hr_stdout_check() then fails with "Cannot
+ * allocate memory", so an incomplete report is never written as if whole. */
+void hr_outfile_note_oom(void);
+/* open_memstream() with a checked buffer: glibc's memory stream drops a
+ * write it cannot make room for without setting the stream's error flag, so
+ * a text built in memory could come out cut with nobody told. Here a write
+ * that cannot grow the buffer fails (ferror() is set, errno ENOMEM) and is
+ * noted with hr_outfile_note_oom(). *buf and *len are set by fclose (and
+ * fflush): the text with a terminating NUL, or NULL after a failed write.
+ * NULL (out of memory, noted) when the stream cannot be made. */
+FILE *hr_memstream_open(char **buf, size_t *len);
+
+/* 1 once hr_outfile_note_oom() was called (e.g. a parse failed for lack of
+ * memory, not for bad input). */
+int hr_outfile_oom(void);
+
 #endif

@@ -6,6 +6,7 @@
  * (replay/plan.h). This file picks the cells (--shard), turns each cell's
  * result lines into report rows, shows progress and reports an
  * interruption (SIGINT/SIGTERM). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "report/report.h"
 #include "trace/format.h"
 #include "base/json.h"
+#include "base/outfile.h"
 
 /* Progress over the whole run: on a terminal one line rewritten in place
  * (every HR_CHILD_TICK_MS): [k/N] processes, the share of processes done,
@@ -172,7 +174,7 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
     if (!samples || hr_report_builder_add(c->rb, samples, cell->n, &err) != 0) {
         fprintf(stderr, "heapreplay replay: %s on %s: %s\n", cell->path, cell->alloc->text,
                 samples ? err.msg : "out of memory");
-        failed = 1;
+        failed = samples && !hr_outfile_oom() ? 1 : 2; /* 2: out of memory, not the row */
     } else {
         hr_json_t *pools = hr_pool_json(&c->pi);
         if (pools)
@@ -268,6 +270,12 @@ int hr_cmd_replay(int argc, char **argv) {
         return rc;
     }
     hr_report_builder_t *rb = hr_report_builder_new(&a.opt);
+    if (!rb) {
+        fprintf(stderr, "heapreplay replay: %s\n", strerror(ENOMEM));
+        hr_replay_specs_free(specs, nspecs);
+        free_args(&a);
+        return 2;
+    }
     hr_report_builder_set_command(rb, argc, argv);
     hr_replay_plan_t plan;
     rc = make_plan(&a, specs, nspecs, rb, &plan);

@@ -77,9 +77,11 @@ int hr_cmd_report(int argc, char **argv) {
         if (rc < 0)
             hr_error_set(&err, "%s: write error", a.out ? a.out : "standard output");
     }
-    if (rc < 0)
+    if (rc < 0) {
         hr_outfile_abort(&o);
-    else
+        if (!a.out) /* the failed write's own reason, said once (not again by main) */
+            hr_stdout_check(&err);
+    } else
         rc = hr_outfile_commit(&o, &err);
     hr_json_free(rep);
     return rc < 0 ? hr_cli_usage_error("report", "%s", err.msg) : 0;

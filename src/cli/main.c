@@ -116,7 +116,9 @@ static int help(int argc, char **argv) {
  * reader...) is an error: exit 2 with one line, whatever the command said. */
 static int finish(const char *cmd, int rc) {
     hr_error_t err;
-    if (hr_stdout_check(&err) != 0) {
+    /* Out of memory and rc 2: the command has said so in its one line. */
+    int oom = hr_outfile_oom();
+    if (hr_stdout_check(&err) != 0 && !(rc == 2 && oom)) {
         fprintf(stderr, "heapreplay %s: %s\n", cmd, err.msg);
         return 2;
     }

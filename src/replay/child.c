@@ -289,6 +289,7 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
 typedef struct outbuf {
     char  *buf;
     size_t len, cap;
+    int    oom; /* the buffer could not grow: the rest was read and dropped */
 } outbuf_t;
 
 /* Reads what is there on fd (blocking or not, as fd is); 0 at its end or
@@ -296,9 +297,13 @@ typedef struct outbuf {
 static int outbuf_read(outbuf_t *o, int fd) {
     if (o->len + 4096 > o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 8192;
-        char *b = realloc(o->buf, cap);
-        if (!b)
-            return 0;
+        char *b = o->oom ? NULL : realloc(o->buf, cap);
+        if (!b) { /* keep reading (the writer must not block), drop it */
+            char sink[4096];
+            ssize_t r = read(fd, sink, sizeof sink);
+            o->oom = 1;
+            return r > 0 || (r < 0 && errno == EINTR);
+        }
         o->buf = b;
         o->cap = cap;
     }
@@ -433,6 +438,12 @@ static void drop_rest(int i, int n, const int *rfd, char **results) {
 int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
                      hr_child_progress_fn progress, void *ctx) {
     int *rfd = malloc((size_t)n * sizeof *rfd), *wfd = malloc((size_t)n * sizeof *wfd), sp[2];
+    if (!rfd || !wfd) {
+        free(rfd);
+        free(wfd);
+        return -1;
+    }
+    int lost = 0; /* a result that could not be read (out of memory) */
     for (int i = 0; i < n; i++) {
         int fds[2] = {-1, -1};
         results[i] = precheck(&jobs[i]);
@@ -467,7 +478,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
     for (int i = 0; i < n; i++) {
         if (progress && !stop_sig)
             progress(&jobs[i], i, ctx);
-        outbuf_t o = {NULL, 0, 0};
+        outbuf_t o = {NULL, 0, 0, 0};
         job_end_t e = {0, 0, 0, 0, 0};
         tick_ctx_t tc = {progress, &jobs[i], i, ctx};
         int got = stop_sig ? -1 : collect(rfd[i], sp[0], &o, &e, progress ? tick : NULL, &tc);
@@ -480,8 +491,15 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
             e = (job_end_t){0, 0, 0, 0, 0};
         if (rfd[i] >= 0) {
             close(rfd[i]);
+            if (o.oom) { /* part of the result was dropped: none is kept */
+                free(o.buf);
+                o.buf = NULL;
+                o.len = 0;
+            }
+            lost |= o.oom;
             if (!o.buf)
                 o.buf = calloc(1, 1);
+            lost |= !o.buf;
             if (o.buf)
                 o.buf[o.len] = 0;
             results[i] = finish_job(&jobs[i], o.buf, o.buf ? o.len : 0, e);
@@ -496,5 +514,5 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
     server_pid = 0;
     free(rfd);
     free(wfd);
-    return stop_sig ? 1 : 0;
+    return stop_sig ? 1 : lost ? -1 : 0;
 }

@@ -299,11 +299,16 @@ static int share_decoded(const hr_replay_hooks_t *h, const char *path, hr_trace_
 
 /* Hands each spec's finished samples to the cell hook. After an
  * interruption (stop != 0) only the samples whose processes all ended
- * count; a spec with none is left out. Nonzero when the hook failed. */
+ * count; a spec with none is left out. Nonzero when the hook failed (its
+ * code), 2 when out of memory. */
 static int hand_cells(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_replay_cell_t *c,
                       char **lines, const int *subi, int nsub) {
     const char **m = calloc((size_t)p->rep * 2 + 1, sizeof *m), **t = m ? m + p->rep : NULL;
-    int failed = !m;
+    int failed = 0;
+    if (!m) {
+        fprintf(stderr, "heapreplay replay: %s\n", strerror(ENOMEM));
+        return 2;
+    }
     for (int s = 0; s < nsub && !failed; s++) {
         c->spec = subi[s];
         c->alloc = &p->specs[subi[s]];
@@ -320,7 +325,7 @@ static int hand_cells(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_
         c->time = t;
         c->partial = c->n < p->rep || (p->verify && !c->verify) || (p->count && !c->count);
         if (c->n > 0 && h->cell)
-            failed = h->cell(h->ctx, c) != 0;
+            failed = h->cell(h->ctx, c); /* 1: a row failed; 2: out of memory */
     }
     free(m);
     return failed;
@@ -351,9 +356,10 @@ static int run_jobs(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, hr_re
     c->stop = run == 1 ? hr_child_interrupted() : 0;
     if (h->jobs_end)
         h->jobs_end(h->ctx, n);
-    if (run < 0) {
-        fprintf(stderr, "heapreplay replay: cannot start replay processes\n");
-        failed = 1;
+    if (run < 0) { /* no row can be made: an error, not a failed row */
+        fprintf(stderr, "heapreplay replay: cannot run the replay processes (out of memory "
+                        "or of file descriptors)\n");
+        failed = 2;
     }
     for (int s = 0; f.outs && s < nsub; s++) {
         int k = hr_replay_plan_job(p, nsub, s, 0, HR_MODE_COUNT);

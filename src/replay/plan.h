@@ -75,8 +75,9 @@ typedef struct hr_replay_hooks {
     int (*prepare)(void *ctx, hr_trace_t *t, const char *path, hr_error_t *err);
     /* After prepare's trace is released (e.g. its pool figures). */
     void (*release)(void *ctx);
-    /* Each cell with at least one finished sample, in spec order. 0, or
-     * nonzero to stop after this trace (the result could not be added). */
+    /* Each cell with at least one finished sample, in spec order. 0; 1 to
+     * stop after this trace (the result could not be added: a failed row);
+     * 2 to stop the run (out of memory: an error, exit 2). */
     int (*cell)(void *ctx, const hr_replay_cell_t *c);
     /* Progress: before a trace's n processes, during each (child.h), after. */
     void (*jobs_begin)(void *ctx, int n);

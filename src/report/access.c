@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "trace/trace.h"
 
 _Static_assert(HR_OP__COUNT <= HR_RESULT_MAX_OPS, "the typed result has room for every op");

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "base/metrics.h"
+#include "base/outfile.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "report/report.h"
@@ -21,9 +22,11 @@ struct hr_report_builder {
 static hr_json_t *machine_json(void) {
     hr_emit_mem_t m;
     if (hr_emit_mem_open(&m, 1) != 0)
-        return hr_json_new_null();
+        return NULL; /* out of memory: noted by the caller */
     hr_machine_emit(&m.em, NULL);
     char *buf = hr_emit_mem_close(&m);
+    if (!buf)
+        return NULL;
     hr_json_t *v = hr_json_parse(buf, strlen(buf), "machine", NULL);
     free(buf);
     return v ? v : hr_json_new_null();
@@ -31,13 +34,22 @@ static hr_json_t *machine_json(void) {
 
 hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_report_builder_t *rb = calloc(1, sizeof *rb);
+    if (!rb)
+        return NULL;
     rb->render = hr_render_opts_default();
     rb->doc = hr_report_new(PACKAGE_VERSION);
+    if (!rb->doc) {
+        free(rb);
+        return NULL;
+    }
     char when[32];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     hr_json_set(rb->doc, "created", hr_json_new_str(when));
-    hr_json_set(rb->doc, "machine", machine_json());
+    hr_json_t *machine = machine_json();
+    if (!machine)
+        hr_outfile_note_oom();
+    hr_json_set(rb->doc, "machine", machine);
     hr_json_t *o = hr_json_new_object();
     hr_json_set(o, "repeat", hr_json_new_u64((uint64_t)opt->repeat));
     char tb[48];
@@ -61,7 +73,8 @@ hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_json_set(o, "sample_interval_us", hr_json_new_u64(HR_SAMPLE_INTERVAL_US));
     hr_json_set(rb->doc, "options", o);
     rb->results = hr_json_new_array();
-    hr_json_set(rb->doc, "results", rb->results);
+    if (hr_json_set(rb->doc, "results", rb->results) != 0)
+        rb->results = NULL; /* freed by the failed set (out of memory, noted) */
     return rb;
 }
 
@@ -206,6 +219,11 @@ hr_json_t *hr_results_merge(hr_json_t *const *runs, int n) {
 int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error_t *err) {
     hr_json_t **ok = calloc((size_t)n, sizeof *ok), *first_bad = NULL;
     int nok = 0, nbad = 0;
+    if (!ok) {
+        hr_outfile_note_oom();
+        hr_error_set(err, "out of memory");
+        return -1;
+    }
     hr_error_t perr;
     hr_error_set(&perr, "no result");
     for (int i = 0; i < n; i++) {
@@ -259,6 +277,10 @@ void hr_report_builder_set_command(hr_report_builder_t *rb, int argc, char **arg
     for (int i = 0; i < argc; i++)
         len += strlen(argv[i]) + 3;
     char *cmd = calloc(1, len);
+    if (!cmd) {
+        hr_outfile_note_oom(); /* the report would lack its command */
+        return;
+    }
     strcpy(cmd, "heapreplay");
     for (int i = 0; i < argc; i++) {
         strcat(cmd, " ");

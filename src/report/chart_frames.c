@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/charts.h"
 #include "report/svg.h"
@@ -129,8 +130,10 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
     char title[512];
     double lo = o->budget_ns, hi = o->budget_ns, xmax = 1;
     hr_panel_t p;
-    if (!l)
+    if (!l) {
+        hr_outfile_note_oom(); /* the chart would lack this trace's panel */
         return;
+    }
     nl = collect(l, results, trace, &any_series, &lo, &hi, &xmax);
     snprintf(title, sizeof title, "Allocator time per frame: %s", hr_report_trace_base(trace));
     hr_panel_begin(s, &p, title, PLOT_H);
@@ -139,6 +142,8 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
     } else {
         const hr_result_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
+        if (!drawn) /* drawn rows would be listed as missing */
+            hr_outfile_note_oom();
         p.xu = HR_UNIT_COUNT;
         p.yu = HR_UNIT_NS;
         hr_scale_fit(&p.x, 0, xmax, 0, HR_UNIT_COUNT);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/charts.h"
 #include "report/svg.h"
@@ -33,6 +34,8 @@ static size_t load(const hr_json_t *lat, cdf_t *c) {
     c->x = n && total > 0 ? malloc((n + 1) * sizeof *c->x) : NULL;
     c->y = c->x ? malloc((n + 1) * sizeof *c->y) : NULL;
     c->n = 0;
+    if (n && total > 0 && !c->y) /* the row would be drawn as having no series */
+        hr_outfile_note_oom();
     if (c->y) {
         /* A log axis has no 0: buckets at or below 0 ns count into the first
          * point, which rises from their share at the first positive bound. */
@@ -72,8 +75,10 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
     cdf_t *l = calloc(nr ? nr : 1, sizeof *l);
     char title[512], attrs[96];
     double lo = INFINITY, hi = 0;
-    if (!l)
+    if (!l) {
+        hr_outfile_note_oom(); /* the chart would lack this trace's panel */
         return;
+    }
     snprintf(title, sizeof title, "Latency of allocator calls (CDF): %s",
              hr_report_trace_base(trace));
     hr_panel_t p;
@@ -112,6 +117,8 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
                          HR_KEY_LINE, l[k].alloc);
         const hr_result_t **drawn = malloc(nl * sizeof *drawn);
         size_t nd = 0;
+        if (!drawn) /* drawn rows would be listed as missing */
+            hr_outfile_note_oom();
         for (size_t k = 0; k < nl && drawn; k++)
             drawn[nd++] = l[k].row;
         hr_panel_missing(s, &p, results, trace, drawn, nd, "latency");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/charts.h"
 #include "report/svg.h"
@@ -124,6 +125,8 @@ static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_repo
     const hr_result_t **drawn = malloc((mp->nl ? mp->nl : 1) * sizeof *drawn);
     char key[192];
     size_t nd = 0;
+    if (!drawn) /* drawn rows would be listed as missing */
+        hr_outfile_note_oom();
     if (mp->live.n)
         hr_panel_key(s, p, LIVE_COLOR, HR_KEY_DASHED, "live (requested bytes)");
     for (size_t k = 0; k < mp->nl; k++) {
@@ -144,8 +147,10 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
     mpanel_t mp = {calloc(nr ? nr : 1, sizeof *mp.l), {0}, 0, 0, 0, 0, 0, 0};
     char title[512];
     hr_panel_t p;
-    if (!mp.l)
+    if (!mp.l) {
+        hr_outfile_note_oom();
         return;
+    }
     collect(&mp, results, trace);
     snprintf(title, sizeof title, "Memory over time: %s", hr_report_trace_base(trace));
     hr_panel_begin(s, &p, title, PLOT_H);

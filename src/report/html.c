@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/emit.h"
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/chart.h"
 #include "report/crosstrace.h"
@@ -125,7 +126,7 @@ static int trace_section(FILE *out, const hr_report_view_t *v, const char *trace
     char *body = NULL;
     size_t len = 0;
     int ok = hr_report_view_trace(&sub, v, trace) == 0;
-    FILE *mem = ok ? open_memstream(&body, &len) : NULL;
+    FILE *mem = ok ? hr_memstream_open(&body, &len) : NULL;
     if (!mem) {
         hr_report_view_free(&sub);
         hr_error_set(err, "out of memory");
@@ -134,8 +135,14 @@ static int trace_section(FILE *out, const hr_report_view_t *v, const char *trace
     hr_emit_t em;
     hr_emit_init(&em, mem, HR_EMIT_HTML);
     hr_report_tables(&sub, &em, 0, &o->render); /* the text format's body as a fragment */
-    fclose(mem);
+    int bad = ferror(mem);
+    bad |= fclose(mem) != 0;
     hr_report_view_free(&sub);
+    if (bad || !body) { /* the buffer could not grow */
+        free(body);
+        hr_error_set(err, "out of memory");
+        return -1;
+    }
     fprintf(out, "<section id=\"trace-%d\">\n", idx + 1);
     put(out, "h2", hr_report_trace_base(trace));
     fragment(out, body);

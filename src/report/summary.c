@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/metrics.h"
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/ranking.h"
 #include "report/stats.h"
@@ -557,13 +558,17 @@ static void wrap_line(FILE *out, const char *s, size_t n) {
 FILE *hr_prose_open(hr_prose_t *p) {
     p->text = NULL;
     p->len = 0;
-    p->f = open_memstream(&p->text, &p->len);
+    p->f = hr_memstream_open(&p->text, &p->len);
     return p->f;
 }
 
 void hr_prose_close(hr_prose_t *p, FILE *out, int md) {
-    fclose(p->f);
-    hr_summary_wrap(out, p->text, md);
+    int bad = ferror(p->f);
+    bad |= fclose(p->f) != 0;
+    if (bad || !p->text) /* the buffer could not grow: the text is cut */
+        hr_outfile_note_oom();
+    else
+        hr_summary_wrap(out, p->text, md);
     free(p->text);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/emit.h"
+#include "base/outfile.h"
 #include "report/access.h"
 
 #define LEFT 84     /* y tick labels and the y axis title */
@@ -32,7 +33,7 @@ hr_svg_options_t hr_svg_options_default(void) {
 int hr_svg_open(hr_svg_t *s, int width) {
     memset(s, 0, sizeof *s);
     s->width = width;
-    s->f = open_memstream(&s->buf, &s->len);
+    s->f = hr_memstream_open(&s->buf, &s->len);
     return s->f ? 0 : -1;
 }
 
@@ -45,8 +46,15 @@ void hr_svg_discard(hr_svg_t *s) {
 
 int hr_svg_close(hr_svg_t *s, FILE *out, const char *title, int no_xml_decl) {
     int h = (int)ceil(s->y) + 8;
-    fclose(s->f);
+    int bad = ferror(s->f);
+    bad |= fclose(s->f) != 0;
     s->f = NULL;
+    if (bad || !s->buf) { /* the buffer could not grow: the chart is cut */
+        hr_outfile_note_oom();
+        free(s->buf);
+        s->buf = NULL;
+        s->len = 0;
+    }
     if (!no_xml_decl)
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
     /* inline in HTML the parser gives <svg> its namespace: no URL in the page */
@@ -55,7 +63,8 @@ int hr_svg_close(hr_svg_t *s, FILE *out, const char *title, int no_xml_decl) {
             no_xml_decl ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", s->width, h, s->width, h);
     hr_emit_put_xml(out, title);
     fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", out);
-    fwrite(s->buf, 1, s->len, out);
+    if (s->len)
+        fwrite(s->buf, 1, s->len, out);
     fputs("</svg>\n", out);
     free(s->buf);
     s->buf = NULL;
@@ -316,8 +325,10 @@ void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const doub
                    const char *attrs) {
     double *px = malloc((n ? n : 1) * 2 * sizeof *px);
     size_t k = 0;
-    if (!px)
+    if (!px) {
+        hr_outfile_note_oom(); /* the chart would lack a line */
         return;
+    }
     for (size_t i = 0; i < n; i++)
         if (isfinite(x[i]) && isfinite(y[i])) {
             px[k] = hr_scale_px(&p->x, x[i]);
@@ -350,8 +361,11 @@ void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, con
 size_t hr_svg_numbers(const hr_json_t *arr, double **out) {
     size_t n = hr_json_type(arr) == HR_JSON_ARRAY ? hr_json_len(arr) : 0;
     *out = n ? malloc(n * sizeof **out) : NULL;
-    if (!*out)
+    if (!*out) {
+        if (n)
+            hr_outfile_note_oom();
         return 0;
+    }
     for (size_t i = 0; i < n; i++)
         (*out)[i] = hr_json_num(hr_json_at(arr, i), NAN);
     return n;
@@ -375,8 +389,10 @@ int hr_svg_chart_traces(const hr_report_view_t *v, const hr_svg_options_t *o,
         return v->ntraces;
     }
     *out = malloc(sizeof **out);
-    if (!*out)
+    if (!*out) {
+        hr_outfile_note_oom();
         return 0;
+    }
     (*out)[0] = o->only_trace;
     return 1;
 }

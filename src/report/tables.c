@@ -42,7 +42,8 @@ static void print_header(FILE *out, const hr_report_view_t *v, int md) {
         if (strcmp(hr_json_key_at(o, i), "touch") == 0 || strcmp(hr_json_key_at(o, i), "access") == 0)
             continue;
         char *s = hr_json_str(hr_json_at(o, i)) ? NULL : hr_json_to_string(hr_json_at(o, i), 1);
-        fprintf(out, " %s=%s", hr_json_key_at(o, i), s ? s : hr_json_str(hr_json_at(o, i)));
+        const char *val = s ? s : hr_json_str(hr_json_at(o, i));
+        fprintf(out, " %s=%s", hr_json_key_at(o, i), val ? val : "?"); /* ?: out of memory */
         free(s);
     }
     fputs("\n\n", out);

@@ -177,7 +177,8 @@ static uint8_t *enc_record(uint8_t *p, const hr_event_t *ev, chain_t *ch, uint16
 }
 
 /* Header counts the writer derives from the events (never trusted from t).
- * Returns -1 when an id is above HR_ID_MAX (the format cannot hold it). */
+ * Returns -1 when an id is above HR_ID_MAX (the format cannot hold it), -2
+ * when out of memory (validating the events for the peak). */
 static int header_counts(const hr_trace_t *t, uint32_t *n_ids, uint32_t *n_threads,
                          uint64_t *peak) {
     uint64_t max_id = 0;
@@ -204,7 +205,10 @@ static int header_counts(const hr_trace_t *t, uint32_t *n_ids, uint32_t *n_threa
     *n_ids = any ? (uint32_t)(max_id + 1) : 0;
     *n_threads = t->n_events ? max_thr + 1 : 0;
     hr_trace_t copy = *t; /* validate writes only scalar fields of the copy */
-    *peak = hr_trace_validate(&copy, "", NULL) == 0 ? copy.peak_live : 0;
+    hr_error_t verr = {{0}};
+    *peak = hr_trace_validate(&copy, "", &verr) == 0 ? copy.peak_live : 0;
+    if (strstr(verr.msg, "out of memory")) /* not an invalid trace: no header */
+        return -2;
     return 0;
 }
 
@@ -212,8 +216,9 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     int has_ts = (t->flags & HR_TRACEF_TIMESTAMPS) && t->ts;
     uint32_t n_ids, n_threads;
     uint64_t peak;
-    if (header_counts(t, &n_ids, &n_threads, &peak) != 0) {
-        errno = EINVAL;
+    int hc = header_counts(t, &n_ids, &n_threads, &peak);
+    if (hc != 0) {
+        errno = hc == -2 ? ENOMEM : EINVAL;
         return -1;
     }
     hr_idtab_t bytes;

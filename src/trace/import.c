@@ -2,6 +2,7 @@
  * dense thread-index table shared by the importers (see import.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/rawlog.h"
 #include "trace/import.h"
@@ -25,6 +26,13 @@ static hr_import_kind_t detect_text(const unsigned char *b, size_t n) {
  * file only when what it holds looks like one (anything else compressed, a
  * heapreplay trace for instance, is left to hr_trace_read_file). */
 hr_import_kind_t hr_import_detect(const char *path) {
+    /* The sniff opens the file and the reader opens it again: a FIFO or a
+     * pipe would lose what the sniff read, and the second open would wait
+     * for a writer that never comes. Only a regular file is sniffed; anything
+     * else is left to hr_trace_read_file, which reads its input once. */
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return HR_IMPORT_UNKNOWN;
     FILE *f = fopen(path, "rb");
     if (!f)
         return HR_IMPORT_UNKNOWN;

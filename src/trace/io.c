@@ -301,6 +301,12 @@ int hr_trace_write_file(const char *path, hr_format_t fmt, const hr_trace_t *t,
                      path);
         return -1;
     }
+    if (rc && !ferror(f)) { /* not a write error: out of memory while encoding */
+        int e = errno ? errno : ENOMEM;
+        hr_outfile_abort(&o);
+        hr_error_set(err, "%s: cannot encode the trace: %s", path, strerror(e));
+        return -1;
+    }
     /* A failed write is reported by the commit with its errno. */
     return hr_outfile_commit(&o, err);
 }

@@ -5,7 +5,11 @@
 # parser), so the rest of the build keeps its own compiler and flags.
 #   make fuzz              build the targets
 #   make fuzz-smoke        run each over its seed corpus for FUZZ_RUNS inputs
-#                          (default 3000; TAP, one case per target)
+#                          (default 3000; TAP, one case per target), FUZZ_JOBS
+#                          targets at once, each stopped after FUZZ_MAX_SECS
+#                          (0: no limit). CI (.ci/run) runs 100000 inputs per
+#                          target, one target per core, capped at 240 s:
+#                          about 2.5 minutes on 2 cores (docs/TESTING.md)
 # Seed corpus: tests/fuzz/corpus/<target>/ (committed; new inputs a run finds
 # go to a scratch directory, never into the tree). For a long run:
 #   tests/fuzz/fuzz_trace -max_total_time=600 WORKDIR tests/fuzz/corpus/trace
@@ -16,6 +20,8 @@ FUZZ_BUILD = $(SHELL) $(top_srcdir)/tests/fuzz/build.sh "$(FUZZ_CC)" "$(top_srcd
 # libhr.a stands for "a library source changed" (it holds the same files).
 FUZZ_DEPS = libhr.a $(top_srcdir)/tests/fuzz/fuzz_common.h $(top_srcdir)/tests/fuzz/build.sh
 FUZZ_RUNS = 3000
+FUZZ_JOBS = 1
+FUZZ_MAX_SECS = 0
 
 .PHONY: fuzz fuzz-smoke
 fuzz: $(FUZZ_TARGETS)
@@ -28,7 +34,8 @@ tests/fuzz/fuzz_json: $(top_srcdir)/tests/fuzz/fuzz_json.c $(FUZZ_DEPS)
 tests/fuzz/fuzz_heapcfg: $(top_srcdir)/tests/fuzz/fuzz_heapcfg.c $(FUZZ_DEPS)
 	$(FUZZ_BUILD)
 fuzz-smoke: fuzz
-	$(SHELL) $(top_srcdir)/tests/fuzz/smoke.sh $(top_builddir) $(top_srcdir) $(FUZZ_RUNS)
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_MAX_SECS=$(FUZZ_MAX_SECS) \
+		$(SHELL) $(top_srcdir)/tests/fuzz/smoke.sh $(top_builddir) $(top_srcdir) $(FUZZ_RUNS)
 
 CLEANFILES += $(FUZZ_TARGETS)
 EXTRA_DIST += tests/fuzz/fuzz_trace.c tests/fuzz/fuzz_import.c tests/fuzz/fuzz_json.c \

@@ -19,3 +19,25 @@ check_PROGRAMS += tests/tools/render_report
 # check (it takes minutes of replays). same_json.py is its JSON comparison.
 # same_hot_loop.sh OLD NEW: the engine's timed functions disassemble alike.
 EXTRA_DIST += tests/tools/same_outputs.sh tests/tools/same_json.py tests/tools/same_hot_loop.sh
+
+# The allocation-failure sweep (docs/TESTING.md). failmalloc.so is the
+# LD_PRELOAD shim that makes the Nth malloc-family call fail; it is built
+# without the sanitizer flags of CFLAGS/LDFLAGS (an ASan-instrumented shim
+# would run before ASan's runtime is set up), so it forwards to ASan's malloc
+# in an ASan build and LeakSanitizer checks the error paths.
+#   make check            runs the fast subset: the first call of every
+#                         distinct caller, every command (test_oom_sites.sh)
+#   make check-oom        every failure point (OOM_MAX caps a command's runs)
+# oom_one.sh BUILDDIR N ARGS... runs one failure point by hand.
+tests/tools/failmalloc.so: $(top_srcdir)/tests/tools/failmalloc.c
+	@$(MKDIR_P) tests/tools
+	$(AM_V_CC)$(CC) $(HR_CFLAGS) -O2 -g -fPIC -shared -o $@ $(top_srcdir)/tests/tools/failmalloc.c \
+		$(HR_DL_LIBS) -lpthread
+check_DATA = tests/tools/failmalloc.so
+CLEANFILES += tests/tools/failmalloc.so
+TESTS += tests/tools/test_oom_sites.sh
+EXTRA_DIST += tests/tools/failmalloc.c tests/tools/oom_sweep.sh tests/tools/oom_one.sh \
+	tests/tools/test_oom_sites.sh
+.PHONY: check-oom
+check-oom: heapreplay$(EXEEXT) tests/tools/failmalloc.so
+	OOM_SWEEP=all $(SHELL) $(top_srcdir)/tests/tools/oom_sweep.sh $(top_builddir) $(top_srcdir)
