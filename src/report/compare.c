@@ -435,15 +435,12 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     memset(&c, 0, sizeof c);
     for (int k = 0; k < HR_COMPARE_MAX_METRICS; k++)
         c.memo[k] = NAN;
-    if (hr_report_view_init(&c.all_b, base) < 0 || hr_report_view_init(&c.all_n, cur) < 0) {
+    char *used = NULL;
+    if (hr_report_view_init(&c.all_b, base) < 0 || hr_report_view_init(&c.all_n, cur) < 0 ||
+        !(used = calloc(c.all_n.n + 1, 1))) {
         hr_report_view_free(&c.all_b);
         hr_report_view_free(&c.all_n);
-        return 2;
-    }
-    char *used = calloc(c.all_n.n + 1, 1);
-    if (!used) {
-        hr_report_view_free(&c.all_b);
-        hr_report_view_free(&c.all_n);
+        fprintf(stderr, "heapreplay compare: out of memory\n");
         return 2;
     }
     for (int i = 0; i < nm; i++)

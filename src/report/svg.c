@@ -383,8 +383,11 @@ int hr_svg_chart_traces(const hr_report_view_t *v, const hr_svg_options_t *o,
                         const char ***out) {
     if (!o->only_trace) {
         *out = v->ntraces ? malloc((size_t)v->ntraces * sizeof **out) : NULL;
-        if (!*out)
+        if (!*out) {
+            if (v->ntraces)
+                hr_outfile_note_oom(); /* the chart would lack its traces */
             return 0;
+        }
         memcpy(*out, v->traces, (size_t)v->ntraces * sizeof **out);
         return v->ntraces;
     }

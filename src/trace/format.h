@@ -56,6 +56,25 @@ static inline int hr_bin_size_delta(uint64_t size, uint64_t old, uint64_t *z) {
     return 1;
 }
 
+/* The bytes a binary trace's header says the file holds (header + strings
+ * + records, from the raw fields at 36, 48 and 56), or UINT64_MAX when they
+ * overflow. Never less than the fixed header: a reader that stops at this
+ * length still hands the decoder a whole header, so a nonsense header is
+ * refused for its first bad field (e.g. the version) by every reader alike,
+ * not as "truncated" by one of them. */
+static inline uint64_t hr_bin_total(const uint8_t *h) {
+    uint64_t hs = 0, sl = 0, rl = 0;
+    for (int i = 3; i >= 0; i--)
+        hs = (hs << 8) | h[36 + i];
+    for (int i = 7; i >= 0; i--) {
+        sl = (sl << 8) | h[48 + i];
+        rl = (rl << 8) | h[56 + i];
+    }
+    if (sl > UINT64_MAX - hs || rl > UINT64_MAX - hs - sl)
+        return UINT64_MAX;
+    return hs + sl + rl < HR_BIN_HEADER_SIZE ? HR_BIN_HEADER_SIZE : hs + sl + rl;
+}
+
 /* Longest record: opcode + thread + timestamp + 3 fields (or length + payload). */
 #define HR_REC_MAX (1 + 4 * 10 + 3 * 10)
 

@@ -93,21 +93,6 @@ int hr_trace_read_mem(const void *buf, size_t len, const char *name, hr_format_t
  * text header. Past this it is not a trace. */
 #define SNIFF_LIMIT ((size_t)1 << 20)
 
-/* The binary header's total length (header + strings + records), or
- * UINT64_MAX when the lengths overflow (the decoder then reports it). */
-static uint64_t binary_total(const uint8_t *h) {
-    uint64_t hs = 0, sl = 0, rl = 0;
-    for (int i = 3; i >= 0; i--)
-        hs = (hs << 8) | h[36 + i];
-    for (int i = 7; i >= 0; i--) {
-        sl = (sl << 8) | h[48 + i];
-        rl = (rl << 8) | h[56 + i];
-    }
-    if (sl > UINT64_MAX - hs || rl > UINT64_MAX - hs - sl)
-        return UINT64_MAX;
-    return hs + sl + rl;
-}
-
 /* Room for `extra` more bytes in b, the capacity doubling but never past
  * `most` bytes in all (the input limit + 1), so a bounded input never
  * reserves twice its bound. 0, or -1 on out of memory. */
@@ -191,7 +176,7 @@ static int read_stream(hr_zsrc_t *z, const char *name, uint64_t hint, hr_format_
             return -1;
         }
         if (what == SNIFF_BINARY && limit == UINT64_MAX && b->len >= HR_BIN_HEADER_SIZE) {
-            limit = binary_total(b->data);
+            limit = hr_bin_total(b->data);
             if (check_claim(b->data, limit, hr_zsrc_limit(z), name, err) != 0)
                 return -1;
         }

@@ -263,22 +263,6 @@ static int scan_whole(const uint8_t *buf, size_t len, const char *name, hr_forma
     return 0;
 }
 
-/* The binary header's total length (header + strings + records), or
- * UINT64_MAX when the lengths overflow (io.c's read_stream reads up to one
- * byte past it; the decoder reports the rest). */
-static uint64_t binary_total(const uint8_t *b) {
-    uint64_t hs = 0, sl = 0, rl = 0;
-    for (int i = 3; i >= 0; i--)
-        hs = (hs << 8) | b[36 + i];
-    for (int i = 7; i >= 0; i--) {
-        sl = (sl << 8) | b[48 + i];
-        rl = (rl << 8) | b[56 + i];
-    }
-    if (sl > UINT64_MAX - hs || rl > UINT64_MAX - hs - sl)
-        return UINT64_MAX;
-    return hs + sl + rl;
-}
-
 int hr_trace_open_plain_binary(const char *path, uint64_t *size) {
     struct stat st;
     /* Look before opening: opening a FIFO would wait for (and consume) a writer. */
@@ -314,7 +298,7 @@ static int map_binary(const char *path, input_t *in) {
     long page = sysconf(_SC_PAGESIZE);
     *in = (input_t){.buf = m, .len = (size_t)size, .mapped = 1, .map_len = (size_t)size,
                     .page = page > 0 && !(page & (page - 1)) ? (size_t)page : 4096};
-    uint64_t total = binary_total(in->buf);
+    uint64_t total = hr_bin_total(in->buf);
     if (total < in->len)
         in->len = (size_t)total + 1; /* one byte more shows an excess */
     (void)madvise(m, in->map_len, MADV_SEQUENTIAL);

@@ -194,4 +194,18 @@ one_line "replay -r 0 after -a: exit 2" 2 "option '-r' expects" "$HR" replay -a 
 mkdir "$T/empty"
 one_line "replay of an empty directory: exit 2" 2 "no *.hrt or *.hrtt traces" \
     "$HR" replay -a bump "$T/empty"
+# 8. a header whose lengths add up to less than a header: info (which maps
+# the file and reads only what the header claims) and convert (the whole
+# file) must refuse it for the same first bad field, not one as "truncated"
+# (found by fuzz_import; its input is in tests/fuzz/corpus/import)
+{
+    header_2g | head -c 8
+    printf '\160\101' # major version 0x4170
+    head -c 86 /dev/zero
+    printf 'udio\037\233'
+} >"$T/zero_lengths.hrt"
+one_line "info: a nonsense header is refused for its version" 2 \
+    "offset 8: unsupported major version 16752" "$HR" info "$T/zero_lengths.hrt"
+one_line "convert: the same reason" 2 "offset 8: unsupported major version 16752" \
+    "$HR" convert "$T/zero_lengths.hrt" -o "$T/z.txt"
 tap_done
