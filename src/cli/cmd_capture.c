@@ -26,8 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture/frame_syms.h"
 #include "cli/capture_time.h"
 #include "cli/cli.h"
+#include "cli/frames_by.h"
 #include "trace/trace.h"
 #include "trace/import.h"
 
@@ -46,11 +48,12 @@ typedef struct hr_capture_opts {
     const char *out, *summary;
     int timestamps, keep_raw, follow_forks;
     int time_runs; /* runs without the library for the program time; 0: the captured run's */
+    const char *frames; /* --frames: auto, none or NAME[,NAME...] (frame_syms.h) */
     char **cmd;
 } hr_capture_opts_t;
 
 static hr_capture_opts_t hr_capture_opts_default(void) {
-    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, NULL};
+    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, "auto", NULL};
     return o;
 }
 
@@ -64,6 +67,11 @@ static const hr_opt_t capture_opts[] = {
     {HR_OPT_LONG + 2, "time-runs", "N", "also run CMD N times without the capture library "
                                         "(output to /dev/null) and record the median of their "
                                         "run times in the trace, not the slowed captured run's"},
+    {HR_OPT_LONG + 3, "frames", "auto|none|NAME[,NAME...]",
+     "mark a frame each time the program returns from a present function: auto (default) "
+     "watches glXSwapBuffers, eglSwapBuffers, SDL_GL_SwapWindow, SDL_RenderPresent, "
+     "vkQueuePresentKHR and the others of docs/CAPTURE.md, NAME,... only those, none no "
+     "function; the program's own hr_frame() marks win"},
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_capture = {
@@ -78,7 +86,9 @@ const hr_cmd_spec_t hr_spec_capture = {
                "SIGHUP and SIGQUIT sent to capture are forwarded there, what was logged is\n"
                "converted and capture exits 128 + the signal's number. A CMD that forked\n"
                "children which allocated more than it did (a launcher such as sh -c 'a; b')\n"
-               "fails with exit 2 unless --follow-forks.\n"};
+               "fails with exit 2 unless --follow-forks. Without annotations, frames are\n"
+               "marked where the program returns from a present function (--frames); the\n"
+               "summary and 'heapreplay info' say how many each function found.\n"};
 
 static int is_file(const char *p) {
     struct stat st;
@@ -138,9 +148,40 @@ static int find_lib(char *out, size_t cap) {
     return is_file(out) ? 0 : -1;
 }
 
+#define HR_SYM_STR_(name, n) #name,
+static const char *const frame_syms[] = {HR_FRAME_SYMS(HR_SYM_STR_)};
+#define HR_NFRAME_SYMS (sizeof frame_syms / sizeof frame_syms[0])
+
+/* --frames: auto, none, or names of frame_syms.h (the only functions the
+ * library defines, so the only ones it can wrap). 0, or 2 with the error. */
+static int check_frames(const char *v) {
+    if (strcmp(v, "auto") == 0 || strcmp(v, "none") == 0)
+        return 0;
+    for (const char *p = v;; p++) {
+        size_t n = strcspn(p, ","), k = 0;
+        while (k < HR_NFRAME_SYMS && !(strlen(frame_syms[k]) == n && !strncmp(p, frame_syms[k], n)))
+            k++;
+        if (k == HR_NFRAME_SYMS) {
+            char known[512] = "";
+            for (k = 0; k < HR_NFRAME_SYMS; k++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         k ? ", " : "", frame_syms[k]);
+            return hr_cli_usage_error("capture", "--frames=%s: '%.*s' is not a function the "
+                                      "capture library can wrap (expected auto, none or names "
+                                      "of: %s)", v, (int)n, p, known);
+        }
+        if (!p[n])
+            return 0;
+        p += n;
+    }
+}
+
 static int on_opt(void *ctx, const hr_optarg_t *opt) {
     hr_capture_opts_t *o = ctx;
     switch (opt->key) {
+    case HR_OPT_LONG + 3:
+        o->frames = opt->arg;
+        return check_frames(opt->arg);
     case 'o': o->out = opt->arg; break;
     case 's': o->summary = opt->arg; break;
     case 'f': o->follow_forks = 1; break;
@@ -211,6 +252,7 @@ static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *
     setenv("HEAPREPLAY_CAPTURE_FILE", raw, 1);
     setenv("HEAPREPLAY_CAPTURE_PID", pid, 1);
     setenv("HEAPREPLAY_CAPTURE_CHILDREN", o->follow_forks ? "1" : "count", 1);
+    setenv("HEAPREPLAY_CAPTURE_FRAMES", o->frames, 1);
     if (!o->timestamps)
         setenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS", "1", 1);
     for (size_t i = 0; i < HR_NFWD; i++)
@@ -277,6 +319,24 @@ static hr_format_t out_format(const char *path) {
     return HR_FMT_BINARY;
 }
 
+/* "frames: N (K by SDL_GL_SwapWindow, M by hr_frame)": the main stream's
+ * frames by where they came from (frames_by.h). */
+static void summary_frames(FILE *f, const hr_trace_t *t) {
+    uint64_t *marks = calloc(t->n_strings + 1, sizeof *marks), frames = 0;
+    if (!marks)
+        return;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        if (ev->op == HR_OP_MARK && ev->aux < t->n_strings)
+            marks[ev->aux]++;
+        frames += ev->op == HR_OP_FRAME && !(ev->flags & HR_EVF_HAS_OPT);
+    }
+    fprintf(f, "frames: %llu (", (unsigned long long)frames);
+    hr_frames_by_text(f, t, marks, frames);
+    fprintf(f, ")\n");
+    free(marks);
+}
+
 static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repair_t *rep,
                     double secs) {
     uint64_t pool_ops = t->op_counts[HR_OP_POOL_ALLOC] + t->op_counts[HR_OP_POOL_FREE] +
@@ -297,6 +357,7 @@ static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repa
                 (unsigned long long)ps[i].reallocs, (unsigned long long)ps[i].peak_live,
                 i + 1 == np ? "\n" : "");
     free(ps);
+    summary_frames(f, t);
     hr_repair_print(rep, f);
     if (rep->overhead_ns && rep->events_in && secs > 0) {
         double ms = rep->overhead_ns / 1e6;
