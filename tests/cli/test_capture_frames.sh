@@ -109,4 +109,14 @@ if [ -n "$(v digest q_auto)" ] && [ "$(v digest q_auto)" = "$(v digest q_none)" 
     [ "$(v events q_auto)" -gt 0 ] && [ "$(v frames q_auto)" = 0 ]; then
     ok "a program that never presents: the same trace as with --frames=none ($(v events q_auto) events, no frames)"
 else not_ok "a program that never presents"; sed 's/^/#   /' "$W/q_auto.info" "$W/q_none.info"; fi
+
+# the committed game trace (traces/README.md): frames found at SDL_GL_SwapWindow
+# only, and the program time of its runs without the library
+S=${srcdir:-.}
+"$HR" info "$S/traces/real/supertux.hrt" > "$W/game.info" 2>&1
+if [ "$(v frames game)" -gt 0 ] &&
+    grep -qx "  frame sources   $(v frames game) by SDL_GL_SwapWindow" "$W/game.info" &&
+    grep -q "^  program .*median of .* without the capture library" "$W/game.info"; then
+    ok "traces/real/supertux.hrt: $(v frames game) frames, all by SDL_GL_SwapWindow, program time"
+else not_ok "traces/real/supertux.hrt"; sed 's/^/#   /' "$W/game.info"; fi
 tap_done
