@@ -18,7 +18,10 @@ EXTRA_DIST += tests/capture/pty_interrupt.py
 # is linked against it as a game is. Both are built without libtool: a program
 # linked against an uninstalled libtool library is a wrapper script, and the
 # test must capture the program itself.
-check_PROGRAMS += tests/capture/cap_frames
+check_PROGRAMS += tests/capture/cap_frames tests/capture/cap_frames_dl
+# cap_frames_dl loads libcapfake.so with dlopen(RTLD_LOCAL) instead
+tests_capture_cap_frames_dl_DEPENDENCIES = tests/capture/libcapfake.so
+tests_capture_cap_frames_dl_LDADD = $(LIBS)
 tests/capture/libcapfake.so: $(srcdir)/tests/capture/cap_fakegl.c
 	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) -fPIC -shared -o $@ $(srcdir)/tests/capture/cap_fakegl.c
 tests_capture_cap_frames_DEPENDENCIES = tests/capture/libcapfake.so

@@ -4,7 +4,7 @@
 # libSDL2/libGL (tests/capture/libcapfake.so). Checks the frame marks'
 # number, source and place between the program's allocations, the nested
 # present call (one frame), the arguments and return value passed through,
-# --frames=none and =NAME, a program that marks its own frames (no frame
+# --frames=none and =NAME, a library loaded with dlopen(RTLD_LOCAL), a program that marks its own frames (no frame
 # counted twice), info's frame sources, the error for an unknown name, and
 # that a program that never presents captures the same trace as with
 # --frames=none. Prints TAP.
@@ -80,6 +80,11 @@ has own "summary: frames by hr_frame" "frames: $N ($N by hr_frame)"
 if grep -q "^dropped: 1 frame marks found at present functions" "$W/own.sum"; then
     ok "summary: the automatic mark before the first hr_frame is dropped and counted"; else
     not_ok "summary: dropped automatic marks"; sed 's/^/#   /' "$W/own.sum"; fi
+
+# the present functions in a library loaded with dlopen(RTLD_LOCAL): the
+# wrapper finds them outside the global scope (their allocations are there)
+cap dl -- "$B/tests/capture/cap_frames_dl" "$(cd "$B/tests/capture" && pwd)/libcapfake.so" "$N"
+same dl "present functions in a dlopen(RTLD_LOCAL) library: reached and marked" sdl
 
 # info: the frame sources, in text and JSON; no frame-by name among the marks
 "$HR" convert "$W/mixed.txt" -o "$W/mixed.hrt" > /dev/null 2>&1
