@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -86,9 +87,8 @@ static void *find_real(unsigned i, void *self) {
     if (p && p != self)
         return p;
     static objs_t objs; /* the names stay valid while the objects are loaded */
-    static atomic_flag busy = ATOMIC_FLAG_INIT;
-    if (atomic_flag_test_and_set(&busy))
-        return NULL; /* another thread is searching: this call passes through as a no-op */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock); /* one search at a time: objs is shared */
     objs.n = 0;
     dl_iterate_phdr(list_obj, &objs); /* dlopen is not called under its lock */
     p = NULL;
@@ -101,7 +101,7 @@ static void *find_real(unsigned i, void *self) {
             p = NULL;
         dlclose(h);
     }
-    atomic_flag_clear(&busy);
+    pthread_mutex_unlock(&lock);
     return p;
 }
 
