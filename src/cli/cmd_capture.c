@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/frame_syms.h"
 #include "cli/capture_time.h"
 #include "cli/cli.h"
 #include "cli/frames_by.h"
@@ -148,40 +147,12 @@ static int find_lib(char *out, size_t cap) {
     return is_file(out) ? 0 : -1;
 }
 
-#define HR_SYM_STR_(name, n) #name,
-static const char *const frame_syms[] = {HR_FRAME_SYMS(HR_SYM_STR_)};
-#define HR_NFRAME_SYMS (sizeof frame_syms / sizeof frame_syms[0])
-
-/* --frames: auto, none, or names of frame_syms.h (the only functions the
- * library defines, so the only ones it can wrap). 0, or 2 with the error. */
-static int check_frames(const char *v) {
-    if (strcmp(v, "auto") == 0 || strcmp(v, "none") == 0)
-        return 0;
-    for (const char *p = v;; p++) {
-        size_t n = strcspn(p, ","), k = 0;
-        while (k < HR_NFRAME_SYMS && !(strlen(frame_syms[k]) == n && !strncmp(p, frame_syms[k], n)))
-            k++;
-        if (k == HR_NFRAME_SYMS) {
-            char known[512] = "";
-            for (k = 0; k < HR_NFRAME_SYMS; k++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         k ? ", " : "", frame_syms[k]);
-            return hr_cli_usage_error("capture", "--frames=%s: '%.*s' is not a function the "
-                                      "capture library can wrap (expected auto, none or names "
-                                      "of: %s)", v, (int)n, p, known);
-        }
-        if (!p[n])
-            return 0;
-        p += n;
-    }
-}
-
 static int on_opt(void *ctx, const hr_optarg_t *opt) {
     hr_capture_opts_t *o = ctx;
     switch (opt->key) {
     case HR_OPT_LONG + 3:
         o->frames = opt->arg;
-        return check_frames(opt->arg);
+        return hr_frames_check_names(opt->arg);
     case 'o': o->out = opt->arg; break;
     case 's': o->summary = opt->arg; break;
     case 'f': o->follow_forks = 1; break;
@@ -319,24 +290,6 @@ static hr_format_t out_format(const char *path) {
     return HR_FMT_BINARY;
 }
 
-/* "frames: N (K by SDL_GL_SwapWindow, M by hr_frame)": the main stream's
- * frames by where they came from (frames_by.h). */
-static void summary_frames(FILE *f, const hr_trace_t *t) {
-    uint64_t *marks = calloc(t->n_strings + 1, sizeof *marks), frames = 0;
-    if (!marks)
-        return;
-    for (size_t i = 0; i < t->n_events; i++) {
-        const hr_event_t *ev = &t->events[i];
-        if (ev->op == HR_OP_MARK && ev->aux < t->n_strings)
-            marks[ev->aux]++;
-        frames += ev->op == HR_OP_FRAME && !(ev->flags & HR_EVF_HAS_OPT);
-    }
-    fprintf(f, "frames: %llu (", (unsigned long long)frames);
-    hr_frames_by_text(f, t, marks, frames);
-    fprintf(f, ")\n");
-    free(marks);
-}
-
 static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repair_t *rep,
                     double secs) {
     uint64_t pool_ops = t->op_counts[HR_OP_POOL_ALLOC] + t->op_counts[HR_OP_POOL_FREE] +
@@ -357,7 +310,7 @@ static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repa
                 (unsigned long long)ps[i].reallocs, (unsigned long long)ps[i].peak_live,
                 i + 1 == np ? "\n" : "");
     free(ps);
-    summary_frames(f, t);
+    hr_frames_by_summary(f, t);
     hr_repair_print(rep, f);
     if (rep->overhead_ns && rep->events_in && secs > 0) {
         double ms = rep->overhead_ns / 1e6;
