@@ -22,7 +22,16 @@
 #   ACCESS="none"            --access models (docs/METRICS.md), e.g.
 #                            ACCESS='none reuse:4 spread:4'
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
-#   PROGRAMS="freeciv_ai python_json sqlite_index"
+#   PROGRAMS="freeciv_ai python_json sqlite_index supertux"
+#                            supertux: SuperTux 0.6.3 in its first level for
+#                            GAME_SECS=20 seconds under Xvfb with Mesa's software
+#                            renderer, as traces/real/recapture.sh captured it
+#                            (SIGTERM then, on which it quits: timeout
+#                            --preserve-status). Its work is bounded by time,
+#                            not frames: an allocator that slows it renders
+#                            fewer frames in the same CPU time, so its real CPU
+#                            time says little; max RSS is comparable. Skipped
+#                            (with a note) without supertux2 and Xvfb.
 #   WARM_TIME=0.2            --warm-time of the replays (the warm figure is
 #                            reported beside the cold one, not used to predict)
 #   OUT=results/fidelity-$(hostname).md
@@ -44,7 +53,10 @@ REPEAT=${REPEAT:-3}
 TOUCH=${TOUCH:-first:64K recorded}
 ACCESS=${ACCESS:-none}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
-PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index}
+PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index supertux}
+SUPERTUX=${SUPERTUX:-/usr/games/supertux2}
+LEVEL=${LEVEL:-/usr/share/games/supertux2/levels/world1/welcome_antarctica.stl}
+GAME_SECS=${GAME_SECS:-20}
 WARM_TIME=${WARM_TIME:-0.2}
 OUT=${OUT:-$S/results/fidelity-$(hostname).md}
 CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ACCESS='$ACCESS' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity/fidelity.sh"
@@ -57,6 +69,20 @@ for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
         { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
 done
 RUN=("$PYTHON" "$S/bench/fidelity/rusage_run.py" "$W/time.txt")
+# SuperTux needs a display: an Xvfb of our own (it picks a free number)
+case " $PROGRAMS " in *" supertux "*)
+    if [ -x "$SUPERTUX" ] && [ -f "$LEVEL" ] && command -v Xvfb > /dev/null; then
+        Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3> "$W/display" > /dev/null 2>&1 &
+        xvfb_pid=$!
+        trap 'kill "$xvfb_pid" 2> /dev/null || true; rm -rf "$W"' EXIT
+        for i in $(seq 100); do [ -s "$W/display" ] && break; sleep 0.1; done
+        DISPLAY=:$(cat "$W/display")
+        export DISPLAY LIBGL_ALWAYS_SOFTWARE=1 SUPERTUX2_USER_DIR="$W/supertux"
+    else
+        say "skipping supertux: needs $SUPERTUX and Xvfb (apt-get install supertux xvfb)"
+        PROGRAMS=$(echo " $PROGRAMS " | sed 's/ supertux / /')
+    fi ;;
+esac
 
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT (the
 # server's output goes to $W/fc.log); one line on stdout:
@@ -80,6 +106,10 @@ run_real() {
     sqlite_index)
         "${RUN[@]}" "${pre[@]}" "$SQLITE" :memory: ".read $R/sqlite_index.sql" \
             > /dev/null 2>&1 || true ;;
+    supertux)
+        "${RUN[@]}" "${pre[@]}" timeout --preserve-status -s TERM "$GAME_SECS" "$SUPERTUX" \
+            --disable-sound --disable-music --renderer opengl -g 640x480 -w "$LEVEL" \
+            < /dev/null > /dev/null 2>&1 || true ;;
     *) echo "fidelity.sh: unknown program $name" >&2; exit 2 ;;
     esac
     cat "$W/time.txt"
@@ -139,7 +169,8 @@ done
 {
     hr_header "Fidelity: replays against the real programs" "$CMD"
     echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
-         "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`."
+         "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`$(case " $PROGRAMS " in *" supertux "*)
+         echo ", \`$SUPERTUX\` for $GAME_SECS s (time-bounded: its CPU time is not a fixed amount of work)";; esac)."
     echo
     python3 "$S/bench/fidelity/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
     echo

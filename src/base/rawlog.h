@@ -31,6 +31,13 @@
  * HR_TOUCH_PROBE_MIN of src/trace/trace.h, which this layer cannot include
  * (the importer checks they agree). */
 #define HR_CAP_TOUCH_MIN (64u * 1024u)
+/* A frame the library found by itself (capture --frames: a present function
+ * such as SDL_GL_SwapWindow returned, src/capture/frames.c) is a MARK record
+ * named this prefix + the function's name, with a = the frame's number, right
+ * before its FRAME record in the same thread. The mark stays in the trace
+ * (`mark frame-by:SDL_GL_SwapWindow`): `heapreplay info` counts frames by it;
+ * a frame without one is the program's own (hr_frame). docs/TRACE_FORMAT.md. */
+#define HR_CAP_FRAME_BY "frame-by:"
 /* Longest record without its name: op byte + 4 varints. */
 #define HR_CAP_REC_MAX (1u + 4u * HR_VARINT_MAX)
 

@@ -1,8 +1,9 @@
 /* Internals of libheapreplay-capture.so shared by its files:
  * hooks.c (the interposed allocation functions and the bootstrap pool),
  * log.c (per-thread buffers, the output file, exit/fork handling),
- * process.c (_exit, exec, annotations) and signals.c (the fatal-signal
- * flush, and the trampoline through which the program's handlers run).
+ * process.c (_exit, exec, annotations), signals.c (the fatal-signal
+ * flush, and the trampoline through which the program's handlers run) and
+ * frames.c (frame marks at the present functions, capture --frames).
  * Nothing here may call malloc: the log uses mmap'd buffers and raw syscalls. */
 #ifndef HR_CAPTURE_INT_H
 #define HR_CAPTURE_INT_H
@@ -130,7 +131,11 @@ void hr_cap_sig_flush(int release);
  * HEAPREPLAY_CAPTURE_TOUCH. Called by hr_cap_log_init. */
 void hr_cap_touch_init(void);
 
-/* process.c: the annotation entry points (looked up by annotate.h with dlsym). */
+/* frames.c: reads HEAPREPLAY_CAPTURE_FRAMES (which present functions mark
+ * frames). Called by hr_cap_log_init. */
+void hr_cap_frames_init(void);
+
+/* process.c and frames.c (hr_capture_frame): the annotation entry points (looked up by annotate.h with dlsym). */
 HR_CAP_API void hr_capture_heap_push(const char *name);
 HR_CAP_API void hr_capture_heap_pop(const char *name);
 HR_CAP_API void hr_capture_mark(const char *name);

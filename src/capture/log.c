@@ -20,7 +20,8 @@
  *   HEAPREPLAY_CAPTURE_NO_TIMESTAMPS=1  the importer drops timestamps
  *   HEAPREPLAY_CAPTURE_BUFFER=BYTES   flush a thread's buffer at this size
  *                                     (4096 .. 256 KiB, default 256 KiB)
- *   HEAPREPLAY_CAPTURE_TOUCH=0        no page probe of large blocks (hooks.c) */
+ *   HEAPREPLAY_CAPTURE_TOUCH=0        no page probe of large blocks (hooks.c)
+ *   HEAPREPLAY_CAPTURE_FRAMES=...     frame marks at present functions (frames.c) */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -359,6 +360,7 @@ void hr_cap_log_init(void) {
     }
     hr_children = !ch ? 1 : strcmp(ch, "0") == 0 ? 0 : strcmp(ch, "count") == 0 ? 2 : 1;
     hr_cap_touch_init();
+    hr_cap_frames_init();
     hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;
     hr_start_ns = now_ns();
     hr_start_clk = hr_cap_phys();

@@ -67,6 +67,8 @@ HR_CAP_API void hr_capture_heap_push(const char *name) { annot(HR_CAP_HEAP_PUSH,
 HR_CAP_API void hr_capture_heap_pop(const char *name) { annot(HR_CAP_HEAP_POP, name); }
 HR_CAP_API void hr_capture_mark(const char *name) { annot(HR_CAP_MARK, name); }
 HR_CAP_API void hr_capture_frame_named(const char *stream) { annot(HR_CAP_FRAME_NAMED, stream); }
+/* hr_capture_frame (the main stream) is in frames.c: it shares the frame
+ * counter with the frames the library finds by itself. */
 
 /* Pool blocks: clocked like malloc-family events (capture_int.h: a release
  * takes its clock before the block can be reused, a new block after it
@@ -94,14 +96,4 @@ HR_CAP_API void hr_capture_realloc_named(void *old, void *ptr, size_t size, cons
     if (old)
         (void)hr_cap_tick((uintptr_t)old); /* the old address's release is ordered first */
     pool_event(HR_CAP_POOL_REALLOC, (uintptr_t)ptr, (uintptr_t)old, size, NULL);
-}
-
-HR_CAP_API void hr_capture_frame(void) {
-    static uint64_t frames;
-    if (!hr_cap_recording || hr_cap_guard)
-        return;
-    hr_cap_guard++;
-    uint64_t n = __atomic_add_fetch(&frames, 1, __ATOMIC_RELAXED);
-    hr_cap_emit(hr_cap_tick(0), HR_CAP_FRAME, 0, n, 0, NULL, 0);
-    hr_cap_guard--;
 }

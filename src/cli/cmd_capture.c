@@ -28,6 +28,7 @@
 
 #include "cli/capture_time.h"
 #include "cli/cli.h"
+#include "cli/frames_by.h"
 #include "trace/trace.h"
 #include "trace/import.h"
 
@@ -46,11 +47,12 @@ typedef struct hr_capture_opts {
     const char *out, *summary;
     int timestamps, keep_raw, follow_forks;
     int time_runs; /* runs without the library for the program time; 0: the captured run's */
+    const char *frames; /* --frames: auto, none or NAME[,NAME...] (frame_syms.h) */
     char **cmd;
 } hr_capture_opts_t;
 
 static hr_capture_opts_t hr_capture_opts_default(void) {
-    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, NULL};
+    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, "auto", NULL};
     return o;
 }
 
@@ -64,6 +66,11 @@ static const hr_opt_t capture_opts[] = {
     {HR_OPT_LONG + 2, "time-runs", "N", "also run CMD N times without the capture library "
                                         "(output to /dev/null) and record the median of their "
                                         "run times in the trace, not the slowed captured run's"},
+    {HR_OPT_LONG + 3, "frames", "auto|none|NAME[,NAME...]",
+     "mark a frame each time the program returns from a present function: auto (default) "
+     "watches glXSwapBuffers, eglSwapBuffers, SDL_GL_SwapWindow, SDL_RenderPresent, "
+     "vkQueuePresentKHR and the others of docs/CAPTURE.md, NAME,... only those, none no "
+     "function; the program's own hr_frame() marks win"},
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_capture = {
@@ -78,7 +85,9 @@ const hr_cmd_spec_t hr_spec_capture = {
                "SIGHUP and SIGQUIT sent to capture are forwarded there, what was logged is\n"
                "converted and capture exits 128 + the signal's number. A CMD that forked\n"
                "children which allocated more than it did (a launcher such as sh -c 'a; b')\n"
-               "fails with exit 2 unless --follow-forks.\n"};
+               "fails with exit 2 unless --follow-forks. Without annotations, frames are\n"
+               "marked where the program returns from a present function (--frames); the\n"
+               "summary and 'heapreplay info' say how many each function found.\n"};
 
 static int is_file(const char *p) {
     struct stat st;
@@ -141,6 +150,9 @@ static int find_lib(char *out, size_t cap) {
 static int on_opt(void *ctx, const hr_optarg_t *opt) {
     hr_capture_opts_t *o = ctx;
     switch (opt->key) {
+    case HR_OPT_LONG + 3:
+        o->frames = opt->arg;
+        return hr_frames_check_names(opt->arg);
     case 'o': o->out = opt->arg; break;
     case 's': o->summary = opt->arg; break;
     case 'f': o->follow_forks = 1; break;
@@ -211,6 +223,7 @@ static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *
     setenv("HEAPREPLAY_CAPTURE_FILE", raw, 1);
     setenv("HEAPREPLAY_CAPTURE_PID", pid, 1);
     setenv("HEAPREPLAY_CAPTURE_CHILDREN", o->follow_forks ? "1" : "count", 1);
+    setenv("HEAPREPLAY_CAPTURE_FRAMES", o->frames, 1);
     if (!o->timestamps)
         setenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS", "1", 1);
     for (size_t i = 0; i < HR_NFWD; i++)
@@ -297,6 +310,7 @@ static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repa
                 (unsigned long long)ps[i].reallocs, (unsigned long long)ps[i].peak_live,
                 i + 1 == np ? "\n" : "");
     free(ps);
+    hr_frames_by_summary(f, t);
     hr_repair_print(rep, f);
     if (rep->overhead_ns && rep->events_in && secs > 0) {
         double ms = rep->overhead_ns / 1e6;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/frames_by.h"
 #include "trace/trace.h"
 #include "base/emit.h"
 #include "base/json.h"
@@ -23,7 +24,7 @@ static void info_heaps(const hr_trace_summary_t *s, hr_emit_t *em) {
     hr_emit_arr_end(em);
     hr_emit_arr_begin(em, "marks");
     for (uint32_t i = 0; i < t->n_strings; i++)
-        if (s->marks[i])
+        if (s->marks[i] && !hr_is_frame_by(t, i)) /* those are in frames_by */
             hr_emit_str(em, NULL, t->strings[i]);
     hr_emit_arr_end(em);
 }
@@ -113,6 +114,7 @@ static void info_emit(const char *path, const hr_trace_summary_t *s, const hr_tr
     hr_emit_u64(em, "ids", t->n_ids);
     hr_emit_u64(em, "threads", t->n_threads);
     hr_emit_u64(em, "frames", main_frames(s));
+    hr_frames_by_json(em, t, s->marks, main_frames(s));
     hr_emit_u64(em, "peak_live_bytes", t->peak_live);
     hr_emit_bool(em, "timestamps", (t->flags & HR_TRACEF_TIMESTAMPS) != 0);
     if ((t->flags & HR_TRACEF_TIMESTAMPS) && t->n_events)
@@ -145,7 +147,9 @@ static void info_text(const char *path, const hr_trace_summary_t *s, const hr_tr
         printf("    %-12s  %llu\n", hr_op_name(op), (unsigned long long)t->op_counts[op]);
     printf("  ids (max live)  %u\n  threads         %u\n  frames          %llu\n", t->n_ids,
            t->n_threads, (unsigned long long)main_frames(s));
-    printf("  peak live       %llu bytes (%.2f MiB)\n", (unsigned long long)t->peak_live,
+    printf("  frame sources   ");
+    hr_frames_by_text(stdout, t, s->marks, main_frames(s));
+    printf("\n  peak live       %llu bytes (%.2f MiB)\n", (unsigned long long)t->peak_live,
            (double)t->peak_live / 1048576.0);
     printf("  timestamps      %s\n", (t->flags & HR_TRACEF_TIMESTAMPS) ? "yes" : "no");
     printf("  file            %llu bytes, %.2f bytes/event\n", (unsigned long long)bytes,

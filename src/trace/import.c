@@ -96,6 +96,10 @@ void hr_repair_print(const hr_repair_t *r, FILE *f) {
         fprintf(f, "touched: %llu large blocks measured by the page probe, %llu records for no "
                    "live block ignored\n",
                 (unsigned long long)r->touched, (unsigned long long)r->touched_unknown);
+    if (r->auto_frames_dropped)
+        fprintf(f, "dropped: %llu frame marks found at present functions (capture --frames): "
+                   "the program marks its own frames (hr_frame)\n",
+                (unsigned long long)r->auto_frames_dropped);
     if (r->duplicates)
         fprintf(f, "duplicates: %llu records flushed twice, dropped\n",
                 (unsigned long long)r->duplicates);

@@ -35,6 +35,7 @@ typedef struct hr_repair {
     uint64_t pool_mismatches;    /* pfree naming another pool than the block's (kept its) */
     uint64_t touched;            /* `touched` events placed (large blocks the probe measured) */
     uint64_t touched_unknown;    /* TOUCHED records for no live block: ignored */
+    uint64_t auto_frames_dropped; /* capture --frames marks dropped: the program had its own */
 } hr_repair_t;
 
 typedef enum {

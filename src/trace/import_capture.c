@@ -7,7 +7,10 @@
  * clocks to ns with the calibration pairs of the header and the last block,
  * and replays them through the address map. TOUCHED records (version 3, the
  * library's page probe) become `touched` events placed before the event that
- * created their block, after everything else (hr_addrmap_place_touched). */
+ * created their block, after everything else (hr_addrmap_place_touched).
+ * Frames the library found at present functions (capture --frames: a
+ * HR_CAP_FRAME_BY mark before the FRAME) are dropped, with their marks, when
+ * the program also marked frames itself (own_frames_only). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +23,7 @@ _Static_assert(HR_CAP_TOUCH_MIN == HR_TOUCH_PROBE_MIN,
 typedef struct cap_item {
     hr_cap_rec_t rec;
     size_t name_off; /* offset of the annotation name in the file buffer */
+    int drop;        /* not converted (own_frames_only) */
 } cap_item_t;
 
 typedef struct cap_state {
@@ -86,6 +90,7 @@ static int push_item(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
     }
     s->items[s->n].rec = *r;
     s->items[s->n].name_off = name_off;
+    s->items[s->n].drop = 0;
     s->n++;
     return 0;
 }
@@ -276,13 +281,62 @@ static void describe_end(cap_state_t *s) {
         snprintf(rep->ended, sizeof rep->ended, "code %llu", (unsigned long long)how);
 }
 
+/* 1 for a frame-by mark (src/base/rawlog.h, HR_CAP_FRAME_BY). */
+static int is_frame_by(const cap_state_t *s, const cap_item_t *it) {
+    size_t n = sizeof HR_CAP_FRAME_BY - 1;
+    return it->rec.op == HR_CAP_MARK && it->rec.b > n &&
+           memcmp(s->buf + it->name_off, HR_CAP_FRAME_BY, n) == 0;
+}
+
+/* The program's own frames win over the ones capture --frames found: when
+ * both are in the log (the automatic marks stop at the program's first
+ * hr_frame(); the ones before it are here), every automatic frame and its
+ * mark are dropped and the other frames renumbered without them. A frame is
+ * automatic when a frame-by mark carries its number (the mark's `a`).
+ * 0, or -1 on out of memory. */
+static int own_frames_only(cap_state_t *s) {
+    uint64_t maxno = 0, nauto = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->items[i].rec.op == HR_CAP_FRAME && s->items[i].rec.a > maxno)
+            maxno = s->items[i].rec.a;
+    if (maxno == 0 || maxno > s->n)
+        return 0; /* no frames, or numbers no library wrote */
+    uint64_t *below = calloc(maxno + 2, sizeof *below); /* below[k]: automatic numbers < k */
+    if (!below)
+        return -1;
+    for (size_t i = 0; i < s->n; i++)
+        if (is_frame_by(s, &s->items[i]) && s->items[i].rec.a && s->items[i].rec.a <= maxno &&
+            !below[s->items[i].rec.a + 1]) {
+            below[s->items[i].rec.a + 1] = 1;
+            nauto++;
+        }
+    uint64_t frames = 0;
+    for (size_t i = 0; i < s->n; i++)
+        frames += s->items[i].rec.op == HR_CAP_FRAME;
+    if (nauto && frames > nauto) {
+        for (uint64_t k = 1; k <= maxno + 1; k++)
+            below[k] += below[k - 1];
+        for (size_t i = 0; i < s->n; i++) {
+            cap_item_t *it = &s->items[i];
+            if (is_frame_by(s, it))
+                it->drop = 1;
+            else if (it->rec.op == HR_CAP_FRAME && below[it->rec.a + 1] > below[it->rec.a])
+                it->drop = 1, s->rep->auto_frames_dropped++;
+            else if (it->rec.op == HR_CAP_FRAME)
+                it->rec.a -= below[it->rec.a];
+        }
+    }
+    free(below);
+    return 0;
+}
+
 static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_t *cal,
                          hr_error_t *err) {
     if (s->n) /* qsort(NULL, 0) is undefined */
         qsort(s->items, s->n, sizeof *s->items, by_clock);
     hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
     hr_tidmap_t tids = {0};
-    int rc = m ? 0 : -1;
+    int rc = m && own_frames_only(s) == 0 ? 0 : -1;
     uint64_t last_tid = 0;
     int last_idx = -1;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
@@ -291,6 +345,8 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
             s->rep->duplicates++;
             continue;
         }
+        if (it->drop)
+            continue;
         if (last_idx < 0 || it->rec.tid != last_tid) {
             last_tid = it->rec.tid;
             last_idx = hr_tidmap_get(&tids, last_tid);
