@@ -17,7 +17,7 @@
 #include "report/svg.h"
 
 #define PLOT_H 240
-#define CELL_PLOT_H 110 /* a cell of the grid of many allocators */
+#define CELL_PLOT_H 130 /* a cell of the grid of many allocators */
 /* Dark grey, not a palette colour: no allocator's line looks like it. */
 #define BUDGET_COLOR "#555555"
 
@@ -106,13 +106,16 @@ static size_t collect(fline_t *l, const hr_report_view_t *results, const char *t
 
 /* Axes of a panel over the extent of every line of the trace (the cells of
  * a grid share them). */
-static void axes(hr_svg_t *s, hr_panel_t *p, double lo, double hi, double xmax) {
+static void axes(hr_svg_t *s, hr_panel_t *p, double lo, double hi, double xmax, int small) {
     p->xu = HR_UNIT_COUNT;
     p->yu = HR_UNIT_NS;
     hr_scale_fit(&p->x, 0, xmax, 0, HR_UNIT_COUNT);
     hr_scale_fit(&p->y, lo, hi, 1, HR_UNIT_NS);
-    hr_panel_axes(s, p, "frame number", p->y.log ? "allocator time per frame (log scale)"
-                                                 : "allocator time per frame");
+    if (small) /* a short y title: a cell is lower than the long one */
+        hr_panel_axes(s, p, "frame number", p->y.log ? "per frame (log)" : "per frame");
+    else
+        hr_panel_axes(s, p, "frame number", p->y.log ? "allocator time per frame (log scale)"
+                                                     : "allocator time per frame");
 }
 
 static void budget_line(hr_svg_t *s, const hr_panel_t *p, const hr_svg_options_t *o) {
@@ -183,7 +186,7 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
     free(drawn);
     for (size_t k = 0; k < nl; k++) {
         hr_grid_cell(s, &g, &p, l[k].alloc);
-        axes(s, &p, lo, hi, xmax);
+        axes(s, &p, lo, hi, xmax, 1);
         if (k != ref)
             line(s, &p, &l[ref], results, 1);
         line(s, &p, &l[k], results, 0);
@@ -214,7 +217,7 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
         } else {
             const hr_result_t **drawn = malloc(nl * sizeof *drawn);
             size_t nd = 0;
-            axes(s, &p, lo, hi, xmax);
+            axes(s, &p, lo, hi, xmax, 0);
             draw(s, &p, l, nl, results, o);
             for (size_t k = 0; k < nl && drawn; k++)
                 drawn[nd++] = l[k].row;

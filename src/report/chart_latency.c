@@ -15,7 +15,7 @@
 #include "report/svg.h"
 
 #define PLOT_H 240
-#define CELL_PLOT_H 110 /* a cell of the grid of many allocators */
+#define CELL_PLOT_H 130 /* a cell of the grid of many allocators */
 #define P99_COLOR "#666666"
 
 typedef struct cdf {
@@ -70,12 +70,14 @@ static void no_latency(hr_svg_t *s, hr_panel_t *p) {
     hr_panel_empty(s, p, why, 2);
 }
 
-static void axes(hr_svg_t *s, hr_panel_t *p, double lo, double hi) {
+static void axes(hr_svg_t *s, hr_panel_t *p, double lo, double hi, int small) {
     p->xu = HR_UNIT_NS;
     p->yu = HR_UNIT_RATIO;
     hr_scale_fit(&p->x, lo, hi, 2, HR_UNIT_NS);
     hr_scale_fit(&p->y, 0, 1, 0, HR_UNIT_RATIO);
-    hr_panel_axes(s, p, "latency of one call (log scale)", "share of calls at or below");
+    /* a cell of a grid is lower than the long y title */
+    hr_panel_axes(s, p, "latency of one call (log scale)",
+                  small ? "share at or below" : "share of calls at or below");
     double y99 = hr_scale_px(&p->y, 0.99);
     hr_svg_line(s, p->x0, y99, p->x0 + p->w, y99, " stroke=\"" P99_COLOR "\" stroke-dasharray=\"2 3\"");
 }
@@ -119,7 +121,7 @@ static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t 
     missing(s, &g.head, v, trace, l, nl);
     for (size_t k = 0; k < nl; k++) {
         hr_grid_cell(s, &g, &p, l[k].alloc);
-        axes(s, &p, lo, hi);
+        axes(s, &p, lo, hi, 1);
         if (k != ref)
             line(s, &p, &l[ref], v, 1);
         line(s, &p, &l[k], v, 0);
@@ -159,7 +161,7 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
         if (nl == 0) {
             no_latency(s, &p);
         } else {
-            axes(s, &p, lo, hi);
+            axes(s, &p, lo, hi, 0);
             for (size_t k = 0; k < nl; k++)
                 line(s, &p, &l[k], results, 0);
             hr_panel_key(s, &p, P99_COLOR, HR_KEY_DASHED, "99 % of calls (p99)");
