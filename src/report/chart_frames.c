@@ -164,7 +164,8 @@ static size_t reference(const fline_t *l, size_t nl) {
 }
 
 /* Many allocators: one small panel each, the reference line grey in every
- * one, on the same axes. */
+ * one, on the same axes, in the summary chart's order (best --metric
+ * first). */
 static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
                  const hr_report_view_t *results, const hr_svg_options_t *o, double lo,
                  double hi, double xmax) {
@@ -184,7 +185,14 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
         drawn[k] = l[k].row;
     hr_panel_missing(s, &g.head, results, l[0].row->trace, drawn, drawn ? nl : 0, "frame");
     free(drawn);
-    for (size_t k = 0; k < nl; k++) {
+    const hr_result_t **order = malloc(results->n * sizeof *order);
+    size_t no = order ? hr_svg_rank_rows_opt(results, l[0].row->trace, o, order) : 0;
+    for (size_t c = 0; c < no; c++) {
+        size_t k = 0;
+        while (k < nl && l[k].row != order[c])
+            k++;
+        if (k == nl)
+            continue; /* no line: named in the legend block */
         hr_grid_cell(s, &g, &p, l[k].alloc);
         axes(s, &p, lo, hi, xmax, 1);
         if (k != ref)
@@ -193,6 +201,7 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
         budget_line(s, &p, o);
         hr_grid_cell_end(s, &g, &p);
     }
+    free(order);
     hr_grid_end(s, &g);
 }
 

@@ -104,9 +104,10 @@ static void missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, const
 }
 
 /* Many allocators: one small panel each over the reference line (glibc's,
- * else the first), on the same axes. */
+ * else the first), on the same axes, in the summary chart's order (best
+ * --metric first). */
 static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t *l, size_t nl,
-                 const hr_report_view_t *v, double lo, double hi) {
+                 const hr_report_view_t *v, const hr_svg_options_t *o, double lo, double hi) {
     hr_grid_t g;
     hr_panel_t p;
     char key[192];
@@ -119,7 +120,14 @@ static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t 
     snprintf(key, sizeof key, "%s in every panel, for reference", l[ref].alloc);
     hr_panel_key(s, &g.head, HR_GRID_REF_COLOR, HR_KEY_LINE, key);
     missing(s, &g.head, v, trace, l, nl);
-    for (size_t k = 0; k < nl; k++) {
+    const hr_result_t **order = malloc(v->n * sizeof *order);
+    size_t no = order ? hr_svg_rank_rows_opt(v, trace, o, order) : 0;
+    for (size_t c = 0; c < no; c++) {
+        size_t k = 0;
+        while (k < nl && l[k].row != order[c])
+            k++;
+        if (k == nl)
+            continue; /* no line: named in the legend block */
         hr_grid_cell(s, &g, &p, l[k].alloc);
         axes(s, &p, lo, hi, 1);
         if (k != ref)
@@ -127,6 +135,7 @@ static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t 
         line(s, &p, &l[k], v, 0);
         hr_grid_cell_end(s, &g, &p);
     }
+    free(order);
     hr_grid_end(s, &g);
 }
 
@@ -154,7 +163,7 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
         nl++;
     }
     if (nl > HR_GRID_OVER) {
-        grid(s, title, trace, l, nl, results, lo, hi);
+        grid(s, title, trace, l, nl, results, o, lo, hi);
     } else {
         hr_panel_t p;
         hr_panel_begin(s, &p, title, PLOT_H);

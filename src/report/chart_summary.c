@@ -3,7 +3,8 @@
  * error bar from the repeats' minimum to maximum (the registry's RANGE merge
  * writes PATH_min and PATH_max beside the median) and a reference line at 1.
  * The baseline is --baseline, else glibc when the trace has it, else the
- * trace's first ok row. The bars are sorted by the figure, best first. */
+ * trace's first ok row. The bars are sorted by the figure, best first
+ * (hr_svg_rank_rows). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,43 +74,6 @@ static void bar_row(hr_svg_t *s, const hr_panel_t *p, const hr_report_view_t *v,
     hr_svg_text(s, end + 5, y + 15, " font-size=\"11\"", label);
 }
 
-/* The rows of a trace in the order of their bars: best figure first (the
- * reader's question is "which is best"), rows without one last, ties in
- * report order. */
-typedef struct bar {
-    const hr_result_t *row;
-    double             key; /* the figure, negated when higher is better; NAN: none */
-    size_t             i;
-} bar_t;
-
-static int bar_cmp(const void *a, const void *b) {
-    const bar_t *x = a, *y = b;
-    int nx = !isfinite(x->key), ny = !isfinite(y->key);
-    if (nx != ny)
-        return nx - ny;
-    if (!nx && x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static bar_t *sorted(const hr_report_view_t *v, const char *trace, const char *path, int higher,
-                     int n) {
-    bar_t *b = malloc((n ? (size_t)n : 1) * sizeof *b);
-    int k = 0;
-    for (size_t i = 0; b && i < v->n && k < n; i++) {
-        const hr_result_t *r = &v->rows[i];
-        if (!hr_result_of_trace(r, trace))
-            continue;
-        double f = hr_result_ok(r) ? hr_result_at(r, path, 0) : NAN;
-        b[k].row = r;
-        b[k].key = higher ? -f : f;
-        b[k++].i = i;
-    }
-    if (b)
-        qsort(b, (size_t)k, sizeof *b, bar_cmp);
-    return b;
-}
-
 static void panel(hr_svg_t *s, const hr_report_view_t *v, const char *trace, const char *path,
                   const hr_metric_t *m, const hr_svg_options_t *o) {
     const char *want = o->baseline ? o->baseline : "glibc";
@@ -158,10 +122,11 @@ static void panel(hr_svg_t *s, const hr_report_view_t *v, const char *trace, con
     double one = hr_scale_px(&p.x, 1);
     hr_svg_line(s, one, p.y0, one, p.y0 + p.h, " stroke=\"#444\" stroke-dasharray=\"4 3\"");
     double y = p.y0 + 4;
-    bar_t *bars = sorted(v, trace, path, m && (m->flags & HR_MF_HIGHER), n);
-    for (int i = 0; i < n && bars; i++) {
-        ratios(bars[i].row, path, bv, q);
-        bar_row(s, &p, v, bars[i].row, q, y, m, path);
+    const hr_result_t **bars = malloc((v->n ? v->n : 1) * sizeof *bars);
+    size_t nb = bars ? hr_svg_rank_rows(v, trace, path, m && (m->flags & HR_MF_HIGHER), bars) : 0;
+    for (size_t i = 0; i < nb; i++) {
+        ratios(bars[i], path, bv, q);
+        bar_row(s, &p, v, bars[i], q, y, m, path);
         y += ROW_H;
     }
     free(bars);

@@ -425,6 +425,56 @@ void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, con
 
 /* ---- report helpers ----------------------------------------------------- */
 
+typedef struct rank_key {
+    const hr_result_t *row;
+    double             key; /* the figure, negated when higher is better; NAN: none */
+    size_t             i;   /* report order */
+} rank_key_t;
+
+static int rank_cmp(const void *a, const void *b) {
+    const rank_key_t *x = a, *y = b;
+    int nx = !isfinite(x->key), ny = !isfinite(y->key);
+    if (nx != ny)
+        return nx - ny;
+    if (!nx && x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+size_t hr_svg_rank_rows(const hr_report_view_t *v, const char *trace, const char *path,
+                        int higher, const hr_result_t **out) {
+    rank_key_t *k = malloc((v->n ? v->n : 1) * sizeof *k);
+    size_t n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
+        if (!hr_result_of_trace(r, trace))
+            continue;
+        double f = path && hr_result_ok(r) ? hr_result_at(r, path, 0) : NAN;
+        if (k) {
+            k[n].row = r;
+            k[n].key = higher ? -f : f;
+            k[n].i = i;
+        }
+        out[n++] = r; /* report order, kept when there is no memory to sort */
+    }
+    if (k) {
+        qsort(k, n, sizeof *k, rank_cmp);
+        for (size_t i = 0; i < n; i++)
+            out[i] = k[i].row;
+    }
+    free(k);
+    return n;
+}
+
+size_t hr_svg_rank_rows_opt(const hr_report_view_t *v, const char *trace,
+                            const hr_svg_options_t *opt, const hr_result_t **out) {
+    char path[128];
+    hr_error_t err;
+    int ok = hr_svg_metric_path(opt->metric, path, sizeof path, &err) == 0;
+    const hr_metric_t *m = ok ? hr_metric_by_path(path) : NULL;
+    return hr_svg_rank_rows(v, trace, ok ? path : NULL, m && (m->flags & HR_MF_HIGHER), out);
+}
+
 size_t hr_svg_numbers(const hr_json_t *arr, double **out) {
     size_t n = hr_json_type(arr) == HR_JSON_ARRAY ? hr_json_len(arr) : 0;
     *out = n ? malloc(n * sizeof **out) : NULL;

@@ -189,6 +189,17 @@ double hr_svg_max(const double *v, size_t n);
 
 /* ---- report helpers ------------------------------------------------------ */
 
+/* The rows of `trace` into out (room for v->n) in the order of the summary
+ * chart's bars: by the figure at `path` (a resolved metric path), best
+ * first (higher is better when `higher`), rows without it (failed, not
+ * measured) last, ties in report order. Returns their count. */
+size_t hr_svg_rank_rows(const hr_report_view_t *v, const char *trace, const char *path,
+                        int higher, const hr_result_t **out);
+/* The same for opt->metric (the small panels' order); report order when it
+ * does not resolve. */
+size_t hr_svg_rank_rows_opt(const hr_report_view_t *v, const char *trace,
+                            const hr_svg_options_t *opt, const hr_result_t **out);
+
 /* The traces a chart draws: o->only_trace, or every trace of the results, as
  * a malloc'd array in *out (free it; NULL when none); returns the count. */
 int hr_svg_chart_traces(const hr_report_view_t *v, const hr_svg_options_t *o,

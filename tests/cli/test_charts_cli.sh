@@ -202,6 +202,13 @@ if command -v jq >/dev/null 2>&1; then
             ok "$k: 10 allocators, 10 small panels with the reference line" ||
             not_ok "$k: 10 allocators, 10 small panels with the reference line" "cells $cells, ref $refs"
     done
+    # the panels in the summary chart's order: the fastest first, not report order
+    "$hr" plot "$tmp/ten.json" --kind summary -o "$tmp/ten_s.svg" 2>"$tmp/err"
+    bars=$(grep -oE 'text-anchor="end">a[0-9]+<' "$tmp/ten_s.svg" | grep -oE 'a[0-9]+' | tr '\n' ' ')
+    cells=$(grep -oE 'font-weight="bold">a[0-9]+<' "$tmp/ten_frames.svg" | grep -oE 'a[0-9]+' | tr '\n' ' ')
+    [ -n "$bars" ] && [ "$bars" = "$cells" ] && [ "${bars%% *}" != a0 ] &&
+        ok "frames: small panels in the summary's order ($cells)" ||
+        not_ok "frames: small panels in the summary's order" "bars: $bars; panels: $cells"
 else
     for k in palette frames latency; do skip "$k with many allocators" "jq not installed"; done
 fi
