@@ -2,7 +2,8 @@
 # heapreplay quick start. On a fresh Debian 12 machine:
 #   ./quickstart.sh        install dependencies, build, replay the shipped traces
 #                          (traces/, then traces/real/) across every built
-#                          allocator and print the comparison
+#                          allocator and print the comparison; each report also
+#                          as an HTML page (results/latest.html, latest-real.html)
 #   ./quickstart.sh test   install dependencies, build, run the test suite
 #                          (valgrind: the callgrind instruction-count tests)
 # Both are idempotent; the build lives in the source tree.
@@ -55,7 +56,9 @@ main)
     # No --access model: none made the predictions closer to the real
     # programs (results/fidelity-access-vm.md, docs/METRICS.md "Access model").
     ./heapreplay replay traces/real/ -a all -r 3 --touch recorded -o results/latest-real.json
-    echo "report written to results/latest-real.json" >&2
+    ./heapreplay report results/latest-real.json -f html -o results/latest-real.html
+    echo "report written to results/latest-real.json; predictions, tables and charts in" \
+        "results/latest-real.html" >&2
     ;;
 test)
     set +e

@@ -108,16 +108,14 @@ bench-event-form: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/event_form/event_form.sh $(top_builddir)
 EXTRA_DIST += bench/event_form/event_form.sh bench/event_form/event_form_report.py
 
-# Screenshots of every `heapreplay plot --kind` and of the HTML report of a
-# replay of the shipped traces (results/charts-*.png; needs chromium).
+# Screenshots of the HTML report at 1280 px and of every `heapreplay plot
+# --kind` (results/html-*.png, charts-*.png; results/charts.md), from
+# results/shipped-traces.json and quickstart.sh's results/latest*.json; needs
+# chromium and jq.
 .PHONY: bench-charts
 bench-charts: heapreplay$(EXEEXT)
-	./heapreplay replay $(top_srcdir)/traces/*.hrt \
-		-a glibc,jemalloc,mimalloc,tcmalloc,block -r 3 -q -o bench/charts/shipped.json
-	$(SHELL) $(top_srcdir)/bench/charts/make-chart-screenshots.sh ./heapreplay \
-		bench/charts/shipped.json $(top_srcdir)/results
-CLEANFILES += bench/charts/shipped.json
-EXTRA_DIST += bench/charts/make-chart-screenshots.sh
+	$(SHELL) $(top_srcdir)/bench/charts/screenshots.sh ./heapreplay $(top_srcdir)
+EXTRA_DIST += bench/charts/screenshots.sh bench/charts/quantize.py
 
 # Distinct heap and mark names: convert/info/convert-back times at 10 k and
 # 100 k names, whose ratio shows a linear (~10) or quadratic (~100) cost.

@@ -1,9 +1,13 @@
 /* Frame time per frame (svg.h, HR_CHART_FRAMES): per trace, one line per
  * allocator of the allocator time of each frame (the mean of the frames a
  * point merges, with a light min-max band when it merges several), and the
- * frame budget as a red dashed line (default 1 % of a 16.6 ms frame,
- * `plot --frame-budget`). The y axis is log when the times span decades.
- * Reads resulr->series.frames (REPORT_SCHEMA.md). */
+ * frame budget as a dark dashed line (default 1 % of a 16.6 ms frame, one
+ * frame at 60 frames per second: HR_FRAME_BUDGET_DEFAULT_NS; `plot
+ * --frame-budget`). The y axis is log when the times span decades. More
+ * than HR_GRID_OVER allocators draw a grid of small panels instead, one per
+ * allocator over the reference (glibc) in grey: ten lines in one panel
+ * cross too often to follow.
+ * Reads result->series.frames (REPORT_SCHEMA.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +18,9 @@
 #include "report/svg.h"
 
 #define PLOT_H 240
-#define BUDGET_COLOR "#d62728"
+#define CELL_PLOT_H 130 /* a cell of the grid of many allocators */
+/* Dark grey, not a palette colour: no allocator's line looks like it. */
+#define BUDGET_COLOR "#555555"
 
 typedef struct fline {
     const hr_result_t *row;
@@ -51,13 +57,14 @@ static void band(hr_svg_t *s, const hr_panel_t *p, const fline_t *f, const char 
     fputs("\"/>\n", s->f);
 }
 
+/* The budget's legend entry: its value and where it comes from. */
 static void budget_label(char *buf, size_t n, const hr_svg_options_t *o) {
     char v[48];
     hr_svg_fmt(v, sizeof v, HR_UNIT_NS, o->budget_ns);
     if (o->budget_set)
-        snprintf(buf, n, "budget %s per frame", v);
+        snprintf(buf, n, "frame budget %s (--frame-budget)", v);
     else
-        snprintf(buf, n, "budget: 1 %% of 16.6 ms");
+        snprintf(buf, n, "frame budget %s: 1 %% of 16.6 ms", v);
 }
 
 static void no_frames(hr_svg_t *s, hr_panel_t *p, int any_series) {
@@ -98,28 +105,105 @@ static size_t collect(fline_t *l, const hr_report_view_t *results, const char *t
     return nl;
 }
 
-static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
-                 const hr_report_view_t *results, const hr_svg_options_t *o) {
-    char attrs[96], key[192];
-    for (size_t k = 0; k < nl; k++)
-        if (l[k].merged)
-            band(s, p, &l[k], hr_svg_color(results, l[k].alloc));
-    for (size_t k = 0; k < nl; k++) {
-        snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.4\"",
-                 hr_svg_color(results, l[k].alloc));
-        hr_panel_line(s, p, l[k].x, l[k].mean, l[k].n, attrs);
-    }
+/* Axes of a panel over the extent of every line of the trace (the cells of
+ * a grid share them). */
+static void axes(hr_svg_t *s, hr_panel_t *p, double lo, double hi, double xmax, int small) {
+    p->xu = HR_UNIT_COUNT;
+    p->yu = HR_UNIT_NS;
+    hr_scale_fit(&p->x, 0, xmax, 0, HR_UNIT_COUNT);
+    hr_scale_fit(&p->y, lo, hi, 1, HR_UNIT_NS);
+    if (small) /* a short y title: a cell is lower than the long one */
+        hr_panel_axes(s, p, "frame number", p->y.log ? "per frame (log)" : "per frame");
+    else
+        hr_panel_axes(s, p, "frame number", p->y.log ? "allocator time per frame (log scale)"
+                                                     : "allocator time per frame");
+}
+
+static void budget_line(hr_svg_t *s, const hr_panel_t *p, const hr_svg_options_t *o) {
     double by = hr_scale_px(&p->y, o->budget_ns);
     hr_svg_line(s, p->x0, by, p->x0 + p->w, by, " stroke=\"" BUDGET_COLOR "\" stroke-width=\"1.5\" "
                 "stroke-dasharray=\"6 4\"");
+}
+
+/* One line, its min-max band under it when merged; ref: drawn grey, thin. */
+static void line(hr_svg_t *s, const hr_panel_t *p, const fline_t *f,
+                 const hr_report_view_t *results, int ref) {
+    hr_svg_style_t st = hr_svg_style(results, f->alloc);
+    char attrs[128];
+    if (ref) {
+        hr_panel_line(s, p, f->x, f->mean, f->n, " stroke=\"" HR_GRID_REF_COLOR "\" stroke-width=\"1\"");
+        return;
+    }
+    if (f->merged)
+        band(s, p, f, st.color);
+    hr_svg_stroke(attrs, sizeof attrs, &st, 1.2);
+    hr_panel_line(s, p, f->x, f->mean, f->n, attrs);
+}
+
+static void draw(hr_svg_t *s, hr_panel_t *p, const fline_t *l, size_t nl,
+                 const hr_report_view_t *results, const hr_svg_options_t *o) {
+    char key[192];
+    for (size_t k = 0; k < nl; k++)
+        line(s, p, &l[k], results, 0);
+    budget_line(s, p, o);
     budget_label(key, sizeof key, o);
     hr_panel_key(s, p, BUDGET_COLOR, HR_KEY_DASHED, key);
     for (size_t k = 0; k < nl; k++) {
-        snprintf(key, sizeof key, "%s%s", l[k].alloc,
-                 l[k].merged ? " (mean, min-max)" : "");
-        hr_panel_key(s, p, hr_svg_color(results, l[k].alloc),
-                     HR_KEY_LINE, key);
+        hr_svg_style_t st = hr_svg_style(results, l[k].alloc);
+        snprintf(key, sizeof key, "%s%s", l[k].alloc, l[k].merged ? " (mean, min-max)" : "");
+        hr_panel_key_style(s, p, &st, key);
     }
+}
+
+/* The reference line of a grid: glibc's when the trace has it, else the
+ * first line's. */
+static size_t reference(const fline_t *l, size_t nl) {
+    for (size_t k = 0; k < nl; k++)
+        if (strcmp(l[k].alloc, "glibc") == 0)
+            return k;
+    return 0;
+}
+
+/* Many allocators: one small panel each, the reference line grey in every
+ * one, on the same axes, in the ranking's order (the summary
+ * table's and chart's). */
+static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
+                 const hr_report_view_t *results, const hr_svg_options_t *o, double lo,
+                 double hi, double xmax) {
+    hr_grid_t g;
+    hr_panel_t p;
+    char key[192];
+    size_t ref = reference(l, nl);
+    hr_grid_begin(s, &g, title, CELL_PLOT_H);
+    budget_label(key, sizeof key, o);
+    hr_panel_key(s, &g.head, BUDGET_COLOR, HR_KEY_DASHED, key);
+    snprintf(key, sizeof key, "%s in every panel, for reference%s", l[ref].alloc,
+             l[ref].merged ? "; lines: the mean of the frames a point merges, band: their min-max"
+                           : "");
+    hr_panel_key(s, &g.head, HR_GRID_REF_COLOR, HR_KEY_LINE, key);
+    const hr_result_t **drawn = malloc(nl * sizeof *drawn);
+    for (size_t k = 0; k < nl && drawn; k++)
+        drawn[k] = l[k].row;
+    hr_panel_missing(s, &g.head, results, l[0].row->trace, drawn, drawn ? nl : 0, "frame");
+    free(drawn);
+    const hr_result_t **order = malloc(results->n * sizeof *order);
+    size_t no = order ? hr_svg_rank_rows(results, l[0].row->trace, order) : 0;
+    for (size_t c = 0; c < no; c++) {
+        size_t k = 0;
+        while (k < nl && l[k].row != order[c])
+            k++;
+        if (k == nl)
+            continue; /* no line: named in the legend block */
+        hr_grid_cell(s, &g, &p, l[k].alloc);
+        axes(s, &p, lo, hi, xmax, 1);
+        if (k != ref)
+            line(s, &p, &l[ref], results, 1);
+        line(s, &p, &l[k], results, 0);
+        budget_line(s, &p, o);
+        hr_grid_cell_end(s, &g, &p);
+    }
+    free(order);
+    hr_grid_end(s, &g);
 }
 
 static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trace,
@@ -136,27 +220,26 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
     }
     nl = collect(l, results, trace, &any_series, &lo, &hi, &xmax);
     snprintf(title, sizeof title, "Allocator time per frame: %s", hr_report_trace_base(trace));
-    hr_panel_begin(s, &p, title, PLOT_H);
-    if (nl == 0) {
-        no_frames(s, &p, any_series);
+    if (nl > HR_GRID_OVER) {
+        grid(s, title, l, nl, results, o, lo, hi, xmax);
     } else {
-        const hr_result_t **drawn = malloc(nl * sizeof *drawn);
-        size_t nd = 0;
-        if (!drawn) /* drawn rows would be listed as missing */
-            hr_outfile_note_oom();
-        p.xu = HR_UNIT_COUNT;
-        p.yu = HR_UNIT_NS;
-        hr_scale_fit(&p.x, 0, xmax, 0, HR_UNIT_COUNT);
-        hr_scale_fit(&p.y, lo, hi, 1, HR_UNIT_NS);
-        hr_panel_axes(s, &p, "frame number", p.y.log ? "allocator time per frame (log scale)"
-                                                    : "allocator time per frame");
-        draw(s, &p, l, nl, results, o);
-        for (size_t k = 0; k < nl && drawn; k++)
-            drawn[nd++] = l[k].row;
-        hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
-        free(drawn);
+        hr_panel_begin(s, &p, title, PLOT_H);
+        if (nl == 0) {
+            no_frames(s, &p, any_series);
+        } else {
+            const hr_result_t **drawn = malloc(nl * sizeof *drawn);
+            size_t nd = 0;
+            if (!drawn) /* drawn rows would be listed as missing */
+                hr_outfile_note_oom();
+            axes(s, &p, lo, hi, xmax, 0);
+            draw(s, &p, l, nl, results, o);
+            for (size_t k = 0; k < nl && drawn; k++)
+                drawn[nd++] = l[k].row;
+            hr_panel_missing(s, &p, results, trace, drawn, nd, "frame");
+            free(drawn);
+        }
+        hr_panel_end(s, &p);
     }
-    hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
         free(l[k].x);
         free(l[k].mean);

@@ -1,9 +1,11 @@
 /* Latency CDF (svg.h, HR_CHART_LATENCY): per trace, one line per allocator:
  * the share of timed ops whose latency is at or below x, from the latency
- * histogram (resulr->series.latency: bucket upper bounds le_ns and counts),
+ * histogram (result->series.latency: bucket upper bounds le_ns and counts),
  * on a log x axis; a dotted line marks 99 % of the ops (where the p99 of
  * each allocator crosses it). Between bucket bounds the line is straight:
- * the histogram does not know more. */
+ * the histogram does not know more. More than HR_GRID_OVER allocators draw
+ * a grid of small panels, one per allocator over the reference (glibc) in
+ * grey: ten CDFs in one panel lie on top of each other. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #include "report/svg.h"
 
 #define PLOT_H 240
+#define CELL_PLOT_H 130 /* a cell of the grid of many allocators */
+#define P99_COLOR "#666666"
 
 typedef struct cdf {
     const hr_result_t *row;
@@ -69,11 +73,82 @@ static void no_latency(hr_svg_t *s, hr_panel_t *p) {
     hr_panel_empty(s, p, why, 2);
 }
 
+static void axes(hr_svg_t *s, hr_panel_t *p, double lo, double hi, int small) {
+    p->xu = HR_UNIT_NS;
+    p->yu = HR_UNIT_RATIO;
+    hr_scale_fit(&p->x, lo, hi, 2, HR_UNIT_NS);
+    hr_scale_fit(&p->y, 0, 1, 0, HR_UNIT_RATIO);
+    /* a cell of a grid is lower than the long y title */
+    hr_panel_axes(s, p, "latency of one call (log scale)",
+                  small ? "share at or below" : "share of calls at or below");
+    double y99 = hr_scale_px(&p->y, 0.99);
+    hr_svg_line(s, p->x0, y99, p->x0 + p->w, y99, " stroke=\"" P99_COLOR "\" stroke-dasharray=\"2 3\"");
+}
+
+static void line(hr_svg_t *s, const hr_panel_t *p, const cdf_t *c, const hr_report_view_t *v,
+                 int ref) {
+    hr_svg_style_t st = hr_svg_style(v, c->alloc);
+    char attrs[128];
+    if (ref)
+        snprintf(attrs, sizeof attrs, " stroke=\"" HR_GRID_REF_COLOR "\" stroke-width=\"1\"");
+    else
+        hr_svg_stroke(attrs, sizeof attrs, &st, 1.4);
+    hr_panel_line(s, p, c->x, c->y, c->n, attrs);
+}
+
+/* The legend entries of the rows of `trace` without a line. */
+static void missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, const char *trace,
+                    const cdf_t *l, size_t nl) {
+    const hr_result_t **drawn = malloc((nl ? nl : 1) * sizeof *drawn);
+    if (!drawn) /* drawn rows would be listed as missing */
+        hr_outfile_note_oom();
+    for (size_t k = 0; k < nl && drawn; k++)
+        drawn[k] = l[k].row;
+    hr_panel_missing(s, p, v, trace, drawn, drawn ? nl : 0, "latency");
+    free(drawn);
+}
+
+/* Many allocators: one small panel each over the reference line (glibc's,
+ * else the first), on the same axes, in the ranking's order (the summary
+ * table's and chart's). */
+static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t *l, size_t nl,
+                 const hr_report_view_t *v, const hr_svg_options_t *o, double lo, double hi) {
+    hr_grid_t g;
+    hr_panel_t p;
+    char key[192];
+    size_t ref = 0;
+    for (size_t k = 0; k < nl; k++)
+        if (strcmp(l[k].alloc, "glibc") == 0)
+            ref = k;
+    hr_grid_begin(s, &g, title, CELL_PLOT_H);
+    hr_panel_key(s, &g.head, P99_COLOR, HR_KEY_DASHED, "99 % of calls (p99)");
+    snprintf(key, sizeof key, "%s in every panel, for reference", l[ref].alloc);
+    hr_panel_key(s, &g.head, HR_GRID_REF_COLOR, HR_KEY_LINE, key);
+    missing(s, &g.head, v, trace, l, nl);
+    const hr_result_t **order = malloc(v->n * sizeof *order);
+    size_t no = order ? hr_svg_rank_rows(v, trace, order) : 0;
+    for (size_t c = 0; c < no; c++) {
+        size_t k = 0;
+        while (k < nl && l[k].row != order[c])
+            k++;
+        if (k == nl)
+            continue; /* no line: named in the legend block */
+        hr_grid_cell(s, &g, &p, l[k].alloc);
+        axes(s, &p, lo, hi, 1);
+        if (k != ref)
+            line(s, &p, &l[ref], v, 1);
+        line(s, &p, &l[k], v, 0);
+        hr_grid_cell_end(s, &g, &p);
+    }
+    free(order);
+    hr_grid_end(s, &g);
+}
+
 static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trace,
                   const hr_svg_options_t *o) {
     size_t nr = results->n, nl = 0;
     cdf_t *l = calloc(nr ? nr : 1, sizeof *l);
-    char title[512], attrs[96];
+    char title[512];
     double lo = INFINITY, hi = 0;
     if (!l) {
         hr_outfile_note_oom(); /* the chart would lack this trace's panel */
@@ -81,8 +156,6 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
     }
     snprintf(title, sizeof title, "Latency of allocator calls (CDF): %s",
              hr_report_trace_base(trace));
-    hr_panel_t p;
-    hr_panel_begin(s, &p, title, PLOT_H);
     for (size_t i = 0; i < nr; i++) {
         const hr_result_t *r = &results->rows[i];
         if (!hr_result_of_trace(r, trace) || !hr_result_ok(r))
@@ -96,35 +169,26 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
         hi = l[nl].x[l[nl].n - 1] > hi ? l[nl].x[l[nl].n - 1] : hi;
         nl++;
     }
-    if (nl == 0) {
-        no_latency(s, &p);
+    if (nl > HR_GRID_OVER) {
+        grid(s, title, trace, l, nl, results, o, lo, hi);
     } else {
-        p.xu = HR_UNIT_NS;
-        p.yu = HR_UNIT_RATIO;
-        hr_scale_fit(&p.x, lo, hi, 2, HR_UNIT_NS);
-        hr_scale_fit(&p.y, 0, 1, 0, HR_UNIT_RATIO);
-        hr_panel_axes(s, &p, "latency of one call (log scale)", "share of calls at or below");
-        double y99 = hr_scale_px(&p.y, 0.99);
-        hr_svg_line(s, p.x0, y99, p.x0 + p.w, y99, " stroke=\"#666\" stroke-dasharray=\"2 3\"");
-        for (size_t k = 0; k < nl; k++) {
-            snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
-                     hr_svg_color(results, l[k].alloc));
-            hr_panel_line(s, &p, l[k].x, l[k].y, l[k].n, attrs);
+        hr_panel_t p;
+        hr_panel_begin(s, &p, title, PLOT_H);
+        if (nl == 0) {
+            no_latency(s, &p);
+        } else {
+            axes(s, &p, lo, hi, 0);
+            for (size_t k = 0; k < nl; k++)
+                line(s, &p, &l[k], results, 0);
+            hr_panel_key(s, &p, P99_COLOR, HR_KEY_DASHED, "99 % of calls (p99)");
+            for (size_t k = 0; k < nl; k++) {
+                hr_svg_style_t st = hr_svg_style(results, l[k].alloc);
+                hr_panel_key_style(s, &p, &st, l[k].alloc);
+            }
+            missing(s, &p, results, trace, l, nl);
         }
-        hr_panel_key(s, &p, "#666", HR_KEY_DASHED, "99 % of calls (p99)");
-        for (size_t k = 0; k < nl; k++)
-            hr_panel_key(s, &p, hr_svg_color(results, l[k].alloc),
-                         HR_KEY_LINE, l[k].alloc);
-        const hr_result_t **drawn = malloc(nl * sizeof *drawn);
-        size_t nd = 0;
-        if (!drawn) /* drawn rows would be listed as missing */
-            hr_outfile_note_oom();
-        for (size_t k = 0; k < nl && drawn; k++)
-            drawn[nd++] = l[k].row;
-        hr_panel_missing(s, &p, results, trace, drawn, nd, "latency");
-        free(drawn);
+        hr_panel_end(s, &p);
     }
-    hr_panel_end(s, &p);
     for (size_t k = 0; k < nr; k++) {
         free(l[k].x);
         free(l[k].y);

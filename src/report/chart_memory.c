@@ -3,7 +3,7 @@
  * live bytes as a dashed reference line, against recorded time when the
  * trace has timestamps, else against the event index. The y axis is log when
  * the lines' peaks differ by more than a decade (a linear one would flatten
- * the small ones onto zero). Reads resulr->series.memory (REPORT_SCHEMA.md). */
+ * the small ones onto zero). Reads result->series.memory (REPORT_SCHEMA.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +100,7 @@ static void collect(mpanel_t *mp, const hr_report_view_t *results, const char *t
 }
 
 static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_report_view_t *results) {
-    char attrs[96];
+    char attrs[128];
     p->xu = mp->by_time ? HR_UNIT_SECONDS : HR_UNIT_COUNT;
     p->yu = HR_UNIT_BYTES;
     hr_scale_fit(&p->x, 0, mp->xmax > 0 ? mp->xmax : 1, 0, p->xu);
@@ -111,8 +111,8 @@ static void draw(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_report
     hr_panel_axes(s, p, mp->by_time ? "time in the trace (recorded timestamps)" : "event index",
                   p->y.log ? "bytes (log scale)" : "bytes");
     for (size_t k = 0; k < mp->nl; k++) {
-        snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"1.6\"",
-                 hr_svg_color(results, mp->l[k].alloc));
+        hr_svg_style_t st = hr_svg_style(results, mp->l[k].alloc);
+        hr_svg_stroke(attrs, sizeof attrs, &st, 1.4);
         hr_panel_line(s, p, mp->l[k].x, mp->l[k].y, mp->l[k].n, attrs);
     }
     if (mp->live.n)
@@ -132,7 +132,8 @@ static void legend(hr_svg_t *s, hr_panel_t *p, const mpanel_t *mp, const hr_repo
     for (size_t k = 0; k < mp->nl; k++) {
         const char *alloc = mp->l[k].alloc;
         snprintf(key, sizeof key, "%s%s", alloc, mp->l[k].what ? " (RSS)" : "");
-        hr_panel_key(s, p, hr_svg_color(results, alloc), HR_KEY_LINE, key);
+        hr_svg_style_t st = hr_svg_style(results, alloc);
+        hr_panel_key_style(s, p, &st, key);
         if (drawn)
             drawn[nd++] = mp->l[k].row;
     }

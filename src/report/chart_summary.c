@@ -3,7 +3,8 @@
  * error bar from the repeats' minimum to maximum (the registry's RANGE merge
  * writes PATH_min and PATH_max beside the median) and a reference line at 1.
  * The baseline is --baseline, else glibc when the trace has it, else the
- * trace's first ok row. */
+ * trace's first ok row. The bars are in the ranking's order (the summary
+ * table's and the verdict's; hr_svg_rank_rows), the rows not ranked last. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #define ROW_H 26
 #define NAME_W 150 /* the allocator names left of the bars */
+#define LABEL_ROOM 130.0 /* px for the value label after a bar */
 
 /* The baseline row of a trace: an ok row of allocator `name` with a value,
  * else (only when the name was not asked for) the first ok row with one. */
@@ -112,21 +114,22 @@ static void panel(hr_svg_t *s, const hr_report_view_t *v, const char *trace, con
             }
         ranges |= isfinite(q[1]) && isfinite(q[2]) && q[2] > q[1];
     }
-    hr_scale_fit(&p.x, lo, hi * 1.05, 1, HR_UNIT_COUNT);
+    /* room right of the longest bar for its label ("1.84× (24.7 M ops/s)") */
+    hr_scale_fit(&p.x, lo, hi * (p.w + LABEL_ROOM) / p.w, 1, HR_UNIT_COUNT);
     p.xu = HR_UNIT_COUNT;
     snprintf(xl, sizeof xl, "%s as a multiple of %s's", words, bname);
     hr_panel_axes(s, &p, xl, NULL);
     double one = hr_scale_px(&p.x, 1);
     hr_svg_line(s, one, p.y0, one, p.y0 + p.h, " stroke=\"#444\" stroke-dasharray=\"4 3\"");
     double y = p.y0 + 4;
-    for (size_t i = 0; i < v->n; i++) {
-        const hr_result_t *r = &v->rows[i];
-        if (!hr_result_of_trace(r, trace))
-            continue;
-        ratios(r, path, bv, q);
-        bar_row(s, &p, v, r, q, y, m, path);
+    const hr_result_t **bars = malloc((v->n ? v->n : 1) * sizeof *bars);
+    size_t nb = bars ? hr_svg_rank_rows(v, trace, bars) : 0;
+    for (size_t i = 0; i < nb; i++) {
+        ratios(bars[i], path, bv, q);
+        bar_row(s, &p, v, bars[i], q, y, m, path);
         y += ROW_H;
     }
+    free(bars);
     snprintf(xl, sizeof xl, "%s = 1", bname);
     hr_panel_key(s, &p, "#444", HR_KEY_DASHED, xl);
     if (ranges)

@@ -262,16 +262,15 @@ void hr_crosstrace_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
     free(x);
 }
 
-void hr_crosstrace_html(FILE *out, const hr_report_view_t *v) {
+int hr_crosstrace_html(FILE *out, const hr_report_view_t *v) {
     hr_crosstrace_t *x = across(v);
     hr_emit_t em;
     if (!x)
-        return;
+        return 0;
     hr_emit_init(&em, out, HR_EMIT_HTML);
-    fputs("<section id=\"across\">\n<h2>Across traces</h2>\n", out);
     tables(&em, x, 0);
-    fputs("</section>\n", out);
     free(x);
+    return 1;
 }
 
 /* ---- JSON ----------------------------------------------------------------- */

@@ -58,8 +58,10 @@ int hr_crosstrace_of(hr_crosstrace_t *x, const hr_report_view_t *v);
  * or HTML; HTML prose in <pre> blocks); nothing when fewer than 2 traces
  * have a reference row. `md`: Markdown prose. */
 void hr_crosstrace_table(hr_emit_t *em, const hr_report_view_t *v, int md);
-/* The same as an HTML section of a page (the HTML page's one call). */
-void hr_crosstrace_html(FILE *out, const hr_report_view_t *v);
+/* The same in the emitter's HTML mode, written to out as the text body's
+ * fragments are (the page turns it into tables and paragraphs); 1 when it
+ * wrote the tables, 0 when there are none (under 2 traces, or no memory). */
+int hr_crosstrace_html(FILE *out, const hr_report_view_t *v);
 
 /* The "cross_trace" object of the report (docs/REPORT_SCHEMA.md), or NULL
  * when fewer than 2 traces have a reference row (or out of memory). */

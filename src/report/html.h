@@ -18,7 +18,7 @@ typedef struct hr_html_options {
     hr_render_opts_t render; /* the tables: the summary, or with detail all of them */
 } hr_html_options_t;
 
-hr_html_options_t hr_html_options_default(void); /* the charts' defaults, 760 px */
+hr_html_options_t hr_html_options_default(void); /* the charts scaled to the page */
 
 /* Writes the page. 0 ok; -1 with err set (out of memory, a chart option
  * error such as an unknown --baseline, or a write error). */

@@ -11,6 +11,7 @@
 #include "base/emit.h"
 #include "base/outfile.h"
 #include "report/access.h"
+#include "report/ranking.h"
 
 #define LEFT 84     /* y tick labels and the y axis title */
 #define RIGHT 16
@@ -19,8 +20,12 @@
 #define BOTTOM 48   /* x tick labels and the x axis title */
 #define PANEL_GAP 18
 
-static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+/* Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008),
+ * the yellow last: it is the weakest on white. */
+static const char *const palette[HR_SVG_NCOLORS] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7",
+                                                    "#56B4E9", "#D55E00", "#000000", "#F0E442"};
+/* The second and third round of the colours: dashed, then dotted. */
+static const char *const dashes[] = {NULL, "7 3", "2 2"};
 
 hr_svg_options_t hr_svg_options_default(void) {
     hr_svg_options_t o = {HR_SVG_METRIC_DEFAULT, 800, HR_CHART_BARS, NULL, HR_FRAME_BUDGET_DEFAULT_NS,
@@ -57,10 +62,16 @@ int hr_svg_close(hr_svg_t *s, FILE *out, const char *title, int no_xml_decl) {
     }
     if (!no_xml_decl)
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    /* inline in HTML the parser gives <svg> its namespace: no URL in the page */
-    fprintf(out, "<svg%s width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                 "font-family=\"sans-serif\" font-size=\"12\">\n<title>",
-            no_xml_decl ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", s->width, h, s->width, h);
+    /* Inline in HTML the parser gives <svg> its namespace (no URL in the
+     * page), and the chart takes the page's width: the viewBox keeps its
+     * proportions, the page's style sheet makes the height follow. A file of
+     * its own has its size in pixels. */
+    if (no_xml_decl)
+        fprintf(out, "<svg width=\"100%%\" viewBox=\"0 0 %d %d\"", s->width, h);
+    else
+        fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                     "viewBox=\"0 0 %d %d\"", s->width, h, s->width, h);
+    fputs(" font-family=\"sans-serif\" font-size=\"12\">\n<title>", out);
     hr_emit_put_xml(out, title);
     fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n", out);
     if (s->len)
@@ -96,7 +107,16 @@ void hr_svg_polyline(hr_svg_t *s, const double *x, const double *y, size_t n, co
     fprintf(s->f, "\"%s/>\n", attrs ? attrs : "");
 }
 
-const char *hr_svg_color(const hr_report_view_t *v, const char *alloc) {
+hr_svg_style_t hr_svg_style_at(int i) {
+    hr_svg_style_t st;
+    i = i < 0 ? 0 : i;
+    st.index = i;
+    st.color = palette[i % HR_SVG_NCOLORS];
+    st.dash = dashes[(i / HR_SVG_NCOLORS) % (int)(sizeof dashes / sizeof dashes[0])];
+    return st;
+}
+
+hr_svg_style_t hr_svg_style(const hr_report_view_t *v, const char *alloc) {
     int k = 0;
     for (size_t i = 0; i < v->n; i++) {
         const char *a = v->rows[i].allocator;
@@ -104,10 +124,20 @@ const char *hr_svg_color(const hr_report_view_t *v, const char *alloc) {
         for (size_t j = 0; j < i && !seen; j++)
             seen = strcmp(v->rows[j].allocator, a) == 0;
         if (strcmp(a, alloc) == 0)
-            return palette[k % 10];
+            return hr_svg_style_at(k);
         k += !seen;
     }
-    return palette[0];
+    return hr_svg_style_at(0);
+}
+
+const char *hr_svg_color(const hr_report_view_t *v, const char *alloc) {
+    return hr_svg_style(v, alloc).color;
+}
+
+void hr_svg_stroke(char *buf, size_t n, const hr_svg_style_t *st, double width) {
+    int k = snprintf(buf, n, " stroke=\"%s\" stroke-width=\"%.1f\"", st->color, width);
+    if (st->dash && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " stroke-dasharray=\"%s\"", st->dash);
 }
 
 /* ---- scales and number formats ------------------------------------------ */
@@ -237,12 +267,18 @@ void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v) {
 /* ---- panels ------------------------------------------------------------- */
 
 void hr_panel_begin(hr_svg_t *s, hr_panel_t *p, const char *title, int plot_h) {
+    hr_panel_begin_box(s, p, title, 0, s->width, plot_h, LEGEND_W);
+}
+
+void hr_panel_begin_box(hr_svg_t *s, hr_panel_t *p, const char *title, double x, double w,
+                        int plot_h, int legend_w) {
     memset(p, 0, sizeof *p);
     p->top = s->y;
-    hr_svg_text(s, 10, s->y + 20, " font-size=\"15\" font-weight=\"bold\"", title);
-    p->x0 = LEFT;
+    p->left = x;
+    hr_svg_text(s, x + 10, s->y + 20, " font-size=\"15\" font-weight=\"bold\"", title);
+    p->x0 = x + LEFT;
     p->y0 = s->y + TITLE_H + 6;
-    p->w = s->width - LEFT - RIGHT - LEGEND_W;
+    p->w = w - LEFT - RIGHT - legend_w;
     p->h = plot_h;
     p->x.p0 = p->x0;
     p->x.p1 = p->x0 + p->w;
@@ -252,20 +288,31 @@ void hr_panel_begin(hr_svg_t *s, hr_panel_t *p, const char *title, int plot_h) {
     p->legend_y = p->y0 + 4;
 }
 
-void hr_panel_key(hr_svg_t *s, hr_panel_t *p, const char *color, int style, const char *label) {
+/* A legend entry: the swatch drawn by the caller's attributes. */
+static void key(hr_svg_t *s, hr_panel_t *p, const char *color, const char *line_attrs,
+                const char *label) {
     double x = p->legend_x, y = p->legend_y + 16.0 * p->legend_n;
-    char attrs[96];
     if (y > p->y0 + p->h - 4)
         return; /* more entries than room: the plot still shows them */
-    if (style == HR_KEY_BOX) {
+    if (!line_attrs)
         hr_svg_rect(s, x, y, 18, 9, color);
-    } else {
-        snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"2\"%s", color,
-                 style == HR_KEY_DASHED ? " stroke-dasharray=\"5 3\"" : "");
-        hr_svg_line(s, x, y + 5, x + 18, y + 5, attrs);
-    }
-    hr_svg_text(s, x + 24, y + 9, " font-size=\"11\"", label);
+    else
+        hr_svg_line(s, x, y + 5, x + 22, y + 5, line_attrs);
+    hr_svg_text(s, x + 28, y + 9, " font-size=\"11\"", label);
     p->legend_n++;
+}
+
+void hr_panel_key(hr_svg_t *s, hr_panel_t *p, const char *color, int style, const char *label) {
+    char attrs[128];
+    snprintf(attrs, sizeof attrs, " stroke=\"%s\" stroke-width=\"2\"%s", color,
+             style == HR_KEY_DASHED ? " stroke-dasharray=\"5 3\"" : "");
+    key(s, p, color, style == HR_KEY_BOX ? NULL : attrs, label);
+}
+
+void hr_panel_key_style(hr_svg_t *s, hr_panel_t *p, const hr_svg_style_t *st, const char *label) {
+    char attrs[128];
+    hr_svg_stroke(attrs, sizeof attrs, st, 2);
+    key(s, p, st->color, attrs, label);
 }
 
 static void axis_ticks(hr_svg_t *s, const hr_panel_t *p, int vertical) {
@@ -299,7 +346,7 @@ void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const c
     if (xlabel)
         hr_svg_text(s, p->x0 + p->w / 2, p->y0 + p->h + 36, " text-anchor=\"middle\"", xlabel);
     if (ylabel) {
-        double cx = 16, cy = p->y0 + p->h / 2;
+        double cx = p->left + 16, cy = p->y0 + p->h / 2;
         snprintf(attrs, sizeof attrs, " text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\"",
                  cx, cy);
         hr_svg_text(s, cx, cy, attrs, ylabel);
@@ -338,6 +385,38 @@ void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const doub
     free(px);
 }
 
+void hr_grid_begin(hr_svg_t *s, hr_grid_t *g, const char *title, int plot_h) {
+    memset(g, 0, sizeof *g);
+    g->cols = s->width / HR_GRID_CELL_W > 1 ? s->width / HR_GRID_CELL_W : 1;
+    g->cell_w = (double)s->width / g->cols;
+    g->plot_h = plot_h;
+    hr_svg_text(s, 10, s->y + 20, " font-size=\"15\" font-weight=\"bold\"", title);
+    /* the legend block: keys one under the other from the left margin */
+    g->head.top = s->y;
+    g->head.legend_x = 14;
+    g->head.legend_y = g->head.y0 = s->y + TITLE_H;
+    g->head.h = 1e6;
+}
+
+void hr_grid_cell(hr_svg_t *s, hr_grid_t *g, hr_panel_t *p, const char *title) {
+    if (g->i == 0)
+        g->row_top = g->row_bottom = g->head.legend_y + 16.0 * g->head.legend_n + 6;
+    else if (g->i % g->cols == 0)
+        g->row_top = g->row_bottom;
+    s->y = g->row_top;
+    hr_panel_begin_box(s, p, title, (g->i % g->cols) * g->cell_w, g->cell_w, g->plot_h, 0);
+}
+
+void hr_grid_cell_end(hr_svg_t *s, hr_grid_t *g, const hr_panel_t *p) {
+    hr_panel_end(s, p);
+    g->row_bottom = s->y > g->row_bottom ? s->y : g->row_bottom;
+    g->i++;
+}
+
+void hr_grid_end(hr_svg_t *s, hr_grid_t *g) {
+    s->y = g->i ? g->row_bottom : g->head.legend_y + 16.0 * g->head.legend_n + PANEL_GAP;
+}
+
 void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, const char *trace,
                       const hr_result_t *const *drawn, size_t n, const char *what) {
     char key[192];
@@ -357,6 +436,15 @@ void hr_panel_missing(hr_svg_t *s, hr_panel_t *p, const hr_report_view_t *v, con
 }
 
 /* ---- report helpers ----------------------------------------------------- */
+
+size_t hr_svg_rank_rows(const hr_report_view_t *v, const char *trace, const hr_result_t **out) {
+    hr_ranking_t rk;
+    hr_rank_trace(&rk, v, trace);
+    size_t n = 0;
+    for (int i = 0; i < rk.n; i++)
+        out[n++] = rk.e[i].r;
+    return n;
+}
 
 size_t hr_svg_numbers(const hr_json_t *arr, double **out) {
     size_t n = hr_json_type(arr) == HR_JSON_ARRAY ? hr_json_len(arr) : 0;

@@ -33,13 +33,18 @@ typedef enum hr_chart_kind {
     HR_CHART_ALL,      /* summary, memory, frames, latency one under the other */
 } hr_chart_kind_t;
 
-/* 1 % of a 16.6 ms frame: the default frame budget line, in ns. */
+/* The default frame budget line, in ns: 1 % of a 16.6 ms frame (one frame
+ * at 60 frames per second): a frame whose allocator calls take longer spends
+ * a visible share of its time in malloc and free. `--frame-budget` sets
+ * another (a duration, or a percentage of HR_FRAME_60FPS_NS). */
 #define HR_FRAME_BUDGET_DEFAULT_NS 166000.0
+#define HR_FRAME_60FPS_NS 16600000.0
 
 typedef struct hr_svg_options {
     const char     *metric; /* compare alias (throughput, peak...), dotted path, or a
                                leaf name such as ops_per_s / peak_footprint */
-    int             width;  /* total width in px */
+    int             width;  /* total width in px (inline in HTML: the viewBox width;
+                               the page scales the chart to its own width) */
     hr_chart_kind_t kind;
     const char     *baseline;  /* summary: allocator to divide by; NULL = glibc when
                                   the trace has it, else the trace's first ok row */
@@ -80,9 +85,24 @@ void hr_svg_rect(hr_svg_t *s, double x, double y, double w, double h, const char
 /* A polyline of n points (x[i], y[i]) in px. */
 void hr_svg_polyline(hr_svg_t *s, const double *x, const double *y, size_t n, const char *attrs);
 
-/* Palette colour of an allocator: by first appearance in the results, so an
- * allocator keeps its colour in every panel and chart. */
+/* The style of an allocator's series, by its first appearance in the
+ * results (so it keeps it in every panel, chart and trace of a page): one of
+ * the 8 Okabe-Ito colours (distinguishable with the common colour-vision
+ * deficiencies), and past 8 allocators the colours again with a dash pattern
+ * (lines) and a light fill with an outline (bars): 24 distinct styles. */
+#define HR_SVG_NCOLORS 8
+typedef struct hr_svg_style {
+    const char *color;
+    const char *dash; /* stroke-dasharray, or NULL for a solid line */
+    int         index; /* the allocator's first-appearance index */
+} hr_svg_style_t;
+hr_svg_style_t hr_svg_style(const hr_report_view_t *v, const char *alloc);
+/* The style of the i-th allocator. */
+hr_svg_style_t hr_svg_style_at(int i);
+/* Its palette colour alone (bars, bands). */
 const char *hr_svg_color(const hr_report_view_t *v, const char *alloc);
+/* " stroke=\"C\" stroke-width=\"W\"[ stroke-dasharray=\"D\"]" for a data line. */
+void hr_svg_stroke(char *buf, size_t n, const hr_svg_style_t *st, double width);
 
 /* A scale: data [lo, hi] to pixels [p0, p1], linear or log10. */
 typedef struct hr_scale {
@@ -107,6 +127,7 @@ void hr_svg_fmt(char *buf, size_t n, hr_unit_t unit, double v);
 /* A panel: a title, a legend row, a plot area with two scales. */
 typedef struct hr_panel {
     double    top, x0, y0, w, h; /* plot area: x0..x0+w, y0..y0+h (y0 at the top) */
+    double    left;              /* the panel's left edge on the canvas */
     hr_scale_t x, y;
     hr_unit_t  xu, yu;
     int        legend_n;
@@ -116,9 +137,15 @@ typedef struct hr_panel {
 /* Starts a panel at s->y: title, then room for legend rows; plot area of
  * plot_h px. */
 void hr_panel_begin(hr_svg_t *s, hr_panel_t *p, const char *title, int plot_h);
+/* The same in the column [x, x + w) of the canvas with a legend column of
+ * legend_w px (0: none): the cells of a grid of small panels. */
+void hr_panel_begin_box(hr_svg_t *s, hr_panel_t *p, const char *title, double x, double w,
+                        int plot_h, int legend_w);
 /* One legend entry: a swatch (solid, dashed or a box) and a label. */
 enum { HR_KEY_LINE = 0, HR_KEY_DASHED, HR_KEY_BOX };
 void hr_panel_key(hr_svg_t *s, hr_panel_t *p, const char *color, int style, const char *label);
+/* A legend entry with an allocator's line style (hr_svg_style). */
+void hr_panel_key_style(hr_svg_t *s, hr_panel_t *p, const hr_svg_style_t *st, const char *label);
 /* Frame, grid, ticks and labels of both scales; axis titles in words. */
 void hr_panel_axes(hr_svg_t *s, const hr_panel_t *p, const char *xlabel, const char *ylabel);
 /* A panel with nothing to draw: a short empty frame holding n grey lines
@@ -129,6 +156,25 @@ void hr_panel_end(hr_svg_t *s, const hr_panel_t *p);
  * scales (points with a non-finite coordinate are left out). */
 void hr_panel_line(hr_svg_t *s, const hr_panel_t *p, const double *x, const double *y, size_t n,
                    const char *attrs);
+
+/* A grid of small panels ("small multiples"), one per allocator, for a
+ * trace with more lines than one panel shows apart: a title and a legend
+ * block across the canvas (the keys of hr_panel_key, one under the other),
+ * then cells of plot_h px, as many columns as HR_GRID_CELL_W px fit. */
+#define HR_GRID_CELL_W 360
+#define HR_GRID_OVER 5      /* more lines than this in a panel: a grid */
+#define HR_GRID_REF_COLOR "#b8b8b8" /* the reference line in every cell */
+typedef struct hr_grid {
+    int    cols, i, plot_h;
+    double cell_w, row_top, row_bottom;
+    hr_panel_t head; /* the legend block: hr_panel_key on it */
+} hr_grid_t;
+void hr_grid_begin(hr_svg_t *s, hr_grid_t *g, const char *title, int plot_h);
+/* Starts the next cell's panel (title = its allocator); end it with
+ * hr_grid_cell_end, the whole grid with hr_grid_end. */
+void hr_grid_cell(hr_svg_t *s, hr_grid_t *g, hr_panel_t *p, const char *title);
+void hr_grid_cell_end(hr_svg_t *s, hr_grid_t *g, const hr_panel_t *p);
+void hr_grid_end(hr_svg_t *s, hr_grid_t *g);
 
 /* Legend entries for the rows of `trace` not among drawn[0..n): "ALLOC:
  * failed (STATUS)" or "ALLOC: no WHAT series", so a missing line is said. */
@@ -142,6 +188,12 @@ size_t hr_svg_numbers(const hr_json_t *arr, double **out);
 double hr_svg_max(const double *v, size_t n);
 
 /* ---- report helpers ------------------------------------------------------ */
+
+/* The rows of `trace` into out (room for v->n) in the ranking's order
+ * (report/ranking.h, hr_rank_trace: the summary table's and the verdict's),
+ * the rows not ranked after the ranked ones: the order of the summary
+ * chart's bars and of the small panels. Returns their count. */
+size_t hr_svg_rank_rows(const hr_report_view_t *v, const char *trace, const hr_result_t **out);
 
 /* The traces a chart draws: o->only_trace, or every trace of the results, as
  * a malloc'd array in *out (free it; NULL when none); returns the count. */

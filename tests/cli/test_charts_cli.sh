@@ -4,7 +4,9 @@
 # traces x 3 allocators, one row without series), each valid XML (xmllint
 # when installed); a report without series (schema 1) and a row without
 # series degrade to notes; no raw JSON field names and no "n/a (ok)" in the
-# charts; option errors exit 2 with one line; report renders every format.
+# charts; option errors exit 2 with one line; report renders every format;
+# the HTML page's golden file and shape; the palette and the small panels of
+# many allocators.
 # Regenerate the golden files with HR_UPDATE_EXPECTED=1 after a deliberate change.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -67,7 +69,7 @@ grep -q 'time in the trace' "$tmp/memory.svg" && grep -q '>event index<' "$tmp/m
 grep -q 'jemalloc: no memory series' "$tmp/memory.svg" && grep -q 'jemalloc: no frame series' "$tmp/frames.svg" &&
     grep -q 'jemalloc: no latency series' "$tmp/latency.svg" &&
     ok "a row without series is named in the legend" || not_ok "a row without series is named in the legend"
-grep -q 'budget: 1 % of 16.6 ms' "$tmp/frames.svg" && ok "frames: the default budget line" ||
+grep -q 'frame budget 166 µs: 1 % of 16.6 ms' "$tmp/frames.svg" && ok "frames: the default budget line" ||
     not_ok "frames: the default budget line"
 grep -q 'relative to glibc' "$tmp/summary.svg" && grep -q '1.00×' "$tmp/summary.svg" &&
     grep -q 'min-max of the repeats' "$tmp/summary.svg" &&
@@ -78,7 +80,7 @@ grep -q 'log scale' "$tmp/latency.svg" && ok "latency: log x axis" || not_ok "la
 "$hr" plot "$fx" --kind summary --baseline block -o "$tmp/b.svg" &&
     grep -q 'relative to block' "$tmp/b.svg" && ok "--baseline block" || not_ok "--baseline block"
 "$hr" plot "$fx" --kind frames --frame-budget 2ms -o "$tmp/f.svg" &&
-    grep -q 'budget 2 ms per frame' "$tmp/f.svg" && ok "--frame-budget 2ms" || not_ok "--frame-budget 2ms"
+    grep -q 'frame budget 2 ms (--frame-budget)' "$tmp/f.svg" && ok "--frame-budget 2ms" || not_ok "--frame-budget 2ms"
 "$hr" plot "$fx" --kind summary --metric peak -o "$tmp/p.svg" &&
     grep -q 'Peak footprint relative to glibc (lower is better)' "$tmp/p.svg" &&
     ok "--kind summary --metric peak" || not_ok "--kind summary --metric peak"
@@ -143,6 +145,73 @@ if "$hr" report "$fx" -f html -o "$tmp/r.html" 2>"$tmp/err"; then
     fi
 else
     not_ok "report -f html" "$(cat "$tmp/err")"
+fi
+
+# The page's shape (docs/REPORTS.md, "HTML report"): its golden file; no
+# <pre> (prose wraps: paragraphs and legends); every chart scales to the
+# page (width 100 %, a viewBox, no pixel size); per trace the summary chart
+# shown and the memory, frame and latency charts each in a closed <details>.
+if [ -s "$tmp/r.html" ]; then
+    golden="$exp/report_series.html"
+    [ "${HR_UPDATE_EXPECTED:-0}" = 1 ] && cp "$tmp/r.html" "$golden"
+    if diff -u "$golden" "$tmp/r.html" >"$tmp/diff"; then ok "report -f html: golden file"
+    else not_ok "report -f html: golden file" "$(head -20 "$tmp/diff")"; fi
+    grep -qi '<pre' "$tmp/r.html" && not_ok "report -f html: no <pre>" "$(grep -i -m2 '<pre' "$tmp/r.html")" ||
+        ok "report -f html: no <pre>"
+    "$hr" report "$data/v1_frame_loop.json" -f html -o "$tmp/v1.html"
+    grep -qE '^<p>(fastest|ship|keep|no allocator)' "$tmp/r.html" &&
+        grep -q '^<dl class="legend">' "$tmp/v1.html" && grep -A1 '^<dt>fallback</dt>' "$tmp/v1.html" |
+        grep -q '^<dd>under 50% of the ops served natively' &&
+        ok "report -f html: the verdict a paragraph, the legend a definition list" ||
+        not_ok "report -f html: the verdict a paragraph, the legend a definition list"
+    bad=$(grep '^<svg' "$tmp/r.html" | grep -vE '^<svg width="100%" viewBox="0 0 [0-9]+ [0-9]+" [^>]*>$' |
+          head -2; grep '^<svg' "$tmp/r.html" | grep -E ' height=' | head -2)
+    [ -z "$bad" ] && ok "report -f html: every svg width 100 % with a viewBox, no pixel size" ||
+        not_ok "report -f html: every svg width 100 % with a viewBox, no pixel size" "$bad"
+    # depth of <details> at each chart: 2 traces x (1 outside + 3 inside, one per <details>)
+    shape=$(awk '/^<details>$/ {d++; n = 0} /^<\/details>$/ {if (n != 1) bad++; d--}
+                 /^<svg/ {if (d) {inside++; n++} else outside++}
+                 END {printf "outside=%d inside=%d bad=%d", outside, inside, bad}' "$tmp/r.html")
+    [ "$shape" = "outside=2 inside=6 bad=0" ] &&
+        ok "report -f html: the summary shown, each detail chart in a <details> ($shape)" ||
+        not_ok "report -f html: the summary shown, each detail chart in a <details>" "$shape"
+    grep -q '<figcaption>Time spent in the allocator per frame.*frame budget, 166 µs: by default 1 % of a 16.6 ms frame' \
+        "$tmp/r.html" && ok "report -f html: the frame budget explained under its chart" ||
+        not_ok "report -f html: the frame budget explained under its chart"
+fi
+
+# Many allocators (24 made from the fixture's rows): the palette gives each
+# line a style of its own (8 colours, then dashed, then dotted); frames and
+# latency draw one small panel per allocator, the reference in each.
+if command -v jq >/dev/null 2>&1; then
+    jq '.results as $r | ($r | map(select(.trace | endswith("game_session.hrt")))) as $g |
+        .results = [range(0; 24) as $i | $g[$i % 3] | .allocator = "a\($i)"]' "$fx" >"$tmp/many.json"
+    "$hr" plot "$tmp/many.json" --kind memory -o "$tmp/many_m.svg" 2>"$tmp/err"
+    styles=$(grep '<polyline' "$tmp/many_m.svg" | grep -v 'stroke="#333"' |
+             grep -oE 'stroke="[^"]*" stroke-width="[^"]*"( stroke-dasharray="[^"]*")?' | sort -u | wc -l)
+    colors=$(grep '<polyline' "$tmp/many_m.svg" | grep -v 'stroke="#333"' | grep -v dasharray |
+             grep -oE 'stroke="#[0-9A-Fa-f]{6}"' | sort -u | wc -l)
+    [ "$styles" = 24 ] && [ "$colors" = 8 ] &&
+        ok "palette: 24 allocators, 24 line styles (8 colours)" ||
+        not_ok "palette: 24 allocators, 24 line styles (8 colours)" "styles $styles, colours $colors"
+    jq '.results |= .[0:10]' "$tmp/many.json" >"$tmp/ten.json"
+    for k in frames latency; do
+        "$hr" plot "$tmp/ten.json" --kind "$k" -o "$tmp/ten_$k.svg" 2>"$tmp/err"
+        cells=$(grep -cE 'font-weight="bold">a[0-9]+<' "$tmp/ten_$k.svg")
+        refs=$(grep '<polyline' "$tmp/ten_$k.svg" | grep -c 'stroke="#b8b8b8"')
+        [ "$cells" = 10 ] && [ "$refs" = 9 ] &&
+            ok "$k: 10 allocators, 10 small panels with the reference line" ||
+            not_ok "$k: 10 allocators, 10 small panels with the reference line" "cells $cells, ref $refs"
+    done
+    # the panels in the summary chart's order: the fastest first, not report order
+    "$hr" plot "$tmp/ten.json" --kind summary -o "$tmp/ten_s.svg" 2>"$tmp/err"
+    bars=$(grep -oE 'text-anchor="end">a[0-9]+<' "$tmp/ten_s.svg" | grep -oE 'a[0-9]+' | tr '\n' ' ')
+    cells=$(grep -oE 'font-weight="bold">a[0-9]+<' "$tmp/ten_frames.svg" | grep -oE 'a[0-9]+' | tr '\n' ' ')
+    [ -n "$bars" ] && [ "$bars" = "$cells" ] && [ "${bars%% *}" != a0 ] &&
+        ok "frames: small panels in the summary's order ($cells)" ||
+        not_ok "frames: small panels in the summary's order" "bars: $bars; panels: $cells"
+else
+    for k in palette frames latency; do skip "$k with many allocators" "jq not installed"; done
 fi
 
 # --detail: the default output is a prefix of the detailed one; the page gets more tables.

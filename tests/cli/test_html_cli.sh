@@ -40,21 +40,33 @@ else
     not_ok "the DOM holds 8 charts and the tables" "svg $svgs, polyline $lines, table $tables"
 fi
 
-# Layout: every chart has a box, every data line a non-empty bounding box.
-probe='<pre id="hr-probe"></pre><script>
-var s = document.querySelectorAll("svg"), n = 0, p = 0, pl = document.querySelectorAll("polyline");
-for (var i = 0; i < s.length; i++) { var r = s[i].getBoundingClientRect(); if (r.width > 300 && r.height > 150) n++; }
+# Layout at 1280 px, every <details> opened: every chart has a box and
+# spans most of the window (width 100 %), every data line a non-empty
+# bounding box, and the page is no wider than the window (nothing cut off:
+# a wide table scrolls in its own box).
+probe='<p id="hr-probe"></p><script>
+var dd = document.querySelectorAll("details"); for (var k = 0; k < dd.length; k++) dd[k].open = true;
+var s = document.querySelectorAll("svg"), n = 0, f = 0, p = 0, pl = document.querySelectorAll("polyline");
+for (var i = 0; i < s.length; i++) { var r = s[i].getBoundingClientRect(); if (r.width > 300 && r.height > 150) n++;
+  if (r.width >= 0.8 * window.innerWidth) f++; }
 for (var j = 0; j < pl.length; j++) { var b = pl[j].getBBox(); if (b.width > 10) p++; }
-document.getElementById("hr-probe").textContent = "laid_out=" + n + " drawn=" + p + "/" + pl.length;
+var cut = document.documentElement.scrollWidth > window.innerWidth ? 1 : 0;
+document.getElementById("hr-probe").textContent = "laid_out=" + n + " wide=" + f + " cut=" + cut +
+  " drawn=" + p + "/" + pl.length;
 </script></body>'
 sed "s#</body>#$(printf '%s' "$probe" | tr '\n' ' ' | sed 's/[&#]/\\&/g')#" "$tmp/report.html" >"$tmp/probe.html"
-run_browser --dump-dom "file://$tmp/probe.html" >"$tmp/probe_dom.html"
-res=$(grep -o 'laid_out=[0-9]* drawn=[0-9]*/[0-9]*' "$tmp/probe_dom.html")
+run_browser --window-size=1280,800 --dump-dom "file://$tmp/probe.html" >"$tmp/probe_dom.html"
+res=$(grep -o 'laid_out=[0-9]* wide=[0-9]* cut=[0-9]* drawn=[0-9]*/[0-9]*' "$tmp/probe_dom.html")
 set -- $(printf '%s' "$res" | tr '=/' '  ')
-if [ "${2:-0}" = 8 ] && [ "${4:-0}" -ge 15 ] && [ "${4:-0}" = "${5:-x}" ]; then
+if [ "${2:-0}" = 8 ] && [ "${8:-0}" -ge 15 ] && [ "${8:-0}" = "${9:-x}" ]; then
     ok "chromium laid out 8 charts, every line drawn ($res)"
 else
     not_ok "chromium laid out the charts" "probe: ${res:-no result}" "$(tail -2 "$tmp/browser.err")"
+fi
+if [ "${4:-0}" = 8 ] && [ "${6:-1}" = 0 ]; then
+    ok "at 1280 px every chart spans the page, nothing cut off ($res)"
+else
+    not_ok "at 1280 px every chart spans the page, nothing cut off" "probe: ${res:-no result}"
 fi
 
 # A screenshot, and not a blank one.

@@ -2,7 +2,7 @@
 # results/README.md is the index of results/: every file in results/ (raw/
 # included) is named in it, in backquotes, by its path under results/, and
 # every file its tables name in their first column exists. quickstart.sh's
-# outputs (latest.json, latest-real.json, latest.html: not committed) are the
+# outputs (latest.json, latest-real.json, latest.html, latest-real.html: not committed) are the
 # only files left out. Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -13,7 +13,7 @@ R="$S/results"
 unlisted=""
 while IFS= read -r f; do
     case "$f" in
-    README.md | latest.json | latest-real.json | latest.html) continue ;;
+    README.md | latest.json | latest-real.json | latest.html | latest-real.html) continue ;;
     esac
     grep -qF "\`$f\`" "$R/README.md" || unlisted="$unlisted $f"
 done < <(cd "$R" && find . -type f | sed 's#^\./##' | LC_ALL=C sort)

@@ -1,21 +1,9 @@
-#!/bin/sh
-# Makes results/charts-*.png (results/charts.md): a PNG of every `plot --kind`
-# of REPORT.json and of the top of its HTML report, taken by headless
-# chromium and reduced to a palette of the 256 most used colours (pure
-# python3: no ImageMagick needed) so each stays under 150 KB.
-# usage: bench/charts/make-chart-screenshots.sh HEAPREPLAY REPORT.json OUTDIR
-set -eu
-hr=$1 rep=$2 out=$3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hr_shots.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-browser=${CHROMIUM:-chromium}
-shot() { # FILE WIDTH HEIGHT OUT.png
-    "$browser" --headless --disable-gpu --no-sandbox --hide-scrollbars \
-        --user-data-dir="$tmp/profile" --window-size="$2,$3" --screenshot="$tmp/raw.png" \
-        "file://$1" >/dev/null 2>&1
-    python3 "$tmp/quantize.py" "$tmp/raw.png" "$4"
-}
-cat >"$tmp/quantize.py" <<'PY'
+#!/usr/bin/env python3
+# Reduces a PNG screenshot (8-bit RGB or RGBA, as chromium writes it) to a
+# palette of its 256 most used colours, each other colour mapped to the
+# nearest of them: a page of text and charts stays a few hundred KB. Pure
+# python3 (no Pillow or ImageMagick needed).
+# usage: quantize.py IN.png OUT.png
 import struct, sys, zlib
 from collections import Counter
 def chunks(d):
@@ -53,12 +41,3 @@ data = b"".join(b"\0" + bytes(idx[c] for c in r) for r in px)
 def chunk(k, b): return struct.pack(">I", len(b)) + k + b + struct.pack(">I", zlib.crc32(k + b))
 open(sys.argv[2], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0))
     + chunk(b"PLTE", b"".join(pal)) + chunk(b"IDAT", zlib.compress(data, 9)) + chunk(b"IEND", b""))
-PY
-for k in bars summary memory frames latency; do
-    "$hr" plot "$rep" --kind "$k" -o "$tmp/$k.svg"
-    h=$(sed -n 's/^<svg[^>]* height="\([0-9]*\)".*/\1/p' "$tmp/$k.svg" | head -1)
-    shot "$tmp/$k.svg" 800 "$h" "$out/charts-$k.png"
-done
-"$hr" report "$rep" -f html -o "$tmp/report.html"
-shot "$tmp/report.html" 1000 2400 "$out/charts-html.png"
-ls -l "$out"/charts-*.png
