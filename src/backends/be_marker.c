@@ -74,7 +74,9 @@ static void *marker_native_alloc(void *self, size_t size, size_t align, const ch
         *why = "align";
         return NULL;
     }
-    void *p = hr_marker_alloc(b->m, size, align);
+    /* a zero-byte block takes one byte: two live blocks (malloc(0),
+     * calloc(0, n)) must not share an address, as the other allocators' do not */
+    void *p = hr_marker_alloc(b->m, size ? size : 1, align);
     if (!p) {
         *why = "overflow";
         return NULL;

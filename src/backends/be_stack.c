@@ -82,6 +82,7 @@ static void *stack_native_alloc(void *self, size_t size, size_t align, const cha
         return NULL;
     }
     void *p;
+    size = size ? size : 1; /* two live zero-byte blocks must not share an address */
     int rc = hr_stack_alloc_aligned(b->s, size, needed_align(size, align), &p);
     if (rc == HR_STACK_OK)
         return p;

@@ -74,4 +74,19 @@ if [ "$n_traces" -gt 0 ] && [ -z "$bad" ]; then
 else
     not_ok "in-house allocators and glibc: verify ok on every shipped trace" "traces=$n_traces" $bad
 fi
+# 3. zero-byte blocks live at the same time get distinct addresses on every
+# in-house allocator (a bump allocator would hand out one address twice)
+printf 'heapreplay-trace 1\nalloc 0 0\ncalloc 1 0 8\nalloc 2 0\nalloc 3 16\nfree 1\nfree 0\nfree 2\nfree 3\n' \
+    >"$T/zero.hrtt"
+"$HR" replay --verify --warm-time 0 -r 1 -q -a "$(echo $INHOUSE | tr ' ' ,)" -f json "$T/zero.hrtt" \
+    >"$T/zero.json" 2>"$T/zero.err"
+bad=""
+i=0
+for a in $INHOUSE; do
+    vst=$(jget "results.$i.verify.status" "$T/zero.json")
+    [ "$vst" = ok ] || bad="$bad $a=$vst($(jget "results.$i.verify.error" "$T/zero.json"))"
+    i=$((i + 1))
+done
+[ -z "$bad" ] && ok "zero-byte blocks: verify ok on every in-house allocator" ||
+    not_ok "zero-byte blocks: verify ok on every in-house allocator" $bad "$(head -3 "$T/zero.err")"
 tap_done
