@@ -40,6 +40,7 @@ struct hr_bank {
     hr_bank_segment_t **by_addr;  /* [segments], sorted by address */
     uint64_t *nonfull;            /* bit i: by_index[i] has a free cell */
     size_t   cap;                 /* entries of the three tables above (bits: cap) */
+    uint64_t cell_inv;            /* 2^64 / cell_size rounded up; 0: divide */
 };
 
 /* The header bytes the footprint counts (see the struct). */
@@ -135,6 +136,11 @@ hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
     b->map_words = (o.cells_per_segment + 63) / 64;
     b->cells_off = round16(sizeof(hr_bank_segment_t)) + round16(b->map_words * 8);
     b->seg_bytes = b->cells_off + (size_t)o.cells_per_segment * o.cell_size;
+    /* Lemire's fastdiv: floor(n * ceil(2^64 / d) / 2^64) == n / d for every
+     * 32-bit n and d, so owner() divides by a multiply when the cells span
+     * less than 4 GiB. */
+    if ((uint64_t)o.cells_per_segment * o.cell_size < ((uint64_t)1 << 32) && o.cell_size > 1)
+        b->cell_inv = UINT64_MAX / o.cell_size + 1;
     /* Like orxBank_Create, the first segment is made at once. */
     if (!segment_new(b)) {
         hr_bank_destroy(b);
@@ -213,10 +219,14 @@ static hr_bank_segment_t *owner(const hr_bank_t *b, const void *p, size_t *cell)
     size_t span = (size_t)b->opt.cells_per_segment * b->opt.cell_size;
     if (q < s->cells || q >= s->cells + span)
         return NULL;
-    size_t off = (size_t)(q - s->cells);
-    if (off % b->opt.cell_size)
+    size_t off = (size_t)(q - s->cells), i;
+    if (b->cell_inv) /* a multiply instead of a 64-bit divide (exact: off < 2^32) */
+        i = (size_t)(((unsigned __int128)b->cell_inv * off) >> 64);
+    else
+        i = off / b->opt.cell_size;
+    if (off != i * b->opt.cell_size)
         return NULL;
-    *cell = off / b->opt.cell_size;
+    *cell = i;
     return s;
 }
 
