@@ -3,8 +3,6 @@
  * list, chunk array grown by a fixed step, large requests to malloc. */
 #include "alloc/block.h"
 
-#include "alloc/segcache.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +98,7 @@ hr_block_t *hr_block_create(const hr_block_options_t *opt) {
 
 void hr_block_clear(hr_block_t *b) {
     for (int i = 0; i < b->chunk_count; i++)
-        hr_segcache_put(b->chunks[i].blocks, b->opt.chunk_size);
+        free(b->chunks[i].blocks);
     b->chunk_count = 0;
     memset(b->chunks, 0, (size_t)b->chunk_space * sizeof *b->chunks);
     memset(b->free_lists, 0, sizeof b->free_lists);
@@ -115,7 +113,7 @@ void hr_block_destroy(hr_block_t *b) {
     if (!b)
         return;
     for (int i = 0; i < b->chunk_count; i++)
-        hr_segcache_put(b->chunks[i].blocks, b->opt.chunk_size);
+        free(b->chunks[i].blocks);
     free(b->chunks);
     free(b);
 }
@@ -132,7 +130,7 @@ static int add_chunk(hr_block_t *b, int c) {
         b->chunk_space = space;
     }
     size_t bs = hr_block_class_sizes[c];
-    char *mem = hr_segcache_get(b->opt.chunk_size); /* kept across instances */
+    char *mem = malloc(b->opt.chunk_size);
     if (!mem)
         return -1;
     hr_block_chunk_t *ch = &b->chunks[b->chunk_count++];

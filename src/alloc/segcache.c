@@ -2,12 +2,16 @@
 #include "alloc/segcache.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 /* One list per block size; the in-house allocators use a handful of sizes
  * (a bank segment size per cell size, block's chunk size). A size that
- * finds no list slot is simply not cached. */
-#define SEGCACHE_LISTS 32
+ * finds no list slot is served by malloc and freed on put. */
+#define SEGCACHE_LISTS 64
+/* New blocks are carved from slabs mapped this large (or one block's size). */
+#define SEGCACHE_SLAB ((size_t)4 << 20)
 
 typedef struct seg_free { struct seg_free *next; } seg_free_t;
 
@@ -15,7 +19,7 @@ static struct {
     size_t      size;
     seg_free_t *head;
 } lists[SEGCACHE_LISTS];
-static size_t      cached_bytes;
+static char       *slab_next, *slab_end; /* the unused rest of the last slab */
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 
 static void take_lock(void) {
@@ -25,18 +29,51 @@ static void take_lock(void) {
 
 static void drop_lock(void) { atomic_flag_clear_explicit(&lock, memory_order_release); }
 
+/* The list slot of size n, made when `make` and one is free; -1 if none. */
+static int slot_of(size_t n, int make) {
+    for (int i = 0; i < SEGCACHE_LISTS; i++) {
+        if (lists[i].size == n)
+            return i;
+        if (!lists[i].size) {
+            if (!make)
+                return -1;
+            lists[i].size = n;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* n bytes (a multiple of 16) carved from the slabs; NULL when out of memory. */
+static void *carve(size_t n) {
+    if ((size_t)(slab_end - slab_next) < n) {
+        size_t len = n > SEGCACHE_SLAB ? (n + 4095) & ~(size_t)4095 : SEGCACHE_SLAB;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return NULL;
+        slab_next = m; /* the rest of the previous slab is left unused */
+        slab_end = (char *)m + len;
+    }
+    void *p = slab_next;
+    slab_next += n;
+    return p;
+}
+
 void *hr_segcache_get(size_t n) {
+    size_t sz = (n + 15) & ~(size_t)15;
+    if (sz < sizeof(seg_free_t) || sz < n)
+        sz = 16;
     void *p = NULL;
     take_lock();
-    for (int i = 0; i < SEGCACHE_LISTS && lists[i].size; i++)
-        if (lists[i].size == n && lists[i].head) {
-            p = lists[i].head;
+    int i = slot_of(sz, 1);
+    if (i >= 0) {
+        if ((p = lists[i].head) != NULL)
             lists[i].head = lists[i].head->next;
-            cached_bytes -= n;
-            break;
-        }
+        else
+            p = carve(sz);
+    }
     drop_lock();
-    if (!p && posix_memalign(&p, 16, n < sizeof(seg_free_t) ? sizeof(seg_free_t) : n) != 0)
+    if (i < 0 && posix_memalign(&p, 16, sz) != 0)
         return NULL;
     return p;
 }
@@ -44,17 +81,16 @@ void *hr_segcache_get(size_t n) {
 void hr_segcache_put(void *p, size_t n) {
     if (!p)
         return;
+    size_t sz = (n + 15) & ~(size_t)15;
+    if (sz < sizeof(seg_free_t) || sz < n)
+        sz = 16;
     take_lock();
-    if (cached_bytes + n <= HR_SEGCACHE_MAX_BYTES)
-        for (int i = 0; i < SEGCACHE_LISTS; i++)
-            if (lists[i].size == n || !lists[i].size) {
-                lists[i].size = n;
-                ((seg_free_t *)p)->next = lists[i].head;
-                lists[i].head = p;
-                cached_bytes += n;
-                p = NULL;
-                break;
-            }
+    int i = slot_of(sz, 0);
+    if (i >= 0) {
+        ((seg_free_t *)p)->next = lists[i].head;
+        lists[i].head = p;
+    }
     drop_lock();
-    free(p); /* not cached: over the cap, or no list left for its size */
+    if (i < 0)
+        free(p); /* it came from malloc: its size had no list */
 }

@@ -10,20 +10,25 @@
  * released here are kept for the next instance instead, as an external
  * allocator keeps its own pages across laps.
  *
+ * The blocks are carved from 4 MiB anonymous mappings of their own, not
+ * from malloc: a segment held across instances inside glibc's heap changed
+ * how glibc placed and trimmed the fallback and large blocks around it
+ * (game_session: block twice as slow). The in-house allocators' own memory
+ * and the malloc heap their fallback uses now stay apart.
+ *
  * Contract: hr_segcache_get(n) returns a 16-byte-aligned block of at least
- * n bytes (a cached one of exactly n, else posix_memalign) or NULL; its
- * contents are undefined. hr_segcache_put(p, n) takes back a block got with
- * the same n (NULL is ignored). At most HR_SEGCACHE_MAX_BYTES are kept, in
- * a few size lists; the rest is freed. Thread-safe (a spin lock: get and
- * put happen once per segment, never per allocation). The in-house
- * allocators' footprints count their segments in use by arithmetic, never
- * what this cache holds. */
+ * n bytes (a cached one of the same rounded size, else newly carved) or
+ * NULL; its contents are undefined (zero when new). hr_segcache_put(p, n)
+ * takes back a block got with the same n (NULL is ignored). Blocks are
+ * never unmapped: what the process holds is the most it had in use at once
+ * per size. A size beyond the table's 64 sizes is served by posix_memalign
+ * and freed on put. Thread-safe (a spin lock: get and put happen once per
+ * segment, never per allocation). The in-house allocators' footprints count
+ * their segments in use by arithmetic, never what this cache holds. */
 #ifndef HEAPREPLAY_SEGCACHE_H
 #define HEAPREPLAY_SEGCACHE_H
 
 #include <stddef.h>
-
-#define HR_SEGCACHE_MAX_BYTES ((size_t)512 << 20)
 
 void *hr_segcache_get(size_t n);
 void  hr_segcache_put(void *p, size_t n);
