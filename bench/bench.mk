@@ -94,6 +94,14 @@ bench-scale: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/scale/scale.sh $(top_builddir)
 EXTRA_DIST += bench/scale/scale.sh bench/scale/repeat_trace.py
 
+# The in-house allocators against mimalloc on the traces of their own
+# patterns, ns/op and ratio, old binary and this build interleaved round by
+# round (results/inhouse-speed-<host>.md; OLD_BIN=PATH ROUNDS=N WARM=S).
+.PHONY: bench-inhouse-speed
+bench-inhouse-speed: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/inhouse_speed/inhouse_speed.sh $(top_builddir)
+EXTRA_DIST += bench/inhouse_speed/inhouse_speed.sh bench/inhouse_speed/inhouse_report.py
+
 # Each libFuzzer target for SECS seconds (default 600) from its seed corpus
 # -> results/fuzz-<host>.md (executions, coverage, crashes).
 .PHONY: bench-fuzz

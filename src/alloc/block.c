@@ -142,6 +142,7 @@ static int add_chunk(hr_block_t *b, int c) {
     ((hr_block_free_t *)(mem + (n - 1) * bs))->next = NULL;
     b->free_lists[c] = (hr_block_free_t *)mem;
     b->class_blocks[c] += n;
+    note_peaks(b); /* the footprint grows here and in the large path only */
     return 0;
 }
 
@@ -166,7 +167,8 @@ void *hr_block_alloc(hr_block_t *b, size_t size) {
     b->class_live[c]++;
     b->live_bytes += size;
     b->waste += hr_block_class_sizes[c] - size;
-    note_peaks(b);
+    if (b->live_bytes > b->high_water) /* the footprint did not move: add_chunk noted it */
+        b->high_water = b->live_bytes;
     return blk;
 }
 
