@@ -595,6 +595,10 @@ static int cannot_start(const char *b, size_t n) {
 }
 
 hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
+    return hr_json_parse_file_max(path, 0, err);
+}
+
+hr_json_t *hr_json_parse_file_max(const char *path, size_t max, hr_error_t *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         hr_error_set(err, "%s: cannot open: %s", path, strerror(errno));
@@ -606,6 +610,12 @@ hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err) {
         len += n;
         if (len == n && cannot_start(buf, len))
             break; /* refused at its first byte: an endless /dev/zero is not read on */
+        if (max && len > max) { /* a device or pipe has no size to check first */
+            hr_error_set(err, "%s: expected at most %zu bytes of JSON, got more", path, max);
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
         if (len == cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {

@@ -47,6 +47,9 @@ struct hr_json {
 /* Parsing. `name` names the input in errors (NULL: "<input>"). */
 hr_json_t *hr_json_parse(const char *buf, size_t len, const char *name, hr_error_t *err);
 hr_json_t *hr_json_parse_file(const char *path, hr_error_t *err);
+/* The same, refusing an input of more than `max` bytes (0: no limit) while
+ * it is read, so a device or pipe without a size is bounded too. */
+hr_json_t *hr_json_parse_file_max(const char *path, size_t max, hr_error_t *err);
 void       hr_json_free(hr_json_t *v);
 
 /* Access. All accept NULL and return NULL / the default on a type mismatch. */

@@ -114,7 +114,7 @@ hr_json_t *hr_report_load(const char *path, hr_error_t *err) {
                      HR_REPORT_MAX_BYTES >> 20, (long long)st.st_size);
         return NULL;
     }
-    hr_json_t *doc = hr_json_parse_file(path, err);
+    hr_json_t *doc = hr_json_parse_file_max(path, (size_t)HR_REPORT_MAX_BYTES, err);
     if (doc && hr_report_validate(doc, path, err) < 0) {
         hr_json_free(doc);
         return NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/charts.h"
 #include "report/metric_name.h"
@@ -123,6 +124,8 @@ static void panel(hr_svg_t *s, const hr_report_view_t *v, const char *trace, con
     hr_svg_line(s, one, p.y0, one, p.y0 + p.h, " stroke=\"#444\" stroke-dasharray=\"4 3\"");
     double y = p.y0 + 4;
     const hr_result_t **bars = malloc((v->n ? v->n : 1) * sizeof *bars);
+    if (!bars)
+        hr_outfile_note_oom(); /* the chart would lack its bars */
     size_t nb = bars ? hr_svg_rank_rows(v, trace, bars) : 0;
     for (size_t i = 0; i < nb; i++) {
         ratios(bars[i], path, bv, q);

@@ -144,6 +144,8 @@ static void prose_line(prose_t *pr, int indent, const char *text) {
         fputs("<dl class=\"legend\">\n", pr->out);
     pr->in_dl = 1;
     char *dt = strndup(text, name);
+    if (!dt)
+        hr_outfile_note_oom(); /* the term would be lost */
     put(pr->out, "dt", dt ? dt : "");
     put(pr->out, "dd", text + name + 2);
     free(dt);
@@ -169,6 +171,8 @@ static void fragment(FILE *out, char *text) {
             if (j) {
                 cur = j;
                 cur_len += (size_t)sprintf(cur + cur_len, " %s", line + ind);
+            } else {
+                hr_outfile_note_oom(); /* the continuation would be lost */
             }
             continue;
         }
@@ -193,6 +197,8 @@ static void fragment(FILE *out, char *text) {
         } else if ((cur = strdup(line + ind)) != NULL) {
             indent = ind;
             cur_len = strlen(cur);
+        } else {
+            hr_outfile_note_oom(); /* the line would be lost */
         }
     }
     if (cur)

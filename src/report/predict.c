@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/crosstrace.h"
 #include "report/ranking.h"
@@ -132,8 +133,10 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
 
 void hr_report_predict(hr_json_t *doc) {
     hr_report_view_t v;
-    if (hr_report_view_init(&v, doc) < 0)
+    if (hr_report_view_init(&v, doc) < 0) {
+        hr_outfile_note_oom(); /* the report would lack its predictions */
         return;
+    }
     for (size_t i = 0; i < v.n; i++) {
         const hr_result_t *r = &v.rows[i], *b = NULL;
         hr_json_t *p = NULL;
@@ -148,7 +151,11 @@ void hr_report_predict(hr_json_t *doc) {
     }
     hr_report_view_free(&v);
     /* the table across traces ranks by the predictions just written */
-    hr_json_t *x = hr_report_view_init(&v, doc) == 0 ? hr_crosstrace_json(&v) : NULL;
+    hr_json_t *x = NULL;
+    if (hr_report_view_init(&v, doc) == 0)
+        x = hr_crosstrace_json(&v);
+    else
+        hr_outfile_note_oom(); /* the report would lack the table across traces */
     hr_report_view_free(&v);
     if (x)
         hr_json_set(doc, HR_REPORT_CROSS_TRACE, x);

@@ -85,5 +85,9 @@ int hr_report_finish(hr_json_t *doc, const char *json_path, hr_emit_format_t fmt
         }
         return 0;
     }
-    return hr_report_render_opts(doc, fmt, opts, out) == 0 ? 0 : 2;
+    if (hr_report_render_opts(doc, fmt, opts, out) == 0)
+        return 0;
+    if (!ferror(out)) /* a write error is said where the output is committed */
+        fprintf(stderr, "heapreplay replay: out of memory\n");
+    return 2;
 }

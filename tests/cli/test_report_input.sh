@@ -71,4 +71,12 @@ if truncate -s 300M "$T/big.json" 2>/dev/null; then
 else
     skip "a report over 256 MiB is refused" "truncate cannot make a sparse file here"
 fi
+# A pipe has no size to check first: an endless JSON array is refused once
+# it passes the limit, not read on (a device such as /dev/urandom alike).
+mkfifo "$T/endless"
+(printf '['; yes '1,' 2>/dev/null) > "$T/endless" &
+refused "report: an endless pipe is refused past 256 MiB" "expected at most 268435456 bytes of JSON" \
+    timeout 120 "$HR" report "$T/endless"
+kill %1 2>/dev/null
+wait 2>/dev/null
 tap_done
