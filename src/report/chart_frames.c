@@ -187,6 +187,8 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
     hr_panel_missing(s, &g.head, results, l[0].row->trace, drawn, drawn ? nl : 0, "frame");
     free(drawn);
     const hr_result_t **order = malloc(results->n * sizeof *order);
+    if (!order) /* the panels would be missing */
+        hr_outfile_note_oom();
     size_t no = order ? hr_svg_rank_rows(results, l[0].row->trace, order) : 0;
     for (size_t c = 0; c < no; c++) {
         size_t k = 0;

@@ -126,6 +126,8 @@ static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t 
     hr_panel_key(s, &g.head, HR_GRID_REF_COLOR, HR_KEY_LINE, key);
     missing(s, &g.head, v, trace, l, nl);
     const hr_result_t **order = malloc(v->n * sizeof *order);
+    if (!order) /* the panels would be missing */
+        hr_outfile_note_oom();
     size_t no = order ? hr_svg_rank_rows(v, trace, order) : 0;
     for (size_t c = 0; c < no; c++) {
         size_t k = 0;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/ranking.h"
 #include "report/summary.h"
 
@@ -231,17 +232,11 @@ static void tables(hr_emit_t *em, const hr_crosstrace_t *x, int md) {
         one_table(em, x, 1, title);
     hr_prose_t p;
     FILE *f = hr_prose_open(&p);
-    if (f) {
+    if (f) { /* in HTML too as text: the page turns it into paragraphs */
         legend(f, x, md);
-        if (em->format == HR_EMIT_HTML) { /* prose of a page: escaped, preformatted */
-            fclose(f);
-            fputs("<pre class=\"txt\">", em->out);
-            hr_emit_put_xml(em->out, p.text);
-            fputs("</pre>\n", em->out);
-            free(p.text);
-        } else {
-            hr_prose_close(&p, em->out, md);
-        }
+        hr_prose_close(&p, em->out, md);
+    } else {
+        hr_outfile_note_oom(); /* the legend would be lost */
     }
 }
 

@@ -55,8 +55,9 @@ typedef struct hr_crosstrace {
 int hr_crosstrace_of(hr_crosstrace_t *x, const hr_report_view_t *v);
 
 /* The tables (time, then peak RSS) and their legend on em (TEXT, MARKDOWN
- * or HTML; HTML prose in <pre> blocks); nothing when fewer than 2 traces
- * have a reference row. `md`: Markdown prose. */
+ * or HTML; the legend as text lines, which the HTML page turns into
+ * paragraphs); nothing when fewer than 2 traces have a reference row.
+ * `md`: Markdown prose. */
 void hr_crosstrace_table(hr_emit_t *em, const hr_report_view_t *v, int md);
 /* The same in the emitter's HTML mode, written to out as the text body's
  * fragments are (the page turns it into tables and paragraphs); 1 when it
