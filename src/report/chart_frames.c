@@ -182,20 +182,15 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
                            : "");
     hr_panel_key(s, &g.head, HR_GRID_REF_COLOR, HR_KEY_LINE, key);
     const hr_result_t **drawn = malloc(nl * sizeof *drawn);
+    size_t *idx = malloc(nl * sizeof *idx);
+    if (!drawn || !idx) /* rows listed as missing, panels missing */
+        hr_outfile_note_oom();
     for (size_t k = 0; k < nl && drawn; k++)
         drawn[k] = l[k].row;
     hr_panel_missing(s, &g.head, results, l[0].row->trace, drawn, drawn ? nl : 0, "frame");
-    free(drawn);
-    const hr_result_t **order = malloc(results->n * sizeof *order);
-    if (!order) /* the panels would be missing */
-        hr_outfile_note_oom();
-    size_t no = order ? hr_svg_rank_rows(results, l[0].row->trace, order) : 0;
+    size_t no = drawn && idx ? hr_svg_rank_lines(results, l[0].row->trace, drawn, nl, idx) : 0;
     for (size_t c = 0; c < no; c++) {
-        size_t k = 0;
-        while (k < nl && l[k].row != order[c])
-            k++;
-        if (k == nl)
-            continue; /* no line: named in the legend block */
+        size_t k = idx[c];
         hr_grid_cell(s, &g, &p, l[k].alloc);
         axes(s, &p, lo, hi, xmax, 1);
         if (k != ref)
@@ -204,7 +199,8 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
         budget_line(s, &p, o);
         hr_grid_cell_end(s, &g, &p);
     }
-    free(order);
+    free(drawn);
+    free(idx);
     hr_grid_end(s, &g);
 }
 

@@ -124,17 +124,16 @@ static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t 
     hr_panel_key(s, &g.head, P99_COLOR, HR_KEY_DASHED, "99 % of calls (p99)");
     snprintf(key, sizeof key, "%s in every panel, for reference", l[ref].alloc);
     hr_panel_key(s, &g.head, HR_GRID_REF_COLOR, HR_KEY_LINE, key);
-    missing(s, &g.head, v, trace, l, nl);
-    const hr_result_t **order = malloc(v->n * sizeof *order);
-    if (!order) /* the panels would be missing */
+    const hr_result_t **drawn = malloc((nl ? nl : 1) * sizeof *drawn);
+    size_t *idx = malloc((nl ? nl : 1) * sizeof *idx);
+    if (!drawn || !idx) /* rows listed as missing, panels missing */
         hr_outfile_note_oom();
-    size_t no = order ? hr_svg_rank_rows(v, trace, order) : 0;
+    for (size_t k = 0; k < nl && drawn; k++)
+        drawn[k] = l[k].row;
+    hr_panel_missing(s, &g.head, v, trace, drawn, drawn ? nl : 0, "latency");
+    size_t no = drawn && idx ? hr_svg_rank_lines(v, trace, drawn, nl, idx) : 0;
     for (size_t c = 0; c < no; c++) {
-        size_t k = 0;
-        while (k < nl && l[k].row != order[c])
-            k++;
-        if (k == nl)
-            continue; /* no line: named in the legend block */
+        size_t k = idx[c];
         hr_grid_cell(s, &g, &p, l[k].alloc);
         axes(s, &p, lo, hi, 1);
         if (k != ref)
@@ -142,7 +141,8 @@ static void grid(hr_svg_t *s, const char *title, const char *trace, const cdf_t 
         line(s, &p, &l[k], v, 0);
         hr_grid_cell_end(s, &g, &p);
     }
-    free(order);
+    free(drawn);
+    free(idx);
     hr_grid_end(s, &g);
 }
 

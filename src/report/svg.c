@@ -446,6 +446,20 @@ size_t hr_svg_rank_rows(const hr_report_view_t *v, const char *trace, const hr_r
     return n;
 }
 
+size_t hr_svg_rank_lines(const hr_report_view_t *v, const char *trace,
+                         const hr_result_t *const *rows, size_t nl, size_t *idx) {
+    hr_ranking_t rk;
+    hr_rank_trace(&rk, v, trace);
+    size_t n = 0;
+    for (int i = 0; i < rk.n; i++)
+        for (size_t k = 0; k < nl; k++)
+            if (rows[k] == rk.e[i].r) {
+                idx[n++] = k;
+                break;
+            }
+    return n;
+}
+
 size_t hr_svg_numbers(const hr_json_t *arr, double **out) {
     size_t n = hr_json_type(arr) == HR_JSON_ARRAY ? hr_json_len(arr) : 0;
     *out = n ? malloc(n * sizeof **out) : NULL;

@@ -194,6 +194,11 @@ double hr_svg_max(const double *v, size_t n);
  * the rows not ranked after the ranked ones: the order of the summary
  * chart's bars and of the small panels. Returns their count. */
 size_t hr_svg_rank_rows(const hr_report_view_t *v, const char *trace, const hr_result_t **out);
+/* The same order for a chart's lines: rows[0..nl) are the rows it drew a
+ * line for; idx (room for nl) gets the indices into rows in the ranking's
+ * order (a row ranked but without a line is skipped). Returns the count. */
+size_t hr_svg_rank_lines(const hr_report_view_t *v, const char *trace,
+                         const hr_result_t *const *rows, size_t nl, size_t *idx);
 
 /* The traces a chart draws: o->only_trace, or every trace of the results, as
  * a malloc'd array in *out (free it; NULL when none); returns the count. */
