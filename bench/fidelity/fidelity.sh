@@ -138,6 +138,7 @@ for r in $(seq 1 "$ROUNDS"); do
     done
 done
 
+# verdict.tsv: program policy the report's verdict paragraph (one line)
 # replay.tsv: program policy allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
 #             status peak_rss_above_baseline, then the report's own prediction
 #             (predict.change_s, interval_s_lo, interval_s_hi, within_noise) and
@@ -145,6 +146,7 @@ done
 #             same in every worker, and the allocator's own start-up);
 #             policy: the touch policy, then " --access MODEL" unless none
 : > "$W/replay.tsv"
+: > "$W/verdict.tsv"
 alist=$(echo "$ALLOCATORS" | tr ' ' ',')
 for p in $PROGRAMS; do
     for t in $TOUCH; do
@@ -162,6 +164,12 @@ for p in $PROGRAMS; do
                 (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
                 (if .predict then .predict.within_noise else "null" end),
                 (.memory.rss_baseline // "null")] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+            # the report's one answer (its verdict paragraph, as a user reads
+            # it in `heapreplay report`), set beside the real outcome
+            printf '%s\t%s\t%s\n' "$p" "$pol" "$("$HR" report "$W/rep.json" 2> /dev/null |
+                awk '/^(ship |keep |no allocator )/ { on = 1; printf "%s", $0; next }
+                     on && /^    / { sub(/^ +/, " "); printf "%s", $0; next } on { exit }')" \
+                >> "$W/verdict.tsv"
         done
     done
 done
@@ -172,7 +180,7 @@ done
          "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`$(case " $PROGRAMS " in *" supertux "*)
          echo ", \`$SUPERTUX\` for $GAME_SECS s (time-bounded: its CPU time is not a fixed amount of work)";; esac)."
     echo
-    python3 "$S/bench/fidelity/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
+    python3 "$S/bench/fidelity/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS" "$W/verdict.tsv"
     echo
     echo "<details><summary>Raw values</summary>"
     echo

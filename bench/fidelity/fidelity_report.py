@@ -2,13 +2,15 @@
 """The arithmetic of bench/fidelity/fidelity.sh: reads its real.tsv and replay.tsv and
 prints the Markdown body of results/fidelity-<host>.md.
 
-  fidelity_report.py REAL_TSV REPLAY_TSV "glibc jemalloc mimalloc tcmalloc"
+  fidelity_report.py REAL_TSV REPLAY_TSV "glibc jemalloc mimalloc tcmalloc" [VERDICT_TSV]
 
 real.tsv:   program allocator round cpu_s max_rss_kb wall_s
 replay.tsv: program policy allocator ops cold_ns cold_min cold_max warm_ns
             peak_footprint status peak_rss_above_baseline [change_s lo_s hi_s
             within_noise: the report's own predicted change, docs/METRICS.md
             [rss_baseline: the worker's RSS before the replay]]
+verdict.tsv: program policy the report's verdict paragraph (`heapreplay report`'s
+            "ship X: ..." / "keep glibc: ..." / "no allocator changes ..." line)
 
 Per program: the real CPU time and max RSS per allocator (median [min-max]
 over the rounds), the real change against glibc and whether it exceeds the
@@ -34,6 +36,7 @@ beside the real one, and how many agree. The policy column is the --touch
 policy, followed by " --access MODEL" when the replay used an access model.
 At the end, a summary: one line per program and policy (rho for time and
 memory, verdicts agreeing, predicted against real change per allocator)."""
+import re
 import sys
 from collections import defaultdict
 
@@ -170,6 +173,50 @@ def verdict_lines(both, rows, rc, has_base):
     return ("%d of %d" % (agree, n), "%d of %d" % (inside, n)) if n else ("-", "-")
 
 
+def shipped_of(verdict):
+    """The allocator the verdict tells the user to use: "ship X" -> X,
+    "keep glibc" or "no allocator changes this program ..." -> "glibc"; None
+    when the line is none of those."""
+    m = re.match(r"ship (\S+?):", verdict)
+    if m:
+        return m.group(1)
+    if verdict.startswith("keep glibc") or verdict.startswith("no allocator"):
+        return "glibc"
+    return None
+
+
+def headline_lines(verdict, present, rc):
+    """The report's one answer beside the real outcome, and whether it was
+    right: shipping X is right when X is really faster beyond noise and its
+    real change is not beyond noise worse than the really fastest one's (their
+    intervals overlap); keeping glibc is right when no allocator is really
+    faster beyond noise. Returns "yes" / "no" / "-" (no verdict)."""
+    faster = sorted((a for a in present if a in rc and rc[a]["v"] == "faster"),
+                    key=lambda a: rc[a]["est"])
+    slower = [a for a in present if a in rc and rc[a]["v"] == "slower"]
+    real = "; ".join("%s %+.0f ms [%+.0f, %+.0f]" % (a, 1000 * rc[a]["est"], 1000 * rc[a]["lo"],
+                                                      1000 * rc[a]["hi"]) for a in faster)
+    print("- the report's verdict: \u00ab%s\u00bb" % (verdict or "(none)"))
+    print("- really (paired rounds, beyond noise): %s%s" % (
+        ("faster than glibc: " + real) if faster else "no allocator faster than glibc",
+        ("; slower: " + ", ".join(slower)) if slower else ""))
+    shipped = shipped_of(verdict or "")
+    if shipped is None:
+        return "-"
+    if shipped == "glibc":
+        ok = not faster
+        why = "no allocator is really faster" if ok else "%s is really faster" % faster[0]
+    else:
+        best = faster[0] if faster else None
+        ok = shipped in faster and rc[shipped]["lo"] <= rc[best]["hi"]
+        why = ("%s is really faster%s" % (shipped, "" if shipped == best else
+                                          ", within noise of the fastest, " + best)) if ok else \
+              ("%s is not really faster (%+.0f ms, %s)" % (shipped, 1000 * rc[shipped]["est"], rc[shipped]["v"])
+               if shipped not in faster else "%s is really slower than %s" % (shipped, best))
+    print("- verdict right: %s (%s)" % ("yes" if ok else "no", why))
+    return "yes" if ok else "no"
+
+
 def print_summary(summary):
     """One line per (policy, program): the figures the default is chosen on."""
     print()
@@ -181,20 +228,27 @@ def print_summary(summary):
     print("peak RSS (baseline + above: with the allocator's own start-up). *Verdicts agree*: the report's")
     print("verdict (its interval, widened by the program's noise, excludes 0 or not) against what one run")
     print("of each would show (the real change beyond 1.96 x the robust sd of the rounds' differences).")
-    print("*Inside*: the real change lies in the report's predicted interval.")
+    print("*Inside*: the real change lies in the report's predicted interval. *Headline right*: the")
+    print("report's one answer (ship X / keep glibc) against the real paired rounds (see each program).")
     print()
-    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | verdicts agree | inside | predicted / real change, ms |")
-    print("|---|---|---|---:|---:|---:|---:|---|")
+    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | verdicts agree | inside | headline right | predicted / real change, ms |")
+    print("|---|---|---|---:|---:|---:|---:|---|---|")
     for s in summary:
-        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s |" % s)
+        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s |" % s)
 
 
 def fmt_range(v, f="%.3f"):
     return (f + " [" + f + "-" + f + "]") % (median(v), min(v), max(v))
 
 
-def main(real_path, replay_path, allocators):
+def main(real_path, replay_path, allocators, verdict_path=None):
     allocs = allocators.split()
+    verdicts = {}
+    if verdict_path:
+        for line in open(verdict_path):
+            f = line.rstrip("\n").split("\t")
+            if len(f) >= 3:
+                verdicts[(f[0], f[1])] = f[2]
     real = defaultdict(lambda: defaultdict(list))  # program -> alloc -> [(round, cpu, rss)]
     programs = []
     for line in open(real_path):
@@ -285,6 +339,7 @@ def main(real_path, replay_path, allocators):
                       order(both, rm), order(both, pm), spearman(rm, pm), order(both, pr),
                       spearman(rm, pr), order(both, pa), spearman(rm, pa)))
             agree, inside = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
+            right = headline_lines(verdicts.get((p, t), ""), present, rc) if verdict_path else "-"
             beyond = [a for a in both if a != "glibc" and rc[a]["v"] != "within noise"]
             changes = []
             for a in both:
@@ -293,13 +348,14 @@ def main(real_path, replay_path, allocators):
                         a, (rows[a]["cold"] - g["cold"]) * rows[a]["ops"] / 1e6,
                         1000 * rc[a]["est"]))
             summary.append((t, p, ", ".join(beyond) or "none", spearman(rt, pt), spearman(rm, pm),
-                            spearman(rm, pr), spearman(rm, pa), agree, inside, "; ".join(changes)))
+                            spearman(rm, pr), spearman(rm, pa), agree, inside, right,
+                            "; ".join(changes)))
     print_summary(summary)
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.stderr.write("usage: fidelity_report.py REAL_TSV REPLAY_TSV ALLOCATORS\n")
+    if len(sys.argv) not in (4, 5):
+        sys.stderr.write("usage: fidelity_report.py REAL_TSV REPLAY_TSV ALLOCATORS [VERDICT_TSV]\n")
         sys.exit(2)
     sys.exit(main(*sys.argv[1:]))
