@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/rawlog.h"
 #include "trace/lifetime.h"
 
 static const char *const k_names[HR_LIFE__COUNT] = {
@@ -76,6 +77,14 @@ static int start_block(walk_t *w, uint32_t id, size_t i) {
     return stack_push(&w->stacks[ev->thread], i);
 }
 
+/* 1 for the mark a capture puts before each frame it found, naming the
+ * present call (`mark frame-by:SYMBOL`, docs/TRACE_FORMAT.md): it says
+ * where the frame came from and starts no phase. */
+static int frame_source(const hr_trace_t *t, const hr_event_t *ev) {
+    size_t n = sizeof HR_CAP_FRAME_BY - 1;
+    return ev->aux < t->n_strings && strncmp(t->strings[ev->aux], HR_CAP_FRAME_BY, n) == 0;
+}
+
 /* A frame or a mark: a new frame empties every thread's stack (the blocks on
  * them can no longer be freed in their frame). */
 static void boundary(walk_t *w, const hr_event_t *ev) {
@@ -85,7 +94,7 @@ static void boundary(walk_t *w, const hr_event_t *ev) {
         w->frame++;
         for (uint32_t th = 0; th < w->t->n_threads; th++)
             w->stacks[th].n = 0;
-    } else if (ev->op == HR_OP_MARK) {
+    } else if (ev->op == HR_OP_MARK && !frame_source(w->t, ev)) {
         w->cur_phase++;
     }
 }

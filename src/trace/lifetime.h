@@ -30,8 +30,9 @@ extern "C" {
  *   SAME      freed in the frame it was made, otherwise
  *   NEXT      freed in the next frame
  *   PHASE     freed later, but before the phase it was made in ends: a
- *             `mark` op starts a new phase, and so does the first frame
- *             (the end of the load)
+ *             `mark` op starts a new phase (not the `mark frame-by:SYMBOL`
+ *             a capture puts before each frame it found), and so does the
+ *             first frame (the end of the load)
  *   LONG      freed later than that
  *   LEAKED    never freed */
 enum {

@@ -53,12 +53,13 @@ static void test_frames_and_phases(void) {
                   "alloc 0 8\nalloc 1 8\nalloc 2 8\nalloc 3 8\n"
                   "frame 2\n"
                   "free 0\n"
+                  "mark frame-by:SDL_GL_SwapWindow\n" /* a frame's source: no phase */
                   "frame 3\n"
                   "free 1\n"
                   "mark level2\n"
                   "frame 4\n"
                   "free 2\n",
-                  "-NPGK-------");
+                  "-NPGK--------");
 }
 
 /* The load is frame 0 and its own phase: a load block freed in the first
