@@ -90,3 +90,34 @@ int hr_report_phases(FILE *out, const hr_ranking_t *rk, const char *pre) {
         }
     return 1;
 }
+
+int hr_report_thread_figures(FILE *out, const hr_ranking_t *rk, const char *pre) {
+    const hr_result_t *d = NULL;
+    for (int i = 0; i < rk->n && !d; i++) {
+        const hr_result_t *r = rk->e[i].r;
+        if (hr_result_ok(r) && r->has_threads && r->n_threads > 1 &&
+            r->n_threads <= HR_RESULT_MAX_THREADS && isfinite(r->thread_events[0]))
+            d = r;
+    }
+    if (!d)
+        return 0;
+    fprintf(out, "%sper thread, the trace's own (events / frees of blocks another thread made):",
+            pre);
+    for (size_t k = 0; k < d->n_threads; k++)
+        fprintf(out, "%s t%zu %.0f / %.0f", k ? "," : "", k, d->thread_events[k],
+                d->thread_xfrees[k]);
+    fputc('\n', out);
+    for (int i = 0; i < rk->n; i++) {
+        const hr_result_t *r = rk->e[i].r;
+        if (!hr_result_ok(r) || !r->has_threads || r->n_threads != d->n_threads)
+            continue;
+        fprintf(out, "%s  %s allocator CPU per thread (warm lap):", pre, r->allocator);
+        for (size_t k = 0; k < r->n_threads; k++) {
+            char t[32];
+            hr_fmt_seconds(t, sizeof t, r->thread_cpu_s[k], 0);
+            fprintf(out, "%s t%zu %s", k ? "," : "", k, t);
+        }
+        fputc('\n', out);
+    }
+    return 1;
+}

@@ -500,6 +500,7 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
         fprintf(out, "%s%s\n", pre, buf);
     hr_report_phases(out, rk, pre);
     hr_report_threads(out, v, trace, md);
+    hr_report_thread_figures(out, rk, pre);
     startup_line(out, rk, pre);
     for (int i = 0; i < rk->n; i++)
         if (hr_result_ok(rk->e[i].r))
