@@ -21,14 +21,14 @@ static const hr_result_t *load_row(const hr_ranking_t *rk) {
     return NULL;
 }
 
-/* "load (before the first frame): 651352 events, 394358 blocks (328.7 MiB),
- * peak live 97.4 MiB; allocator time and peak footprint: A 55.8 ms 99.4 MiB,
- * ..." in the ranking's order. */
+/* "load: the 651352 events before the first frame, apart from play: 394358
+ * blocks made (328.7 MiB), peak live 97.4 MiB; allocator time and peak
+ * footprint: A 55.8 ms 99.4 MiB, ..." in the ranking's order. */
 static void load_line(FILE *out, const hr_ranking_t *rk, const hr_result_t *d, const char *pre) {
     char b[32], l[32];
     hr_fmt_bytes(b, sizeof b, d->m.LOAD_BYTES);
     hr_fmt_bytes(l, sizeof l, d->m.LOAD_PEAK_LIVE);
-    fprintf(out, "%sload (the events before the first frame, apart from play): %.0f events, "
+    fprintf(out, "%sload: the %.0f events before the first frame, apart from play: "
             "%.0f blocks made (%s), peak live %s; allocator time and peak footprint:", pre,
             d->m.LOAD_EVENTS, d->m.LOAD_ALLOCS, b, l);
     int k = 0;
@@ -57,12 +57,12 @@ static void dist(FILE *out, double mean, double p99, double max, double frame, i
     }
 }
 
-/* "frames: 172 play frames; blocks made per frame mean ..., bytes ...; of
+/* "frames: 172 play frames (...); blocks made per frame mean ..., bytes ...; of
  * the blocks made in play, 72.9% freed in the same frame, ..." */
 static void frames_line(FILE *out, const hr_result_t *d, const char *pre) {
     const hr_result_metrics_t *m = &d->m;
-    fprintf(out, "%sframes (the trace's own, every allocator alike): %.0f play frames", pre,
-            m->FR_PLAY);
+    fprintf(out, "%sframes: %.0f play frames (the trace's own figures, every allocator alike)",
+            pre, m->FR_PLAY);
     if (!(m->FR_PLAY > 0)) {
         fputc('\n', out);
         return;
@@ -101,7 +101,7 @@ int hr_report_thread_figures(FILE *out, const hr_ranking_t *rk, const char *pre)
     }
     if (!d)
         return 0;
-    fprintf(out, "%sper thread, the trace's own (events / frees of blocks another thread made):",
+    fprintf(out, "%sper thread: events / frees of blocks another thread made (the trace's own):",
             pre);
     for (size_t k = 0; k < d->n_threads; k++)
         fprintf(out, "%s t%zu %.0f / %.0f", k ? "," : "", k, d->thread_events[k],
@@ -111,7 +111,7 @@ int hr_report_thread_figures(FILE *out, const hr_ranking_t *rk, const char *pre)
         const hr_result_t *r = rk->e[i].r;
         if (!hr_result_ok(r) || !r->has_threads || r->n_threads != d->n_threads)
             continue;
-        fprintf(out, "%s  %s allocator CPU per thread (warm lap):", pre, r->allocator);
+        fprintf(out, "%s  %s CPU per thread: the warm laps' allocator time,", pre, r->allocator);
         for (size_t k = 0; k < r->n_threads; k++) {
             char t[32];
             hr_fmt_seconds(t, sizeof t, r->thread_cpu_s[k], 0);

@@ -17,8 +17,8 @@
 int hr_report_phases(FILE *out, const hr_ranking_t *rk, const char *pre);
 
 /* For a trace replayed on its recorded threads (rows with "per_thread",
- * more than one thread): "per thread, the trace's own (events / frees of
- * blocks another thread made): t0 803693 / 0, t1 1 / 1, ..." and per row its allocator CPU
+ * more than one thread): "per thread: events / frees of blocks another
+ * thread made (the trace's own): t0 803693 / 0, t1 1 / 1, ..." and per row its allocator CPU
  * time per thread. Returns 1 when written. */
 int hr_report_thread_figures(FILE *out, const hr_ranking_t *rk, const char *pre);
 

@@ -69,8 +69,8 @@ else not_ok "info --thread=0,x" "rc $rc" "$(cat "$T/err")"; fi
 
 # 5. the report of a trace replayed on its threads shows the per-thread lines
 if "$HR" replay -q -r 1 -a glibc "$T/t.txt" > "$T/r.txt" 2> "$T/err" &&
-    grep -q "per thread, the trace's own (events / frees of blocks another thread made): t0 7 / 2, t1 5 / 1" "$T/r.txt" &&
-    grep -q "glibc allocator CPU per thread (warm lap): t0 " "$T/r.txt"; then
+    grep -q "per thread: events / frees of blocks another thread made (the trace's own): t0 7 / 2, t1 5 / 1" "$T/r.txt" &&
+    grep -q "glibc CPU per thread: the warm laps' allocator time, t0 " "$T/r.txt"; then
     ok "text report: per-thread events, cross-thread frees and allocator CPU"
 else not_ok "text report: per-thread lines" "$(cat "$T/r.txt" "$T/err")"; fi
 
