@@ -236,6 +236,29 @@ enum {
       "native")                                                                                     \
     X(VIOLATIONS, "native.violations", COUNT, U64, FIRST, INHOUSE, RENDER, NONE, 0, NULL, -1, INT,  \
       "violations")                                                                                 \
+    /* The trace's per-frame figures ("frames": written by the replay command    \
+     * from the trace, not by the engine) and the load the engine measured      \
+     * (docs/METRICS.md, "Frames and the load"). */                             \
+    X(FR_COUNT, "frames.count", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)    \
+    X(FR_PLAY, "frames.play_count", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_ALLOCS_MEAN, "frames.allocs_mean", COUNT, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_ALLOCS_P99, "frames.allocs_p99", COUNT, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_ALLOCS_MAX, "frames.allocs_max", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_ALLOCS_MAX_FRAME, "frames.allocs_max_frame", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_BYTES_MEAN, "frames.bytes_mean", BYTES, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_BYTES_P99, "frames.bytes_p99", BYTES, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_BYTES_MAX, "frames.bytes_max", BYTES, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_BYTES_MAX_FRAME, "frames.bytes_max_frame", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_FREED_SAME, "frames.freed_same", RATIO, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_FREED_NEXT, "frames.freed_next", RATIO, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_FREED_LATER, "frames.freed_later", RATIO, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(FR_FREED_NEVER, "frames.freed_never", RATIO, F64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(LOAD_EVENTS, "load.events", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)  \
+    X(LOAD_ALLOCS, "load.allocs", COUNT, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)  \
+    X(LOAD_BYTES, "load.bytes", BYTES, U64, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)    \
+    X(LOAD_PEAK_LIVE, "load.peak_live", BYTES, U64, EXACT, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
+    X(LOAD_NS, "load.ns", NS, F64, MEDIAN, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL)         \
+    X(LOAD_PEAK_FP, "load.peak_footprint", BYTES, U64, EXACT, INHOUSE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)\
     HR_METRIC_LIST_EXTRA(X)
 
 /* A build may append entries (tests/unit/test_metric_extra.c adds one to show

@@ -23,6 +23,7 @@
 #include "replay/plan.h"
 #include "report/report.h"
 #include "trace/format.h"
+#include "trace/framestat.h"
 #include "base/json.h"
 #include "base/outfile.h"
 
@@ -135,16 +136,29 @@ typedef struct replay_ctx {
     hr_report_builder_t *rb;
     progress_t          *pg;
     hr_pool_info_t       pi;
+    hr_json_t           *frames; /* the trace's per-frame figures, NULL without frames */
 } replay_ctx_t;
 
 /* Before the decoded trace is shared: its pools summed and lowered. */
 static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *err) {
     replay_ctx_t *c = ctx;
+    hr_framestat_t fs; /* before lowering: named frames are still their streams' */
+    int rc = hr_framestat_compute(t, &fs, err);
+    if (rc < 0)
+        return -1;
+    c->frames = rc > 0 ? hr_framestat_json(&fs) : NULL;
+    if (rc > 0 && !c->frames) {
+        hr_error_set(err, "%s: frame figures: out of memory", path);
+        return -1;
+    }
     return hr_pool_prepare(&c->a->pools, t, path, c->a->quiet, &c->pi, err);
 }
 
 static void on_release(void *ctx) {
-    hr_pool_info_free(&((replay_ctx_t *)ctx)->pi);
+    replay_ctx_t *c = ctx;
+    hr_pool_info_free(&c->pi);
+    hr_json_free(c->frames);
+    c->frames = NULL;
 }
 
 static void on_jobs_begin(void *ctx, int n) {
@@ -182,6 +196,8 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *pj = hr_program_json(cell->program); /* the trace's program time, if any */
         if (pj)
             hr_report_builder_set_last(c->rb, "program", pj);
+        if (c->frames) /* the trace's own per-frame figures (docs/METRICS.md) */
+            hr_report_builder_set_last(c->rb, "frames", hr_json_clone(c->frames));
         if (cell->stop)
             hr_report_builder_interrupted(c->rb, sig_name(cell->stop), cell->partial);
     }
@@ -281,7 +297,7 @@ int hr_cmd_replay(int argc, char **argv) {
     rc = make_plan(&a, specs, nspecs, rb, &plan);
     progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, rc ? 0 : hr_replay_plan_total_jobs(&plan),
                      now_s(), 0, -1, 0, NULL, NULL, 0};
-    replay_ctx_t ctx = {&a, rb, &pg, {0}};
+    replay_ctx_t ctx = {&a, rb, &pg, {0}, NULL};
     hr_replay_hooks_t hooks = {&ctx, on_prepare, on_release, on_cell, on_jobs_begin,
                                a.quiet ? NULL : on_progress, on_jobs_end};
     int failed = 0, stop = 0;

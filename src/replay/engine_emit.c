@@ -124,11 +124,19 @@ static void measure_values(const result_t *res, hr_mval_t *v) {
     v[HR_M_LAT_MAX] = hr_mval_f64(cyc_ns(m->lat.max));
     v[HR_M_LAT_RAW_MAX] = hr_mval_f64(cyc_ns(m->raw_max_cyc));
     v[HR_M_LAT_SAMPLES] = hr_mval_u64(m->lat.n);
-    if (m->frames) {
+    if (m->frames > 1) { /* a play frame: the first frame op closes the load */
         v[HR_M_WF_INDEX] = hr_mval_u64(m->worst_frame_index);
         v[HR_M_WF_NS] = hr_mval_f64(cyc_ns(m->worst_frame_cyc));
         v[HR_M_WF_FRAMES] = hr_mval_u64(m->frames);
         v[HR_M_WF_RAW_NS] = hr_mval_f64(cyc_ns(m->raw_worst_frame_cyc));
+    }
+    if (m->load_done) { /* a trace with frames: its load apart */
+        v[HR_M_LOAD_EVENTS] = hr_mval_u64(m->load_events);
+        v[HR_M_LOAD_ALLOCS] = hr_mval_u64(m->load_allocs);
+        v[HR_M_LOAD_BYTES] = hr_mval_u64(m->load_bytes);
+        v[HR_M_LOAD_PEAK_LIVE] = hr_mval_u64(m->load_peak_live);
+        v[HR_M_LOAD_NS] = hr_mval_f64(cyc_ns(m->load_cyc));
+        v[HR_M_LOAD_PEAK_FP] = hr_mval_u64(m->load_peak_fp);
     }
     v[HR_M_STALL_OPS] = hr_mval_u64(m->stall_ops);
     v[HR_M_STALL_FRAMES] = hr_mval_u64(m->stall_frames);

@@ -79,11 +79,20 @@ typedef struct measure {
     uint64_t     next_live_sample; /* external: also sample when live passes it */
     uint64_t     samples;
     uint64_t     budget_fail_at;
-    uint64_t     budget_fail_frame; /* frame marks before the failing op */
+    uint64_t     budget_fail_frame; /* the number of the play frame holding the failing op
+                                     * (its closing frame op's NUM; after the last frame
+                                     * op: that op's NUM + 1) */
+    int          budget_frame_open; /* budget_fail_frame waits for the next frame op */
     int32_t      budget_fail_heap;  /* top of the heap stack then, -1 none */
     int          have_budget_fail;
     uint64_t     cur_frame;    /* frame marks before the current op */
     uint64_t     failed, first_failed; /* allocations that returned NULL */
+    /* The load: the events before the first frame op (docs/METRICS.md,
+     * "Frames and the load"), its allocator time (with the first frame op's
+     * own) and its peaks; load_done once the first frame op ran. */
+    int          load_done;
+    uint64_t     load_events, load_allocs, load_bytes, load_cyc, load_peak_live, load_peak_fp;
+    uint64_t     last_frame_num; /* NUM of the last frame op */
     /* Series (series.h): fixed-size, inside this harness-memory struct, so
      * recording them allocates nothing. rss: the last sample above the
      * baseline; sampled: RSS is sampled (external and RSS-footprint rows). */

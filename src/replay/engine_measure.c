@@ -95,16 +95,36 @@ void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
         if (hr_op_is_mem(ev->op))
             hr_lat_add(&m->lat, d);
     }
-    if (ev->op != HR_OP_FRAME)
+    if (ev->op != HR_OP_FRAME) {
+        if (!m->frames) { /* the load */
+            m->load_events++;
+            if (hr_op_creates_block(ev->op))
+                m->load_allocs++, m->load_bytes += hr_event_bytes(ev);
+        }
         return;
-    if (m->frame_cyc > m->worst_frame_cyc) {
-        m->worst_frame_cyc = m->frame_cyc;
-        m->worst_frame_index = ev->size;
     }
-    if (m->raw_frame_cyc > m->raw_worst_frame_cyc)
-        m->raw_worst_frame_cyc = m->raw_frame_cyc;
-    m->stall_frames += (uint64_t)m->frame_stalled;
-    hr_fseries_add(&m->frame_series, m->frame_cyc);
+    m->last_frame_num = ev->size;
+    if (m->budget_frame_open) {
+        m->budget_fail_frame = ev->size;
+        m->budget_frame_open = 0;
+    }
+    if (!m->frames) {
+        /* The first frame op closes the load, not a frame: the load is kept
+         * apart (its time, peaks), out of the worst frame and the series. */
+        m->load_cyc = m->frame_cyc;
+        m->load_peak_live = m->peak_live;
+        m->load_peak_fp = m->peak_fp;
+        m->load_done = 1;
+    } else {
+        if (m->frame_cyc > m->worst_frame_cyc) {
+            m->worst_frame_cyc = m->frame_cyc;
+            m->worst_frame_index = ev->size;
+        }
+        if (m->raw_frame_cyc > m->raw_worst_frame_cyc)
+            m->raw_worst_frame_cyc = m->raw_frame_cyc;
+        m->stall_frames += (uint64_t)m->frame_stalled;
+        hr_fseries_add(&m->frame_series, m->frame_cyc);
+    }
     m->frame_cyc = m->raw_frame_cyc = 0;
     m->frame_stalled = 0;
     m->frames++;
@@ -145,10 +165,14 @@ static void note_peaks(measure_t *m, const run_t *r, const hr_replay_options_t *
         m->peak_fp = m->fp;
         m->live_at_peak_fp = m->live;
     }
-    if (opt->budget && !m->have_budget_fail && m->fp > opt->budget) {
+    /* With frames, the budget is a play budget: the load's peak is its own
+     * figure (load.peak_footprint). */
+    int play = m->load_done || !r->t->op_counts[HR_OP_FRAME];
+    if (opt->budget && play && !m->have_budget_fail && m->fp > opt->budget) {
         m->have_budget_fail = 1;
         m->budget_fail_at = r->i;
-        m->budget_fail_frame = m->cur_frame;
+        m->budget_fail_frame = m->last_frame_num + 1; /* until the frame closes */
+        m->budget_frame_open = 1;
         m->budget_fail_heap = r->top;
     }
 }
@@ -199,7 +223,8 @@ void hr_measure_begin(measure_t *m, run_t *r, const hr_extstats_t *ext,
     m->stall_thr_cyc = (uint64_t)(hr_cycle_hz() * opt->stall_us / 1e6);
     m->rss_sampled = !r->be->footprint;
     hr_mseries_init(&m->mem, m->rss_sampled ? 3 : 2, r->t->n_events);
-    hr_fseries_init(&m->frame_series, r->t->op_counts[HR_OP_FRAME]);
+    uint64_t fr = r->t->op_counts[HR_OP_FRAME];
+    hr_fseries_init(&m->frame_series, fr ? fr - 1 : 0); /* the first closes the load */
     m->switches = hr_ctx_switches();
     if (r->be->footprint)
         m->fp = r->be->footprint(r->inst);
