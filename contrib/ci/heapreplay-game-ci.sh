@@ -40,7 +40,9 @@
 #   HR_CAPTURE_OPTS    capture options (--frames=auto: the game's hr_frame()
 #                      marks win, else its buffer swaps mark frames)
 #   HR_CI_ALLOCATORS   replay -a list (glibc,jemalloc)
-#   HR_CI_REPLAY_OPTS  replay options (-r 5: samples for the measured figures)
+#   HR_CI_REPLAY_OPTS  replay options (-r 3 --count callgrind: samples for the
+#                      measured figures, and the allocator's instruction count,
+#                      deterministic for a build; needs valgrind)
 #   HR_CI_MAX_REGRESS  compare's --max-regress (empty: program mode's defaults)
 #   HR_CI_OUT          where traces and reports go (heapreplay-out)
 #   HR_CI_BASELINE     the main branch's report (heapreplay-baseline/report.json)
@@ -62,7 +64,7 @@ HR_GAME_RUN=${HR_GAME_RUN:-./game}
 HR_GAME_NAME=${HR_GAME_NAME:-game}
 HR_CAPTURE_OPTS=${HR_CAPTURE_OPTS:---frames=auto}
 HR_CI_ALLOCATORS=${HR_CI_ALLOCATORS:-glibc,jemalloc}
-HR_CI_REPLAY_OPTS=${HR_CI_REPLAY_OPTS:--r 5}
+HR_CI_REPLAY_OPTS=${HR_CI_REPLAY_OPTS:--r 3 --count callgrind}
 HR_CI_MAX_REGRESS=${HR_CI_MAX_REGRESS:-}
 HR_CI_OUT=${HR_CI_OUT:-heapreplay-out}
 HR_CI_BASELINE=${HR_CI_BASELINE:-heapreplay-baseline/report.json}

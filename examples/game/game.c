@@ -1,7 +1,9 @@
 /* A small game loop for heapreplay's CI template (docs/CI.md): a load phase
  * that builds a level, then a fixed number of frames, each making and
- * freeing its temporaries (particles, strings, a path) and marking its end
- * with hr_frame() from <heapreplay/annotate.h>.
+ * freeing its temporaries (written, then freed in reverse order) and marking
+ * its end with hr_frame() from <heapreplay/annotate.h>. One mark after the
+ * load closes the load phase (docs/METRICS.md, "Frames and the load"), so
+ * FRAMES play frames follow it.
  *
  *   ./game [FRAMES]        FRAMES play frames (default 120)
  *   HR_GAME_REGRESS=1 ./game
@@ -77,6 +79,7 @@ int main(int argc, char **argv) {
     entity_t **ents = load_level(&n);
     if (!ents)
         return 1;
+    hr_frame(); /* the end of the load */
     for (unsigned f = 0; f < frames; f++) {
         frame(ents, n, f, temps);
         hr_frame();

@@ -11,15 +11,19 @@
  *    ok row of the trace in each report: every allocator's row carries the
  *    same ones. They are deterministic for a capture, so a change beyond the
  *    threshold is called without a sample test;
- *  - the allocator's figures (allocator time, worst play frame, peak RSS)
- *    are compared per (trace, allocator) with the sample test of
- *    report/stats.h: a measured move is a regression only when its samples
- *    separate, and a figure with one value a side is shown, never called.
- *    No host drift is divided out: the traces differ, so a common
- *    move of every row is the program's, not the host's;
+ *  - the allocator's figures are compared per (trace, allocator): its
+ *    instruction count and cost (replay --count) are deterministic for a
+ *    build and gated like the trace's figures; its timings and RSS
+ *    (allocator time, worst play frame, peak RSS) are judged with the sample
+ *    test of report/stats.h but not gated unless --max-regress names them:
+ *    identical runs of a game on a shared machine move them by more than a
+ *    real change would (docs/REPORTS.md, "CI example"), and a figure with
+ *    one value a side is never called. No host drift is divided out: the
+ *    traces differ, so a common move of every row is the program's;
  *  - --max-regress sets the threshold of the figures it names (by report
- *    path or compare alias) and gates any other path it names per allocator;
- *    figures it leaves out keep their defaults (PROGRAM_FIGS below).
+ *    path or compare alias) and gates them; any other path it names is gated
+ *    per allocator; figures it leaves out keep their defaults (PROGRAM_FIGS
+ *    below).
  *
  * A figure absent from both reports (an older engine, a trace without
  * frames) is skipped and named in a note; absent from one side it is "n/a".
@@ -37,13 +41,17 @@
 /* A figure of program mode: its words, the report path it is read from (a
  * path under "program." names a figure derived from the op counts), its
  * default threshold in percent and unit; per_alloc: the allocator's figure
- * (measured, per row) rather than the trace's. */
+ * (per row) rather than the trace's; kind: deterministic (any move beyond
+ * the threshold is called), or measured and gated only when --max-regress
+ * names it (else its move is shown as "measured"). */
+enum { FIG_EXACT = 0, FIG_MEASURED };
 typedef double (*prog_derive_fn)(const hr_result_t *r, char *note, size_t n);
 typedef struct prog_fig {
     const char    *words, *path;
     double         pct;
     hr_unit_t      unit;
     int            per_alloc;
+    int            kind;   /* FIG_EXACT or FIG_MEASURED */
     prog_derive_fn derive; /* used when `path` is absent from the result */
 } prog_fig_t;
 
@@ -88,31 +96,34 @@ static double allocs_per_mark(const hr_result_t *r, char *note, size_t n) {
 
 /* In the order the output lists them (most telling first). */
 static const prog_fig_t PROGRAM_FIGS[] = {
-    {"allocations per frame", "frames.allocs_mean", 10, HR_UNIT_COUNT, 0, allocs_per_mark},
-    {"allocations per frame (p99)", "frames.allocs_p99", 10, HR_UNIT_COUNT, 0, NULL},
-    {"allocations per frame (max)", "frames.allocs_max", 25, HR_UNIT_COUNT, 0, NULL},
-    {"bytes allocated per frame", "frames.bytes_mean", 10, HR_UNIT_BYTES, 0, NULL},
-    {"bytes allocated per frame (p99)", "frames.bytes_p99", 10, HR_UNIT_BYTES, 0, NULL},
-    {"bytes allocated per frame (max)", "frames.bytes_max", 25, HR_UNIT_BYTES, 0, NULL},
-    {"events", "ops.events", 10, HR_UNIT_COUNT, 0, NULL},
-    {"allocations", "program.allocations", 10, HR_UNIT_COUNT, 0, allocations},
-    {"blocks never freed", "program.never_freed", 10, HR_UNIT_COUNT, 0, never_freed},
-    {"peak live", "memory.peak_live", 10, HR_UNIT_BYTES, 0, NULL},
-    {"load: events", "load.events", 10, HR_UNIT_COUNT, 0, NULL},
-    {"load: allocations", "load.allocs", 10, HR_UNIT_COUNT, 0, NULL},
-    {"load: bytes allocated", "load.bytes", 10, HR_UNIT_BYTES, 0, NULL},
-    {"load: peak live", "load.peak_live", 10, HR_UNIT_BYTES, 0, NULL},
-    {"allocator time", "time.cold_cpu_s", 10, HR_UNIT_SECONDS, 1, NULL},
-    {"worst play frame", "worst_frame.ns", 25, HR_UNIT_NS, 1, NULL},
-    {"peak RSS", "memory.peak_rss_above_baseline", 25, HR_UNIT_BYTES, 1, NULL},
-    {"load: allocator time", "load.ns", 10, HR_UNIT_NS, 1, NULL},
-    {"load: peak footprint", "load.peak_footprint", 25, HR_UNIT_BYTES, 1, NULL},
+    {"allocations per frame", "frames.allocs_mean", 10, HR_UNIT_COUNT, 0, 0, allocs_per_mark},
+    {"allocations per frame (p99)", "frames.allocs_p99", 10, HR_UNIT_COUNT, 0, 0, NULL},
+    {"allocations per frame (max)", "frames.allocs_max", 25, HR_UNIT_COUNT, 0, 0, NULL},
+    {"bytes allocated per frame", "frames.bytes_mean", 10, HR_UNIT_BYTES, 0, 0, NULL},
+    {"bytes allocated per frame (p99)", "frames.bytes_p99", 10, HR_UNIT_BYTES, 0, 0, NULL},
+    {"bytes allocated per frame (max)", "frames.bytes_max", 25, HR_UNIT_BYTES, 0, 0, NULL},
+    {"events", "ops.events", 10, HR_UNIT_COUNT, 0, 0, NULL},
+    {"allocations", "program.allocations", 10, HR_UNIT_COUNT, 0, 0, allocations},
+    {"blocks never freed", "program.never_freed", 10, HR_UNIT_COUNT, 0, 0, never_freed},
+    {"peak live", "memory.peak_live", 10, HR_UNIT_BYTES, 0, 0, NULL},
+    {"load: events", "load.events", 10, HR_UNIT_COUNT, 0, 0, NULL},
+    {"load: allocations", "load.allocs", 10, HR_UNIT_COUNT, 0, 0, NULL},
+    {"load: bytes allocated", "load.bytes", 10, HR_UNIT_BYTES, 0, 0, NULL},
+    {"load: peak live", "load.peak_live", 10, HR_UNIT_BYTES, 0, 0, NULL},
+    {"allocator instructions", "count.instructions", 1, HR_UNIT_COUNT, 1, FIG_EXACT, NULL},
+    {"allocator cost", "count.cost", 1, HR_UNIT_COUNT, 1, FIG_EXACT, NULL},
+    {"allocator time", "time.cold_cpu_s", 10, HR_UNIT_SECONDS, 1, FIG_MEASURED, NULL},
+    {"worst play frame", "worst_frame.ns", 25, HR_UNIT_NS, 1, FIG_MEASURED, NULL},
+    {"peak RSS", "memory.peak_rss_above_baseline", 25, HR_UNIT_BYTES, 1, FIG_MEASURED, NULL},
+    {"load: allocator time", "load.ns", 10, HR_UNIT_NS, 1, FIG_MEASURED, NULL},
+    {"load: peak footprint", "load.peak_footprint", 25, HR_UNIT_BYTES, 1, FIG_MEASURED, NULL},
 };
 #define NFIGS (int)(sizeof PROGRAM_FIGS / sizeof PROGRAM_FIGS[0])
 
 /* The figures with their thresholds, and the extra paths of --max-regress. */
 typedef struct prog {
     double              pct[NFIGS];
+    int                 gated[NFIGS]; /* a regression fails (else "measured") */
     hr_compare_metric_t extra[HR_COMPARE_MAX_METRICS];
     int                 nextra;
     int                 seen[NFIGS]; /* the figure had a value in some row */
@@ -125,15 +136,19 @@ typedef struct prog {
 /* Applies --max-regress (parsed by compare.c: m[0..nm)): a metric naming a
  * figure's path sets its threshold, any other is gated per allocator. */
 static void prog_thresholds(prog_t *p, const hr_compare_metric_t *m, int nm) {
-    for (int f = 0; f < NFIGS; f++)
+    for (int f = 0; f < NFIGS; f++) {
         p->pct[f] = PROGRAM_FIGS[f].pct;
+        p->gated[f] = PROGRAM_FIGS[f].kind == FIG_EXACT;
+    }
     for (int i = 0; i < nm; i++) {
         int f = 0;
         while (f < NFIGS && strcmp(PROGRAM_FIGS[f].path, m[i].path) != 0)
             f++;
-        if (f < NFIGS)
+        if (f < NFIGS) {
             p->pct[f] = m[i].pct;
-        else if (p->nextra < HR_COMPARE_MAX_METRICS)
+            p->gated[f] = 1;
+        }
+        if (f == NFIGS && p->nextra < HR_COMPARE_MAX_METRICS)
             p->extra[p->nextra++] = m[i];
     }
 }
@@ -207,11 +222,21 @@ static void fig_spread(const prog_fig_t *f, const hr_result_t *r, hr_spread_t *s
     s->n = isnan(v) ? 0 : 1;
 }
 
-/* One figure of one pair: a row with the verdict. `exact`: the trace's own
- * figure (any move beyond the threshold counts); else the sample test. */
+/* How one figure is judged: `per_alloc` the allocator's (else the trace's),
+ * `exact` deterministic (any move beyond the threshold counts; else the
+ * sample test), `gated` a regression fails (else it is shown as
+ * "measured"). */
+typedef struct judging {
+    double pct;
+    int    higher, per_alloc, exact, gated;
+} judging_t;
+
+/* One figure of one pair: a row with the verdict. */
 static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
-                  const hr_result_t *rn, const char *metric, const char *path, double pct,
-                  int higher, int exact) {
+                  const hr_result_t *rn, const char *metric, const char *path,
+                  const judging_t *j) {
+    double pct = j->pct;
+    int exact = j->exact, higher = j->higher;
     hr_spread_t b, n;
     char why[256] = "", nb[128] = "", nn[128] = "";
     if (f >= 0) {
@@ -225,7 +250,7 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
         return; /* absent from both: named once in the skipped note */
     if (f >= 0)
         p->seen[f] = 1;
-    const char *alloc = exact ? "-" : rb->allocator;
+    const char *alloc = j->per_alloc ? rb->allocator : "-";
     hr_compare_row_t *w;
     if (!b.n || !n.n) {
         w = prog_row(p, trace, alloc, metric, "n/a", !b.n ? "no value in base" : "no value in new");
@@ -236,8 +261,9 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
         if (exact) {
             v = worse > pct + 1e-9 ? HR_NOISE_REGRESSION
                 : worse < -pct - 1e-9 ? HR_NOISE_IMPROVED : HR_NOISE_OK;
-            snprintf(why, sizeof why, "%+.2f%% %s %g%% (the trace's own figure)", d,
-                     v == HR_NOISE_OK ? "within" : "beyond", pct);
+            snprintf(why, sizeof why, "%+.2f%% %s %g%% (%s)", d,
+                     v == HR_NOISE_OK ? "within" : "beyond", pct,
+                     j->per_alloc ? "deterministic for a build" : "the trace's own figure");
         } else {
             v = hr_noise_judge(&b, &n, pct, higher, 0, why, sizeof why);
             /* one value a side (worst_frame.ns: replay keeps no samples of
@@ -253,7 +279,14 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
             size_t l = strlen(why);
             snprintf(why + l, sizeof why - l, "; %s", nb[0] ? nb : nn);
         }
-        w = prog_row(p, trace, alloc, metric, verdicts[v], why);
+        const char *verdict = verdicts[v];
+        if (!j->gated && v != HR_NOISE_OK) {
+            size_t l = strlen(why);
+            snprintf(why + l, sizeof why - l, "; not gated unless --max-regress names %s",
+                     f >= 0 ? PROGRAM_FIGS[f].path : path);
+            verdict = "measured";
+        }
+        w = prog_row(p, trace, alloc, metric, verdict, why);
         if (w) {
             w->delta = d;
             w->separated = !exact && b.n >= 2 && n.n >= 2 && !isnan(b.min) && !isnan(n.min)
@@ -265,8 +298,16 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
         w->cur = n.center;
         w->threshold_pct = pct;
         w->unit = f >= 0 ? (int)PROGRAM_FIGS[f].unit : HR_UNIT_COUNT;
-        w->per_alloc = !exact;
+        w->per_alloc = j->per_alloc;
     }
+}
+
+/* Figure f judged as PROGRAM_FIGS and the thresholds say. */
+static void judge_fig(prog_t *p, int f, const char *trace, const hr_result_t *rb,
+                      const hr_result_t *rn) {
+    const prog_fig_t *g = &PROGRAM_FIGS[f];
+    judging_t j = {p->pct[f], 0, g->per_alloc, g->kind == FIG_EXACT, p->gated[f]};
+    judge(p, f, trace, rb, rn, g->words, NULL, &j);
 }
 
 /* The first ok row of `name` in v (the trace's own figures are the same in
@@ -290,7 +331,7 @@ static void compare_trace(prog_t *p, const char *name, const hr_result_t *tb,
     }
     for (int f = 0; f < NFIGS; f++)
         if (!PROGRAM_FIGS[f].per_alloc)
-            judge(p, f, name, tb, tn, PROGRAM_FIGS[f].words, NULL, p->pct[f], 0, 1);
+            judge_fig(p, f, name, tb, tn);
 }
 
 /* The allocator figures of one (trace, allocator) pair. */
@@ -304,10 +345,13 @@ static void compare_alloc(prog_t *p, const char *name, const hr_result_t *rb,
     }
     for (int f = 0; f < NFIGS; f++)
         if (PROGRAM_FIGS[f].per_alloc)
-            judge(p, f, name, rb, rn, PROGRAM_FIGS[f].words, NULL, p->pct[f], 0, 0);
-    for (int i = 0; i < p->nextra; i++)
-        judge(p, -1, name, rb, rn, p->extra[i].name, p->extra[i].path, p->extra[i].pct,
-              p->extra[i].higher_better, 0);
+            judge_fig(p, f, name, rb, rn);
+    for (int i = 0; i < p->nextra; i++) {
+        const hr_compare_metric_t *m = &p->extra[i];
+        const hr_metric_t *d = m->def;
+        judging_t j = {m->pct, m->higher_better, 1, d && d->exact == HR_EXACT_TRACE, 1};
+        judge(p, -1, name, rb, rn, m->name, m->path, &j);
+    }
 }
 
 static const hr_result_t *find_row(const hr_report_view_t *v, const char *name, const char *label,
