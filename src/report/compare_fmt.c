@@ -308,6 +308,21 @@ static int is_skipped(const hr_compare_row_t *r) {
     return strcmp(r->verdict, "n/a") == 0 || strcmp(r->verdict, "skipped") == 0;
 }
 
+/* The JUnit document's head: the XML declaration, <testsuites> and the one
+ * <testsuite> (BASE -> NEW) with their counts. */
+static void junit_open(FILE *out, const hr_compare_summary_t *s, size_t tests, size_t fails,
+                       size_t skipped) {
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<testsuites name=\"heapreplay compare\" tests=\"%zu\" failures=\"%zu\" "
+            "errors=\"0\" time=\"0\">\n", tests, fails);
+    fputs("  <testsuite name=\"", out);
+    hr_emit_put_xml(out, s->base_name);
+    fputs(" -&gt; ", out);
+    hr_emit_put_xml(out, s->new_name);
+    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
+            tests, fails, skipped);
+}
+
 static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
                          FILE *out) {
     size_t fails = 0, skipped = 0;
@@ -315,15 +330,7 @@ static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compar
         fails += (size_t)rows[i].fails;
         skipped += (size_t)is_skipped(&rows[i]);
     }
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    fprintf(out, "<testsuites name=\"heapreplay compare\" tests=\"%zu\" failures=\"%zu\" "
-            "errors=\"0\" time=\"0\">\n", n, fails);
-    fputs("  <testsuite name=\"", out);
-    hr_emit_put_xml(out, s->base_name);
-    fputs(" -&gt; ", out);
-    hr_emit_put_xml(out, s->new_name);
-    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
-            n, fails, skipped);
+    junit_open(out, s, n, fails, skipped);
     for (size_t i = 0; i < n; i++) {
         const hr_compare_row_t *r = &rows[i];
         char b[48], c[48], d[48], t[48];
@@ -504,15 +511,7 @@ static void prog_junit(const hr_compare_row_t *rows, size_t n, const hr_compare_
         cases += (size_t)prog_changed(&rows[i]);
         fails += (size_t)rows[i].fails;
     }
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    fprintf(out, "<testsuites name=\"heapreplay compare\" tests=\"%zu\" failures=\"%zu\" "
-            "errors=\"0\" time=\"0\">\n", cases, fails);
-    fputs("  <testsuite name=\"", out);
-    hr_emit_put_xml(out, s->base_name);
-    fputs(" -&gt; ", out);
-    hr_emit_put_xml(out, s->new_name);
-    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
-            cases, fails);
+    junit_open(out, s, cases, fails, 0);
     for (size_t i = 0; i < n; i++) {
         const hr_compare_row_t *r = &rows[i];
         char *line = NULL;
