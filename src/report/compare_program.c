@@ -16,8 +16,8 @@
  *    build and gated like the trace's figures; its timings and RSS
  *    (allocator time, worst play frame, peak RSS) are judged with the sample
  *    test of report/stats.h but not gated unless --max-regress names them:
- *    identical runs of a game on a shared machine move them by more than a
- *    real change would (docs/REPORTS.md, "CI example"), and a figure with
+ *    gated, identical captures of a game on a shared machine fail on them
+ *    (results/game-ci-vm.md: 4 of 20 pairs at 10 %), and a figure with
  *    one value a side is never called. No host drift is divided out: the
  *    traces differ, so a common move of every row is the program's;
  *  - --max-regress sets the threshold of the figures it names (by report
