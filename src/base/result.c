@@ -113,9 +113,13 @@ static void decode_violations(const hr_json_t *v, hr_result_violations_t *out) {
 static void decode_threads(const hr_json_t *pt, hr_result_t *out) {
     out->has_threads = pt != NULL;
     out->n_threads = hr_json_type(pt) == HR_JSON_ARRAY ? hr_json_len(pt) : 0;
-    for (size_t k = 0; k < HR_RESULT_MAX_THREADS; k++)
-        out->thread_ns[k] = k < out->n_threads ? hr_json_path_num(hr_json_at(pt, k), "ns_per_op")
-                                               : NAN;
+    for (size_t k = 0; k < HR_RESULT_MAX_THREADS; k++) {
+        const hr_json_t *e = k < out->n_threads ? hr_json_at(pt, k) : NULL;
+        out->thread_ns[k] = e ? hr_json_path_num(e, "ns_per_op") : NAN;
+        out->thread_events[k] = e ? hr_json_path_num(e, "events") : NAN;
+        out->thread_cpu_s[k] = e ? hr_json_path_num(e, "cpu_s") : NAN;
+        out->thread_xfrees[k] = e ? hr_json_path_num(e, "cross_thread_frees") : NAN;
+    }
 }
 
 /* The registry's figures. A metric's group object is looked up once for

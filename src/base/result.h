@@ -128,6 +128,11 @@ typedef struct hr_result {
     int                    has_threads; /* a "per_thread" entry */
     size_t                 n_threads;  /* its entries */
     double                 thread_ns[HR_RESULT_MAX_THREADS]; /* their ns_per_op */
+    /* their events, CPU seconds (less spinning) and frees of blocks another
+     * thread made (NAN when absent) */
+    double                 thread_events[HR_RESULT_MAX_THREADS];
+    double                 thread_cpu_s[HR_RESULT_MAX_THREADS];
+    double                 thread_xfrees[HR_RESULT_MAX_THREADS];
     hr_result_program_t    program;
     hr_result_predict_t    predict;
     hr_result_violations_t violations;

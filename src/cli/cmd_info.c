@@ -10,6 +10,7 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "trace/scan.h"
+#include "trace/threadsel.h"
 
 static void info_heaps(const hr_trace_summary_t *s, hr_emit_t *em) {
     const hr_trace_t *t = &s->t;
@@ -178,8 +179,107 @@ static void info_text(const char *path, const hr_trace_summary_t *s, const hr_tr
     }
 }
 
+/* ---- --thread ------------------------------------------------------------ */
+
+/* What info was asked for. */
+typedef struct info_args {
+    int            json;
+    int            threads; /* --thread given */
+    hr_threadsel_t sel;     /* its ids; n == 0: all */
+    const char    *sel_arg;
+} info_args_t;
+
+/* The per-thread table (every thread, or the chosen ones) and, with chosen
+ * threads, the figures of the trace cut to them (threadsel.h). */
+static void thread_rows(const hr_trace_t *t, const hr_thread_stat_t *st, const info_args_t *ia,
+                        hr_emit_t *em, int json) {
+    if (json)
+        hr_emit_arr_begin(em, "per_thread");
+    else
+        printf("  threads         events, blocks made, blocks ended (of them other threads'), "
+               "own blocks ended by other threads, frames\n");
+    for (uint32_t k = 0; k < t->n_threads; k++) {
+        int shown = ia->sel.n == 0;
+        for (uint32_t j = 0; j < ia->sel.n; j++)
+            shown |= ia->sel.ids[j] == k;
+        if (!shown)
+            continue;
+        const hr_thread_stat_t *s = &st[k];
+        if (!json) {
+            printf("    t%-4u %10llu events %10llu blocks %10llu ended (%llu others') %6llu by "
+                   "others %6llu frames\n", k, (unsigned long long)s->events,
+                   (unsigned long long)s->blocks, (unsigned long long)s->frees,
+                   (unsigned long long)s->xfrees, (unsigned long long)s->xfreed,
+                   (unsigned long long)s->frames);
+            continue;
+        }
+        hr_emit_obj_begin(em, NULL);
+        hr_emit_u64(em, "thread", k);
+        hr_emit_u64(em, "events", s->events);
+        hr_emit_u64(em, "blocks", s->blocks);
+        hr_emit_u64(em, "ended", s->frees);
+        hr_emit_u64(em, "ended_of_others", s->xfrees);
+        hr_emit_u64(em, "ended_by_others", s->xfreed);
+        hr_emit_u64(em, "frames", s->frames);
+        hr_emit_obj_end(em);
+    }
+    if (json)
+        hr_emit_arr_end(em);
+}
+
+/* The --thread part of one trace: 0, or -1 with err. */
+static int info_threads(const char *path, const info_args_t *ia, hr_emit_t *em, hr_error_t *err) {
+    hr_trace_t t;
+    hr_thread_stat_t *st = NULL;
+    hr_trace_init(&t);
+    int rc = hr_trace_read_file(path, HR_FMT_AUTO, &t, err);
+    if (rc == 0 && hr_thread_stats(&t, &st) != 0) {
+        hr_error_set(err, "%s: --thread: out of memory", path);
+        rc = -1;
+    }
+    for (uint32_t j = 0; rc == 0 && j < ia->sel.n; j++)
+        if (ia->sel.ids[j] >= t.n_threads) {
+            hr_error_set(err, "%s: no thread %u: the trace has threads 0..%u", path,
+                         ia->sel.ids[j], t.n_threads ? t.n_threads - 1 : 0);
+            rc = -1;
+        }
+    if (rc == 0) {
+        if (ia->json) {
+            hr_emit_obj_begin(em, NULL);
+            hr_emit_str(em, "trace", path);
+        } else {
+            printf("%s\n", path);
+        }
+        thread_rows(&t, st, ia, em, ia->json);
+        size_t all = t.n_events;
+        int64_t kept = ia->sel.n ? hr_threadsel_apply(&t, &ia->sel, path, err) : 0;
+        if (kept > 0 && ia->json) {
+            hr_emit_obj_begin(em, "selected");
+            hr_emit_str(em, "threads", ia->sel_arg);
+            hr_emit_u64(em, "events", t.n_events);
+            hr_emit_u64(em, "ops", hr_trace_mem_ops(&t));
+            hr_emit_u64(em, "peak_live_bytes", t.peak_live);
+            hr_emit_obj_end(em);
+        } else if (kept > 0) {
+            printf("  --thread %s     %llu of %zu events kept, %llu memory ops, peak live %llu "
+                   "bytes (%.2f MiB)\n", ia->sel_arg, (unsigned long long)t.n_events, all,
+                   (unsigned long long)hr_trace_mem_ops(&t), (unsigned long long)t.peak_live,
+                   (double)t.peak_live / 1048576.0);
+        }
+        if (ia->json)
+            hr_emit_obj_end(em);
+        rc = kept < 0 ? -1 : 0;
+    }
+    free(st);
+    hr_trace_free(&t);
+    return rc;
+}
+
 static const hr_opt_t info_opts[] = {
     {'j', "json", NULL, "print a JSON array, one object per trace"},
+    {'t', "thread", "all|ID,...", "instead: per recorded thread its events, the blocks it made "
+     "and ended, those of other threads it ended and its own that others ended; with ids, only "
+     "those threads and the trace cut to them as `replay --thread` replays it"},
     HR_OPT_MAX_INPUT_ROW,
     {0, NULL, NULL, NULL}};
 
@@ -188,21 +288,44 @@ const hr_cmd_spec_t hr_spec_info = {
     .summary = "print a trace's counts, threads, heaps, pools, frames and peak live"};
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
+    info_args_t *ia = ctx;
+    hr_error_t err = {{0}};
     if (o->key == HR_OPT_MAX_INPUT)
         return hr_opt_max_input(o);
-    *(int *)ctx = o->key == 'j';
+    if (o->key == 'j') {
+        ia->json = 1;
+        return 0;
+    }
+    ia->threads = 1; /* 't' */
+    ia->sel_arg = o->arg;
+    if (strcmp(o->arg, "all") == 0) {
+        ia->sel.n = 0;
+        return 0;
+    }
+    if (hr_threadsel_parse(o->arg, &ia->sel, &err) != 0)
+        return hr_cli_usage_error("info", "--thread: %s", err.msg);
     return 0;
 }
 
 int hr_cmd_info(int argc, char **argv) {
-    int json = 0, first, rc;
-    if ((rc = hr_opts_parse(&hr_spec_info, argc, argv, on_opt, &json, &first)) != 0)
+    info_args_t ia = {0};
+    int first, rc;
+    if ((rc = hr_opts_parse(&hr_spec_info, argc, argv, on_opt, &ia, &first)) != 0)
         return rc == HR_OPTS_HELP ? 0 : rc;
+    int json = ia.json;
     hr_emit_t em;
     hr_emit_init(&em, stdout, HR_EMIT_JSON);
     if (json)
         hr_emit_arr_begin(&em, NULL);
     for (int i = first; i < argc; i++) {
+        if (ia.threads) {
+            hr_error_t err = {{0}};
+            if (info_threads(argv[i], &ia, &em, &err) != 0) {
+                fprintf(stderr, "heapreplay info: %s\n", err.msg);
+                rc = 2;
+            }
+            continue;
+        }
         hr_trace_summary_t s; /* read in slices: no event array (trace/scan.h) */
         hr_trace_t full;
         hr_error_t err = {{0}};

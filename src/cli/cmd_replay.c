@@ -142,6 +142,15 @@ typedef struct replay_ctx {
 /* Before the decoded trace is shared: its pools summed and lowered. */
 static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *err) {
     replay_ctx_t *c = ctx;
+    if (c->a->threads.n) { /* --thread: the chosen threads' events (threadsel.h) */
+        size_t all = t->n_events;
+        int64_t kept = hr_threadsel_apply(t, &c->a->threads, path, err);
+        if (kept < 0)
+            return -1;
+        if (!c->a->quiet)
+            fprintf(stderr, "heapreplay replay: %s: --thread %s: %lld of %zu events kept\n", path,
+                    c->a->threads_arg, (long long)kept, all);
+    }
     hr_framestat_t fs; /* before lowering: named frames are still their streams' */
     int rc = hr_framestat_compute(t, &fs, err);
     if (rc < 0)
@@ -254,7 +263,8 @@ static int make_plan(const replay_args_t *a, const hr_alloc_spec_t *specs, int n
         memset(plan, 0, sizeof *plan);
         return hr_cli_usage_error("replay", "out of memory");
     }
-    plan->decoded_only = a->pools.n > 0; /* pool routes: the parent lowers decoded pools */
+    /* pool routes: the parent lowers decoded pools; --thread: it filters them */
+    plan->decoded_only = a->pools.n > 0 || a->threads.n > 0;
     plan->quiet = a->quiet;
     plan->self_exe = hr_cli_self_exe();
     return 0;
@@ -295,6 +305,8 @@ int hr_cmd_replay(int argc, char **argv) {
     hr_report_builder_set_command(rb, argc, argv);
     hr_replay_plan_t plan;
     rc = make_plan(&a, specs, nspecs, rb, &plan);
+    if (a.threads.n) /* the report says its rows are these threads' */
+        hr_report_builder_set_doc(rb, "options", "thread", hr_json_new_str(a.threads_arg));
     progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, rc ? 0 : hr_replay_plan_total_jobs(&plan),
                      now_s(), 0, -1, 0, NULL, NULL, 0};
     replay_ctx_t ctx = {&a, rb, &pg, {0}, NULL};

@@ -35,7 +35,7 @@ static int parse_pace(const char *v, double *out) {
 enum {
     O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
     O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM,
-    O_MEMLIMIT
+    O_MEMLIMIT, O_THREAD
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -93,6 +93,10 @@ static const hr_opt_t replay_opts[] = {
     {O_FORM, "event-form", "FORM", "how the replay processes hold the events: decoded (24 "
      "bytes each), packed (~4 bytes, decoded 64 k at a time outside the timing; traces "
      "without pools), auto (default: packed for a binary file of 4 Mi events or more)"},
+    {O_THREAD, "thread", "ID,...", "replay only these recorded threads (e.g. the game thread "
+     "without a driver's helpers): their events, and the frees other threads do of their "
+     "blocks, kept on those threads; another thread's blocks dropped, a chosen thread's "
+     "realloc of one becoming an alloc (docs/METRICS.md, \"Threads of a trace\")"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -189,6 +193,13 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     }
     case O_DETAIL: a->render.detail = 1; return 0;
+    case O_THREAD: {
+        hr_error_t err = {{0}};
+        if (hr_threadsel_parse(o->arg, &a->threads, &err) != 0)
+            return hr_cli_usage_error("replay", "--thread: %s", err.msg);
+        a->threads_arg = o->arg;
+        return 0;
+    }
     case O_POOL: return hr_pool_route_add(&a->pools, o);
     case O_SHARD:
         return hr_shard_parse(o->arg, &a->shard) != 0

@@ -9,6 +9,7 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "trace/trace.h"
+#include "trace/threadsel.h"
 #include "replay/engine.h"
 #include "report/merge.h"
 #include "report/report.h"
@@ -22,6 +23,8 @@ typedef struct replay_args {
     int quiet, verbose;
     hr_pool_routes_t pools;
     hr_shard_t shard; /* --shard K/N; n == 0: the whole matrix */
+    hr_threadsel_t threads; /* --thread ID,...; n == 0: every thread */
+    const char *threads_arg; /* its text, for the report's options */
     char **paths;
     int npaths, cap_paths;
 } replay_args_t;

@@ -104,6 +104,8 @@ typedef struct measure {
     uint64_t     point_samples; /* external samples at the previous point */
     hr_mseries_t mem;          /* live, footprint[, rss] per event */
     hr_fseries_t frame_series; /* allocator cycles per frame (stalls left out) */
+    hr_fseries_t alloc_series; /* blocks made per frame (the trace's own) */
+    uint64_t     frame_allocs; /* blocks made in the current frame */
 } measure_t;
 
 /* The time mode's laps (thread CPU and wall ns). */

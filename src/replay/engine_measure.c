@@ -96,6 +96,7 @@ void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
             hr_lat_add(&m->lat, d);
     }
     if (ev->op != HR_OP_FRAME) {
+        m->frame_allocs += (uint64_t)hr_op_creates_block(ev->op);
         if (!m->frames) { /* the load */
             m->load_events++;
             if (hr_op_creates_block(ev->op))
@@ -124,7 +125,9 @@ void hr_measure_op(measure_t *m, const hr_event_t *ev, uint64_t d) {
             m->raw_worst_frame_cyc = m->raw_frame_cyc;
         m->stall_frames += (uint64_t)m->frame_stalled;
         hr_fseries_add(&m->frame_series, m->frame_cyc);
+        hr_fseries_add(&m->alloc_series, m->frame_allocs);
     }
+    m->frame_allocs = 0;
     m->frame_cyc = m->raw_frame_cyc = 0;
     m->frame_stalled = 0;
     m->frames++;
@@ -225,6 +228,7 @@ void hr_measure_begin(measure_t *m, run_t *r, const hr_extstats_t *ext,
     hr_mseries_init(&m->mem, m->rss_sampled ? 3 : 2, r->t->n_events);
     uint64_t fr = r->t->op_counts[HR_OP_FRAME];
     hr_fseries_init(&m->frame_series, fr ? fr - 1 : 0); /* the first closes the load */
+    hr_fseries_init(&m->alloc_series, fr ? fr - 1 : 0);
     m->switches = hr_ctx_switches();
     if (r->be->footprint)
         m->fp = r->be->footprint(r->inst);

@@ -90,6 +90,16 @@ static void emit_frames(const result_t *res, hr_emit_t *em) {
     for (size_t j = 0; j < n; j++)
         hr_emit_f64(em, NULL, ns_2(cyc_ns((double)f->max[j])));
     hr_emit_arr_end(em);
+    /* blocks made per frame, the trace's own: the same points (same count) */
+    const hr_fseries_t *a = &res->m->alloc_series;
+    hr_emit_arr_begin(em, "allocs_mean");
+    for (size_t j = 0; j < n; j++)
+        hr_emit_f64(em, NULL, round((double)a->sum[j] / (double)hr_fseries_n(a, j) * 100) / 100);
+    hr_emit_arr_end(em);
+    hr_emit_arr_begin(em, "allocs_max");
+    for (size_t j = 0; j < n; j++)
+        hr_emit_u64(em, NULL, a->max[j]);
+    hr_emit_arr_end(em);
     hr_emit_obj_end(em);
 }
 

@@ -7,6 +7,8 @@
  * than HR_GRID_OVER allocators draw a grid of small panels instead, one per
  * allocator over the reference (glibc) in grey: ten lines in one panel
  * cross too often to follow.
+ * Under it, the blocks the trace makes per frame (one line: the trace's
+ * own, the same for every allocator).
  * Reads result->series.frames (REPORT_SCHEMA.md). */
 #include <math.h>
 #include <stdlib.h>
@@ -204,6 +206,44 @@ static void grid(hr_svg_t *s, const char *title, const fline_t *l, size_t nl,
     hr_grid_end(s, &g);
 }
 
+/* Blocks made per play frame, the trace's own (the same in every row): one
+ * line of the means of the frames a point merges, and of their max when it
+ * merges several, from the first drawn row's series. Nothing without them
+ * (a report from before they were recorded). */
+#define ALLOC_COLOR "#0072b2"
+static void alloc_panel(hr_svg_t *s, const fline_t *f, const char *trace) {
+    const hr_json_t *fr = hr_json_get(f->row->series, "frames");
+    double *mean = NULL, *max = NULL;
+    size_t n = hr_svg_numbers(hr_json_get(fr, "allocs_mean"), &mean);
+    size_t m = hr_svg_numbers(hr_json_get(fr, "allocs_max"), &max);
+    if (n >= f->n && f->n > 0) {
+        hr_panel_t p;
+        char title[512];
+        double hi = 1;
+        int merged = f->merged && m >= f->n;
+        for (size_t k = 0; k < f->n; k++)
+            hi = fmax(hi, merged ? max[k] : mean[k]);
+        snprintf(title, sizeof title, "Blocks made per frame (the trace's own): %s",
+                 hr_report_trace_base(trace));
+        hr_panel_begin(s, &p, title, CELL_PLOT_H);
+        p.xu = HR_UNIT_COUNT;
+        p.yu = HR_UNIT_COUNT;
+        hr_scale_fit(&p.x, 0, f->x[f->n - 1] > 1 ? f->x[f->n - 1] : 1, 0, HR_UNIT_COUNT);
+        hr_scale_fit(&p.y, 0, hi, 0, HR_UNIT_COUNT);
+        hr_panel_axes(s, &p, "frame number", "blocks made");
+        if (merged) {
+            hr_panel_line(s, &p, f->x, max, f->n, " stroke=\"" ALLOC_COLOR "\" stroke-width=\"1\" "
+                          "stroke-dasharray=\"3 3\"");
+            hr_panel_key(s, &p, ALLOC_COLOR, HR_KEY_DASHED, "max of the frames a point merges");
+        }
+        hr_panel_line(s, &p, f->x, mean, f->n, " stroke=\"" ALLOC_COLOR "\" stroke-width=\"1.2\"");
+        hr_panel_key(s, &p, ALLOC_COLOR, HR_KEY_LINE, merged ? "mean per frame" : "per frame");
+        hr_panel_end(s, &p);
+    }
+    free(mean);
+    free(max);
+}
+
 static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trace,
                   const hr_svg_options_t *o) {
     size_t nr = results->n, nl;
@@ -238,6 +278,8 @@ static void panel(hr_svg_t *s, const hr_report_view_t *results, const char *trac
         }
         hr_panel_end(s, &p);
     }
+    if (nl > 0)
+        alloc_panel(s, &l[0], trace);
     for (size_t k = 0; k < nr; k++) {
         free(l[k].x);
         free(l[k].mean);

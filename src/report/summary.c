@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "base/outfile.h"
 #include "report/access.h"
+#include "report/phases.h"
 #include "report/ranking.h"
 #include "report/stats.h"
 
@@ -262,7 +263,9 @@ static void worst_frame(char *buf, size_t n, const hr_ranking_t *rk) {
         return;
     char t[32];
     hr_fmt_ns(t, sizeof t, r->m.WF_NS);
-    cat(buf, n, "; %s's worst frame %s", r->allocator, t);
+    /* with the load apart, the worst frame is play's (docs/METRICS.md) */
+    cat(buf, n, "; %s's worst %sframe %s", r->allocator,
+        isfinite(r->m.LOAD_EVENTS) ? "play " : "", t);
     if (isfinite(r->m.WF_INDEX))
         cat(buf, n, " at frame %.0f", r->m.WF_INDEX);
     int worst = rk->nranked >= 2;
@@ -359,8 +362,8 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
         cat(buf, n, "%s %s at ", i ? "," : "", r->allocator);
         if (isnan(frame)) /* a report from before the frame and heap were kept */
             cat(buf, n, "op %.0f", r->m.BUDGET_FAIL);
-        else
-            cat(buf, n, "frame %.0f", frame);
+        else /* with a load apart, the budget is play's and names a play frame */
+            cat(buf, n, "%sframe %.0f", isfinite(r->m.LOAD_EVENTS) ? "play " : "", frame);
         if (heap && strcmp(heap, "(none)") != 0)
             cat(buf, n, " (heap %s)", heap);
     }
@@ -370,7 +373,7 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
 }
 
 /* One line per column of the table (docs/REPORTS.md, "Summary"). */
-static void columns_legend(FILE *out, hr_rank_basis_t basis, const char *pre) {
+static void columns_legend(FILE *out, hr_rank_basis_t basis, int load, const char *pre) {
     fprintf(out, "%s#: place in the ranking by %s, best first; rows without one are not "
             "ranked (flags says why)\n", pre, hr_rank_basis_words(basis));
     if (basis == HR_RANK_PROGRAM) {
@@ -385,7 +388,11 @@ static void columns_legend(FILE *out, hr_rank_basis_t basis, const char *pre) {
     }
     fprintf(out, "%swarm ops/s: the warm laps' throughput (allocator caches hot: an upper "
             "bound, not the ranking; its spread in --detail)\n", pre);
-    fprintf(out, "%sworst frame: the slowest frame's allocator time @ its frame index\n", pre);
+    if (load)
+        fprintf(out, "%sworst frame: the slowest play frame's allocator time @ its frame number "
+                "(the load before the first frame is apart, in the load line)\n", pre);
+    else
+        fprintf(out, "%sworst frame: the slowest frame's allocator time @ its frame index\n", pre);
     fprintf(out, "%speak RSS: the whole worker's peak resident set, the allocator's "
             "start-up included\n", pre);
     fprintf(out, "%soverhead: RSS growth during the replay above the trace's peak live "
@@ -491,12 +498,14 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
         fputc('\n', out);
     if (hr_summary_budget_of(buf, sizeof buf, v, trace))
         fprintf(out, "%s%s\n", pre, buf);
+    hr_report_phases(out, rk, pre);
     hr_report_threads(out, v, trace, md);
+    hr_report_thread_figures(out, rk, pre);
     startup_line(out, rk, pre);
     for (int i = 0; i < rk->n; i++)
         if (hr_result_ok(rk->e[i].r))
             unknown_heaps(out, rk->e[i].r, pre);
-    columns_legend(out, rk->basis, pre);
+    columns_legend(out, rk->basis, hr_report_has_load(rk), pre);
     legend(out, rk, pre);
 }
 
