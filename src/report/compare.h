@@ -147,7 +147,9 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
                        const char *new_name, const hr_compare_options_t *opt, FILE *out);
 /* Program mode (compare_program.c). 1 when it answers this pair of reports:
  * opt->mode is program, or auto and some trace of base has a namesake in
- * cur (file name, or opt->label_a/label_b) with another digest. */
+ * cur (file name, or opt->label_a/label_b) with another digest, both
+ * captures of a program (the result's "program": capture times the run it
+ * records; a generated or edited trace has none) or named by a label. */
 int hr_compare_program_applies(const hr_report_view_t *base, const hr_report_view_t *cur,
                                const hr_compare_options_t *opt);
 /* Compares the program figures of the two reports and renders them; m[0..nm)

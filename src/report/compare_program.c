@@ -12,7 +12,7 @@
  *    same ones. They are deterministic for a capture, so a change beyond the
  *    threshold is called without a sample test;
  *  - the allocator's figures are compared per (trace, allocator): its
- *    instruction count and cost (replay --count) are deterministic for a
+ *    instruction count (replay --count) is deterministic for a
  *    build and gated like the trace's figures; its timings and RSS
  *    (allocator time, worst play frame, peak RSS) are judged with the sample
  *    test of report/stats.h but not gated unless --max-regress names them:
@@ -38,8 +38,9 @@
 #include "report/stats.h"
 #include "trace/trace.h"
 
-/* A figure of program mode: its words, the report path it is read from (a
- * path under "program." names a figure derived from the op counts), its
+/* A figure of program mode: its words, the registry metric it is read from
+ * (id; -1 for a figure derived from the op counts, named by `derived`, a
+ * path under "program." that no report has), its
  * default threshold in percent and unit; per_alloc: the allocator's figure
  * (per row) rather than the trace's; kind: deterministic (any move beyond
  * the threshold is called), or measured and gated only when --max-regress
@@ -47,7 +48,9 @@
 enum { FIG_EXACT = 0, FIG_MEASURED };
 typedef double (*prog_derive_fn)(const hr_result_t *r, char *note, size_t n);
 typedef struct prog_fig {
-    const char    *words, *path;
+    const char    *words;
+    int            id;      /* hr_metric_id_t, or -1 */
+    const char    *derived; /* the name of a derived figure (id -1) */
     double         pct;
     hr_unit_t      unit;
     int            per_alloc;
@@ -95,30 +98,40 @@ static double allocs_per_mark(const hr_result_t *r, char *note, size_t n) {
 }
 
 /* In the order the output lists them (most telling first). */
+#define FIG(words, id, pct, unit, per_alloc, kind) \
+    {words, HR_M_##id, NULL, pct, HR_UNIT_##unit, per_alloc, kind, NULL}
 static const prog_fig_t PROGRAM_FIGS[] = {
-    {"allocations per frame", "frames.allocs_mean", 10, HR_UNIT_COUNT, 0, 0, allocs_per_mark},
-    {"allocations per frame (p99)", "frames.allocs_p99", 10, HR_UNIT_COUNT, 0, 0, NULL},
-    {"allocations per frame (max)", "frames.allocs_max", 25, HR_UNIT_COUNT, 0, 0, NULL},
-    {"bytes allocated per frame", "frames.bytes_mean", 10, HR_UNIT_BYTES, 0, 0, NULL},
-    {"bytes allocated per frame (p99)", "frames.bytes_p99", 10, HR_UNIT_BYTES, 0, 0, NULL},
-    {"bytes allocated per frame (max)", "frames.bytes_max", 25, HR_UNIT_BYTES, 0, 0, NULL},
-    {"events", "ops.events", 10, HR_UNIT_COUNT, 0, 0, NULL},
-    {"allocations", "program.allocations", 10, HR_UNIT_COUNT, 0, 0, allocations},
-    {"blocks never freed", "program.never_freed", 10, HR_UNIT_COUNT, 0, 0, never_freed},
-    {"peak live", "memory.peak_live", 10, HR_UNIT_BYTES, 0, 0, NULL},
-    {"load: events", "load.events", 10, HR_UNIT_COUNT, 0, 0, NULL},
-    {"load: allocations", "load.allocs", 10, HR_UNIT_COUNT, 0, 0, NULL},
-    {"load: bytes allocated", "load.bytes", 10, HR_UNIT_BYTES, 0, 0, NULL},
-    {"load: peak live", "load.peak_live", 10, HR_UNIT_BYTES, 0, 0, NULL},
-    {"allocator instructions", "count.instructions", 1, HR_UNIT_COUNT, 1, FIG_EXACT, NULL},
-    {"allocator cost", "count.cost", 1, HR_UNIT_COUNT, 1, FIG_EXACT, NULL},
-    {"allocator time", "time.cold_cpu_s", 10, HR_UNIT_SECONDS, 1, FIG_MEASURED, NULL},
-    {"worst play frame", "worst_frame.ns", 25, HR_UNIT_NS, 1, FIG_MEASURED, NULL},
-    {"peak RSS", "memory.peak_rss_above_baseline", 25, HR_UNIT_BYTES, 1, FIG_MEASURED, NULL},
-    {"load: allocator time", "load.ns", 10, HR_UNIT_NS, 1, FIG_MEASURED, NULL},
-    {"load: peak footprint", "load.peak_footprint", 25, HR_UNIT_BYTES, 1, FIG_MEASURED, NULL},
+    {"allocations per frame", HR_M_FR_ALLOCS_MEAN, NULL, 10, HR_UNIT_COUNT, 0, FIG_EXACT,
+     allocs_per_mark},
+    FIG("allocations per frame (p99)", FR_ALLOCS_P99, 10, COUNT, 0, FIG_EXACT),
+    FIG("allocations per frame (max)", FR_ALLOCS_MAX, 25, COUNT, 0, FIG_EXACT),
+    FIG("bytes allocated per frame", FR_BYTES_MEAN, 10, BYTES, 0, FIG_EXACT),
+    FIG("bytes allocated per frame (p99)", FR_BYTES_P99, 10, BYTES, 0, FIG_EXACT),
+    FIG("bytes allocated per frame (max)", FR_BYTES_MAX, 25, BYTES, 0, FIG_EXACT),
+    FIG("events", OPS_EVENTS, 10, COUNT, 0, FIG_EXACT),
+    {"allocations", -1, "program.allocations", 10, HR_UNIT_COUNT, 0, FIG_EXACT, allocations},
+    {"blocks never freed", -1, "program.never_freed", 10, HR_UNIT_COUNT, 0, FIG_EXACT,
+     never_freed},
+    FIG("peak live", PEAK_LIVE, 10, BYTES, 0, FIG_EXACT),
+    FIG("load: events", LOAD_EVENTS, 10, COUNT, 0, FIG_EXACT),
+    FIG("load: allocations", LOAD_ALLOCS, 10, COUNT, 0, FIG_EXACT),
+    FIG("load: bytes allocated", LOAD_BYTES, 10, BYTES, 0, FIG_EXACT),
+    FIG("load: peak live", LOAD_PEAK_LIVE, 10, BYTES, 0, FIG_EXACT),
+    FIG("allocator instructions", COUNT_INSNS, 1, COUNT, 1, FIG_EXACT),
+    FIG("allocator time", COLD_CPU, 10, SECONDS, 1, FIG_MEASURED),
+    FIG("worst play frame", WF_NS, 25, NS, 1, FIG_MEASURED),
+    FIG("peak RSS", PEAK_RSS, 25, BYTES, 1, FIG_MEASURED),
+    FIG("load: allocator time", LOAD_NS, 10, NS, 1, FIG_MEASURED),
+    FIG("load: peak footprint", LOAD_PEAK_FP, 25, BYTES, 1, FIG_MEASURED),
 };
+#undef FIG
 #define NFIGS (int)(sizeof PROGRAM_FIGS / sizeof PROGRAM_FIGS[0])
+
+/* The path --max-regress names figure f by. */
+static const char *fig_path(int f) {
+    const prog_fig_t *g = &PROGRAM_FIGS[f];
+    return g->id >= 0 ? hr_metrics[g->id].path : g->derived;
+}
 
 /* The figures with their thresholds, and the extra paths of --max-regress. */
 typedef struct prog {
@@ -142,7 +155,7 @@ static void prog_thresholds(prog_t *p, const hr_compare_metric_t *m, int nm) {
     }
     for (int i = 0; i < nm; i++) {
         int f = 0;
-        while (f < NFIGS && strcmp(PROGRAM_FIGS[f].path, m[i].path) != 0)
+        while (f < NFIGS && strcmp(fig_path(f), m[i].path) != 0)
             f++;
         if (f < NFIGS) {
             p->pct[f] = m[i].pct;
@@ -163,12 +176,14 @@ int hr_compare_program_applies(const hr_report_view_t *b, const hr_report_view_t
                                const hr_compare_options_t *opt) {
     if (opt->mode != HR_CMP_MODE_AUTO)
         return opt->mode == HR_CMP_MODE_PROGRAM;
+    int labels = opt->label_a || opt->label_b;
     for (size_t i = 0; i < b->n; i++)
         for (size_t j = 0; j < n->n; j++) {
-            const char *db = b->rows[i].trace_digest, *dn = n->rows[j].trace_digest;
-            if (db && dn && strcmp(db, dn) != 0 &&
-                strcmp(match_name(&b->rows[i], opt->label_a),
-                       match_name(&n->rows[j], opt->label_b)) == 0)
+            const hr_result_t *rb = &b->rows[i], *rn = &n->rows[j];
+            const char *db = rb->trace_digest, *dn = rn->trace_digest;
+            if (db && dn && strcmp(db, dn) != 0 && (labels || (rb->program.present &&
+                                                               rn->program.present)) &&
+                strcmp(match_name(rb, opt->label_a), match_name(rn, opt->label_b)) == 0)
                 return 1;
         }
     return 0;
@@ -212,7 +227,10 @@ static hr_compare_row_t *prog_row(prog_t *p, const char *trace, const char *allo
  * the derived figure (a single value). */
 static void fig_spread(const prog_fig_t *f, const hr_result_t *r, hr_spread_t *s, char *note,
                        size_t n) {
-    hr_spread_at(r, f->path, s);
+    if (f->id >= 0)
+        hr_spread_of(r, (hr_metric_id_t)f->id, s);
+    else
+        memset(s, 0, sizeof *s);
     if (s->n || !f->derive)
         return;
     double v = f->derive(r, note, n);
@@ -283,7 +301,7 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
         if (!j->gated && v != HR_NOISE_OK) {
             size_t l = strlen(why);
             snprintf(why + l, sizeof why - l, "; not gated unless --max-regress names %s",
-                     f >= 0 ? PROGRAM_FIGS[f].path : path);
+                     f >= 0 ? fig_path(f) : path);
             verdict = "measured";
         }
         w = prog_row(p, trace, alloc, metric, verdict, why);
@@ -453,7 +471,7 @@ int hr_compare_program(const hr_report_view_t *b, const char *base_name,
     s->exit_status = s->regressions + s->missing > 0;
     for (int f = 0; f < NFIGS && s->nskipped < HR_COMPARE_MAX_METRICS; f++)
         if (!p.seen[f])
-            s->skipped[s->nskipped++] = PROGRAM_FIGS[f].path;
+            s->skipped[s->nskipped++] = fig_path(f);
     if (p.nrows > 1)
         qsort(p.rows, p.nrows, sizeof *p.rows, prog_cmp);
     hr_compare_render(p.rows, p.nrows, s, opt, out, stderr);
