@@ -140,3 +140,11 @@ EXTRA_DIST += bench/names/names.sh
 bench-hostile: heapreplay$(EXEEXT) tests/tools/failmalloc.so
 	$(SHELL) $(top_srcdir)/bench/hostile/hostile.sh $(top_builddir)
 EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py
+
+# compare's program mode on examples/game as the game CI template runs it:
+# false alarms on identical captures, the doubled temporaries caught
+# (results/game-ci-<host>.md; PAIRS=N ALLOCS=LIST OPTS="...").
+.PHONY: bench-game-ci
+bench-game-ci: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/game_ci/game_ci.sh $(top_builddir)
+EXTRA_DIST += bench/game_ci/game_ci.sh

@@ -15,7 +15,7 @@ bashcompletiondir = $(datadir)/bash-completion/completions
 heapreplay.bash: heapreplay$(EXEEXT)
 	$(AM_V_GEN)./heapreplay$(EXEEXT) __bash-completion > $@.tmp && mv $@.tmp $@
 
-dist_doc_DATA = README.md docs/ARCHITECTURE.md docs/CAPTURE.md docs/HEAP_CONFIG.md \
+dist_doc_DATA = README.md docs/ARCHITECTURE.md docs/CAPTURE.md docs/CI.md docs/HEAP_CONFIG.md \
 	docs/METRICS.md docs/REPORTS.md docs/REPORT_SCHEMA.md docs/TRACE_FORMAT.md
 
 pkgconfigdir = $(libdir)/pkgconfig

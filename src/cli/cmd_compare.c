@@ -1,5 +1,6 @@
 /* heapreplay compare BASE.json NEW.json [--max-regress METRIC=PCT,...]
  *                   [--format text|json|csv|md|junit] [--max-rows N]
+ *                   [--mode auto|allocator|program] [--label-a NAME] [--label-b NAME]
  * Exit 0: no regression; 1: a regression, mismatch or missing result;
  * 2: bad input or usage (one line on stderr naming the file). */
 #include <stdio.h>
@@ -21,6 +22,13 @@ static const hr_opt_t compare_opts[] = {
     {HR_OPT_LONG, "no-drift", NULL, "judge timings as they are; by default the host drift "
      "common to every row (median new/base over >= 6 rows, >= 2 "
      "allocators) is divided out first"},
+    {HR_OPT_LONG + 2, "mode", "MODE", "auto (default: program when a captured trace of BASE "
+     "and one of NEW share a name, or the labels, but not a digest), allocator (the same trace, a new allocator build: "
+     "op counts must match) or program (two captures of one program: its allocations per "
+     "frame, peak live, leaks, load, allocator time, worst frame, RSS)"},
+    {HR_OPT_LONG + 3, "label-a", "NAME", "program mode: match BASE's results as trace NAME "
+     "instead of by their file name (a report of one trace)"},
+    {HR_OPT_LONG + 4, "label-b", "NAME", "the same for NEW"},
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_compare = {
@@ -28,6 +36,8 @@ const hr_cmd_spec_t hr_spec_compare = {
     .summary = "compare two reports; exit 1 on a regression", .min_operands = 2, .max_operands = 2,
     .details = "A measured figure regresses only when its change exceeds the threshold AND its\n"
     "samples are separated (docs/REPORTS.md).\n"
+    "Program mode leads with what changed, in words; its thresholds:\n"
+    "docs/REPORTS.md, \"Comparing two captures of a program\".\n"
     "Exit status: 0 no regression, 1 regression, 2 bad input.\n"};
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
@@ -43,6 +53,12 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         opt->max_rows = (int)n;
     } else if (o->key == HR_OPT_LONG)
         opt->drift = 0;
+    else if (o->key == HR_OPT_LONG + 2 && hr_compare_mode_parse(o->arg, &opt->mode) < 0)
+        return hr_opt_bad(o, "auto, allocator or program");
+    else if (o->key == HR_OPT_LONG + 3)
+        opt->label_a = o->arg;
+    else if (o->key == HR_OPT_LONG + 4)
+        opt->label_b = o->arg;
     return 0;
 }
 

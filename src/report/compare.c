@@ -15,8 +15,19 @@
  * (base/metrics.h). */
 
 hr_compare_options_t hr_compare_options_default(void) {
-    hr_compare_options_t o = {HR_CMP_TEXT, HR_COMPARE_MD_MAX_ROWS, NULL, 1};
+    hr_compare_options_t o = {HR_CMP_TEXT, HR_COMPARE_MD_MAX_ROWS, NULL, 1, HR_CMP_MODE_AUTO,
+                              NULL, NULL};
     return o;
+}
+
+int hr_compare_mode_parse(const char *s, hr_compare_mode_t *mode) {
+    static const char *const names[] = {"auto", "allocator", "program"};
+    for (int i = 0; s && i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *mode = (hr_compare_mode_t)i;
+            return 0;
+        }
+    return -1;
 }
 
 int hr_compare_format_parse(const char *s, hr_compare_format_t *fmt) {
@@ -442,6 +453,14 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
         hr_report_view_free(&c.all_n);
         fprintf(stderr, "heapreplay compare: out of memory\n");
         return 2;
+    }
+    if (hr_compare_program_applies(&c.all_b, &c.all_n, opt)) {
+        int rc = hr_compare_program(&c.all_b, base_name, &c.all_n, new_name, opt, m,
+                                    opt->max_regress ? nm : 0, out);
+        free(used);
+        hr_report_view_free(&c.all_b);
+        hr_report_view_free(&c.all_n);
+        return rc;
     }
     for (int i = 0; i < nm; i++)
         c.drift[i] = opt->drift && is_timing(&m[i]) ? drift_of(&c.all_b, &c.all_n, &m[i], NULL,

@@ -20,6 +20,12 @@
  * renderers (text, CSV, JSON, Markdown, JUnit) live in compare_fmt.c.
  * A base result missing in NEW, or whose status turned from ok to not-ok, is a
  * regression. Exit codes: 0 no regression, 1 regression/mismatch, 2 bad input.
+ *
+ * Program mode (compare_program.c): when a trace of BASE and one of NEW have
+ * the same name but different digests (two captures of one program, not one
+ * trace replayed twice), the figures above would only say "the traces
+ * differ"; compare then judges the program's own figures instead
+ * (hr_compare_program, docs/REPORTS.md "Comparing two captures of a program").
  */
 #ifndef HR_REPORT_COMPARE_H
 #define HR_REPORT_COMPARE_H
@@ -29,6 +35,7 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "base/error.h"
+#include "report/access.h"
 #include "report/metric_name.h"
 
 #define HR_COMPARE_MAX_METRICS 32
@@ -51,11 +58,27 @@ int hr_compare_format_parse(const char *s, hr_compare_format_t *fmt);
  * summary is limited to 1 MiB and read by people). */
 #define HR_COMPARE_MD_MAX_ROWS 50
 
+/* Which question compare answers: auto decides per pair of reports
+ * (hr_compare_program_applies); allocator: the same trace replayed by a new
+ * build (the exact op checks and gates above); program: two captures of one
+ * program (compare_program.c). */
+typedef enum hr_compare_mode {
+    HR_CMP_MODE_AUTO = 0,
+    HR_CMP_MODE_ALLOCATOR,
+    HR_CMP_MODE_PROGRAM,
+} hr_compare_mode_t;
+/* "auto", "allocator", "program"; 0 ok, -1 unknown. */
+int hr_compare_mode_parse(const char *s, hr_compare_mode_t *mode);
+
 typedef struct hr_compare_options {
     hr_compare_format_t format;  /* output format (default text) */
     int              max_rows;   /* Markdown rows per section (default HR_COMPARE_MD_MAX_ROWS) */
     const char      *max_regress; /* "throughput=5%,peak=0%"; NULL: the defaults */
     int              drift;      /* remove the host drift common to every row (default 1) */
+    hr_compare_mode_t mode;      /* auto (default), allocator or program */
+    const char      *label_a, *label_b; /* program mode: the name every result of
+                                         * BASE / NEW is matched by (NULL: the
+                                         * trace's file name) */
 } hr_compare_options_t;
 
 /* Host drift: timings of two runs made minutes apart on a shared machine move
@@ -84,6 +107,8 @@ typedef struct hr_compare_row {
     int    separated;         /* sample ranges disjoint: 1/0; -1 unknown (no spread, exact) */
     int    fails;             /* REGRESSION, MISMATCH, MISSING or FAILED */
     int    order;             /* position before sorting (ties keep it) */
+    int    unit;              /* program mode: hr_unit_t of base/cur (text cells) */
+    int    per_alloc;         /* program mode: a figure of the allocator, not the trace */
     char   verdict[16];
     char   reason[256];
 } hr_compare_row_t;
@@ -97,6 +122,11 @@ typedef struct hr_compare_summary {
     int ndrift;                            /* figures with a host drift != 1 */
     const char *drift_name[HR_COMPARE_MAX_METRICS];
     double drift[HR_COMPARE_MAX_METRICS];
+    /* program mode (compare_program.c): the rows are the program's figures */
+    int program;
+    int traces;                            /* traces matched by name */
+    int nskipped;                          /* figures absent from both reports */
+    const char *skipped[HR_COMPARE_MAX_METRICS];
 } hr_compare_summary_t;
 
 /* Sorts rows as described above (stable through `order`). */
@@ -115,6 +145,22 @@ int hr_compare_parse_thresholds(const char *spec, hr_compare_metric_t *m, int ma
  * line to out. Returns 0 or 1. */
 int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_json_t *cur,
                        const char *new_name, const hr_compare_options_t *opt, FILE *out);
+/* Program mode (compare_program.c). 1 when it answers this pair of reports:
+ * opt->mode is program, or auto and some trace of base has a namesake in
+ * cur (file name, or opt->label_a/label_b) with another digest, both
+ * captures of a program (the result's "program": capture times the run it
+ * records; a generated or edited trace has none) or named by a label. */
+int hr_compare_program_applies(const hr_report_view_t *base, const hr_report_view_t *cur,
+                               const hr_compare_options_t *opt);
+/* Compares the program figures of the two reports and renders them; m[0..nm)
+ * is --max-regress parsed (nm 0: the defaults). Returns 0 (no regression),
+ * 1, or 2 (out of memory, a label on a report of several traces; a line on
+ * stderr). */
+int hr_compare_program(const hr_report_view_t *base, const char *base_name,
+                       const hr_report_view_t *cur, const char *new_name,
+                       const hr_compare_options_t *opt, const hr_compare_metric_t *m, int nm,
+                       FILE *out);
+
 /* Load both files and compare. Returns the exit code 0/1/2; on 2 a one-line
  * error naming the file goes to errf. */
 int hr_compare_files(const char *base_path, const char *new_path,

@@ -12,12 +12,20 @@
  *    opt->max_rows rows and a "... and N more" line;
  *  - junit: one <testcase> per row (trace x allocator x checked metric), a
  *    <failure> for each failing row, <skipped> for rows not compared.
+ *
+ * Program mode (compare_program.c; summary->program) leads with what
+ * changed, in words, one line per changed figure ("allocations per frame
+ * 40 -> 80 (+100 %), REGRESSION"); its Markdown and JUnit list the changed
+ * figures only (regressions, improvements, missing and failed results);
+ * JSON and CSV keep every row (JSON adds "mode": "program").
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/emit.h"
+#include "base/metrics.h"
+#include "report/access.h"
 #include "report/compare.h"
 
 #define HR_COMPARE_JSON_SCHEMA "heapreplay-compare"
@@ -163,6 +171,8 @@ static void render_json(const hr_compare_row_t *rows, size_t n, const hr_compare
     hr_emit_u64(&em, "schema_version", HR_COMPARE_JSON_VERSION);
     hr_emit_str(&em, "base", s->base_name);
     hr_emit_str(&em, "new", s->new_name);
+    if (s->program)
+        hr_emit_str(&em, "mode", "program");
     hr_emit_arr_begin(&em, "rows");
     for (size_t i = 0; i < n; i++) {
         const hr_compare_row_t *r = &rows[i];
@@ -298,6 +308,21 @@ static int is_skipped(const hr_compare_row_t *r) {
     return strcmp(r->verdict, "n/a") == 0 || strcmp(r->verdict, "skipped") == 0;
 }
 
+/* The JUnit document's head: the XML declaration, <testsuites> and the one
+ * <testsuite> (BASE -> NEW) with their counts. */
+static void junit_open(FILE *out, const hr_compare_summary_t *s, size_t tests, size_t fails,
+                       size_t skipped) {
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<testsuites name=\"heapreplay compare\" tests=\"%zu\" failures=\"%zu\" "
+            "errors=\"0\" time=\"0\">\n", tests, fails);
+    fputs("  <testsuite name=\"", out);
+    hr_emit_put_xml(out, s->base_name);
+    fputs(" -&gt; ", out);
+    hr_emit_put_xml(out, s->new_name);
+    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
+            tests, fails, skipped);
+}
+
 static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
                          FILE *out) {
     size_t fails = 0, skipped = 0;
@@ -305,15 +330,7 @@ static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compar
         fails += (size_t)rows[i].fails;
         skipped += (size_t)is_skipped(&rows[i]);
     }
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    fprintf(out, "<testsuites name=\"heapreplay compare\" tests=\"%zu\" failures=\"%zu\" "
-            "errors=\"0\" time=\"0\">\n", n, fails);
-    fputs("  <testsuite name=\"", out);
-    hr_emit_put_xml(out, s->base_name);
-    fputs(" -&gt; ", out);
-    hr_emit_put_xml(out, s->new_name);
-    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
-            n, fails, skipped);
+    junit_open(out, s, n, fails, skipped);
     for (size_t i = 0; i < n; i++) {
         const hr_compare_row_t *r = &rows[i];
         char b[48], c[48], d[48], t[48];
@@ -352,8 +369,202 @@ static void render_junit(const hr_compare_row_t *rows, size_t n, const hr_compar
     fputs("</system-out>\n  </testsuite>\n</testsuites>\n", out);
 }
 
+/* ---- program mode ---------------------------------------------------------- */
+
+/* A figure of program mode in its unit: "1.50 MiB", "2.40 ms", "44.3". */
+static void fmt_unit(char *buf, size_t n, double v, int unit) {
+    if (unit == HR_UNIT_BYTES)
+        hr_fmt_bytes(buf, n, v);
+    else if (unit == HR_UNIT_NS)
+        hr_fmt_ns(buf, n, v);
+    else if (unit == HR_UNIT_SECONDS)
+        hr_fmt_ns(buf, n, v * 1e9);
+    else if (isfinite(v) && v != floor(v))
+        snprintf(buf, n, "%.*f", fabs(v) >= 100 ? 0 : 1, v);
+    else
+        fmt_val(buf, n, v);
+}
+
+/* "+100 %", "-4.2 %", "from 0"; "" when there is no change to state. */
+static void fmt_change(char *buf, size_t n, double d) {
+    if (isnan(d))
+        snprintf(buf, n, "%s", "");
+    else if (isinf(d))
+        snprintf(buf, n, "from 0");
+    else
+        snprintf(buf, n, fabs(d) >= 10 ? "%+.0f %%" : "%+.1f %%", d);
+}
+
+/* The figures a reader of program mode is told about. */
+static int prog_changed(const hr_compare_row_t *r) {
+    return r->fails || strcmp(r->verdict, "improved") == 0;
+}
+
+/* 1 when every row is of one trace: the lines leave its name out. */
+static int one_trace(const hr_compare_row_t *rows, size_t n) {
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(rows[i].trace, rows[0].trace) != 0)
+            return 0;
+    return 1;
+}
+
+/* "[TRACE: ][ALLOCATOR: ]FIGURE BASE → NEW (+X %), VERDICT" and a newline;
+ * `bold`: a failing verdict in Markdown's bold. */
+static void prog_line(FILE *out, const hr_compare_row_t *r, int trace, int bold) {
+    const char *em = bold && r->fails ? "**" : "";
+    char b[48], c[48], d[48];
+    if (trace)
+        fprintf(out, "%s: ", r->trace);
+    if (strcmp(r->allocator, "-") != 0)
+        fprintf(out, "%s: ", r->allocator);
+    if (isnan(r->base) && isnan(r->cur)) {
+        fprintf(out, "%s: %s, %s%s%s\n", r->metric, r->reason, em, r->verdict, em);
+        return;
+    }
+    fmt_unit(b, sizeof b, r->base, r->unit);
+    fmt_unit(c, sizeof c, r->cur, r->unit);
+    fmt_change(d, sizeof d, r->delta);
+    fprintf(out, "%s %s \xe2\x86\x92 %s%s%s%s, %s%s%s\n", r->metric, b, c, d[0] ? " (" : "", d,
+            d[0] ? ")" : "", em, r->verdict, em);
+}
+
+static void prog_summary_line(FILE *f, const hr_compare_summary_t *s) {
+    fprintf(f, "compare (program): %d trace%s, %d result%s matched, %d regression%s, "
+            "%d improved, %d unchanged, %d missing: %s\n", s->traces, s->traces == 1 ? "" : "s",
+            s->matched, s->matched == 1 ? "" : "s", s->regressions,
+            s->regressions == 1 ? "" : "s", s->improved, s->unchanged, s->missing, pass_fail(s));
+}
+
+/* The notes under the lines: noise and n/a rows, the digests, the figures
+ * neither report has. `md` writes them as a list. */
+static void prog_notes(FILE *out, const hr_compare_row_t *rows, size_t n,
+                       const hr_compare_summary_t *s, int md) {
+    const char *lead = md ? "- " : "  ";
+    for (size_t i = 0; i < n; i++) {
+        const hr_compare_row_t *r = &rows[i];
+        if (prog_changed(r) || strcmp(r->verdict, "ok") == 0)
+            continue;
+        fprintf(out, "%s%s %s %s: %s (%s)\n", lead, r->trace, r->allocator, r->metric, r->reason,
+                r->verdict);
+    }
+    if (s->nskipped) {
+        fprintf(out, "%sin neither report (skipped):", lead);
+        for (int i = 0; i < s->nskipped; i++)
+            fprintf(out, "%s %s", i ? "," : "", s->skipped[i]);
+        fputc('\n', out);
+    }
+}
+
+static void prog_text(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
+                      FILE *out) {
+    int trace = !one_trace(rows, n), any = 0;
+    for (size_t i = 0; i < n; i++)
+        if (prog_changed(&rows[i])) {
+            prog_line(out, &rows[i], trace, 0);
+            any = 1;
+        }
+    if (!any)
+        fprintf(out, "no program figure changed beyond its threshold (%d unchanged)\n",
+                s->unchanged);
+    fprintf(out, "\ncompare %s -> %s: program mode (the traces differ: the program's own "
+            "figures are compared, docs/REPORTS.md)\n", s->base_name, s->new_name);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].fails && rows[i].reason[0])
+            fprintf(out, "  ! %s %s %s: %s\n", rows[i].trace, rows[i].allocator, rows[i].metric,
+                    rows[i].reason);
+    prog_notes(out, rows, n, s, 0);
+    fputc('\n', out);
+    prog_summary_line(out, s);
+}
+
+static void prog_md(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
+                    int max, FILE *out) {
+    size_t changed = 0, shown = 0;
+    int trace = !one_trace(rows, n);
+    fprintf(out, "### heapreplay compare: %s\n\n", pass_fail(s));
+    for (size_t i = 0; i < n; i++)
+        changed += (size_t)prog_changed(&rows[i]);
+    if (!changed)
+        fprintf(out, "No program figure changed beyond its threshold.\n\n");
+    for (size_t i = 0; i < n; i++)
+        if (prog_changed(&rows[i]) && shown < (size_t)max) {
+            fputs("- ", out);
+            prog_line(out, &rows[i], trace, 1);
+            shown++;
+        }
+    if (changed > shown)
+        fprintf(out, "- ... and %zu more (all rows: `heapreplay compare -f json`)\n",
+                changed - shown);
+    fprintf(out, "\n`%s` → `%s`: two captures of the program (the traces differ): %d trace%s, "
+            "%d result%s matched, %d regression%s, %d improved, **%d figure%s unchanged**.\n\n",
+            s->base_name, s->new_name, s->traces, s->traces == 1 ? "" : "s", s->matched,
+            s->matched == 1 ? "" : "s", s->regressions, s->regressions == 1 ? "" : "s",
+            s->improved, s->unchanged, s->unchanged == 1 ? "" : "s");
+    prog_notes(out, rows, n, s, 1);
+}
+
+/* JUnit: one test case per changed figure (a failure when it fails). */
+static void prog_junit(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
+                       FILE *out) {
+    size_t cases = 0, fails = 0;
+    for (size_t i = 0; i < n; i++) {
+        cases += (size_t)prog_changed(&rows[i]);
+        fails += (size_t)rows[i].fails;
+    }
+    junit_open(out, s, cases, fails, 0);
+    for (size_t i = 0; i < n; i++) {
+        const hr_compare_row_t *r = &rows[i];
+        char *line = NULL;
+        size_t len = 0;
+        if (!prog_changed(r))
+            continue;
+        fputs("    <testcase classname=\"", out);
+        xml_classname(out, r);
+        fputs("\" name=\"", out);
+        hr_emit_put_xml(out, r->metric);
+        fputs("\" time=\"0\"", out);
+        if (!r->fails) {
+            fputs("/>\n", out);
+            continue;
+        }
+        FILE *mem = open_memstream(&line, &len);
+        if (mem) {
+            prog_line(mem, r, 1, 0);
+            fclose(mem);
+        }
+        if (line && len && line[len - 1] == '\n')
+            line[len - 1] = 0;
+        fputs(">\n      <failure message=\"", out);
+        hr_emit_put_xml(out, line ? line : r->metric);
+        fputs("\" type=\"", out);
+        hr_emit_put_xml(out, r->verdict);
+        fputs("\">", out);
+        hr_emit_put_xml(out, r->reason);
+        fputs("</failure>\n    </testcase>\n", out);
+        free(line);
+    }
+    fputs("    <system-out>", out);
+    prog_summary_line(out, s);
+    fputs("</system-out>\n  </testsuite>\n</testsuites>\n", out);
+}
+
+static void render_program(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
+                           const hr_compare_options_t *opt, FILE *out) {
+    if (opt->format == HR_CMP_MD)
+        prog_md(rows, n, s, opt->max_rows > 0 ? opt->max_rows : HR_COMPARE_MD_MAX_ROWS, out);
+    else if (opt->format == HR_CMP_JUNIT)
+        prog_junit(rows, n, s, out);
+    else
+        prog_text(rows, n, s, out);
+}
+
+
 void hr_compare_render(const hr_compare_row_t *rows, size_t n, const hr_compare_summary_t *s,
                        const hr_compare_options_t *opt, FILE *out, FILE *errf) {
+    if (s->program && opt->format != HR_CMP_JSON && opt->format != HR_CMP_CSV) {
+        render_program(rows, n, s, opt, out);
+        return;
+    }
     switch (opt->format) {
     case HR_CMP_JSON: render_json(rows, n, s, out); break;
     case HR_CMP_CSV: render_csv(rows, n, s, out, errf); break;
