@@ -9,7 +9,7 @@
 
 /* Each command also defines its option table, `hr_spec_<name>` (opts.h),
  * which carries its one-line summary, its --help and its man page section. */
-#define HR_CMD_LIST(X) X(replay) X(compare) X(merge) X(info) X(convert) X(gen) X(capture) X(plot) X(report) X(list)
+#define HR_CMD_LIST(X) X(replay) X(compare) X(merge) X(info) X(convert) X(gen) X(capture) X(plot) X(report) X(list) X(sites) X(plan)
 
 #define HR_CMD_DECL_(n) int hr_cmd_##n(int argc, char **argv); extern const hr_cmd_spec_t hr_spec_##n;
 HR_CMD_LIST(HR_CMD_DECL_)

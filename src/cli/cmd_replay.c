@@ -140,7 +140,10 @@ typedef struct replay_ctx {
 /* Before the decoded trace is shared: its pools summed and lowered. */
 static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *err) {
     replay_ctx_t *c = ctx;
-    return hr_pool_prepare(&c->a->pools, t, path, c->a->quiet, &c->pi, err);
+    if (c->a->route && hr_replay_route_prepare(c->a, t, path, err) != 0)
+        return -1;
+    return hr_pool_prepare(c->a->route ? &c->a->route_pools : &c->a->pools, t, path,
+                           c->a->quiet, &c->pi, err);
 }
 
 static void on_release(void *ctx) {
@@ -179,6 +182,9 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *pools = hr_pool_json(&c->pi);
         if (pools)
             hr_report_builder_set_last(c->rb, "pools", pools);
+        hr_json_t *routing = c->a->route ? hr_replay_route_json(c->a) : NULL;
+        if (routing)
+            hr_report_builder_set_last(c->rb, "routing", routing);
         hr_json_t *pj = hr_program_json(cell->program); /* the trace's program time, if any */
         if (pj)
             hr_report_builder_set_last(c->rb, "program", pj);
@@ -238,7 +244,7 @@ static int make_plan(const replay_args_t *a, const hr_alloc_spec_t *specs, int n
         memset(plan, 0, sizeof *plan);
         return hr_cli_usage_error("replay", "out of memory");
     }
-    plan->decoded_only = a->pools.n > 0; /* pool routes: the parent lowers decoded pools */
+    plan->decoded_only = a->pools.n > 0 || a->route; /* the parent lowers decoded pools */
     plan->quiet = a->quiet;
     plan->self_exe = hr_cli_self_exe();
     return 0;
@@ -249,6 +255,7 @@ static void free_args(replay_args_t *a) {
         free(a->paths[i]);
     free(a->paths);
     free(a->allocators);
+    hr_replay_route_free(a);
 }
 
 int hr_cmd_replay(int argc, char **argv) {
@@ -264,7 +271,8 @@ int hr_cmd_replay(int argc, char **argv) {
         free_args(&a);
         return rc;
     }
-    if ((rc = hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0) {
+    if ((rc = a.route ? hr_replay_route_specs(&a, &specs, &nspecs)
+                      : hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0) {
         hr_replay_specs_free(specs, nspecs);
         free_args(&a);
         return rc;

@@ -2,6 +2,7 @@
  * stacks and per-event site ids (see stacks.h). */
 #include "trace/stacks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,4 +326,33 @@ void hr_trace_drop_stacks(hr_trace_t *t) {
     free(t->site);
     t->stacks = NULL;
     t->site = NULL;
+}
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+void hr_stacks_frame_name(const hr_trace_t *t, uint32_t fi, int with_line, char *buf, size_t cap) {
+    const hr_stacks_t *s = t->stacks;
+    if (!cap)
+        return;
+    buf[0] = 0;
+    if (!s || fi >= s->n_frames)
+        return;
+    const hr_frame_t *f = &s->frames[fi];
+    if (f->func && f->func <= t->n_strings) {
+        const char *file = f->file && f->file <= t->n_strings ? t->strings[f->file - 1] : NULL;
+        if (!with_line || !file)
+            snprintf(buf, cap, "%s", t->strings[f->func - 1]);
+        else if (f->line)
+            snprintf(buf, cap, "%s (%s:%u)", t->strings[f->func - 1], base_name(file), f->line);
+        else
+            snprintf(buf, cap, "%s (%s)", t->strings[f->func - 1], base_name(file));
+    } else if (f->module && f->module <= s->n_modules) {
+        const hr_module_t *m = &s->modules[f->module - 1];
+        snprintf(buf, cap, "%s+0x%llx", base_name(m->path), (unsigned long long)(f->addr - m->base));
+    } else {
+        snprintf(buf, cap, "0x%llx", (unsigned long long)f->addr);
+    }
 }

@@ -109,6 +109,13 @@ hr_stacks_t *hr_trace_stacks(hr_trace_t *t);
  * memory. */
 int hr_trace_set_site(hr_trace_t *t, size_t event_index, uint32_t stack_id);
 
+/* How reports print frame `fi` of t's stacks: "func (file:line)" when the
+ * function is known (file's last path component; no parentheses without a
+ * file, no ":line" without a line; only "func" when with_line is 0), else
+ * "module+0xOFF" (the module's last path component and the offset from its
+ * base), else "0xADDR". Always NUL-terminated (cut to cap). */
+void hr_stacks_frame_name(const hr_trace_t *t, uint32_t fi, int with_line, char *buf, size_t cap);
+
 /* Frees t->stacks and t->site and sets both to NULL (hr_trace_free calls it). */
 void hr_trace_drop_stacks(hr_trace_t *t);
 
