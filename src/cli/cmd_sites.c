@@ -10,7 +10,7 @@
 #include "report/sites.h"
 #include "replay/route.h"
 
-enum { OPT_DEPTH = HR_OPT_LONG, OPT_SKIP, OPT_TOP, OPT_SORT, OPT_WEIGHT, OPT_FORMAT };
+enum { OPT_DEPTH = HR_OPT_LONG, OPT_SKIP, OPT_TOP, OPT_SORT, OPT_WEIGHT, OPT_FORMAT = 'f' };
 
 static const hr_opt_t sites_opts[] = {
     {OPT_DEPTH, "depth", "N", "frames per site, from the first frame outside the wrappers "

@@ -36,3 +36,7 @@ hr-print-compile:
 # stale temporary files, argument errors (docs/TRACE_FORMAT.md, "Input limits").
 TESTS += tests/cli/test_bounds_cli.sh
 EXTRA_DIST += tests/cli/test_bounds_cli.sh
+# test_sites_cli.sh: call sites, routing plans and replay --plan on a
+# hand-written trace with three known sites (sites_game.awk; docs/SITES.md).
+TESTS += tests/cli/test_sites_cli.sh
+EXTRA_DIST += tests/cli/test_sites_cli.sh tests/cli/sites_game.awk
