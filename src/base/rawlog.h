@@ -45,6 +45,8 @@
  * (a STACK record of the same file defines it). Without --stacks no record
  * has it, so such a log is the version 3 log plus a version number. */
 #define HR_CAP_OP_STACKED 0x80u
+/* Deepest stack the importer keeps (the library writes at most 128 frames). */
+#define HR_CAP_STACK_DEPTH_MAX 256u
 
 enum {
     HR_CAPF_TIMESTAMPS = 1u << 0, /* convert clocks to timestamps on import */

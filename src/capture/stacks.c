@@ -141,8 +141,17 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *ctx) {
         ssize_t r = readlink("/proc/self/exe", payload, 4096);
         len = r > 0 ? (size_t)r : 0;
     } else if (name) {
-        len = strnlen(name, 4096);
-        memcpy(payload, name, len);
+        /* dlopen("./x.so") keeps the name as given: made absolute against
+         * the current directory (the one the loader resolved it in, unless
+         * the program changed directory since). A name without '/' (the
+         * vDSO) is no file and stays as it is. */
+        if (name[0] != '/' && strchr(name, '/') && getcwd(payload, 2048)) {
+            len = strlen(payload);
+            payload[len++] = '/';
+        }
+        size_t nl = strnlen(name, 2047);
+        memcpy(payload + len, name, nl);
+        len += nl;
     }
     *first = 0;
     payload[len++] = 0;
