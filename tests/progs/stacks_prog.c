@@ -1,7 +1,8 @@
 /* A program with three known allocation sites and one in a dlopen'ed module,
  * for tests/cli/test_capture_stacks.sh (capture --stacks, symbols). Built
  * by the test itself with -g -O0 -fno-omit-frame-pointer; each site's line
- * is marked with a SITE: comment the test looks up.
+ * is marked with a SITE: comment, the line of its call in main with CALL:,
+ * which the test looks up.
  * Usage: stacks_prog [MODULE.so] */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -27,12 +28,12 @@ __attribute__((noinline)) static char *load_level(size_t n) {
 }
 
 int main(int argc, char **argv) {
-    char *level = load_level(1 << 16);
+    char *level = load_level(1 << 16); /* CALL:load_level */
     void *ents[64];
     for (int i = 0; i < 64; i++)
-        ents[i] = make_entity();
+        ents[i] = make_entity(); /* CALL:make_entity */
     for (int frame = 0; frame < 200; frame++) {
-        char *a = frame_temp(100 + (size_t)frame % 7), *b = frame_temp(300);
+        char *a = frame_temp(100 + (size_t)frame % 7), *b = frame_temp(300); /* CALL:frame_temp */
         free(b);
         free(a);
     }
@@ -47,7 +48,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         for (int i = 0; i < 10; i++)
-            free(fn(64));
+            free(fn(64)); /* CALL:module_alloc */
     }
     return 0;
 }
