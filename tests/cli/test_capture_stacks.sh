@@ -7,8 +7,10 @@
 # blocks; the dlopen'ed module's frame resolves; --stacks=2 keeps 2 frames;
 # a deleted module and a rebuilt one each give one note and keep their frames
 # as module+0xOFF; the digest is the same with and without --stacks (stacks
-# never change the events); threads and a fork child keep their stacks; bad
-# depths are usage errors. Prints TAP.
+# never change the events); threads and a fork child keep their stacks;
+# heaptrack files of the same program and of CPython keep their stacks (the
+# top 3 sites agree with heaptrack_print's); bad depths are usage errors.
+# Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 B=$(cd "${top_builddir:-.}" && pwd)
@@ -137,6 +139,53 @@ if [ -x "$T/cap_fork" ]; then
     if [ "$n" = 5 ]; then ok "a fork child's log defines its own stacks (5 blocks at main)"
     else not_ok "a fork child's log defines its own stacks" "got '$n' blocks at main"; fi
 else skip "a fork child's log defines its own stacks" "cap_fork not built"; fi
+
+# heaptrack's stacks survive `convert`'s import: its own report's top 3
+# allocation sites (most calls) are ours, in the same order, grouping our
+# stacks by their innermost frame's function. heaptrack_print counts all
+# the addresses without a symbol of one module as one site (shown as its
+# first address): both sides count them as one "unresolved" site here.
+# top3_heaptrack FILE.zst / top3_ours FILE.zst: "NAME CALLS" lines
+top3_heaptrack() {
+    heaptrack_print "$1" 2>/dev/null | awk '/^MOST CALLS TO ALLOCATION FUNCTIONS/ { f = 1; next }
+        f && / calls to allocation functions with / { c = $1; getline
+            print ($1 ~ /^0x/ ? "unresolved" : $1), c; if (++n == 3) exit }'
+}
+top3_ours() {
+    "$DUMP" "$1" --stacks | awk '$1 == "stack" { split($3, a, "@")
+            c[a[1] ~ /^0x/ ? "unresolved" : a[1]] += $2 }
+        END { for (k in c) print k, c[k] }' | sort -k2,2nr -k1,1 | head -n 3
+}
+# same_top3 NAME FILE.zst: the same names in the same order, calls within 1 %
+same_top3() {
+    local h o
+    h=$(top3_heaptrack "$2")
+    o=$(top3_ours "$2")
+    if [ "$(echo "$h" | wc -l)" = 3 ] && paste -d' ' <(echo "$h") <(echo "$o") |
+        awk '$1 != $3 || $4 < $2 * 0.99 || $4 > $2 * 1.01 { bad = 1 } END { exit bad }'
+    then ok "$1"
+    else not_ok "$1" "heaptrack_print:" "$h" "ours:" "$o"; fi
+}
+if command -v heaptrack >/dev/null && command -v heaptrack_print >/dev/null; then
+    $CC $FLAGS -shared -fPIC -o "$W/libmod.so" "$P/stacks_mod.c" 2>/dev/null
+    heaptrack -o "$W/ht" ./prog ./libmod.so >/dev/null 2>&1
+    ht=$(ls "$W"/ht.* 2>/dev/null | head -n 1)
+    if [ -n "$ht" ]; then
+        same_top3 "heaptrack import of the test program: the top 3 sites of heaptrack_print" "$ht"
+        "$DUMP" "$ht" --min 40 --max 70000 --stacks >"$W/hs.out"
+        expect_site "heaptrack import: heaptrack's frames, make_entity at its line, from main"             "$W/hs.out" "make_entity@stacks_prog.c:$L_ENT" "main@stacks_prog.c:$C_ENT" 64
+    else not_ok "heaptrack import of the test program (heaptrack wrote no file)"; fi
+    PY=$(readlink -f /usr/bin/python3 2>/dev/null)
+    if [ -x "$PY" ] && [ -f "$S/traces/real/python_json.py" ]; then
+        heaptrack -o "$W/py" "$PY" "$S/traces/real/python_json.py" >/dev/null 2>&1
+        py=$(ls "$W"/py.* 2>/dev/null | head -n 1)
+        if [ -n "$py" ]; then same_top3 "heaptrack import of CPython on python_json.py: the top 3 \
+sites of heaptrack_print" "$py"
+        else not_ok "heaptrack import of CPython (heaptrack wrote no file)"; fi
+    else skip "heaptrack import of CPython" "no /usr/bin/python3"; fi
+else
+    skip "heaptrack import: the top 3 sites of heaptrack_print" "heaptrack not installed"
+fi
 
 # bad depths
 for bad in 0 129 x; do
