@@ -211,6 +211,31 @@ static uint64_t frame_hash(const hr_frame_t *f) {
     return mix64(h ^ ((uint64_t)f->line << 1 | f->inl));
 }
 
+/* A bare return address: what hr_stacks_frame_addr interns. */
+static int is_bare(const hr_frame_t *f) {
+    return f->func == 0 && f->file == 0 && f->line == 0 && f->inl == 0;
+}
+
+/* The frame equal to *f in the by-name index (module aside), added if new
+ * (module from f when set, else from the map). */
+static int64_t intern_named(hr_stacks_t *s, stacks_index_t *ix, const hr_frame_t *f) {
+    uint64_t h = frame_hash(f);
+    uint32_t pos = UINT32_MAX;
+    for (int64_t i; (i = ixset_next(&ix->by_name, h, &pos)) >= 0;) {
+        const hr_frame_t *g = &s->frames[i];
+        if (g->addr == f->addr && g->func == f->func && g->file == f->file &&
+            g->line == f->line && g->inl == f->inl)
+            return i;
+    }
+    hr_frame_t c = *f;
+    if (!c.module && c.addr)
+        c.module = hr_stacks_module_of(s, c.addr);
+    int64_t i = push_frame(s, &c);
+    if (i < 0 || ixset_add(&ix->by_name, h, (uint32_t)i) != 0)
+        return -1;
+    return i;
+}
+
 int64_t hr_stacks_frame_named(hr_trace_t *t, uint64_t addr, const char *func, const char *file,
                               uint32_t line, int inl) {
     hr_stacks_t *s = hr_trace_stacks(t);
@@ -224,18 +249,18 @@ int64_t hr_stacks_frame_named(hr_trace_t *t, uint64_t addr, const char *func, co
         return -1;
     f.func = (uint32_t)(fi + 1);
     f.file = (uint32_t)(li + 1);
-    uint64_t h = frame_hash(&f);
-    uint32_t pos = UINT32_MAX;
-    for (int64_t i; (i = ixset_next(&ix->by_name, h, &pos)) >= 0;) {
-        const hr_frame_t *g = &s->frames[i];
-        if (g->addr == f.addr && g->func == f.func && g->file == f.file && g->line == f.line &&
-            g->inl == f.inl)
-            return i;
-    }
-    f.module = addr ? hr_stacks_module_of(s, addr) : 0;
-    int64_t i = push_frame(s, &f);
-    if (i < 0 || ixset_add(&ix->by_name, h, (uint32_t)i) != 0)
+    return intern_named(s, ix, &f);
+}
+
+int64_t hr_stacks_frame_put(hr_stacks_t *s, const hr_frame_t *f) {
+    stacks_index_t *ix = index_of(s);
+    if (!ix)
         return -1;
+    if (!is_bare(f))
+        return intern_named(s, ix, f);
+    int64_t i = hr_stacks_frame_addr(s, f->addr);
+    if (i >= 0 && f->module)
+        s->frames[i].module = f->module;
     return i;
 }
 

@@ -82,6 +82,14 @@ int64_t hr_stacks_frame_addr(hr_stacks_t *s, uint64_t addr);
 int64_t hr_stacks_frame_named(hr_trace_t *t, uint64_t addr, const char *func, const char *file,
                               uint32_t line, int inl);
 
+/* A frame given whole (string fields already indices + 1 into the trace's
+ * table, module as stored): what the readers use. A bare address (func,
+ * file, line and inl 0) is interned as hr_stacks_frame_addr does, any
+ * other frame as hr_stacks_frame_named does; a module of 0 is taken from
+ * the map. Returns the frame index (an equal frame's, if one exists), or
+ * -1 on out of memory. */
+int64_t hr_stacks_frame_put(hr_stacks_t *s, const hr_frame_t *f);
+
 /* The 1-based id of the stack frame_ix[0..n) (innermost first), added if
  * new, deduplicated by content; -1 on out of memory. Every index must be
  * < s->n_frames (the caller's contract; n may be 0: the empty stack). */

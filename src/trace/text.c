@@ -1,12 +1,16 @@
 /* Text trace format: reader and writer (docs/TRACE_FORMAT.md, "Text format").
  *
  *   heapreplay-trace 1 [timestamps] [runs=N timed=... wall_ns=... ...]  (program time)
- *   <op> <field>... [t=THREAD] [@TIMESTAMP]      one event per line
+ *   <op> <field>... [t=THREAD] [s=STACK] [@TIMESTAMP]   one event per line
+ *   module N PATH BASE SIZE [build=HEX]           the stack model (since the
+ *   at N [0xADDR] [m=M] [f=FUNC] [file=F] [line=L] [inline]   stacks, 1.5):
+ *   stack N F1,F2,...                              before the events use them
  *
  * Fields are parsed and printed by their hr_field_kind_t, so the per-op shape
  * comes from HR_OP_LIST alone. The writer's output is canonical: reading it
  * and writing again gives the same bytes. */
 #include "trace/format.h"
+#include "trace/stacks.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +29,10 @@ typedef struct tctx {
     const char *name;
     size_t      line;
     hr_error_t *err;
+    /* The stack lines read so far: file number - 1 -> the model's frame
+     * index / stack id (interning may merge equal ones). */
+    uint32_t *frame_map, *stack_map;
+    uint32_t  n_frames, n_stacks, n_modules;
 } tctx_t;
 
 __attribute__((format(printf, 2, 3))) static int tfail(tctx_t *c, const char *fmt, ...) {
@@ -172,9 +180,192 @@ static int parse_field(tctx_t *c, hr_trace_t *t, hr_event_t *ev, int kind, int i
     return 0;
 }
 
-/* Parses the op, its fields and the t=/@ suffixes of one event line. */
+/* ---- the stack lines (docs/TRACE_FORMAT.md, "Stacks") ---------------------- */
+
+enum { KW_NONE = 0, KW_MODULE, KW_AT, KW_STACK };
+
+static int tok_is(tok_t t, const char *word) {
+    return t.n == strlen(word) && memcmp(t.s, word, t.n) == 0;
+}
+
+/* Which stack line tk[0] starts, KW_NONE for an event line. */
+static int stack_keyword(tok_t t) {
+    return tok_is(t, "module") ? KW_MODULE : tok_is(t, "at") ? KW_AT
+                                         : tok_is(t, "stack") ? KW_STACK : KW_NONE;
+}
+
+/* "0x" then hex digits, or a decimal number. */
+static int parse_addr(tok_t t, uint64_t *out) {
+    if (t.n < 3 || t.s[0] != '0' || (t.s[1] != 'x' && t.s[1] != 'X'))
+        return parse_u64(t, out);
+    uint64_t v = 0;
+    for (size_t i = 2; i < t.n; i++) {
+        int d = hexval(t.s[i]);
+        if (d < 0 || v >> 60)
+            return -1;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A "KEY=" token: 1 with the value in *val. */
+static int keyed(tok_t t, const char *key, tok_t *val) {
+    size_t k = strlen(key);
+    if (t.n < k || memcmp(t.s, key, k) != 0)
+        return 0;
+    *val = (tok_t){t.s + k, t.n - k};
+    return 1;
+}
+
+/* Appends v to a file-number map of n entries; -1 on out of memory. */
+static int map_push(uint32_t **map, uint32_t n, uint32_t v) {
+    if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, ...: double */
+        uint32_t *m = realloc(*map, (n ? 2 * (size_t)n : 1) * sizeof *m);
+        if (!m)
+            return -1;
+        *map = m;
+    }
+    (*map)[n] = v;
+    return 0;
+}
+
+/* The line's number N: the next one of its kind (they count 1, 2, 3...). */
+static int line_number(tctx_t *c, tok_t t, uint32_t expect, const char *what) {
+    uint64_t v;
+    if (parse_u64(t, &v) || v != expect)
+        return tfail(c, "%s number " TOKF ": expected %u (they count from 1 in order)", what,
+                     TOKA(t), expect);
+    return 0;
+}
+
+static int parse_module(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok) {
+    hr_stacks_t *s = hr_trace_stacks(t);
+    uint64_t base, size;
+    tok_t bid = {NULL, 0};
+    if (!s)
+        return tfail(c, "out of memory");
+    if (ntok < 5 || ntok > 6 || (ntok == 6 && !keyed(tk[5], "build=", &bid)))
+        return tfail(c, "expected 'module N PATH BASE SIZE [build=HEX]'");
+    if (line_number(c, tk[1], c->n_modules + 1, "module"))
+        return -1;
+    if (parse_addr(tk[3], &base) || parse_addr(tk[4], &size))
+        return tfail(c, "module BASE and SIZE: expected 0xHEX or decimal, got " TOKF " " TOKF,
+                     TOKA(tk[3]), TOKA(tk[4]));
+    char *path = unescape(c, tk[2]), *build = bid.s ? unescape(c, bid) : NULL;
+    int64_t m = path && (!bid.s || build) ? hr_stacks_add_module(s, path, build, base, size) : -2;
+    free(path);
+    free(build);
+    if (m == -2)
+        return -1;
+    if (m < 0)
+        return tfail(c, "out of memory");
+    c->n_modules++;
+    return 0;
+}
+
+/* One at-line option into f; names go to the string table. */
+static int at_option(tctx_t *c, hr_trace_t *t, tok_t tk, hr_frame_t *f) {
+    tok_t v;
+    uint64_t n;
+    if (tok_is(tk, "inline")) {
+        f->inl = 1;
+    } else if (keyed(tk, "m=", &v)) {
+        if (parse_u64(v, &n) || n == 0 || n > c->n_modules)
+            return tfail(c, "m=" TOKF ": expected a module number 1..%u", TOKA(v), c->n_modules);
+        f->module = (uint32_t)n;
+    } else if (keyed(tk, "line=", &v)) {
+        if (parse_u64(v, &n) || n > UINT32_MAX)
+            return tfail(c, "line=" TOKF ": expected a line number", TOKA(v));
+        f->line = (uint32_t)n;
+    } else if (keyed(tk, "f=", &v) || keyed(tk, "file=", &v)) {
+        char *name = unescape(c, v);
+        int64_t ix = name ? hr_trace_intern(t, name) : -2;
+        free(name);
+        if (ix == -2)
+            return -1;
+        if (ix < 0)
+            return tfail(c, "out of memory");
+        *(tk.s[1] == '=' ? &f->func : &f->file) = (uint32_t)ix + 1;
+    } else {
+        return tfail(c, "unknown 'at' option " TOKF " (expected 0xADDR, m=, f=, file=, "
+                     "line= or inline)", TOKA(tk));
+    }
+    return 0;
+}
+
+static int parse_at(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok) {
+    hr_stacks_t *s = hr_trace_stacks(t);
+    hr_frame_t f = {0, 0, 0, 0, 0, 0};
+    if (!s)
+        return tfail(c, "out of memory");
+    if (ntok < 2)
+        return tfail(c, "expected 'at N [0xADDR] [m=M] [f=FUNC] [file=FILE] [line=L] [inline]'");
+    if (line_number(c, tk[1], c->n_frames + 1, "frame ('at')"))
+        return -1;
+    int i = 2;
+    if (ntok > 2 && tk[2].n > 2 && tk[2].s[0] == '0' && tk[2].s[1] == 'x') {
+        if (parse_addr(tk[2], &f.addr))
+            return tfail(c, "bad address " TOKF " (expected 0x and up to 16 hex digits)",
+                         TOKA(tk[2]));
+        i = 3;
+    }
+    for (; i < ntok; i++)
+        if (at_option(c, t, tk[i], &f))
+            return -1;
+    if (!f.addr && !f.func)
+        return tfail(c, "a frame needs an address (0xADDR) or a function (f=NAME)");
+    int64_t ix = hr_stacks_frame_put(s, &f);
+    if (ix < 0 || map_push(&c->frame_map, c->n_frames, (uint32_t)ix))
+        return tfail(c, "out of memory");
+    c->n_frames++;
+    return 0;
+}
+
+/* "stack N F1,F2,..." (innermost first) or "stack N -" (no frames). */
+static int parse_stack(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok) {
+    hr_stacks_t *s = hr_trace_stacks(t);
+    if (!s)
+        return tfail(c, "out of memory");
+    if (ntok != 3)
+        return tfail(c, "expected 'stack N F1,F2,...' (frame numbers of 'at' lines, innermost "
+                     "first, no spaces)");
+    if (line_number(c, tk[1], c->n_stacks + 1, "stack"))
+        return -1;
+    uint32_t *fx = malloc((tk[2].n / 2 + 1) * sizeof *fx), n = 0;
+    if (!fx)
+        return tfail(c, "out of memory");
+    for (size_t i = 0; !(tk[2].n == 1 && tk[2].s[0] == '-') && i < tk[2].n;) {
+        size_t j = i;
+        while (j < tk[2].n && tk[2].s[j] != ',')
+            j++;
+        uint64_t v;
+        if (parse_u64((tok_t){tk[2].s + i, j - i}, &v) || v == 0 || v > c->n_frames) {
+            free(fx);
+            return tfail(c, "stack frame " TOKF ": expected frame numbers 1..%u separated by "
+                         "commas", TOKA(tk[2]), c->n_frames);
+        }
+        fx[n++] = c->frame_map[v - 1];
+        i = j + 1;
+    }
+    int64_t id = hr_stacks_intern(s, fx, n);
+    free(fx);
+    if (id < 0 || map_push(&c->stack_map, c->n_stacks, (uint32_t)id))
+        return tfail(c, "out of memory");
+    c->n_stacks++;
+    return 0;
+}
+
+static int parse_stack_line(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, int kw) {
+    return kw == KW_MODULE ? parse_module(c, t, tk, ntok)
+           : kw == KW_AT   ? parse_at(c, t, tk, ntok)
+                           : parse_stack(c, t, tk, ntok);
+}
+
+/* Parses the op, its fields and the t=/s=/@ suffixes of one event line;
+ * *site gets the model's stack id of s=N (0 without). */
 static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_event_t *ev,
-                       uint64_t *ts, int *has_ts) {
+                       uint64_t *ts, int *has_ts, uint32_t *site) {
     int op = hr_op_from_name(tk[0].s, tk[0].n);
     if (op < 0) {
         char names[200] = "";
@@ -186,11 +377,21 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
     const hr_op_info_t *in = &hr_op_info[op];
     memset(ev, 0, sizeof *ev);
     ev->op = (uint8_t)op;
-    int nf = 0, seen_t = 0;
+    int nf = 0, seen_t = 0, seen_s = 0;
     *has_ts = 0;
+    *site = 0;
     for (int i = 1; i < ntok; i++) {
         uint64_t v;
-        if (tk[i].n >= 2 && tk[i].s[0] == 't' && tk[i].s[1] == '=') {
+        if (tk[i].n >= 2 && tk[i].s[0] == 's' && tk[i].s[1] == '=') {
+            tok_t num = {tk[i].s + 2, tk[i].n - 2};
+            if (seen_s++ || parse_u64(num, &v) || v == 0 || v > c->n_stacks)
+                return tfail(c, "expected one s=STACK with a stack number 1..%u defined by a "
+                             "'stack' line above, got " TOKF, c->n_stacks, TOKA(tk[i]));
+            if (!hr_op_creates_block((unsigned)op))
+                return tfail(c, "s=STACK on '%s': only alloc, calloc, realloc, palloc and "
+                             "prealloc have a stack", in->name);
+            *site = c->stack_map[v - 1];
+        } else if (tk[i].n >= 2 && tk[i].s[0] == 't' && tk[i].s[1] == '=') {
             tok_t num = {tk[i].s + 2, tk[i].n - 2};
             if (seen_t++ || parse_u64(num, &v) || v > 65535)
                 return tfail(c, "expected one t=THREAD with THREAD < 65536, got " TOKF,
@@ -201,8 +402,8 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
             if ((*has_ts)++ || parse_u64(num, &v))
                 return tfail(c, "expected one @TIMESTAMP (decimal ns), got " TOKF, TOKA(tk[i]));
             *ts = v;
-        } else if (seen_t || *has_ts) {
-            return tfail(c, "field " TOKF " after the t=/@ suffixes", TOKA(tk[i]));
+        } else if (seen_t || seen_s || *has_ts) {
+            return tfail(c, "field " TOKF " after the t=/s=/@ suffixes", TOKA(tk[i]));
         } else if (nf < in->nfields) {
             if (parse_field(c, t, ev, in->fields[nf], nf + 1, tk[i]))
                 return -1;
@@ -286,6 +487,8 @@ static size_t line_of_event(const char *buf, size_t len, size_t index) {
             header = 1;
             continue;
         }
+        if (stack_keyword(tk[0]))
+            continue;
         if (ev++ == index)
             return lineno;
     }
@@ -308,44 +511,64 @@ static void locate_validation_error(const char *buf, size_t len, const char *nam
     hr_error_set(err, "%s:%zu: %s", name, line, rest);
 }
 
+static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t);
+
 int hr_trace_decode_text(const char *buf, size_t len, const char *name, hr_trace_t *t,
                          hr_error_t *err) {
-    tctx_t c = {name, 0, err};
+    tctx_t c = {name, 0, err, NULL, NULL, 0, 0, 0};
+    int rc = decode_lines(&c, buf, len, t);
+    free(c.frame_map);
+    free(c.stack_map);
+    if (rc)
+        return -1;
+    if (hr_trace_validate(t, name, err)) {
+        locate_validation_error(buf, len, name, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t) {
     int header = 0;
     tok_t tk[MAX_HEADER_TOKENS];
     lines_t li = {buf, buf + len};
     const char *s, *e;
     while (next_line(&li, &s, &e)) {
-        c.line++;
+        c->line++;
         int ntok = tokenize(s, e, tk);
         if (ntok == 0)
             continue;
+        int kw = header ? stack_keyword(tk[0]) : KW_NONE;
         if (header && ntok > MAX_TOKENS)
-            return tfail(&c, "too many fields (an event line has at most %d tokens)",
-                         MAX_TOKENS);
+            return tfail(c, "too many fields (%s line has at most %d tokens)",
+                         kw ? "a stack" : "an event", MAX_TOKENS);
         if (!header && ntok > MAX_HEADER_TOKENS)
-            return tfail(&c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
+            return tfail(c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
         if (!header) {
-            if (parse_header(&c, tk, ntok, t))
+            if (parse_header(c, tk, ntok, t))
                 return -1;
             header = 1;
+            continue;
+        }
+        if (kw) {
+            if (parse_stack_line(c, t, tk, ntok, kw))
+                return -1;
             continue;
         }
         hr_event_t ev;
         uint64_t ts = 0;
         int has_ts = 0;
-        if (parse_event(&c, t, tk, ntok, &ev, &ts, &has_ts))
+        uint32_t site = 0;
+        if (parse_event(c, t, tk, ntok, &ev, &ts, &has_ts, &site))
             return -1;
         if ((has_ts || t->ts) ? hr_trace_push_ts(t, &ev, ts) : hr_trace_push(t, &ev))
-            return tfail(&c, "out of memory");
+            return tfail(c, "out of memory");
+        if (site && hr_trace_set_site(t, t->n_events - 1, site))
+            return tfail(c, "out of memory");
     }
     if (!header) {
-        c.line = 1;
-        return tfail(&c, "expected the header line 'heapreplay-trace 1'");
-    }
-    if (hr_trace_validate(t, name, err)) {
-        locate_validation_error(buf, len, name, err);
-        return -1;
+        c->line = 1;
+        return tfail(c, "expected the header line 'heapreplay-trace 1'");
     }
     return 0;
 }
@@ -403,8 +626,85 @@ static void wname(wbuf_t *w, const char *s) {
     }
 }
 
+static void whex(wbuf_t *w, uint64_t v) {
+    static const char hex[] = "0123456789abcdef";
+    int shift = 60;
+    wstr(w, "0x");
+    while (shift > 0 && !(v >> shift))
+        shift -= 4;
+    for (; shift >= 0; shift -= 4)
+        wchar(w, hex[(v >> shift) & 15]);
+}
+
+/* The module, at and stack lines (before the events); -1 if a frame names a
+ * string, module or frame the trace does not have. */
+static int write_stacks(wbuf_t *w, const hr_trace_t *t) {
+    const hr_stacks_t *s = t->stacks;
+    for (uint32_t i = 0; i < s->n_modules; i++) {
+        const hr_module_t *m = &s->modules[i];
+        wstr(w, "module ");
+        wu64(w, i + 1);
+        wchar(w, ' ');
+        wname(w, m->path);
+        wchar(w, ' ');
+        whex(w, m->base);
+        wchar(w, ' ');
+        whex(w, m->size);
+        if (m->build_id) {
+            wstr(w, " build=");
+            wname(w, m->build_id);
+        }
+        wchar(w, '\n');
+    }
+    for (uint32_t i = 0; i < s->n_frames; i++) {
+        const hr_frame_t *f = &s->frames[i];
+        if (f->func > t->n_strings || f->file > t->n_strings || f->module > s->n_modules)
+            return -1;
+        wstr(w, "at ");
+        wu64(w, i + 1);
+        if (f->addr) {
+            wchar(w, ' ');
+            whex(w, f->addr);
+        }
+        if (f->module) {
+            wstr(w, " m=");
+            wu64(w, f->module);
+        }
+        if (f->func) {
+            wstr(w, " f=");
+            wname(w, t->strings[f->func - 1]);
+        }
+        if (f->file) {
+            wstr(w, " file=");
+            wname(w, t->strings[f->file - 1]);
+        }
+        if (f->line) {
+            wstr(w, " line=");
+            wu64(w, f->line);
+        }
+        wstr(w, f->inl ? " inline\n" : "\n");
+    }
+    for (uint32_t id = 1; id <= s->n_stacks; id++) {
+        uint32_t n;
+        const uint32_t *fx = hr_stacks_get(s, id, &n);
+        wstr(w, "stack ");
+        wu64(w, id);
+        wstr(w, n ? " " : " -");
+        for (uint32_t k = 0; k < n; k++) {
+            if (fx[k] >= s->n_frames)
+                return -1;
+            if (k)
+                wchar(w, ',');
+            wu64(w, fx[k] + 1);
+        }
+        wchar(w, '\n');
+    }
+    return 0;
+}
+
 /* One event line; -1 if the event cannot be written (bad op or string). */
-static int write_event(wbuf_t *w, const hr_trace_t *t, const hr_event_t *ev, const uint64_t *ts) {
+static int write_event(wbuf_t *w, const hr_trace_t *t, const hr_event_t *ev, const uint64_t *ts,
+                       uint32_t site) {
     if (ev->op >= HR_OP__COUNT)
         return -1;
     const hr_op_info_t *in = &hr_op_info[ev->op];
@@ -429,6 +729,12 @@ static int write_event(wbuf_t *w, const hr_trace_t *t, const hr_event_t *ev, con
         wstr(w, " t=");
         wu64(w, ev->thread);
     }
+    if (site) {
+        if (!t->stacks || site > t->stacks->n_stacks || !hr_op_creates_block(ev->op))
+            return -1;
+        wstr(w, " s=");
+        wu64(w, site);
+    }
     if (ts) {
         wstr(w, " @");
         wu64(w, *ts);
@@ -451,9 +757,9 @@ int hr_trace_write_text(FILE *f, const hr_trace_t *t) {
     wstr(w, has_ts ? " timestamps" : "");
     wstr(w, prog);
     wchar(w, '\n');
-    int rc = 0;
+    int rc = t->stacks ? write_stacks(w, t) : 0;
     for (size_t i = 0; i < t->n_events && !rc; i++)
-        rc = write_event(w, t, &t->events[i], has_ts ? &t->ts[i] : NULL);
+        rc = write_event(w, t, &t->events[i], has_ts ? &t->ts[i] : NULL, t->site ? t->site[i] : 0);
     wflush(w);
     if (rc)
         errno = EINVAL;
