@@ -140,3 +140,11 @@ EXTRA_DIST += bench/names/names.sh
 bench-hostile: heapreplay$(EXEEXT) tests/tools/failmalloc.so
 	$(SHELL) $(top_srcdir)/bench/hostile/hostile.sh $(top_builddir)
 EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py
+
+# What call stacks cost in capture: capture --stacks against heaptrack, plain
+# capture and no capture (CPU of the process tree, interleaved rounds) on
+# cap_churn and two real programs, and the bytes stacks add per event.
+.PHONY: bench-stacks
+bench-stacks: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/stacks/bench_stacks.sh $(top_builddir)
+EXTRA_DIST += bench/stacks/bench_stacks.sh

@@ -17,3 +17,7 @@ noinst_HEADERS += src/trace/trace.h src/trace/gen.h
 # Where blocks were allocated: the stack model and its binary block (1.5).
 libhr_a_SOURCES += src/trace/stacks.c src/trace/stacks_bin.c
 noinst_HEADERS += src/trace/stacks.h src/trace/stacks_bin.h
+# Symbols of captured stacks (elfutils libdwfl when configure found libdw;
+# without it symbols.c only notes that symbols are off).
+libhr_a_SOURCES += src/trace/symbols.c
+noinst_HEADERS += src/trace/symbols.h
