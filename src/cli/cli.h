@@ -24,6 +24,11 @@ int hr_cli_parse_size(const char *s, unsigned long long *out); /* 64k, 10M, 1G; 
  * when o is not one of them. */
 struct hr_svg_options;
 int hr_cli_chart_opt(struct hr_svg_options *opt, const hr_optarg_t *o);
+/* sites and plan: reads TRACE and names its address frames that have no
+ * symbol yet (trace/symbols.h; one note per unusable module on stderr).
+ * 0, or 2 after one line on stderr. */
+struct hr_trace;
+int hr_cli_read_sites_trace(const char *cmd, const char *path, struct hr_trace *t);
 /* Path of the running executable (for re-exec of workers). */
 const char *hr_cli_self_exe(void);
 

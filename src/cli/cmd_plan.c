@@ -128,10 +128,8 @@ int hr_cmd_plan(int argc, char **argv) {
     hr_trace_init(&t);
     hr_route_plan_init(&p);
     memset(&s, 0, sizeof s);
-    if (hr_trace_read_file(path, HR_FMT_AUTO, &t, &err) != 0) {
-        fprintf(stderr, "heapreplay plan: %s\n", err.msg);
+    if (hr_cli_read_sites_trace("plan", path, &t) != 0)
         goto out;
-    }
     if (hr_sites_compute(&t, &so, &s, &err) != 0) {
         fprintf(stderr, "heapreplay plan: %s: %s\n", path, err.msg);
         goto out;

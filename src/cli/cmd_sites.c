@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "report/sites.h"
 #include "replay/route.h"
+#include "trace/symbols.h"
 
 enum { OPT_DEPTH = HR_OPT_LONG, OPT_SKIP, OPT_TOP, OPT_SORT, OPT_WEIGHT, OPT_FORMAT = 'f' };
 
@@ -83,6 +84,24 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
     }
 }
 
+int hr_cli_read_sites_trace(const char *cmd, const char *path, hr_trace_t *t) {
+    hr_error_t err = {{0}};
+    if (hr_trace_read_file(path, HR_FMT_AUTO, t, &err) != 0) {
+        fprintf(stderr, "heapreplay %s: %s\n", cmd, err.msg);
+        return 2;
+    }
+    int unnamed = 0; /* address frames without a name: symbolize them (notes on stderr) */
+    for (uint32_t i = 0; t->stacks && i < t->stacks->n_frames && !unnamed; i++)
+        unnamed = t->stacks->frames[i].addr && !t->stacks->frames[i].func;
+    hr_symbolize_opts_t so = hr_symbolize_default();
+    so.notes = stderr;
+    if (unnamed && hr_stacks_symbolize(t, &so, &err) != 0) {
+        fprintf(stderr, "heapreplay %s: %s: %s\n", cmd, path, err.msg);
+        return 2;
+    }
+    return 0;
+}
+
 /* The page of --format=html: the table and the flame graph, no script. */
 static void html_page(const hr_trace_t *t, const hr_sites_t *s, const hr_sites_opts_t *o,
                       const char *path, FILE *f) {
@@ -131,8 +150,7 @@ int hr_cmd_sites(int argc, char **argv) {
     hr_sites_t s;
     hr_error_t err = {{0}};
     hr_trace_init(&t);
-    if (hr_trace_read_file(path, HR_FMT_AUTO, &t, &err) != 0) {
-        fprintf(stderr, "heapreplay sites: %s\n", err.msg);
+    if (hr_cli_read_sites_trace("sites", path, &t) != 0) {
         hr_trace_free(&t);
         return 2;
     }

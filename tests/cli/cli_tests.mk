@@ -43,4 +43,4 @@ EXTRA_DIST += tests/cli/test_capture_stacks.sh tests/progs/stacks_prog.c tests/p
 # test_sites_cli.sh: call sites, routing plans and replay --plan on a
 # hand-written trace with three known sites (sites_game.awk; docs/SITES.md).
 TESTS += tests/cli/test_sites_cli.sh
-EXTRA_DIST += tests/cli/test_sites_cli.sh tests/cli/sites_game.awk
+EXTRA_DIST += tests/cli/test_sites_cli.sh tests/cli/sites_game.awk tests/progs/sites_game.c

@@ -5,7 +5,9 @@
 # three functions and lines, classes each and recommends frame stack, pool
 # and level heap; `plan` routes them so; `replay --plan` reports 0 violations
 # on it and the temporaries' violations on a variant that leaks them into the
-# next frame. Stack-less traces are written as before.
+# next frame. Then the same with a real program (tests/progs/sites_game.c)
+# captured with --stacks: the functions and their source lines are named.
+# Stack-less traces are written as before.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}
@@ -100,4 +102,46 @@ if [ "$("$JGET" results.1.routing.rules.0.pattern "$T/l.json")" = update_frame ]
     grep -q "update_frame .* 30 violations (outlived frame 29" "$T/err"; then
     ok "leaked temporaries: violations at their site, on stderr and in the report"
 else not_ok "leak variant" "$(cat "$T/err"; "$JGET" results.1.routing "$T/l.json")"; fi
+
+# 5. a real program captured with --stacks
+LIB="$top_builddir/.libs/libheapreplay-capture.so"
+CC=${CC:-cc}
+P="$srcdir/tests/progs/sites_game.c"
+if [ ! -f "$LIB" ] || ! grep -q '^#define HAVE_LIBUNWIND 1' "$top_builddir/config.h" 2> /dev/null ||
+    ! grep -q '^#define HAVE_LIBDW 1' "$top_builddir/config.h" 2> /dev/null; then
+    skip "captured program" "capture library, libunwind or libdw missing"
+    tap_done
+fi
+if ! $CC -g -O0 -fno-omit-frame-pointer -I"$srcdir/include" -o "$T/game" "$P" -ldl 2> "$T/err"; then
+    skip "captured program" "cannot build sites_game.c: $(head -n 1 "$T/err")"
+    tap_done
+fi
+line() { grep -n "SITE:$1" "$P" | cut -d: -f1; }
+ABS_HR=$(cd "$top_builddir" && pwd)/heapreplay
+(cd "$T" && "$ABS_HR" capture --stacks -o cap.hrt -- ./game > /dev/null 2>&1 &&
+    "$ABS_HR" capture --stacks -o capleak.hrt -- ./game leak > /dev/null 2>&1)
+"$HR" sites "$T/cap.hrt" -f csv > "$T/cap.csv" 2> "$T/err"
+if grep -q "^[0-9]*,frame_temp (sites_game.c:$(line frame_temp)),200,.*,same-frame-lifo,1.00,frame stack$" "$T/cap.csv" &&
+    grep -q "^[0-9]*,spawn_entity (sites_game.c:$(line spawn_entity)),80,3840,.*,pool of 48 B cells$" "$T/cap.csv" &&
+    grep -q "^[0-9]*,load_level (sites_game.c:$(line load_level)),20,48500,48500,.*,long,1.00,level heap$" "$T/cap.csv"; then
+    ok "captured with --stacks: sites names the three functions at their lines, classed and advised"
+else not_ok "captured sites" "$(cat "$T/cap.csv" "$T/err")"; fi
+"$HR" plan "$T/cap.hrt" -o "$T/cap.plan" > /dev/null 2> "$T/err"
+"$HR" replay -q --plan="$T/cap.plan" -a glibc -r 1 "$T/cap.hrt" -o "$T/c.json" > /dev/null 2>> "$T/err"
+"$HR" replay -q --plan="$T/cap.plan" -a glibc -r 1 "$T/capleak.hrt" -o "$T/cl.json" > /dev/null 2>> "$T/err"
+# rule: the violations of the plan's rule for FUNCTION in report FILE
+rule() {
+    local k=0 p
+    while p=$("$JGET" "results.1.routing.rules.$k.pattern" "$2") && [ "$p" != null ]; do
+        [ "$p" = "$1" ] && { "$JGET" "results.1.routing.rules.$k.violations" "$2"; return; }
+        k=$((k + 1))
+    done
+    echo missing
+}
+if grep -qx "frame-stack frame_temp" "$T/cap.plan" && grep -qx "pool 48 spawn_entity" "$T/cap.plan" &&
+    grep -qx "level load_level" "$T/cap.plan" &&
+    [ "$(rule frame_temp "$T/c.json")/$(rule spawn_entity "$T/c.json")/$(rule load_level "$T/c.json")" = 0/0/0 ] &&
+    [ "$(rule frame_temp "$T/cl.json")" = 40 ] && [ "$(rule spawn_entity "$T/cl.json")" = 0 ]; then
+    ok "captured: plan routes the three sites; 0 violations, 40 at frame_temp when it leaks"
+else not_ok "captured plan" "$(cat "$T/cap.plan" "$T/err"; rule frame_temp "$T/cl.json")"; fi
 tap_done
