@@ -135,11 +135,14 @@ typedef struct replay_ctx {
     hr_report_builder_t *rb;
     progress_t          *pg;
     hr_pool_info_t       pi;
+    hr_json_t           *sites; /* the trace's call sites, NULL without stacks */
 } replay_ctx_t;
 
 /* Before the decoded trace is shared: its pools summed and lowered. */
 static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *err) {
     replay_ctx_t *c = ctx;
+    hr_json_free(c->sites);
+    c->sites = hr_replay_sites_json(t); /* before a plan rewrites the blocks */
     if (c->a->route && hr_replay_route_prepare(c->a, t, path, err) != 0)
         return -1;
     return hr_pool_prepare(c->a->route ? &c->a->route_pools : &c->a->pools, t, path,
@@ -182,6 +185,9 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *pools = hr_pool_json(&c->pi);
         if (pools)
             hr_report_builder_set_last(c->rb, "pools", pools);
+        hr_json_t *sites = c->sites ? hr_json_clone(c->sites) : NULL;
+        if (sites)
+            hr_report_builder_set_last(c->rb, "sites", sites);
         hr_json_t *routing = c->a->route ? hr_replay_route_json(c->a) : NULL;
         if (routing)
             hr_report_builder_set_last(c->rb, "routing", routing);
@@ -289,7 +295,7 @@ int hr_cmd_replay(int argc, char **argv) {
     rc = make_plan(&a, specs, nspecs, rb, &plan);
     progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, rc ? 0 : hr_replay_plan_total_jobs(&plan),
                      now_s(), 0, -1, 0, NULL, NULL, 0};
-    replay_ctx_t ctx = {&a, rb, &pg, {0}};
+    replay_ctx_t ctx = {&a, rb, &pg, {0}, NULL};
     hr_replay_hooks_t hooks = {&ctx, on_prepare, on_release, on_cell, on_jobs_begin,
                                a.quiet ? NULL : on_progress, on_jobs_end};
     int failed = 0, stop = 0;
@@ -317,6 +323,7 @@ int hr_cmd_replay(int argc, char **argv) {
     hr_report_builder_free(rb);
     hr_replay_plan_free(&plan);
     hr_replay_specs_free(specs, nspecs);
+    hr_json_free(ctx.sites);
     free_args(&a);
     return rc;
 }

@@ -73,5 +73,8 @@ int hr_replay_route_prepare(const replay_args_t *a, hr_trace_t *t, const char *p
 /* The "routing" object of each row: the plan's rules and their counts. */
 hr_json_t *hr_replay_route_json(const replay_args_t *a);
 void hr_replay_route_free(replay_args_t *a);
+/* The "sites" array of a row (the top 10 call sites, docs/SITES.md) of a
+ * decoded trace with stacks; NULL without stacks (or out of memory). */
+hr_json_t *hr_replay_sites_json(const hr_trace_t *t);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "cli/replay_int.h"
 #include "replay/route.h"
+#include "report/sites.h"
 
 #define ORACLE_PARTS "stack+marker+bank+"
 
@@ -148,4 +149,15 @@ void hr_replay_route_free(replay_args_t *a) {
     hr_route_plan_free(a->route);
     free(a->route);
     a->route = NULL;
+}
+
+hr_json_t *hr_replay_sites_json(const hr_trace_t *t) {
+    hr_sites_opts_t o = hr_sites_opts_default();
+    hr_sites_t s;
+    hr_error_t err = {{0}};
+    if (!t->stacks || !t->site || hr_sites_compute(t, &o, &s, &err) != 0)
+        return NULL;
+    hr_json_t *j = hr_sites_json(t, &s, 10);
+    hr_sites_free(&s);
+    return j;
 }

@@ -66,6 +66,12 @@ void hr_site_advice(const hr_site_t *site, char *buf, size_t cap);
 void hr_sites_emit(const hr_trace_t *t, const hr_sites_t *s, const hr_sites_opts_t *o,
                    hr_emit_t *em);
 
+/* The top `top` sites (0: all) as a JSON array of {"site", "allocs",
+ * "bytes", "peak_live", "sizes", "lifetime", "lifetime_share", "advice"}
+ * (a replay row's "sites"); NULL on out of memory. */
+struct hr_json;
+struct hr_json *hr_sites_json(const hr_trace_t *t, const hr_sites_t *s, uint32_t top);
+
 /* Folded stacks ("outer;...;inner WEIGHT" per stack, outermost first, as
  * flamegraph.pl and speedscope read): weight 0 = blocks, 1 = bytes. 0, or
  * -1 on a write error. */

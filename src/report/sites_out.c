@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "replay/route.h"
 
 /* "48", "16..4096 (5 sizes)", "16..4096 (more than 8 sizes)". */
@@ -47,6 +48,34 @@ void hr_sites_emit(const hr_trace_t *t, const hr_sites_t *s, const hr_sites_opts
         hr_emit_row_end(em);
     }
     hr_emit_table_end(em);
+}
+
+hr_json_t *hr_sites_json(const hr_trace_t *t, const hr_sites_t *s, uint32_t top) {
+    hr_json_t *arr = hr_json_new_array();
+    char name[1024], sz[96], adv[64];
+    uint32_t rows = top && top < s->n ? top : s->n;
+    for (uint32_t k = 0; arr && k < rows; k++) {
+        const hr_site_t *v = &s->v[k];
+        hr_json_t *o = hr_json_new_object();
+        if (!o || hr_json_push(arr, o) != 0) {
+            hr_json_free(o);
+            hr_json_free(arr);
+            return NULL;
+        }
+        hr_site_name(t, s, v, name, sizeof name);
+        sizes_text(v, sz, sizeof sz);
+        hr_site_advice(v, adv, sizeof adv);
+        hr_json_set(o, "site", hr_json_new_str(name));
+        hr_json_set(o, "allocs", hr_json_new_u64(v->allocs));
+        hr_json_set(o, "bytes", hr_json_new_u64(v->bytes));
+        hr_json_set(o, "peak_live", hr_json_new_u64(v->peak_bytes));
+        hr_json_set(o, "sizes", hr_json_new_str(sz));
+        hr_json_set(o, "lifetime", hr_json_new_str(hr_life_name(v->life_main)));
+        hr_json_set(o, "lifetime_share",
+                    hr_json_new_num(v->allocs ? (double)v->life[v->life_main] / (double)v->allocs : 0));
+        hr_json_set(o, "advice", hr_json_new_str(adv));
+    }
+    return arr;
 }
 
 /* ---- per stack weights ----------------------------------------------------- */

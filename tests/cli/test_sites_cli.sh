@@ -141,7 +141,9 @@ rule() {
 if grep -qx "frame-stack frame_temp" "$T/cap.plan" && grep -qx "pool 48 spawn_entity" "$T/cap.plan" &&
     grep -qx "level load_level" "$T/cap.plan" &&
     [ "$(rule frame_temp "$T/c.json")/$(rule spawn_entity "$T/c.json")/$(rule load_level "$T/c.json")" = 0/0/0 ] &&
-    [ "$(rule frame_temp "$T/cl.json")" = 40 ] && [ "$(rule spawn_entity "$T/cl.json")" = 0 ]; then
-    ok "captured: plan routes the three sites; 0 violations, 40 at frame_temp when it leaks"
+    [ "$(rule frame_temp "$T/cl.json")" = 40 ] && [ "$(rule spawn_entity "$T/cl.json")" = 0 ] &&
+    [ "$("$JGET" results.0.sites.0.advice "$T/c.json")" = "frame stack" ] &&
+    "$JGET" results.0.sites.0.site "$T/c.json" | grep -q "^frame_temp (sites_game.c:"; then
+    ok "captured: the report lists the sites; the plan routes them with 0 violations, 40 at frame_temp when it leaks"
 else not_ok "captured plan" "$(cat "$T/cap.plan" "$T/err"; rule frame_temp "$T/cl.json")"; fi
 tap_done
