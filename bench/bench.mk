@@ -148,3 +148,7 @@ EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py
 bench-stacks: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/stacks/bench_stacks.sh $(top_builddir)
 EXTRA_DIST += bench/stacks/bench_stacks.sh
+.PHONY: bench-sites
+bench-sites: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/sites/plan.sh $(top_builddir)/heapreplay $(top_srcdir)/results/sites-plan-vm.md
+EXTRA_DIST += bench/sites/plan.sh
