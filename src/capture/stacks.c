@@ -145,11 +145,11 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *ctx) {
          * the current directory (the one the loader resolved it in, unless
          * the program changed directory since). A name without '/' (the
          * vDSO) is no file and stays as it is. */
-        if (name[0] == '.' && name[1] == '/')
-            name += 2;
         if (name[0] != '/' && strchr(name, '/') && getcwd(payload, 2048)) {
             len = strlen(payload);
             payload[len++] = '/';
+            if (name[0] == '.' && name[1] == '/')
+                name += 2;
         }
         size_t nl = strnlen(name, 2047);
         memcpy(payload + len, name, nl);

@@ -78,8 +78,8 @@ static const hr_opt_t capture_opts[] = {
      "function; the program's own hr_frame() marks win"},
     {HR_OPT_LONG + 4, "stacks", "[DEPTH]",
      "record the call stack of each allocation (not of frees), up to DEPTH frames (1..128, "
-     "default 16), with the module map, so that `sites` and the reports name the functions "
-     "and lines (symbols are resolved when the trace is written, docs/CAPTURE.md)"},
+     "default 16), with the module map: the trace says where each block was allocated "
+     "(function, file:line: symbols are resolved when the trace is written, docs/CAPTURE.md)"},
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_capture = {

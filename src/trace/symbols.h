@@ -5,10 +5,12 @@
  * offline with elfutils libdwfl: each module that one of the frames falls in
  * is reported at its recorded load bias, its GNU build id compared with the
  * captured one, and every frame that has an address and no name yet gets its
- * function (the innermost inlined function when the call was inlined, the
- * ELF symbol table's name when the module has no debug info), file and line.
- * Each frame is a unique address (stacks.h interns them), so each address is
- * resolved once.
+ * function, file and line (the ELF symbol table's name alone when the module
+ * has no debug info); a call inside inlined code gets one frame per inlined
+ * function, innermost first, marked inl, before its real function's. Each
+ * frame is a unique address (stacks.h interns them), so each address is
+ * resolved once. The stack table is replaced (same stack ids' content in the
+ * same order; t->site follows): pointers into the old one are stale.
  *
  * It never fails because of the binaries: a module whose file is missing,
  * unreadable or of another build id gets one note and its frames keep their
@@ -28,7 +30,7 @@ typedef struct hr_symbolize_opts {
     const char *root; /* prefix of the module paths (a copy of the captured system's
                        * files); NULL: the paths as recorded */
     /* filled by hr_stacks_symbolize: */
-    uint32_t frames_named;    /* address frames that got a function name */
+    uint32_t frames_named;    /* address frames that got a function name (1 or more frames) */
     uint32_t frames_unnamed;  /* address frames left as module+0xOFF */
     uint32_t modules_noted;   /* modules missing, unreadable or of another build */
 } hr_symbolize_opts_t;

@@ -6,8 +6,8 @@
  * With --stacks: the trace's stacks are symbolized (notes on stdout) and each
  * stack that created blocks in range is one line, most blocks first:
  *   stack BLOCKS FUNC@FILE:LINE FUNC@FILE:LINE ...   (innermost first; FILE
- *   without its directory; a frame without a name: MODULE+0xOFF, or 0xADDR
- *   when no module holds it)
+ *   without its directory; [inl] after a frame inlined into the next one; a
+ *   frame without a name: MODULE+0xOFF, or 0xADDR when no module holds it)
  * Usage: hr_import_dump FILE [--min N] [--max N] [--trace] [--stacks] */
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +97,8 @@ static void print_frame(const hr_trace_t *t, const hr_frame_t *fr) {
         printf(" %s", t->strings[fr->func - 1]);
         if (fr->file)
             printf("@%s:%u", base_name(t->strings[fr->file - 1]), fr->line);
+        if (fr->inl)
+            printf("[inl]");
     } else if (fr->module) {
         const hr_module_t *m = &s->modules[fr->module - 1];
         printf(" %s+0x%llx", base_name(m->path), (unsigned long long)(fr->addr - m->base));

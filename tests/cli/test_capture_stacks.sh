@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # capture --stacks (docs/CAPTURE.md, "Call stacks"): tests/progs/stacks_prog.c
-# (three allocating functions, and a module it dlopens with a fourth), built
+# (three allocating functions, one inlined function, and a module it dlopens
+# with one more), built
 # here with -g -O0 -fno-omit-frame-pointer, is captured with --stacks; after
 # symbolizing, the trace's stacks name those functions at the lines marked
 # SITE: in the sources, with main as their caller, each with its number of
-# blocks; the dlopen'ed module's frame resolves; --stacks=2 keeps 2 frames;
+# blocks; the inlined one is a frame of its own, marked inlined, before the
+# function it was inlined into; the dlopen'ed module's frame resolves; --stacks=2 keeps 2 frames;
 # a deleted module and a rebuilt one each give one note and keep their frames
 # as module+0xOFF; the digest is the same with and without --stacks (stacks
 # never change the events); threads and a fork child keep their stacks;
@@ -44,6 +46,8 @@ C_TEMP=$(line_of CALL:frame_temp "$P/stacks_prog.c")
 C_ENT=$(line_of CALL:make_entity "$P/stacks_prog.c")
 C_LEVEL=$(line_of CALL:load_level "$P/stacks_prog.c")
 C_MOD=$(line_of CALL:module_alloc "$P/stacks_prog.c")
+L_CELL=$(line_of SITE:pool_cell "$P/stacks_prog.c")
+C_CELL=$(line_of CALL:pool_cell "$P/stacks_prog.c")
 
 # stacks RAW: the --stacks lines of the dump, blocks of 40..70000 bytes
 # (the program's own sizes; libc's and the loader's are mostly outside).
@@ -75,15 +79,19 @@ expect_site "the entities: make_entity at its line, from main" "$W/s.out" \
     "make_entity@stacks_prog.c:$L_ENT" "main@stacks_prog.c:$C_ENT" 64
 expect_site "the level data: load_level at its line, from main" "$W/s.out" \
     "load_level@stacks_prog.c:$L_LEVEL" "main@stacks_prog.c:$C_LEVEL" 1
+expect_site "an inlined call: the inlined function at its line, then the function it is in" \
+    "$W/s.out" "pool_cell@stacks_prog.c:$L_CELL[inl]" "make_cell@stacks_prog.c:$C_CELL" 8
 expect_site "the dlopen'ed module's frame resolves (module_alloc at its line)" "$W/s.out" \
     "module_alloc@stacks_mod.c:$L_MOD" "main@stacks_prog.c:$C_MOD" 10
 if grep -q '^stacks: [1-9][0-9]* unique stacks of .* frames from [1-9][0-9]* modules; symbols: [1-9]' \
     "$W/cap.out"; then ok "the capture summary counts stacks, modules and named frames"
 else not_ok "the capture summary counts stacks, modules and named frames" "$(cat "$W/cap.out")"; fi
 
-# --stacks=2: no stack deeper than 2 frames
+# --stacks=2: no stack deeper than 2 return addresses (an inlined frame
+# shares its return address with the next frame)
 "$HR" capture --stacks=2 --keep-raw -o "$W/d.hrt" -- ./prog >/dev/null 2>&1
-deep=$(stacks "$W/d.hrt.raw" | awk '$1 == "stack" && NF > 4' | wc -l)
+deep=$(stacks "$W/d.hrt.raw" | awk '$1 == "stack" { n = 0; for (i = 3; i <= NF; i++) n += $i !~ /\[inl\]$/
+    if (n > 2) print }' | wc -l)
 n2=$(stacks "$W/d.hrt.raw" | grep -c '^stack .* main@')
 if [ "$deep" = 0 ] && [ "$n2" -ge 3 ]; then ok "--stacks=2 keeps 2 frames (the function and main)"
 else not_ok "--stacks=2 keeps 2 frames" "deeper stacks: $deep, stacks ending in main: $n2"; fi

@@ -1,4 +1,5 @@
-/* A program with three known allocation sites and one in a dlopen'ed module,
+/* A program with three known allocation sites, one inlined into a fourth
+ * function, and one in a dlopen'ed module,
  * for tests/cli/test_capture_stacks.sh (capture --stacks, symbols). Built
  * by the test itself with -g -O0 -fno-omit-frame-pointer; each site's line
  * is marked with a SITE: comment, the line of its call in main with CALL:,
@@ -27,6 +28,15 @@ __attribute__((noinline)) static char *load_level(size_t n) {
     return p;
 }
 
+/* Inlined even at -O0: its frame comes from the DWARF inline records. */
+static inline __attribute__((always_inline)) void *pool_cell(void) {
+    return malloc(40); /* SITE:pool_cell */
+}
+
+__attribute__((noinline)) static void *make_cell(void) {
+    return pool_cell(); /* CALL:pool_cell */
+}
+
 int main(int argc, char **argv) {
     char *level = load_level(1 << 16); /* CALL:load_level */
     void *ents[64];
@@ -39,6 +49,8 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < 64; i++)
         free(ents[i]);
+    for (int i = 0; i < 8; i++)
+        free(make_cell()); /* CALL:make_cell */
     free(level);
     if (argc > 1) {
         void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
