@@ -243,26 +243,34 @@ void hr_route_part_spec(const hr_route_plan_file_t *p, unsigned route, char *buf
 
 int hr_route_match_stacks(const hr_trace_t *t, const hr_route_plan_file_t *p, int32_t **out) {
     const hr_stacks_t *s = t->stacks;
-    uint32_t n = s ? s->n_stacks : 0;
+    uint32_t n = s ? s->n_stacks : 0, nf = s ? s->n_frames : 0;
     int32_t *m = malloc(((size_t)n + 1) * sizeof *m);
-    if (!m)
+    /* per frame, once: -2 a wrapper, -1 no rule, else its first rule */
+    int32_t *of_frame = malloc((nf ? nf : 1) * sizeof *of_frame);
+    if (!m || !of_frame) {
+        free(m);
+        free(of_frame);
         return -1;
+    }
     const char *skip = p->skip ? p->skip : HR_ROUTE_SKIP_DEFAULT;
     char name[512];
+    for (uint32_t f = 0; f < nf; f++) {
+        hr_stacks_frame_name(t, f, 0, name, sizeof name);
+        of_frame[f] = hr_route_skipped(skip, name) ? -2 : -1;
+        for (uint32_t r = 0; r < p->n && of_frame[f] == -1; r++)
+            if (hr_route_glob(p->rules[r].pattern, name))
+                of_frame[f] = (int32_t)r;
+    }
     m[0] = -1;
     for (uint32_t id = 1; id <= n; id++) {
         uint32_t depth;
         const uint32_t *fx = hr_stacks_get(s, id, &depth);
         m[id] = -1;
-        for (uint32_t k = 0; k < depth && m[id] < 0; k++) {
-            hr_stacks_frame_name(t, fx[k], 0, name, sizeof name);
-            if (hr_route_skipped(skip, name))
-                continue;
-            for (uint32_t r = 0; r < p->n && m[id] < 0; r++)
-                if (hr_route_glob(p->rules[r].pattern, name))
-                    m[id] = (int32_t)r;
-        }
+        for (uint32_t k = 0; k < depth && m[id] < 0; k++)
+            if (of_frame[fx[k]] >= 0)
+                m[id] = of_frame[fx[k]];
     }
+    free(of_frame);
     *out = m;
     return 0;
 }

@@ -13,23 +13,58 @@ hr_sites_opts_t hr_sites_opts_default(void) {
     return (hr_sites_opts_t){1, NULL, 20, HR_SITES_BY_ALLOCS};
 }
 
-/* The site key of stack `id`: `depth` frames from the first one that is not
- * a wrapper (from frame 0 when all are). -1 out of memory. */
-static int64_t site_key(const hr_trace_t *t, const hr_sites_opts_t *o, uint32_t id,
-                        hr_stacks_t *keys) {
-    uint32_t n, k = 0;
-    const uint32_t *fx = hr_stacks_get(t->stacks, id, &n);
+/* Per frame of the trace, computed once: canon[f], the first frame that
+ * prints like f (function, file and line; or module+offset), so that the
+ * return addresses of one source line are one site; wrap[f], whether f is
+ * an allocator wrapper. */
+typedef struct frames_ix {
+    uint32_t *canon;
+    uint8_t  *wrap;
+} frames_ix_t;
+
+static int frames_index(const hr_trace_t *t, const hr_sites_opts_t *o, frames_ix_t *fx) {
+    uint32_t n = t->stacks->n_frames;
+    uint32_t *first = malloc((n ? n : 1) * sizeof *first);
     const char *skip = o->skip ? o->skip : HR_ROUTE_SKIP_DEFAULT;
-    char name[512];
-    for (; k < n; k++) {
-        hr_stacks_frame_name(t, fx[k], 0, name, sizeof name);
-        if (!hr_route_skipped(skip, name))
+    char name[1024];
+    hr_trace_t names; /* only its string table and hash index: printed names */
+    hr_trace_init(&names);
+    fx->canon = malloc((n ? n : 1) * sizeof *fx->canon);
+    fx->wrap = malloc(n ? n : 1);
+    int rc = first && fx->canon && fx->wrap ? 0 : -1;
+    for (uint32_t f = 0; rc == 0 && f < n; f++) {
+        uint32_t had = names.n_strings;
+        hr_stacks_frame_name(t, f, 1, name, sizeof name);
+        int64_t ix = hr_trace_intern(&names, name);
+        if (ix < 0) {
+            rc = -1;
             break;
+        }
+        if (names.n_strings > had)
+            first[ix] = f;
+        fx->canon[f] = first[ix];
+        hr_stacks_frame_name(t, f, 0, name, sizeof name);
+        fx->wrap[f] = (uint8_t)hr_route_skipped(skip, name);
     }
+    hr_trace_free(&names);
+    free(first);
+    return rc;
+}
+
+/* The site key of stack `id`: `depth` frames (canonical) from the first one
+ * that is not a wrapper (from frame 0 when all are). -1 out of memory. */
+static int64_t site_key(const hr_trace_t *t, const hr_sites_opts_t *o, const frames_ix_t *ix,
+                        uint32_t id, hr_stacks_t *keys) {
+    uint32_t n, k = 0, key[64];
+    const uint32_t *fx = hr_stacks_get(t->stacks, id, &n);
+    while (k < n && ix->wrap[fx[k]])
+        k++;
     if (k == n)
         k = 0;
-    uint32_t depth = o->depth ? o->depth : 1;
-    return hr_stacks_intern(keys, fx + k, n - k < depth ? n - k : depth);
+    uint32_t depth = o->depth ? o->depth : 1, m = 0;
+    for (; m < depth && m < 64 && k + m < n; m++)
+        key[m] = ix->canon[fx[k + m]];
+    return hr_stacks_intern(keys, key, m);
 }
 
 /* Counts a block of `bytes` made by event i into its site. */
@@ -167,12 +202,17 @@ int hr_sites_compute(const hr_trace_t *t, const hr_sites_opts_t *o, hr_sites_t *
     hr_life_t *life = malloc((t->n_events ? t->n_events : 1) * sizeof *life);
     out->keys = hr_stacks_new();
     out->of_stack = calloc((size_t)t->stacks->n_stacks + 1, sizeof *out->of_stack);
+    frames_ix_t fx = {NULL, NULL};
     int rc = !life || !out->keys || !out->of_stack ? -1 : hr_lifetime_compute(t, life, err);
+    if (rc == 0)
+        rc = frames_index(t, o, &fx);
     for (uint32_t id = 1; rc == 0 && id <= t->stacks->n_stacks; id++) {
-        int64_t k = site_key(t, o, id, out->keys);
+        int64_t k = site_key(t, o, &fx, id, out->keys);
         rc = k < 0 ? -1 : 0;
         out->of_stack[id] = (uint32_t)k;
     }
+    free(fx.canon);
+    free(fx.wrap);
     out->n = out->keys ? out->keys->n_stacks : 0;
     if (rc == 0 && !(out->v = calloc(out->n ? out->n : 1, sizeof *out->v)))
         rc = -1;
