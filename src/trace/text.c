@@ -8,8 +8,9 @@
  *
  * Fields are parsed and printed by their hr_field_kind_t, so the per-op shape
  * comes from HR_OP_LIST alone. The writer's output is canonical: reading it
- * and writing again gives the same bytes. */
-#include "trace/format.h"
+ * and writing again gives the same bytes. The stack lines are read in
+ * text_stacks.c (text_int.h: what the two share). */
+#include "trace/text_int.h"
 #include "trace/stacks.h"
 
 #include <errno.h>
@@ -20,22 +21,7 @@
 #define MAX_TOKENS 8         /* an event line */
 #define MAX_HEADER_TOKENS 16 /* the header: magic, version, timestamps, 7 program options */
 
-typedef struct tok {
-    const char *s;
-    size_t      n;
-} tok_t;
-
-typedef struct tctx {
-    const char *name;
-    size_t      line;
-    hr_error_t *err;
-    /* The stack lines read so far: file number - 1 -> the model's frame
-     * index / stack id (interning may merge equal ones). */
-    uint32_t *frame_map, *stack_map;
-    uint32_t  n_frames, n_stacks, n_modules;
-} tctx_t;
-
-__attribute__((format(printf, 2, 3))) static int tfail(tctx_t *c, const char *fmt, ...) {
+int hr_text_fail(tctx_t *c, const char *fmt, ...) {
     char what[400];
     va_list ap;
     va_start(ap, fmt);
@@ -65,11 +51,8 @@ static int tokenize(const char *s, const char *e, tok_t *tk) {
     }
 }
 
-/* Token text for messages, shortened to 40 bytes. */
-#define TOKF "'%.*s%s'"
-#define TOKA(t) (int)((t).n > 40 ? 40 : (t).n), (t).s, ((t).n > 40 ? "..." : "")
 
-static int parse_u64(tok_t t, uint64_t *out) {
+int hr_text_u64(tok_t t, uint64_t *out) {
     uint64_t v = 0;
     if (t.n == 0)
         return -1;
@@ -87,7 +70,7 @@ static int is_raw_name_char(unsigned char ch) {
     return ch > 0x20 && ch < 0x7f && !strchr("%#@=\"\\", ch);
 }
 
-static int hexval(char ch) {
+int hr_text_hexval(char ch) {
     if (ch >= '0' && ch <= '9')
         return ch - '0';
     if (ch >= 'a' && ch <= 'f')
@@ -98,11 +81,11 @@ static int hexval(char ch) {
 }
 
 /* Decodes a percent-encoded name token into a fresh string. */
-static char *unescape(tctx_t *c, tok_t t) {
+char *hr_text_unescape(tctx_t *c, tok_t t) {
     char *out = malloc(t.n + 1);
     size_t n = 0;
     if (!out) {
-        tfail(c, "out of memory");
+        hr_text_fail(c, "out of memory");
         return NULL;
     }
     if (!(t.n == 1 && t.s[0] == '%')) { /* a lone '%' is the empty name */
@@ -111,11 +94,11 @@ static char *unescape(tctx_t *c, tok_t t) {
                 out[n++] = t.s[i];
                 continue;
             }
-            int hi = i + 2 < t.n ? hexval(t.s[i + 1]) : -1;
-            int lo = hi >= 0 ? hexval(t.s[i + 2]) : -1;
+            int hi = i + 2 < t.n ? hr_text_hexval(t.s[i + 1]) : -1;
+            int lo = hi >= 0 ? hr_text_hexval(t.s[i + 2]) : -1;
             if (lo < 0 || (hi | lo) == 0) {
                 free(out);
-                tfail(c, "bad escape in name " TOKF " (expected %%XX with two hex digits, "
+                hr_text_fail(c, "bad escape in name " TOKF " (expected %%XX with two hex digits, "
                       "not %%00)", TOKA(t));
                 return NULL;
             }
@@ -141,35 +124,35 @@ static int parse_field(tctx_t *c, hr_trace_t *t, hr_event_t *ev, int kind, int i
     uint64_t v = 0;
     const char *op = hr_op_name(ev->op);
     if (kind == HR_F_STR) {
-        char *s = unescape(c, tk);
+        char *s = hr_text_unescape(c, tk);
         if (!s)
             return -1;
         int64_t idx = hr_trace_intern(t, s);
         free(s);
         if (idx < 0)
-            return tfail(c, "out of memory");
+            return hr_text_fail(c, "out of memory");
         ev->aux = (uint32_t)idx;
         return 0;
     }
-    if (parse_u64(tk, &v))
-        return tfail(c, "field %d (%s) of '%s': expected a decimal number, got " TOKF, i,
+    if (hr_text_u64(tk, &v))
+        return hr_text_fail(c, "field %d (%s) of '%s': expected a decimal number, got " TOKF, i,
                      field_label(kind), op, TOKA(tk));
     switch (kind) {
     case HR_F_ID:
     case HR_F_OLD:
         if (v > HR_ID_MAX)
-            return tfail(c, "id %llu out of range (max %u)", (unsigned long long)v, HR_ID_MAX);
+            return hr_text_fail(c, "id %llu out of range (max %u)", (unsigned long long)v, HR_ID_MAX);
         *(kind == HR_F_ID ? &ev->id : &ev->aux) = (uint32_t)v;
         break;
     case HR_F_COUNT:
         if (v > UINT32_MAX)
-            return tfail(c, "count %llu out of range (max %u)", (unsigned long long)v,
+            return hr_text_fail(c, "count %llu out of range (max %u)", (unsigned long long)v,
                          UINT32_MAX);
         ev->aux = (uint32_t)v;
         break;
     case HR_F_ALIGN:
         if (v > 0x80000000u || (v & (v - 1)))
-            return tfail(c, "alignment %llu is not a power of two up to 2^31",
+            return hr_text_fail(c, "alignment %llu is not a power of two up to 2^31",
                          (unsigned long long)v);
         ev->align = (uint32_t)v;
         break;
@@ -178,188 +161,6 @@ static int parse_field(tctx_t *c, hr_trace_t *t, hr_event_t *ev, int kind, int i
         break;
     }
     return 0;
-}
-
-/* ---- the stack lines (docs/TRACE_FORMAT.md, "Stacks") ---------------------- */
-
-enum { KW_NONE = 0, KW_MODULE, KW_AT, KW_STACK };
-
-static int tok_is(tok_t t, const char *word) {
-    return t.n == strlen(word) && memcmp(t.s, word, t.n) == 0;
-}
-
-/* Which stack line tk[0] starts, KW_NONE for an event line. */
-static int stack_keyword(tok_t t) {
-    return tok_is(t, "module") ? KW_MODULE : tok_is(t, "at") ? KW_AT
-                                         : tok_is(t, "stack") ? KW_STACK : KW_NONE;
-}
-
-/* "0x" then hex digits, or a decimal number. */
-static int parse_addr(tok_t t, uint64_t *out) {
-    if (t.n < 3 || t.s[0] != '0' || (t.s[1] != 'x' && t.s[1] != 'X'))
-        return parse_u64(t, out);
-    uint64_t v = 0;
-    for (size_t i = 2; i < t.n; i++) {
-        int d = hexval(t.s[i]);
-        if (d < 0 || v >> 60)
-            return -1;
-        v = v << 4 | (uint64_t)d;
-    }
-    *out = v;
-    return 0;
-}
-
-/* A "KEY=" token: 1 with the value in *val. */
-static int keyed(tok_t t, const char *key, tok_t *val) {
-    size_t k = strlen(key);
-    if (t.n < k || memcmp(t.s, key, k) != 0)
-        return 0;
-    *val = (tok_t){t.s + k, t.n - k};
-    return 1;
-}
-
-/* Appends v to a file-number map of n entries; -1 on out of memory. */
-static int map_push(uint32_t **map, uint32_t n, uint32_t v) {
-    if ((n & (n - 1)) == 0) { /* 0, 1, 2, 4, ...: double */
-        uint32_t *m = realloc(*map, (n ? 2 * (size_t)n : 1) * sizeof *m);
-        if (!m)
-            return -1;
-        *map = m;
-    }
-    (*map)[n] = v;
-    return 0;
-}
-
-/* The line's number N: the next one of its kind (they count 1, 2, 3...). */
-static int line_number(tctx_t *c, tok_t t, uint32_t expect, const char *what) {
-    uint64_t v;
-    if (parse_u64(t, &v) || v != expect)
-        return tfail(c, "%s number " TOKF ": expected %u (they count from 1 in order)", what,
-                     TOKA(t), expect);
-    return 0;
-}
-
-static int parse_module(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok) {
-    hr_stacks_t *s = hr_trace_stacks(t);
-    uint64_t base, size;
-    tok_t bid = {NULL, 0};
-    if (!s)
-        return tfail(c, "out of memory");
-    if (ntok < 5 || ntok > 6 || (ntok == 6 && !keyed(tk[5], "build=", &bid)))
-        return tfail(c, "expected 'module N PATH BASE SIZE [build=HEX]'");
-    if (line_number(c, tk[1], c->n_modules + 1, "module"))
-        return -1;
-    if (parse_addr(tk[3], &base) || parse_addr(tk[4], &size))
-        return tfail(c, "module BASE and SIZE: expected 0xHEX or decimal, got " TOKF " " TOKF,
-                     TOKA(tk[3]), TOKA(tk[4]));
-    char *path = unescape(c, tk[2]), *build = bid.s ? unescape(c, bid) : NULL;
-    int64_t m = path && (!bid.s || build) ? hr_stacks_add_module(s, path, build, base, size) : -2;
-    free(path);
-    free(build);
-    if (m == -2)
-        return -1;
-    if (m < 0)
-        return tfail(c, "out of memory");
-    c->n_modules++;
-    return 0;
-}
-
-/* One at-line option into f; names go to the string table. */
-static int at_option(tctx_t *c, hr_trace_t *t, tok_t tk, hr_frame_t *f) {
-    tok_t v;
-    uint64_t n;
-    if (tok_is(tk, "inline")) {
-        f->inl = 1;
-    } else if (keyed(tk, "m=", &v)) {
-        if (parse_u64(v, &n) || n == 0 || n > c->n_modules)
-            return tfail(c, "m=" TOKF ": expected a module number 1..%u", TOKA(v), c->n_modules);
-        f->module = (uint32_t)n;
-    } else if (keyed(tk, "line=", &v)) {
-        if (parse_u64(v, &n) || n > UINT32_MAX)
-            return tfail(c, "line=" TOKF ": expected a line number", TOKA(v));
-        f->line = (uint32_t)n;
-    } else if (keyed(tk, "f=", &v) || keyed(tk, "file=", &v)) {
-        char *name = unescape(c, v);
-        int64_t ix = name ? hr_trace_intern(t, name) : -2;
-        free(name);
-        if (ix == -2)
-            return -1;
-        if (ix < 0)
-            return tfail(c, "out of memory");
-        *(tk.s[1] == '=' ? &f->func : &f->file) = (uint32_t)ix + 1;
-    } else {
-        return tfail(c, "unknown 'at' option " TOKF " (expected 0xADDR, m=, f=, file=, "
-                     "line= or inline)", TOKA(tk));
-    }
-    return 0;
-}
-
-static int parse_at(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok) {
-    hr_stacks_t *s = hr_trace_stacks(t);
-    hr_frame_t f = {0, 0, 0, 0, 0, 0};
-    if (!s)
-        return tfail(c, "out of memory");
-    if (ntok < 2)
-        return tfail(c, "expected 'at N [0xADDR] [m=M] [f=FUNC] [file=FILE] [line=L] [inline]'");
-    if (line_number(c, tk[1], c->n_frames + 1, "frame ('at')"))
-        return -1;
-    int i = 2;
-    if (ntok > 2 && tk[2].n > 2 && tk[2].s[0] == '0' && tk[2].s[1] == 'x') {
-        if (parse_addr(tk[2], &f.addr))
-            return tfail(c, "bad address " TOKF " (expected 0x and up to 16 hex digits)",
-                         TOKA(tk[2]));
-        i = 3;
-    }
-    for (; i < ntok; i++)
-        if (at_option(c, t, tk[i], &f))
-            return -1;
-    if (!f.addr && !f.func)
-        return tfail(c, "a frame needs an address (0xADDR) or a function (f=NAME)");
-    int64_t ix = hr_stacks_frame_put(s, &f);
-    if (ix < 0 || map_push(&c->frame_map, c->n_frames, (uint32_t)ix))
-        return tfail(c, "out of memory");
-    c->n_frames++;
-    return 0;
-}
-
-/* "stack N F1,F2,..." (innermost first) or "stack N -" (no frames). */
-static int parse_stack(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok) {
-    hr_stacks_t *s = hr_trace_stacks(t);
-    if (!s)
-        return tfail(c, "out of memory");
-    if (ntok != 3)
-        return tfail(c, "expected 'stack N F1,F2,...' (frame numbers of 'at' lines, innermost "
-                     "first, no spaces)");
-    if (line_number(c, tk[1], c->n_stacks + 1, "stack"))
-        return -1;
-    uint32_t *fx = malloc((tk[2].n / 2 + 1) * sizeof *fx), n = 0;
-    if (!fx)
-        return tfail(c, "out of memory");
-    for (size_t i = 0; !(tk[2].n == 1 && tk[2].s[0] == '-') && i < tk[2].n;) {
-        size_t j = i;
-        while (j < tk[2].n && tk[2].s[j] != ',')
-            j++;
-        uint64_t v;
-        if (parse_u64((tok_t){tk[2].s + i, j - i}, &v) || v == 0 || v > c->n_frames) {
-            free(fx);
-            return tfail(c, "stack frame " TOKF ": expected frame numbers 1..%u separated by "
-                         "commas", TOKA(tk[2]), c->n_frames);
-        }
-        fx[n++] = c->frame_map[v - 1];
-        i = j + 1;
-    }
-    int64_t id = hr_stacks_intern(s, fx, n);
-    free(fx);
-    if (id < 0 || map_push(&c->stack_map, c->n_stacks, (uint32_t)id))
-        return tfail(c, "out of memory");
-    c->n_stacks++;
-    return 0;
-}
-
-static int parse_stack_line(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, int kw) {
-    return kw == KW_MODULE ? parse_module(c, t, tk, ntok)
-           : kw == KW_AT   ? parse_at(c, t, tk, ntok)
-                           : parse_stack(c, t, tk, ntok);
 }
 
 /* Parses the op, its fields and the t=/s=/@ suffixes of one event line;
@@ -372,7 +173,7 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
         for (unsigned i = 0; i < HR_OP__COUNT; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                      i ? ", " : "", hr_op_info[i].name);
-        return tfail(c, "unknown op " TOKF " (expected one of %s)", TOKA(tk[0]), names);
+        return hr_text_fail(c, "unknown op " TOKF " (expected one of %s)", TOKA(tk[0]), names);
     }
     const hr_op_info_t *in = &hr_op_info[op];
     memset(ev, 0, sizeof *ev);
@@ -384,26 +185,26 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
         uint64_t v;
         if (tk[i].n >= 2 && tk[i].s[0] == 's' && tk[i].s[1] == '=') {
             tok_t num = {tk[i].s + 2, tk[i].n - 2};
-            if (seen_s++ || parse_u64(num, &v) || v == 0 || v > c->n_stacks)
-                return tfail(c, "expected one s=STACK with a stack number 1..%u defined by a "
+            if (seen_s++ || hr_text_u64(num, &v) || v == 0 || v > c->n_stacks)
+                return hr_text_fail(c, "expected one s=STACK with a stack number 1..%u defined by a "
                              "'stack' line above, got " TOKF, c->n_stacks, TOKA(tk[i]));
             if (!hr_op_creates_block((unsigned)op))
-                return tfail(c, "s=STACK on '%s': only alloc, calloc, realloc, palloc and "
+                return hr_text_fail(c, "s=STACK on '%s': only alloc, calloc, realloc, palloc and "
                              "prealloc have a stack", in->name);
             *site = c->stack_map[v - 1];
         } else if (tk[i].n >= 2 && tk[i].s[0] == 't' && tk[i].s[1] == '=') {
             tok_t num = {tk[i].s + 2, tk[i].n - 2};
-            if (seen_t++ || parse_u64(num, &v) || v > 65535)
-                return tfail(c, "expected one t=THREAD with THREAD < 65536, got " TOKF,
+            if (seen_t++ || hr_text_u64(num, &v) || v > 65535)
+                return hr_text_fail(c, "expected one t=THREAD with THREAD < 65536, got " TOKF,
                              TOKA(tk[i]));
             ev->thread = (uint16_t)v;
         } else if (tk[i].s[0] == '@') {
             tok_t num = {tk[i].s + 1, tk[i].n - 1};
-            if ((*has_ts)++ || parse_u64(num, &v))
-                return tfail(c, "expected one @TIMESTAMP (decimal ns), got " TOKF, TOKA(tk[i]));
+            if ((*has_ts)++ || hr_text_u64(num, &v))
+                return hr_text_fail(c, "expected one @TIMESTAMP (decimal ns), got " TOKF, TOKA(tk[i]));
             *ts = v;
         } else if (seen_t || seen_s || *has_ts) {
-            return tfail(c, "field " TOKF " after the t=/s=/@ suffixes", TOKA(tk[i]));
+            return hr_text_fail(c, "field " TOKF " after the t=/s=/@ suffixes", TOKA(tk[i]));
         } else if (nf < in->nfields) {
             if (parse_field(c, t, ev, in->fields[nf], nf + 1, tk[i]))
                 return -1;
@@ -415,9 +216,9 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
     int min = in->nfields - in->nopt;
     if (nf < min || nf > in->nfields) {
         if (in->nopt == 0)
-            return tfail(c, "'%s' takes %d field%s, got %d", in->name, min, min == 1 ? "" : "s",
+            return hr_text_fail(c, "'%s' takes %d field%s, got %d", in->name, min, min == 1 ? "" : "s",
                          nf);
-        return tfail(c, "'%s' takes %d %s %d fields, got %d", in->name, min,
+        return hr_text_fail(c, "'%s' takes %d %s %d fields, got %d", in->name, min,
                      in->nopt == 1 ? "or" : "to", in->nfields, nf);
     }
     if (nf > min)
@@ -432,28 +233,28 @@ static int parse_header(tctx_t *c, const tok_t *tk, int ntok, hr_trace_t *t) {
     unsigned seen = 0;
     size_t ml = strlen(HR_TEXT_MAGIC);
     if (ntok < 1 || tk[0].n != ml || memcmp(tk[0].s, HR_TEXT_MAGIC, ml) != 0)
-        return tfail(c, "expected the header line 'heapreplay-trace 1'");
+        return hr_text_fail(c, "expected the header line 'heapreplay-trace 1'");
     if (ntok < 2 || tk[1].n != 1 || tk[1].s[0] != '1')
-        return tfail(c, "unsupported text format version %s%.*s (this reader reads 1)",
+        return hr_text_fail(c, "unsupported text format version %s%.*s (this reader reads 1)",
                      ntok < 2 ? "(none)" : "", ntok < 2 ? 0 : (int)tk[1].n,
                      ntok < 2 ? "" : tk[1].s);
     for (int i = 2; i < ntok; i++) {
         if (tk[i].n == 10 && memcmp(tk[i].s, "timestamps", 10) == 0) {
             if (!t->ts && !(t->ts = calloc(1, sizeof *t->ts)))
-                return tfail(c, "out of memory");
+                return hr_text_fail(c, "out of memory");
             t->flags |= HR_TRACEF_TIMESTAMPS;
             continue;
         }
         int rc = hr_program_text_option(&t->program, &seen, tk[i].s, tk[i].n, what, sizeof what);
         if (rc < 0)
-            return tfail(c, "%s", what);
+            return hr_text_fail(c, "%s", what);
         if (rc == 0)
-            return tfail(c, "unknown header option " TOKF " (expected 'timestamps' or the "
+            return hr_text_fail(c, "unknown header option " TOKF " (expected 'timestamps' or the "
                          "program time's runs=, timed=, wall_ns=, cpu_ns=, cpu_min_ns=, "
                          "cpu_max_ns=, max_rss=)", TOKA(tk[i]));
     }
     if (hr_program_text_finish(&t->program, seen, what, sizeof what))
-        return tfail(c, "%s", what);
+        return hr_text_fail(c, "%s", what);
     return 0;
 }
 
@@ -487,7 +288,7 @@ static size_t line_of_event(const char *buf, size_t len, size_t index) {
             header = 1;
             continue;
         }
-        if (stack_keyword(tk[0]))
+        if (hr_text_stack_keyword(tk[0]))
             continue;
         if (ev++ == index)
             return lineno;
@@ -538,12 +339,12 @@ static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t) {
         int ntok = tokenize(s, e, tk);
         if (ntok == 0)
             continue;
-        int kw = header ? stack_keyword(tk[0]) : KW_NONE;
+        int kw = header ? hr_text_stack_keyword(tk[0]) : KW_NONE;
         if (header && ntok > MAX_TOKENS)
-            return tfail(c, "too many fields (%s line has at most %d tokens)",
+            return hr_text_fail(c, "too many fields (%s line has at most %d tokens)",
                          kw ? "a stack" : "an event", MAX_TOKENS);
         if (!header && ntok > MAX_HEADER_TOKENS)
-            return tfail(c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
+            return hr_text_fail(c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
         if (!header) {
             if (parse_header(c, tk, ntok, t))
                 return -1;
@@ -551,7 +352,7 @@ static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t) {
             continue;
         }
         if (kw) {
-            if (parse_stack_line(c, t, tk, ntok, kw))
+            if (hr_text_stack_line(c, t, tk, ntok, kw))
                 return -1;
             continue;
         }
@@ -562,13 +363,13 @@ static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t) {
         if (parse_event(c, t, tk, ntok, &ev, &ts, &has_ts, &site))
             return -1;
         if ((has_ts || t->ts) ? hr_trace_push_ts(t, &ev, ts) : hr_trace_push(t, &ev))
-            return tfail(c, "out of memory");
+            return hr_text_fail(c, "out of memory");
         if (site && hr_trace_set_site(t, t->n_events - 1, site))
-            return tfail(c, "out of memory");
+            return hr_text_fail(c, "out of memory");
     }
     if (!header) {
         c->line = 1;
-        return tfail(c, "expected the header line 'heapreplay-trace 1'");
+        return hr_text_fail(c, "expected the header line 'heapreplay-trace 1'");
     }
     return 0;
 }
