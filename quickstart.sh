@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 DEPS="build-essential autoconf automake libtool pkg-config cmake man-db groff-base libjemalloc-dev \
-libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev zstd heaptrack valgrind strace jq \
+libmimalloc-dev libgoogle-perftools-dev libzstd-dev zlib1g-dev libdw-dev libunwind-dev zstd heaptrack valgrind strace jq \
 clang libclang-rt-14-dev freeciv-server python3 sqlite3 time chromium libxml2-utils"
 
 install_deps() {

@@ -148,3 +148,14 @@ EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py
 bench-game-ci: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/game_ci/game_ci.sh $(top_builddir)
 EXTRA_DIST += bench/game_ci/game_ci.sh
+# What call stacks cost in capture: capture --stacks against heaptrack, plain
+# capture and no capture (CPU of the process tree, interleaved rounds) on
+# cap_churn and two real programs, and the bytes stacks add per event.
+.PHONY: bench-stacks
+bench-stacks: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/stacks/bench_stacks.sh $(top_builddir)
+EXTRA_DIST += bench/stacks/bench_stacks.sh
+.PHONY: bench-sites
+bench-sites: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/sites/plan.sh $(top_builddir)/heapreplay $(top_srcdir)/results/sites-plan-vm.md
+EXTRA_DIST += bench/sites/plan.sh

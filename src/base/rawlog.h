@@ -22,7 +22,7 @@
 #include "base/varint.h"
 
 #define HR_CAP_MAGIC "HRCAPLOG"          /* 8 bytes at offset 0 */
-#define HR_CAP_VERSION 3u     /* written; 3 = 2 + the TOUCHED op */
+#define HR_CAP_VERSION 4u     /* written; 3 = 2 + the TOUCHED op; 4 = 3 + stacks */
 #define HR_CAP_VERSION_MIN 2u /* oldest version the importer reads */
 #define HR_CAP_ENDIAN_TAG 0x01020304u
 #define HR_CAP_BLOCK_MAGIC 0x4b4c4248u   /* "HBLK" little-endian */
@@ -38,8 +38,15 @@
  * (`mark frame-by:SDL_GL_SwapWindow`): `heapreplay info` counts frames by it;
  * a frame without one is the program's own (hr_frame). docs/TRACE_FORMAT.md. */
 #define HR_CAP_FRAME_BY "frame-by:"
-/* Longest record without its name: op byte + 4 varints. */
-#define HR_CAP_REC_MAX (1u + 4u * HR_VARINT_MAX)
+/* Longest record without its name: op byte + 4 varints + the stack id. */
+#define HR_CAP_REC_MAX (1u + 5u * HR_VARINT_MAX)
+/* Version 4 (capture --stacks): an allocation record whose op byte has this
+ * bit set carries one more varint after its fields, the id of its call stack
+ * (a STACK record of the same file defines it). Without --stacks no record
+ * has it, so such a log is the version 3 log plus a version number. */
+#define HR_CAP_OP_STACKED 0x80u
+/* Deepest stack the importer keeps (the library writes at most 128 frames). */
+#define HR_CAP_STACK_DEPTH_MAX 256u
 
 enum {
     HR_CAPF_TIMESTAMPS = 1u << 0, /* convert clocks to timestamps on import */
@@ -86,7 +93,16 @@ typedef struct hr_cap_block {
  *                 thread that frees or reallocs a block of usable size >=
  *                 HR_CAP_TOUCH_MIN, right before that FREE/REALLOC record:
  *                 the partial head page + resident interior pages x page size)
- *   END           ptr=events recorded  a=overhead estimate ns  b=how  (clean exit) */
+ *   END           ptr=events recorded  a=overhead estimate ns  b=how  (clean exit)
+ *   MODULE        ptr=load bias (l_addr)  a=bytes from it to the end of the last
+ *                 PT_LOAD segment  b=payload length; the payload is the path,
+ *                 a 0 byte, then the GNU build id in lowercase hex (maybe empty)
+ *                 (version 4: one per mapped object, at start and whenever a
+ *                 new stack holds an address outside the objects known so far)
+ *   STACK         a=stack id (from 1)  b=payload length; the payload is the
+ *                 frames, 8-byte little-endian return addresses, innermost
+ *                 (the caller of malloc) first (version 4: written by the
+ *                 thread that first met the stack, before its first use) */
 typedef enum hr_cap_op {
     HR_CAP_MALLOC = 1,
     HR_CAP_CALLOC,
@@ -103,6 +119,8 @@ typedef enum hr_cap_op {
     HR_CAP_POOL_REALLOC,
     HR_CAP_FRAME_NAMED,
     HR_CAP_TOUCHED, /* version 3 */
+    HR_CAP_MODULE,  /* version 4 */
+    HR_CAP_STACK,   /* version 4 */
     HR_CAP__COUNT
 } hr_cap_op_t;
 
@@ -114,6 +132,7 @@ typedef struct hr_cap_rec {
     uint64_t b;
     uint32_t tid;   /* kernel thread id (from the block header) */
     uint8_t  op;    /* hr_cap_op_t */
+    uint32_t stack; /* the allocation's stack id; 0 = none (HR_CAP_OP_STACKED) */
 } hr_cap_rec_t;
 
 /* Delta state of one block: both start at 0 after each block header. */
@@ -126,7 +145,8 @@ _Static_assert(sizeof(hr_cap_block_t) == 32, "capture block header is 32 bytes")
 
 static inline int hr_cap_has_name(unsigned op) {
     return op == HR_CAP_HEAP_PUSH || op == HR_CAP_HEAP_POP || op == HR_CAP_MARK ||
-           op == HR_CAP_POOL_ALLOC || op == HR_CAP_POOL_FREE || op == HR_CAP_FRAME_NAMED;
+           op == HR_CAP_POOL_ALLOC || op == HR_CAP_POOL_FREE || op == HR_CAP_FRAME_NAMED ||
+           op == HR_CAP_MODULE || op == HR_CAP_STACK;
 }
 
 /* REALLOC and POOL_REALLOC code their old pointer relative to the result. */
@@ -137,12 +157,13 @@ static inline int hr_cap_is_realloc(unsigned op) {
 /* Encodes r at p (room: HR_CAP_REC_MAX + name length) and returns the bytes
  * written. Fields: op; clk - d->clk; zigzag(ptr - d->ptr); then FREE: none;
  * REALLOC, POOL_REALLOC: zigzag(a - ptr), b; every other op: a, b; names
- * (annotations, pools): b raw bytes (b = name length). */
+ * (annotations, pools, modules, stacks): b raw bytes (b = name length); a
+ * nonzero r->stack sets HR_CAP_OP_STACKED and follows as the last varint. */
 static inline __attribute__((always_inline)) size_t
 hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
                                     const char *name) {
     uint8_t *q = p;
-    *q++ = r->op;
+    *q++ = (uint8_t)(r->op | (r->stack ? HR_CAP_OP_STACKED : 0u));
     q += hr_varint_put(q, r->clk - d->clk);
     q += hr_varint_put(q, hr_zigzag((int64_t)(r->ptr - d->ptr)));
     d->clk = r->clk;
@@ -158,6 +179,8 @@ hr_cap_put_rec(uint8_t *p, hr_cap_delta_t *d, const hr_cap_rec_t *r,
         memcpy(q, name, (size_t)r->b);
         q += r->b;
     }
+    if (r->stack)
+        q += hr_varint_put(q, r->stack);
     return (size_t)(q - p);
 }
 

@@ -3,7 +3,8 @@
  * log.c (per-thread buffers, the output file, exit/fork handling),
  * process.c (_exit, exec, annotations), signals.c (the fatal-signal
  * flush, and the trampoline through which the program's handlers run) and
- * frames.c (frame marks at the present functions, capture --frames).
+ * frames.c (frame marks at the present functions, capture --frames) and
+ * stacks.c (call stacks and the module map, capture --stacks).
  * Nothing here may call malloc: the log uses mmap'd buffers and raw syscalls. */
 #ifndef HR_CAPTURE_INT_H
 #define HR_CAPTURE_INT_H
@@ -111,6 +112,9 @@ void hr_cap_log_init(void);   /* called once by the hooks after the real functio
 /* Append one record for this thread. name/len: annotation name or NULL. */
 void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
                  const char *name, size_t len);
+/* The same with the allocation's stack id (0: none). */
+void hr_cap_emit_s(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
+                   const char *name, size_t len, uint32_t stack);
 /* Flush every buffer and write the END record; `how` is the END's b field:
  * 0 exit, 1 _exit, 2 exec, 128+N signal N. Recording stops afterwards,
  * except for exec (which only flushes: the exec may fail). */
@@ -147,18 +151,32 @@ HR_CAP_API void hr_capture_alloc_named(void *ptr, size_t size, const char *pool)
 HR_CAP_API void hr_capture_free_named(void *ptr, const char *pool);
 HR_CAP_API void hr_capture_realloc_named(void *old, void *ptr, size_t size, const char *pool);
 
+/* stacks.c (capture --stacks): HEAPREPLAY_CAPTURE_STACKS=DEPTH. */
+#define HR_CAP_STACK_MAX 128 /* deepest stack recorded */
+extern int hr_cap_stack_depth;  /* 0: stacks off */
+void hr_cap_stacks_init(void);  /* reads the environment; by hr_cap_log_init */
+void hr_cap_stacks_start(void); /* a log starts: empty table, module map written */
+/* The id of the calling allocation's stack (writing its STACK record, and
+ * the MODULE records it needs, when new); 0 when it cannot be unwound.
+ * Call inside a hook, with the guard raised. */
+uint32_t hr_cap_stack_id(void);
+/* The stack id for an allocation hook: 0 when stacks are off. */
+static inline uint32_t hr_cap_site(void) {
+    return HR_UNLIKELY(hr_cap_stack_depth) ? hr_cap_stack_id() : 0;
+}
+
 /* Records one allocation-family event (no name). The common case is encoded
  * right here into the thread's buffer; everything else (no buffer yet, buffer
  * full, the 1-in-64 timed sample, not recording) goes through hr_cap_emit,
  * which does the same thing the slow way. */
-static inline __attribute__((always_inline)) void hr_cap_record(uint64_t clk, unsigned op,
-                                                                uint64_t ptr, uint64_t a,
-                                                                uint64_t b) {
+static inline __attribute__((always_inline)) void hr_cap_record_s(uint64_t clk, unsigned op,
+                                                                  uint64_t ptr, uint64_t a,
+                                                                  uint64_t b, uint32_t stack) {
     hr_tbuf_t *t = hr_cap_tb;
     if (HR_LIKELY(t && hr_cap_recording && (t->events % HR_SAMPLE_EVERY) != 0)) {
         uint32_t at = atomic_load_explicit(&t->len, memory_order_relaxed);
         if (HR_LIKELY(at + HR_CAP_REC_MAX <= hr_cap_buf_limit)) {
-            hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op};
+            hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op, stack};
             at += (uint32_t)hr_cap_put_rec(t->data + at, &t->d, &r, NULL);
             t->nrecs++;
             t->events++;
@@ -166,7 +184,14 @@ static inline __attribute__((always_inline)) void hr_cap_record(uint64_t clk, un
             return;
         }
     }
-    hr_cap_emit(clk, op, ptr, a, b, NULL, 0);
+    hr_cap_emit_s(clk, op, ptr, a, b, NULL, 0, stack);
+}
+
+/* The same without a stack (frees, TOUCHED records, stacks off). */
+static inline __attribute__((always_inline)) void hr_cap_record(uint64_t clk, unsigned op,
+                                                                uint64_t ptr, uint64_t a,
+                                                                uint64_t b) {
+    hr_cap_record_s(clk, op, ptr, a, b, 0);
 }
 
 #endif

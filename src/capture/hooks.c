@@ -16,7 +16,10 @@
  *    interior pages dropped right after the real call made it, and gets a
  *    TOUCHED record (the bytes the program used) right before the record of
  *    its free or realloc, measured before the real call.
- *  - malloc_usable_size passes through (pool pointers answer their size). */
+ *  - malloc_usable_size passes through (pool pointers answer their size).
+ *  - Stacks (capture --stacks, stacks.c): each allocation record carries the
+ *    id of its call stack (hr_cap_site), unwound under the guard; frees and
+ *    TOUCHED records carry none. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h> /* memalign, pvalloc, malloc_usable_size */
@@ -246,7 +249,8 @@ HR_CAP_API void *malloc(size_t size) {
     hr_cap_guard++;
     void *p = real.malloc(size);
     touch_new(p, size, 0);
-    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0);
+    uint32_t st = hr_cap_site(); /* first: it may write records of its own */
+    hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0, st);
     hr_cap_guard--;
     return p;
 }
@@ -282,7 +286,8 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
     void *p = real.calloc(n, size);
     if (p) /* no overflow: the real calloc succeeded */
         touch_new(p, n * size, 0);
-    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size);
+    uint32_t st = hr_cap_site(); /* first: it may write records of its own */
+    hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size, st);
     hr_cap_guard--;
     return p;
 }
@@ -310,7 +315,9 @@ HR_CAP_API void *realloc(void *old, size_t size) {
     }
     void *p = real.realloc(old, size);
     touch_new(p, size, kept < size ? kept : size);
-    hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size);
+    uint32_t st = hr_cap_site(); /* first: it may write records of its own */
+    hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size,
+                    st);
     hr_cap_guard--;
     return p;
 }
@@ -346,7 +353,8 @@ static void *aligned_common(int kind, size_t align, size_t size) {
     }
     if (!b) {
         touch_new(p, size, 0);
-        hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align);
+        uint32_t st = hr_cap_site(); /* first: it may write records of its own */
+        hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align, st);
     }
     hr_cap_guard--;
     return p;
@@ -369,7 +377,8 @@ HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
     int rc = real.posix_memalign(out, align, size);
     uintptr_t p = rc == 0 ? (uintptr_t)*out : 0;
     touch_new((void *)p, size, 0);
-    hr_cap_record(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align);
+    uint32_t st = hr_cap_site(); /* first: it may write records of its own */
+    hr_cap_record_s(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align, st);
     hr_cap_guard--;
     return rc;
 }

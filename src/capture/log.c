@@ -21,7 +21,8 @@
  *   HEAPREPLAY_CAPTURE_BUFFER=BYTES   flush a thread's buffer at this size
  *                                     (4096 .. 256 KiB, default 256 KiB)
  *   HEAPREPLAY_CAPTURE_TOUCH=0        no page probe of large blocks (hooks.c)
- *   HEAPREPLAY_CAPTURE_FRAMES=...     frame marks at present functions (frames.c) */
+ *   HEAPREPLAY_CAPTURE_FRAMES=...     frame marks at present functions (frames.c)
+ *   HEAPREPLAY_CAPTURE_STACKS=DEPTH   call stacks of allocations (stacks.c) */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -108,6 +109,7 @@ static void open_log(const char *path) {
     h.start_clk = hr_start_clk;
     write_all(&h, sizeof h);
     hr_cap_recording = 1;
+    hr_cap_stacks_start();
     errno = saved;
 }
 
@@ -195,13 +197,18 @@ static void put_rec(hr_tbuf_t *b, const hr_cap_rec_t *r, const char *name) {
 
 void hr_cap_emit(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
                  const char *name, size_t len) {
+    hr_cap_emit_s(clk, op, ptr, a, b, name, len, 0);
+}
+
+void hr_cap_emit_s(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t b,
+                   const char *name, size_t len, uint32_t stack) {
     if (!hr_cap_recording)
         return;
     if (len > HR_BUF_BYTES / 2)
         len = HR_BUF_BYTES / 2;
     if (name)
         b = len;
-    hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op};
+    hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op, stack};
     hr_tbuf_t *buf = hr_cap_tb;
     if (HR_UNLIKELY(!buf)) {
         if (!thread_done) {
@@ -292,7 +299,7 @@ void hr_cap_finish(unsigned how) {
         est += atomic_load(&hr_tot_flush_ns);
         unsigned char blk[sizeof(hr_cap_block_t) + HR_CAP_REC_MAX];
         hr_cap_delta_t d = {0, 0};
-        hr_cap_rec_t r = {hr_cap_tick(0), ev, est, how, 0, HR_CAP_END};
+        hr_cap_rec_t r = {hr_cap_tick(0), ev, est, how, 0, HR_CAP_END, 0};
         size_t n = hr_cap_put_rec(blk + sizeof(hr_cap_block_t), &d, &r, NULL);
         hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, (uint32_t)n, my_tid, 1, hr_cap_phys(), now_ns()};
         memcpy(blk, &h, sizeof h);
@@ -361,6 +368,7 @@ void hr_cap_log_init(void) {
     hr_children = !ch ? 1 : strcmp(ch, "0") == 0 ? 0 : strcmp(ch, "count") == 0 ? 2 : 1;
     hr_cap_touch_init();
     hr_cap_frames_init();
+    hr_cap_stacks_init();
     hr_flags = (nots && strcmp(nots, "1") == 0) ? 0 : HR_CAPF_TIMESTAMPS;
     hr_start_ns = now_ns();
     hr_start_clk = hr_cap_phys();

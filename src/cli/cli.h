@@ -9,7 +9,7 @@
 
 /* Each command also defines its option table, `hr_spec_<name>` (opts.h),
  * which carries its one-line summary, its --help and its man page section. */
-#define HR_CMD_LIST(X) X(replay) X(compare) X(merge) X(info) X(convert) X(gen) X(capture) X(plot) X(report) X(list)
+#define HR_CMD_LIST(X) X(replay) X(compare) X(merge) X(info) X(convert) X(gen) X(capture) X(plot) X(report) X(list) X(sites) X(plan)
 
 #define HR_CMD_DECL_(n) int hr_cmd_##n(int argc, char **argv); extern const hr_cmd_spec_t hr_spec_##n;
 HR_CMD_LIST(HR_CMD_DECL_)
@@ -24,6 +24,11 @@ int hr_cli_parse_size(const char *s, unsigned long long *out); /* 64k, 10M, 1G; 
  * when o is not one of them. */
 struct hr_svg_options;
 int hr_cli_chart_opt(struct hr_svg_options *opt, const hr_optarg_t *o);
+/* sites and plan: reads TRACE and names its address frames that have no
+ * symbol yet (trace/symbols.h; one note per unusable module on stderr).
+ * 0, or 2 after one line on stderr. */
+struct hr_trace;
+int hr_cli_read_sites_trace(const char *cmd, const char *path, struct hr_trace *t);
 /* Path of the running executable (for re-exec of workers). */
 const char *hr_cli_self_exe(void);
 

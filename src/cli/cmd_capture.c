@@ -31,6 +31,8 @@
 #include "cli/frames_by.h"
 #include "trace/trace.h"
 #include "trace/import.h"
+#include "trace/stacks.h"
+#include "trace/symbols.h"
 
 #ifndef HR_CAPTURE_LIB_INSTALLED
 #define HR_CAPTURE_LIB_INSTALLED "/usr/local/lib/libheapreplay-capture.so"
@@ -49,10 +51,13 @@ typedef struct hr_capture_opts {
     int time_runs; /* runs without the library for the program time; 0: the captured run's */
     const char *frames; /* --frames: auto, none or NAME[,NAME...] (frame_syms.h) */
     char **cmd;
+    int stacks; /* --stacks: frames per allocation's call stack; 0: none */
 } hr_capture_opts_t;
 
+#define HR_STACKS_DEFAULT 16 /* --stacks without a depth */
+
 static hr_capture_opts_t hr_capture_opts_default(void) {
-    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, "auto", NULL};
+    hr_capture_opts_t o = {NULL, NULL, 1, 0, 0, 0, "auto", NULL, 0};
     return o;
 }
 
@@ -71,6 +76,10 @@ static const hr_opt_t capture_opts[] = {
      "watches glXSwapBuffers, eglSwapBuffers, SDL_GL_SwapWindow, SDL_RenderPresent, "
      "vkQueuePresentKHR and the others of docs/CAPTURE.md, NAME,... only those, none no "
      "function; the program's own hr_frame() marks win"},
+    {HR_OPT_LONG + 4, "stacks", "[DEPTH]",
+     "record the call stack of each allocation (not of frees), up to DEPTH frames (1..128, "
+     "default 16), with the module map: the trace says where each block was allocated "
+     "(function, file:line: symbols are resolved when the trace is written, docs/CAPTURE.md)"},
     {0, NULL, NULL, NULL}};
 
 const hr_cmd_spec_t hr_spec_capture = {
@@ -153,6 +162,17 @@ static int on_opt(void *ctx, const hr_optarg_t *opt) {
     case HR_OPT_LONG + 3:
         o->frames = opt->arg;
         return hr_frames_check_names(opt->arg);
+    case HR_OPT_LONG + 4: {
+        uint64_t n = HR_STACKS_DEFAULT;
+        if (opt->arg && hr_opt_uint(opt, 1, 128, &n))
+            return 2;
+#ifndef HAVE_LIBUNWIND
+        return hr_cli_usage_error("capture", "--stacks: this build has no libunwind "
+                                  "(install libunwind-dev and configure again)");
+#endif
+        o->stacks = (int)n;
+        break;
+    }
     case 'o': o->out = opt->arg; break;
     case 's': o->summary = opt->arg; break;
     case 'f': o->follow_forks = 1; break;
@@ -224,6 +244,11 @@ static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *
     setenv("HEAPREPLAY_CAPTURE_PID", pid, 1);
     setenv("HEAPREPLAY_CAPTURE_CHILDREN", o->follow_forks ? "1" : "count", 1);
     setenv("HEAPREPLAY_CAPTURE_FRAMES", o->frames, 1);
+    if (o->stacks) {
+        char depth[16];
+        snprintf(depth, sizeof depth, "%d", o->stacks);
+        setenv("HEAPREPLAY_CAPTURE_STACKS", depth, 1);
+    }
     if (!o->timestamps)
         setenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS", "1", 1);
     for (size_t i = 0; i < HR_NFWD; i++)
@@ -334,11 +359,20 @@ static int convert_log(const char *raw, const char *out, FILE *sum, double secs,
     int irc = hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err);
     if (irc == 0 && prog)
         t.program = *prog;
+    hr_symbolize_opts_t so = hr_symbolize_default();
+    so.notes = sum;
+    if (irc == 0 && t.stacks)
+        irc = hr_stacks_symbolize(&t, &so, &err);
     if (irc != 0 || hr_trace_write_file(out, out_format(out), &t, &err) != 0) {
         fprintf(stderr, "heapreplay capture: %s\n", err.msg);
         rc = 2;
     } else {
         summary(sum, out, &t, &rep, secs);
+        if (t.stacks)
+            fprintf(sum, "stacks: %u unique stacks of %u unique frames from %u modules; symbols: "
+                    "%u frames named, %u left as module+0xOFF\n", t.stacks->n_stacks,
+                    t.stacks->n_frames, t.stacks->n_modules, so.frames_named,
+                    so.frames_unnamed);
         if (events)
             *events = rep.events_in;
     }

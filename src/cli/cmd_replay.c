@@ -137,6 +137,7 @@ typedef struct replay_ctx {
     progress_t          *pg;
     hr_pool_info_t       pi;
     hr_json_t           *frames; /* the trace's per-frame figures, NULL without frames */
+    hr_json_t           *sites; /* the trace's call sites, NULL without stacks */
 } replay_ctx_t;
 
 /* Before the decoded trace is shared: its pools summed and lowered. */
@@ -160,7 +161,12 @@ static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *er
         hr_error_set(err, "%s: frame figures: out of memory", path);
         return -1;
     }
-    return hr_pool_prepare(&c->a->pools, t, path, c->a->quiet, &c->pi, err);
+    hr_json_free(c->sites);
+    c->sites = hr_replay_sites_json(t); /* before a plan rewrites the blocks */
+    if (c->a->route && hr_replay_route_prepare(c->a, t, path, err) != 0)
+        return -1;
+    return hr_pool_prepare(c->a->route ? &c->a->route_pools : &c->a->pools, t, path,
+                           c->a->quiet, &c->pi, err);
 }
 
 static void on_release(void *ctx) {
@@ -202,6 +208,12 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *pools = hr_pool_json(&c->pi);
         if (pools)
             hr_report_builder_set_last(c->rb, "pools", pools);
+        hr_json_t *sites = c->sites ? hr_json_clone(c->sites) : NULL;
+        if (sites)
+            hr_report_builder_set_last(c->rb, "sites", sites);
+        hr_json_t *routing = c->a->route ? hr_replay_route_json(c->a) : NULL;
+        if (routing)
+            hr_report_builder_set_last(c->rb, "routing", routing);
         hr_json_t *pj = hr_program_json(cell->program); /* the trace's program time, if any */
         if (pj)
             hr_report_builder_set_last(c->rb, "program", pj);
@@ -263,8 +275,9 @@ static int make_plan(const replay_args_t *a, const hr_alloc_spec_t *specs, int n
         memset(plan, 0, sizeof *plan);
         return hr_cli_usage_error("replay", "out of memory");
     }
-    /* pool routes: the parent lowers decoded pools; --thread: it filters them */
-    plan->decoded_only = a->pools.n > 0 || a->threads.n > 0;
+    /* pool routes and a routing plan: the parent lowers decoded pools;
+     * --thread: it filters them */
+    plan->decoded_only = a->pools.n > 0 || a->route || a->threads.n > 0;
     plan->quiet = a->quiet;
     plan->self_exe = hr_cli_self_exe();
     return 0;
@@ -275,6 +288,7 @@ static void free_args(replay_args_t *a) {
         free(a->paths[i]);
     free(a->paths);
     free(a->allocators);
+    hr_replay_route_free(a);
 }
 
 int hr_cmd_replay(int argc, char **argv) {
@@ -290,7 +304,8 @@ int hr_cmd_replay(int argc, char **argv) {
         free_args(&a);
         return rc;
     }
-    if ((rc = hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0) {
+    if ((rc = a.route ? hr_replay_route_specs(&a, &specs, &nspecs)
+                      : hr_pool_routes_apply(&a.pools, specs, nspecs)) != 0) {
         hr_replay_specs_free(specs, nspecs);
         free_args(&a);
         return rc;
@@ -337,6 +352,7 @@ int hr_cmd_replay(int argc, char **argv) {
     hr_report_builder_free(rb);
     hr_replay_plan_free(&plan);
     hr_replay_specs_free(specs, nspecs);
+    hr_json_free(ctx.sites);
     free_args(&a);
     return rc;
 }

@@ -22,7 +22,9 @@ static void opt_label(const hr_opt_t *o, char *buf, size_t cap) {
     char sh[8] = "    ";
     if (o->key < HR_OPT_LONG)
         snprintf(sh, sizeof sh, "-%c%s", o->key, o->name ? ", " : "");
-    if (o->name)
+    if (o->name && o->arg && o->arg[0] == '[') /* an optional value "[N]": --name[=N] */
+        snprintf(buf, cap, "  %s--%s[=%s", sh, o->name, o->arg + 1);
+    else if (o->name)
         snprintf(buf, cap, "  %s--%s%s%s", sh, o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
     else
         snprintf(buf, cap, "  %s%s%s", sh, o->arg ? " " : "", o->arg ? o->arg : "");

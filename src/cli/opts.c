@@ -43,8 +43,10 @@ static int build(const hr_cmd_spec_t *cmd, char *shorts, size_t cap, struct opti
                 shorts[s++] = ':';
         }
         if (o->name)
-            longs[k++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
-                                         o->key};
+            longs[k++] = (struct option){o->name, !o->arg ? no_argument
+                                                  : o->arg[0] == '[' ? optional_argument /* "[N]" */
+                                                                     : required_argument,
+                                         NULL, o->key};
     }
     shorts[s] = 0;
     longs[k] = (struct option){NULL, 0, NULL, 0};

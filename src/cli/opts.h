@@ -22,7 +22,8 @@
 typedef struct hr_opt {
     int key;          /* a letter (also the short option) or >= HR_OPT_LONG */
     const char *name; /* long name without "--"; NULL: short only */
-    const char *arg;  /* the value's placeholder ("N", "FILE"); NULL: a flag */
+    const char *arg;  /* the value's placeholder ("N", "FILE"); NULL: a flag;
+                       * "[N]": an optional value, given only as --name=N */
     const char *help; /* text; '\n' separates lines of --help (the man page fills) */
 } hr_opt_t;
 

@@ -34,7 +34,7 @@ static int parse_pace(const char *v, double *out) {
 
 enum {
     O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
-    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM,
+    O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM, O_ROUTE_PLAN,
     O_MEMLIMIT, O_THREAD
 };
 
@@ -87,6 +87,10 @@ static const hr_opt_t replay_opts[] = {
      "program) on ALLOC: stack, marker, block, bank or sizeclass (with its options), in "
      "front of each -a allocator; or malloc. Default: every pool is replayed as plain "
      "malloc calls of the row's allocator. Up to 3, repeated"},
+    {O_ROUTE_PLAN, "plan", "PLAN", "route allocations by call site as the routing plan PLAN "
+     "says ('heapreplay plan', docs/SITES.md): each -a allocator X is replayed alone, behind "
+     "the plan's frame stack, pools and level heap, and behind the oracle composition "
+     "stack+marker+bank+X; each rule's violations go to standard error and the report"},
     {O_SHARD, "shard", "K/N", "replay only shard K of N of the (trace, allocator) matrix "
      "(a deterministic, balanced share: the cells sorted by trace and allocator, dealt "
      "round-robin); 'heapreplay merge' joins the N reports"},
@@ -201,6 +205,7 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     }
     case O_POOL: return hr_pool_route_add(&a->pools, o);
+    case O_ROUTE_PLAN: return hr_replay_route_load(a, o);
     case O_SHARD:
         return hr_shard_parse(o->arg, &a->shard) != 0
                    ? hr_opt_bad(o, "K/N with 1 <= K <= N <= 1000")

@@ -22,6 +22,10 @@ typedef struct replay_args {
     hr_render_opts_t render; /* --detail */
     int quiet, verbose;
     hr_pool_routes_t pools;
+    /* --plan FILE (replay_route.c): the routing plan read, and the pools it
+     * routes blocks into with their in-house allocators; NULL without. */
+    struct hr_route_plan_file *route;
+    hr_pool_routes_t route_pools;
     hr_shard_t shard; /* --shard K/N; n == 0: the whole matrix */
     hr_threadsel_t threads; /* --thread ID,...; n == 0: every thread */
     const char *threads_arg; /* its text, for the report's options */
@@ -57,5 +61,23 @@ int hr_pool_prepare(const hr_pool_routes_t *pr, hr_trace_t *t, const char *path,
 /* The "pools" array of a result (NULL when the trace has no pool). */
 hr_json_t *hr_pool_json(const hr_pool_info_t *pi);
 void hr_pool_info_free(hr_pool_info_t *pi);
+
+/* --plan FILE (replay_route.c): reads the plan into a->route and its pools'
+ * allocators into a->route_pools; 0, or 2 after an error (one line). */
+int hr_replay_route_load(replay_args_t *a, const hr_optarg_t *o);
+/* Each -a spec X becomes three rows: X alone, X behind the plan's in-house
+ * allocators, and X behind the oracle composition stack+marker+bank+X.
+ * 0, or 2 after a usage error. */
+int hr_replay_route_specs(const replay_args_t *a, hr_alloc_spec_t **specs, int *n);
+/* Routes a decoded trace by the plan (before its pools are lowered) and,
+ * unless quiet, prints each rule's blocks and violations on stderr. */
+int hr_replay_route_prepare(const replay_args_t *a, hr_trace_t *t, const char *path,
+                            hr_error_t *err);
+/* The "routing" object of each row: the plan's rules and their counts. */
+hr_json_t *hr_replay_route_json(const replay_args_t *a);
+void hr_replay_route_free(replay_args_t *a);
+/* The "sites" array of a row (the top 10 call sites, docs/SITES.md) of a
+ * decoded trace with stacks; NULL without stacks (or out of memory). */
+hr_json_t *hr_replay_sites_json(const hr_trace_t *t);
 
 #endif

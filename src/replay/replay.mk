@@ -12,3 +12,6 @@ noinst_HEADERS += src/replay/engine.h src/replay/engine_int.h src/replay/engine_
 	src/replay/access.h src/replay/engine_access.h \
 	src/replay/sched.h \
 	src/replay/latency.h src/replay/series.h src/replay/child.h src/replay/memlimit.h src/replay/counter.h src/replay/verify.h
+# Routing plans by call site (replay --plan; docs/SITES.md).
+libhr_a_SOURCES += src/replay/route.c src/replay/route_apply.c
+noinst_HEADERS += src/replay/route.h

@@ -6,6 +6,7 @@
  * kinds, so the compiler unrolls every op into straight-line code and adding
  * an op to the list needs no change here. */
 #include "trace/format.h"
+#include "trace/stacks_bin.h"
 #include "base/varint.h"
 #include "trace/idtab.h"
 
@@ -537,6 +538,12 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
         st->major = h.major;
         st->minor = h.minor;
     }
+    /* 1.5: the stacks block after the program-time block (older minors
+     * may not hold one: their extra header bytes are skipped). */
+    if (h.minor >= HR_BIN_MINOR_STACKS && h.header_size > HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE &&
+        hr_stacks_decode_bin(t, buf + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE, buf + h.header_size,
+                             buf, name, err))
+        return -1;
     if (!validate)
         return 0;
     if (hr_trace_validate(t, name, err))

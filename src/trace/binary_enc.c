@@ -5,6 +5,7 @@
 #include "trace/format.h"
 #include "base/varint.h"
 #include "trace/idtab.h"
+#include "trace/stacks_bin.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -226,9 +227,25 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         errno = ENOMEM;
         return -1;
     }
-    size_t start = b->len, hsize = HR_BIN_HEADER_SIZE + (t->program.runs ? HR_BIN_PROGRAM_SIZE : 0);
-    if (hr_buf_reserve(b, hsize))
+    /* 1.5: the stacks block follows the program-time block (zeros when the
+     * trace has no program time) inside the header. */
+    hr_buf_t stk = {0};
+    int stacks = hr_stacks_has(t);
+    if (stacks && hr_stacks_encode_bin(t, &stk) != 0) {
+        hr_buf_free(&stk);
+        hr_idtab_free(&bytes);
+        errno = EINVAL;
+        return -1;
+    }
+    size_t start = b->len,
+           hsize = HR_BIN_HEADER_SIZE + (t->program.runs || stacks ? HR_BIN_PROGRAM_SIZE : 0) +
+                   stk.len;
+    if (hsize > UINT32_MAX || hr_buf_reserve(b, hsize))
         goto oom;
+    memset(b->data + b->len, 0, hsize);
+    if (stk.len)
+        memcpy(b->data + b->len + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE, stk.data, stk.len);
+    hr_buf_free(&stk);
     b->len += hsize;
     for (uint32_t i = 0; i < t->n_strings; i++) {
         size_t n = strlen(t->strings[i]);
@@ -258,8 +275,10 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     /* The lowest minor that holds the trace: 1.3 only with pool ops or a
      * named frame stream, 1.4 only with program time, so a trace without
      * them is byte-identical to what 1.2 wrote (same digest, readable by 1.2
-     * readers). The digest is taken without the program time (io.c). */
-    unsigned minor = t->program.runs ? HR_BIN_MINOR : HR_BIN_MINOR_PLAIN;
+     * readers); 1.5 only with stacks. The digest is taken without the
+     * program time and the stacks (io.c). */
+    unsigned minor = stacks ? HR_BIN_MINOR_STACKS
+                     : t->program.runs ? HR_BIN_MINOR_PROGRAM : HR_BIN_MINOR_PLAIN;
     for (size_t i = 0; i < t->n_events && minor < HR_BIN_MINOR_POOLS; i++)
         if (hr_op_is_pool(t->events[i].op) ||
             (t->events[i].op == HR_OP_FRAME && (t->events[i].flags & HR_EVF_HAS_OPT)))

@@ -16,7 +16,9 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 4 /* 1.4: program time in the header; written only when present */
+#define HR_BIN_MINOR 5 /* the newest minor this reader knows */
+#define HR_BIN_MINOR_STACKS 5 /* 1.5: the stacks block in the header; written only when present */
+#define HR_BIN_MINOR_PROGRAM 4 /* 1.4: program time in the header; written only when present */
 #define HR_BIN_MINOR_POOLS 3 /* 1.3: pool ops (codes 8-10), named frames; written only when used */
 #define HR_BIN_MINOR_PLAIN 2 /* what a trace with neither is written as (1.2) */
 #define HR_BIN_HEADER_SIZE 64

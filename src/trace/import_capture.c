@@ -10,12 +10,16 @@
  * created their block, after everything else (hr_addrmap_place_touched).
  * Frames the library found at present functions (capture --frames: a
  * HR_CAP_FRAME_BY mark before the FRAME) are dropped, with their marks, when
- * the program also marked frames itself (own_frames_only). */
+ * the program also marked frames itself (own_frames_only). Version 4
+ * (capture --stacks): MODULE and STACK records become the trace's module map
+ * and stacks (build_stacks), and each allocation record's stack id the site
+ * of the event it became. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/rawlog.h"
 #include "trace/import.h"
+#include "trace/stacks.h"
 
 _Static_assert(HR_CAP_TOUCH_MIN == HR_TOUCH_PROBE_MIN,
                "the capture library probes the blocks src/trace/trace.h says it does");
@@ -25,6 +29,19 @@ typedef struct cap_item {
     size_t name_off; /* offset of the annotation name in the file buffer */
     int drop;        /* not converted (own_frames_only) */
 } cap_item_t;
+
+/* A MODULE or STACK record (version 4, capture --stacks): kept aside, not
+ * an event; the payload stays in the file buffer. */
+typedef struct cap_def {
+    uint64_t ptr, a; /* MODULE: load bias, extent; STACK: -, stack id */
+    size_t off, len; /* payload */
+} cap_def_t;
+
+/* The log's stack ids -> the trace's, sorted by the log's id. */
+typedef struct cap_sid {
+    uint64_t log_id;
+    uint32_t trace_id;
+} cap_sid_t;
 
 typedef struct cap_state {
     const char *path;
@@ -37,6 +54,12 @@ typedef struct cap_state {
     uint64_t cal_clk, cal_ns; /* the latest calibration pair (block headers) */
     hr_repair_t *rep;
     unsigned end_op; /* first op the log's version does not have */
+    int stacked_ok;  /* version 4: HR_CAP_OP_STACKED may be set */
+    cap_def_t *mods, *stks;
+    size_t n_mods, cap_mods, n_stks, cap_stks;
+    cap_sid_t *sids; /* n_stks entries once build_stacks ran */
+    uint32_t *site;  /* per event pushed (before the touched ones are placed); NULL: no stacks */
+    size_t cap_site;
 } cap_state_t;
 
 static int read_all(const char *path, unsigned char **buf, size_t *len, hr_error_t *err) {
@@ -95,15 +118,34 @@ static int push_item(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
     return 0;
 }
 
+static int push_def(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
+    int mod = r->op == HR_CAP_MODULE;
+    cap_def_t **v = mod ? &s->mods : &s->stks;
+    size_t *n = mod ? &s->n_mods : &s->n_stks, *cap = mod ? &s->cap_mods : &s->cap_stks;
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        cap_def_t *nv = realloc(*v, c * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = c;
+    }
+    (*v)[(*n)++] = (cap_def_t){r->ptr, r->a, name_off, (size_t)r->b};
+    return 0;
+}
+
 /* Decodes one record at [*off, end) with the block's delta state; returns 0
  * (record in *r, *off advanced), 1 when cut, 2 on an unknown op. */
 static int get_rec(const cap_state_t *s, size_t *off, size_t end, hr_cap_delta_t *d,
                    hr_cap_rec_t *r, size_t *name_off) {
     const uint8_t *p = s->buf + *off, *e = s->buf + end;
-    uint64_t dc, dp, a = 0, b = 0;
+    uint64_t dc, dp, a = 0, b = 0, st = 0;
     if (p >= e)
         return 1;
     r->op = *p++;
+    int stacked = s->stacked_ok && (r->op & HR_CAP_OP_STACKED);
+    if (stacked)
+        r->op &= (uint8_t)~HR_CAP_OP_STACKED;
     if (r->op == 0 || r->op >= s->end_op)
         return 2;
     if (hr_varint_get(&p, e, &dc) != HR_VARINT_OK || hr_varint_get(&p, e, &dp) != HR_VARINT_OK)
@@ -123,6 +165,9 @@ static int get_rec(const cap_state_t *s, size_t *off, size_t end, hr_cap_delta_t
             return 1;
         p += b;
     }
+    if (stacked && hr_varint_get(&p, e, &st) != HR_VARINT_OK)
+        return 1;
+    r->stack = st > UINT32_MAX ? 0 : (uint32_t)st;
     *off = (size_t)(p - s->buf);
     return 0;
 }
@@ -152,6 +197,9 @@ static int parse_block(cap_state_t *s, size_t off, size_t end, size_t block_off,
         if (r.op == HR_CAP_END) {
             s->have_end = 1;
             s->end = r;
+        } else if (r.op == HR_CAP_MODULE || r.op == HR_CAP_STACK) {
+            if (push_def(s, &r, name_off) != 0)
+                return -1;
         } else if (push_item(s, &r, name_off) != 0) {
             return -1;
         }
@@ -201,6 +249,106 @@ static int parse_blocks(cap_state_t *s, hr_error_t *err) {
             return 0;
         }
         off = start + h.nbytes;
+    }
+    return 0;
+}
+
+/* ---- stacks (capture --stacks) ----------------------------------------- */
+static int by_log_id(const void *a, const void *b) {
+    const cap_sid_t *x = a, *y = b;
+    return x->log_id < y->log_id ? -1 : x->log_id > y->log_id;
+}
+
+/* Adds the log's module map and stacks to the trace (frames by address,
+ * stacks by content: a stack the library wrote twice is one stack) and
+ * fills s->sids. Modules first: a frame takes its module when interned.
+ * 0, or -1 on out of memory. */
+static int build_stacks(cap_state_t *s, hr_trace_t *out) {
+    hr_stacks_t *st = s->n_stks ? hr_trace_stacks(out) : NULL;
+    if (!s->n_stks)
+        return 0;
+    s->sids = malloc(s->n_stks * sizeof *s->sids);
+    if (!st || !s->sids)
+        return -1;
+    char path[4097];
+    for (size_t i = 0; i < s->n_mods; i++) {
+        const cap_def_t *d = &s->mods[i];
+        size_t n = d->len < sizeof path - 1 ? d->len : sizeof path - 1;
+        memcpy(path, s->buf + d->off, n);
+        path[n] = 0;
+        size_t pl = strlen(path);
+        const char *bid = pl + 1 < n ? path + pl + 1 : NULL;
+        if (hr_stacks_add_module(st, path, bid, d->ptr, d->a) < 0)
+            return -1;
+    }
+    uint32_t fr[HR_CAP_STACK_DEPTH_MAX];
+    for (size_t i = 0; i < s->n_stks; i++) {
+        const cap_def_t *d = &s->stks[i];
+        size_t n = d->len / 8 < HR_CAP_STACK_DEPTH_MAX ? d->len / 8 : HR_CAP_STACK_DEPTH_MAX;
+        for (size_t k = 0; k < n; k++) {
+            uint64_t addr = 0;
+            for (int b = 7; b >= 0; b--)
+                addr = addr << 8 | s->buf[d->off + 8 * k + (size_t)b];
+            int64_t ix = hr_stacks_frame_addr(st, addr);
+            if (ix < 0)
+                return -1;
+            fr[k] = (uint32_t)ix;
+        }
+        int64_t id = hr_stacks_intern(st, fr, (uint32_t)n);
+        if (id < 0)
+            return -1;
+        s->sids[i] = (cap_sid_t){d->a, (uint32_t)id};
+    }
+    qsort(s->sids, s->n_stks, sizeof *s->sids, by_log_id);
+    return 0;
+}
+
+/* The trace's stack id of the log's stack `log_id`; 0 when the log never
+ * defined it (its STACK record was in a block that was lost). */
+static uint32_t trace_sid(const cap_state_t *s, uint64_t log_id) {
+    cap_sid_t key = {log_id, 0};
+    const cap_sid_t *f = s->n_stks ? bsearch(&key, s->sids, s->n_stks, sizeof key, by_log_id) : NULL;
+    return f ? f->trace_id : 0;
+}
+
+/* After an allocation record became events [before, out->n_events): its
+ * stack goes with the last of them when that one creates a block (a repair
+ * may have pushed others first). 0, or -1 on out of memory. */
+static int note_site(cap_state_t *s, const hr_trace_t *out, size_t before, uint32_t log_id) {
+    size_t n = out->n_events;
+    if (!log_id || n == before)
+        return 0;
+    uint8_t op = out->events[n - 1].op;
+    if (op != HR_OP_ALLOC && op != HR_OP_CALLOC && op != HR_OP_REALLOC)
+        return 0;
+    if (n > s->cap_site) {
+        size_t c = s->cap_site ? s->cap_site : 4096;
+        while (c < n)
+            c *= 2;
+        uint32_t *v = realloc(s->site, c * sizeof *v);
+        if (!v)
+            return -1;
+        memset(v + s->cap_site, 0, (c - s->cap_site) * sizeof *v);
+        s->site = v;
+        s->cap_site = c;
+    }
+    s->site[n - 1] = trace_sid(s, log_id);
+    return 0;
+}
+
+/* Moves the sites noted per pushed event onto the final events: the touched
+ * events hr_addrmap_place_touched inserted are the only events of op
+ * touched (the log's own TOUCHED records push none). 0, or -1 on OOM. */
+static int apply_sites(const cap_state_t *s, hr_trace_t *out) {
+    if (!s->site)
+        return 0;
+    for (size_t j = 0, i = 0; j < out->n_events; j++) {
+        if (out->events[j].op == HR_OP_TOUCHED)
+            continue;
+        uint32_t id = i < s->cap_site ? s->site[i] : 0;
+        i++;
+        if (id && hr_trace_set_site(out, j, id) != 0)
+            return -1;
     }
     return 0;
 }
@@ -336,7 +484,7 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
         qsort(s->items, s->n, sizeof *s->items, by_clock);
     hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
     hr_tidmap_t tids = {0};
-    int rc = m && own_frames_only(s) == 0 ? 0 : -1;
+    int rc = m && own_frames_only(s) == 0 && build_stacks(s, out) == 0 ? 0 : -1;
     uint64_t last_tid = 0;
     int last_idx = -1;
     for (size_t i = 0; i < s->n && rc == 0; i++) {
@@ -365,10 +513,15 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
             rc = -2;
             break;
         }
+        size_t before = out->n_events;
         rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ns);
+        if (rc == 0 && it->rec.stack)
+            rc = note_site(s, out, before, it->rec.stack);
     }
     if (rc == 0)
         rc = hr_addrmap_place_touched(m);
+    if (rc == 0)
+        rc = apply_sites(s, out);
     s->rep->threads = tids.n;
     hr_tidmap_free(&tids);
     hr_addrmap_finish(m);
@@ -395,7 +548,8 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
                      path, HR_CAP_VERSION_MIN, HR_CAP_VERSION, HR_CAP_MAGIC);
         goto done;
     }
-    s.end_op = h.version >= 3 ? HR_CAP__COUNT : HR_CAP_TOUCHED;
+    s.end_op = h.version >= 4 ? HR_CAP__COUNT : h.version >= 3 ? HR_CAP_MODULE : HR_CAP_TOUCHED;
+    s.stacked_ok = h.version >= 4;
     if (parse_blocks(&s, err) != 0)
         goto done;
     rep->events_in = s.n;
@@ -405,6 +559,10 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
         cal.ns_per_clk = (double)(s.cal_ns - h.start_ns) / (double)(s.cal_clk - h.start_clk);
     rc = convert_items(&s, out, (h.flags & HR_CAPF_TIMESTAMPS) != 0, &cal, err);
 done:
+    free(s.mods);
+    free(s.stks);
+    free(s.sids);
+    free(s.site);
     free(s.items);
     free(s.buf);
     return rc;

@@ -13,13 +13,50 @@
  * '+' new then '-' old, frees of unknown pointers are dropped) and records no
  * threads. We give each '+' a synthetic address and pair a '-' with the most
  * recent live block of the same info (LIFO): every such block has the same
- * size, so live bytes and peak are exact. Unknown record letters are skipped. */
+ * size, so live bytes and peak are exact. Unknown record letters are skipped.
+ *
+ * Stacks: heaptrack's own tables become the trace's (src/trace/stacks.h):
+ *   s LEN STRING        string #n (from 1, in order)
+ *   i IP MODULE [FUNC FILE LINE]...   instruction pointer #n
+ *                       (from 1): its module, then function, file and
+ *                       line (string indices, 0 = unknown) of the code at
+ *                       IP, then of each function it was inlined into
+ *   t IP PARENT         trace node #n (from 1): an ip and its caller's node
+ *                       (0 = none); a node is a whole stack, innermost first
+ *   a SIZE TRACE        the allocation info's stack is its trace node
+ * Each ip becomes named frames (hr_stacks_frame_named: heaptrack resolved
+ * them already), innermost first (on_ip); an ip without a function keeps
+ * its bare address. A node's stack
+ * is built once, when an allocation info first names it, and every '+'
+ * event of that info gets it as its site. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace/import.h"
+#include "trace/stacks.h"
 #include "trace/zsrc.h"
+
+#define HT_DEPTH_MAX 256 /* frames kept per stack (innermost first) */
+
+/* heaptrack's string, ip and trace tables (see the top). */
+typedef struct ht_ip {
+    uint32_t first, n; /* its frames: frame_of[first .. first + n) */
+} ht_ip_t;
+typedef struct ht_node {
+    uint32_t ip, parent, sid; /* sid: its stack id once built (0: not yet) */
+} ht_node_t;
+typedef struct ht_tables {
+    char **str; /* string #n at str[n - 1] */
+    size_t n_str, cap_str;
+    ht_ip_t *ip; /* ip #n at ip[n - 1] */
+    size_t n_ip, cap_ip;
+    uint32_t *frame_of; /* the trace's frame indices of every ip, in order */
+    size_t n_fr, cap_fr;
+    ht_node_t *node; /* trace node #n at node[n - 1] */
+    size_t n_node, cap_node;
+    uint32_t *info_sid; /* per allocation info (cap_info entries): its stack id, 0: none */
+} ht_tables_t;
 
 /* ---- records ---------------------------------------------------------- */
 typedef struct ht_state {
@@ -35,7 +72,22 @@ typedef struct ht_state {
     uint64_t next_addr, now_ns;
     hr_addrmap_t *m;
     hr_repair_t *rep;
+    hr_trace_t *out;
+    ht_tables_t tb;
 } ht_state_t;
+
+/* Room for n + 1 elements of `elem` bytes in *v (capacity *cap). 0 or -1. */
+static int ht_room(void **v, size_t *cap, size_t n, size_t elem) {
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 1024;
+    void *nv = realloc(*v, c * elem);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
 
 static int hex_field(const char **p, uint64_t *v) {
     while (**p == ' ')
@@ -57,13 +109,129 @@ static int add_info(ht_state_t *st, uint64_t size) {
         uint32_t *h = realloc(st->info_head, cap * sizeof *h);
         if (h)
             st->info_head = h;
-        if (!s || !h)
+        uint32_t *sid = realloc(st->tb.info_sid, cap * sizeof *sid);
+        if (sid)
+            st->tb.info_sid = sid;
+        if (!s || !h || !sid)
             return -1;
         st->cap_info = cap;
     }
+    st->tb.info_sid[st->n_info] = 0;
     st->info_size[st->n_info] = size;
     st->info_head[st->n_info++] = 0;
     return 0;
+}
+
+/* ---- stacks (see the top) ------------------------------------------------ */
+/* 's LEN STRING': the text after the length and one space. 0, -2 OOM. */
+static int on_string(ht_state_t *st, const char *p) {
+    ht_tables_t *tb = &st->tb;
+    while (*p == ' ')
+        p++;
+    p += strcspn(p, " ");
+    if (*p == ' ')
+        p++;
+    if (ht_room((void **)&tb->str, &tb->cap_str, tb->n_str, sizeof *tb->str) != 0)
+        return -2;
+    if (!(tb->str[tb->n_str] = strdup(p)))
+        return -2;
+    tb->n_str++;
+    return 0;
+}
+
+/* String #i, or NULL (0 or undefined: unknown). */
+static const char *ht_str(const ht_tables_t *tb, uint64_t i) {
+    return i && i <= tb->n_str ? tb->str[i - 1] : NULL;
+}
+
+/* One frame of an ip into frame_of. 0, -2 OOM. */
+static int ip_frame(ht_state_t *st, uint64_t addr, uint64_t fn, uint64_t file, uint64_t line,
+                    int inl) {
+    ht_tables_t *tb = &st->tb;
+    const char *f = ht_str(tb, fn);
+    int64_t ix = f ? hr_stacks_frame_named(st->out, addr, f, ht_str(tb, file),
+                                           line > UINT32_MAX ? 0 : (uint32_t)line, inl)
+                   : hr_trace_stacks(st->out) ? hr_stacks_frame_addr(st->out->stacks, addr) : -1;
+    if (ix < 0 || ht_room((void **)&tb->frame_of, &tb->cap_fr, tb->n_fr, sizeof *tb->frame_of))
+        return -2;
+    tb->frame_of[tb->n_fr++] = (uint32_t)ix;
+    return 0;
+}
+
+/* 'i IP MODULE [FUNC [FILE LINE]]...': the first triple is the innermost
+ * frame (the function whose code is at IP, maybe inlined), the next ones the
+ * functions it was inlined into, outwards, the last of them the real one;
+ * all but that last are inl = 1. heaptrack leaves out the trailing fields it
+ * does not know (an ip with only its function, or nothing). 0, -1 bad line,
+ * -2 OOM. */
+static int on_ip(ht_state_t *st, const char *p) {
+    ht_tables_t *tb = &st->tb;
+    uint64_t addr, mod, v[3 * 64];
+    size_t n = 0;
+    if (hex_field(&p, &addr) != 0 || hex_field(&p, &mod) != 0)
+        return -1;
+    while (n < sizeof v / sizeof *v && hex_field(&p, &v[n]) == 0)
+        n++;
+    if (n > 3)
+        n -= n % 3;
+    while (n < 3)
+        v[n++] = 0;
+    if (ht_room((void **)&tb->ip, &tb->cap_ip, tb->n_ip, sizeof *tb->ip) != 0)
+        return -2;
+    ht_ip_t *ip = &tb->ip[tb->n_ip++];
+    ip->first = (uint32_t)tb->n_fr;
+    for (size_t k = 0; k < n; k += 3)
+        if (ip_frame(st, addr, v[k], v[k + 1], v[k + 2], k + 3 < n) != 0)
+            return -2;
+    ip->n = (uint32_t)(tb->n_fr - ip->first);
+    return 0;
+}
+
+/* 't IP PARENT'. 0, -1 bad line, -2 OOM. */
+static int on_node(ht_state_t *st, const char *p) {
+    ht_tables_t *tb = &st->tb;
+    uint64_t ip, parent;
+    if (hex_field(&p, &ip) != 0 || hex_field(&p, &parent) != 0)
+        return -1;
+    if (ht_room((void **)&tb->node, &tb->cap_node, tb->n_node, sizeof *tb->node) != 0)
+        return -2;
+    tb->node[tb->n_node++] = (ht_node_t){ip > UINT32_MAX ? 0 : (uint32_t)ip,
+                                         parent > UINT32_MAX ? 0 : (uint32_t)parent, 0};
+    return 0;
+}
+
+/* The stack id of trace node #n (built on first use; 0 for node 0 or an
+ * undefined one); -1 on OOM. A parent must come before its child (heaptrack
+ * writes them so), which also ends any cycle a damaged file could hold. */
+static int64_t node_stack(ht_state_t *st, uint64_t n) {
+    ht_tables_t *tb = &st->tb;
+    if (!n || n > tb->n_node)
+        return 0;
+    if (tb->node[n - 1].sid)
+        return tb->node[n - 1].sid;
+    uint32_t fr[HT_DEPTH_MAX], k = 0;
+    for (uint64_t at = n; at && at <= tb->n_node && k < HT_DEPTH_MAX;) {
+        const ht_node_t *nd = &tb->node[at - 1];
+        if (nd->ip && nd->ip <= tb->n_ip)
+            for (uint32_t j = 0; j < tb->ip[nd->ip - 1].n && k < HT_DEPTH_MAX; j++)
+                fr[k++] = tb->frame_of[tb->ip[nd->ip - 1].first + j];
+        at = nd->parent < at ? nd->parent : 0;
+    }
+    hr_stacks_t *s = hr_trace_stacks(st->out);
+    int64_t id = s ? hr_stacks_intern(s, fr, k) : -1;
+    if (id > 0)
+        tb->node[n - 1].sid = (uint32_t)id;
+    return id;
+}
+
+static void ht_tables_free(ht_tables_t *tb) {
+    for (size_t i = 0; i < tb->n_str; i++)
+        free(tb->str[i]);
+    free(tb->str);
+    free(tb->ip);
+    free(tb->frame_of);
+    free(tb->node);
+    free(tb->info_sid);
 }
 
 static int new_node(ht_state_t *st, uint32_t *out) {
@@ -95,7 +263,12 @@ static int on_alloc(ht_state_t *st, uint64_t idx) {
     st->node_addr[node] = ++st->next_addr * 16;
     st->node_next[node] = st->info_head[idx];
     st->info_head[idx] = node + 1;
-    return hr_addrmap_alloc(st->m, 0, st->node_addr[node], st->info_size[idx], 0, st->now_ns);
+    size_t before = st->out->n_events;
+    if (hr_addrmap_alloc(st->m, 0, st->node_addr[node], st->info_size[idx], 0, st->now_ns) != 0)
+        return -1;
+    uint32_t sid = st->tb.info_sid[idx];
+    return sid && st->out->n_events > before ? hr_trace_set_site(st->out, st->out->n_events - 1, sid)
+                                             : 0;
 }
 
 static int on_free(ht_state_t *st, uint64_t idx) {
@@ -119,10 +292,23 @@ static int ht_line(ht_state_t *st, const char *s, hr_error_t *err) {
     const char *p = s + 1;
     uint64_t a, b;
     switch (op) {
-    case 'a':
+    case 'a': {
         if (hex_field(&p, &a) != 0 || hex_field(&p, &b) != 0)
             break;
-        return add_info(st, a) == 0 ? 0 : -2;
+        int64_t sid = node_stack(st, b);
+        if (sid < 0 || add_info(st, a) != 0)
+            return -2;
+        st->tb.info_sid[st->n_info - 1] = (uint32_t)sid;
+        return 0;
+    }
+    case 's': return on_string(st, p);
+    case 'i':
+    case 't': {
+        int rc = op == 'i' ? on_ip(st, p) : on_node(st, p);
+        if (rc != -1)
+            return rc;
+        break;
+    }
     case '+':
     case '-':
         if (hex_field(&p, &a) != 0)
@@ -140,7 +326,7 @@ static int ht_line(ht_state_t *st, const char *s, hr_error_t *err) {
         st->now_ns = a * 1000000u;
         return 0;
     default:
-        return 0; /* strings, traces, ips, RSS, ...: not needed */
+        return 0; /* RSS, attached, ...: not needed */
     }
     hr_error_set(err, "%s:%lu: expected hex fields after '%c'", st->path, st->line, op);
     return -1;
@@ -212,7 +398,7 @@ static int ht_run(ht_state_t *st, hr_zsrc_t *src, hr_error_t *err) {
 }
 
 int hr_import_heaptrack(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {
-    ht_state_t st = {.path = path, .rep = rep};
+    ht_state_t st = {.path = path, .rep = rep, .out = out};
     hr_zsrc_t *src = NULL;
     int rc = -1;
     FILE *f = fopen(path, "rb");
@@ -240,5 +426,6 @@ done:
     free(st.info_head);
     free(st.node_addr);
     free(st.node_next);
+    ht_tables_free(&st.tb);
     return rc == 0 ? 0 : -1;
 }

@@ -136,7 +136,7 @@ static uint64_t hash_head(input_t *in, const hr_bin_layout_t *lay, int prog, uns
  * events). */
 static int writer_header(const hr_bin_layout_t *lay, int prog) {
     if (prog)
-        return lay->minor == HR_BIN_MINOR &&
+        return lay->minor == HR_BIN_MINOR_PROGRAM &&
                lay->header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE;
     return (lay->minor == HR_BIN_MINOR_POOLS || lay->minor == HR_BIN_MINOR_PLAIN) &&
            lay->header_size == HR_BIN_HEADER_SIZE;

@@ -1,12 +1,17 @@
 /* Text trace format: reader and writer (docs/TRACE_FORMAT.md, "Text format").
  *
  *   heapreplay-trace 1 [timestamps] [runs=N timed=... wall_ns=... ...]  (program time)
- *   <op> <field>... [t=THREAD] [@TIMESTAMP]      one event per line
+ *   <op> <field>... [t=THREAD] [s=STACK] [@TIMESTAMP]   one event per line
+ *   module N PATH BASE SIZE [build=HEX]           the stack model (since the
+ *   at N [0xADDR] [m=M] [f=FUNC] [file=F] [line=L] [inline]   stacks, 1.5):
+ *   stack N F1,F2,...                              before the events use them
  *
  * Fields are parsed and printed by their hr_field_kind_t, so the per-op shape
  * comes from HR_OP_LIST alone. The writer's output is canonical: reading it
- * and writing again gives the same bytes. */
-#include "trace/format.h"
+ * and writing again gives the same bytes. The stack lines are read in
+ * text_stacks.c (text_int.h: what the two share). */
+#include "trace/text_int.h"
+#include "trace/stacks.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,18 +21,7 @@
 #define MAX_TOKENS 8         /* an event line */
 #define MAX_HEADER_TOKENS 16 /* the header: magic, version, timestamps, 7 program options */
 
-typedef struct tok {
-    const char *s;
-    size_t      n;
-} tok_t;
-
-typedef struct tctx {
-    const char *name;
-    size_t      line;
-    hr_error_t *err;
-} tctx_t;
-
-__attribute__((format(printf, 2, 3))) static int tfail(tctx_t *c, const char *fmt, ...) {
+int hr_text_fail(tctx_t *c, const char *fmt, ...) {
     char what[400];
     va_list ap;
     va_start(ap, fmt);
@@ -57,11 +51,8 @@ static int tokenize(const char *s, const char *e, tok_t *tk) {
     }
 }
 
-/* Token text for messages, shortened to 40 bytes. */
-#define TOKF "'%.*s%s'"
-#define TOKA(t) (int)((t).n > 40 ? 40 : (t).n), (t).s, ((t).n > 40 ? "..." : "")
 
-static int parse_u64(tok_t t, uint64_t *out) {
+int hr_text_u64(tok_t t, uint64_t *out) {
     uint64_t v = 0;
     if (t.n == 0)
         return -1;
@@ -79,7 +70,7 @@ static int is_raw_name_char(unsigned char ch) {
     return ch > 0x20 && ch < 0x7f && !strchr("%#@=\"\\", ch);
 }
 
-static int hexval(char ch) {
+int hr_text_hexval(char ch) {
     if (ch >= '0' && ch <= '9')
         return ch - '0';
     if (ch >= 'a' && ch <= 'f')
@@ -90,11 +81,11 @@ static int hexval(char ch) {
 }
 
 /* Decodes a percent-encoded name token into a fresh string. */
-static char *unescape(tctx_t *c, tok_t t) {
+char *hr_text_unescape(tctx_t *c, tok_t t) {
     char *out = malloc(t.n + 1);
     size_t n = 0;
     if (!out) {
-        tfail(c, "out of memory");
+        hr_text_fail(c, "out of memory");
         return NULL;
     }
     if (!(t.n == 1 && t.s[0] == '%')) { /* a lone '%' is the empty name */
@@ -103,11 +94,11 @@ static char *unescape(tctx_t *c, tok_t t) {
                 out[n++] = t.s[i];
                 continue;
             }
-            int hi = i + 2 < t.n ? hexval(t.s[i + 1]) : -1;
-            int lo = hi >= 0 ? hexval(t.s[i + 2]) : -1;
+            int hi = i + 2 < t.n ? hr_text_hexval(t.s[i + 1]) : -1;
+            int lo = hi >= 0 ? hr_text_hexval(t.s[i + 2]) : -1;
             if (lo < 0 || (hi | lo) == 0) {
                 free(out);
-                tfail(c, "bad escape in name " TOKF " (expected %%XX with two hex digits, "
+                hr_text_fail(c, "bad escape in name " TOKF " (expected %%XX with two hex digits, "
                       "not %%00)", TOKA(t));
                 return NULL;
             }
@@ -133,35 +124,35 @@ static int parse_field(tctx_t *c, hr_trace_t *t, hr_event_t *ev, int kind, int i
     uint64_t v = 0;
     const char *op = hr_op_name(ev->op);
     if (kind == HR_F_STR) {
-        char *s = unescape(c, tk);
+        char *s = hr_text_unescape(c, tk);
         if (!s)
             return -1;
         int64_t idx = hr_trace_intern(t, s);
         free(s);
         if (idx < 0)
-            return tfail(c, "out of memory");
+            return hr_text_fail(c, "out of memory");
         ev->aux = (uint32_t)idx;
         return 0;
     }
-    if (parse_u64(tk, &v))
-        return tfail(c, "field %d (%s) of '%s': expected a decimal number, got " TOKF, i,
+    if (hr_text_u64(tk, &v))
+        return hr_text_fail(c, "field %d (%s) of '%s': expected a decimal number, got " TOKF, i,
                      field_label(kind), op, TOKA(tk));
     switch (kind) {
     case HR_F_ID:
     case HR_F_OLD:
         if (v > HR_ID_MAX)
-            return tfail(c, "id %llu out of range (max %u)", (unsigned long long)v, HR_ID_MAX);
+            return hr_text_fail(c, "id %llu out of range (max %u)", (unsigned long long)v, HR_ID_MAX);
         *(kind == HR_F_ID ? &ev->id : &ev->aux) = (uint32_t)v;
         break;
     case HR_F_COUNT:
         if (v > UINT32_MAX)
-            return tfail(c, "count %llu out of range (max %u)", (unsigned long long)v,
+            return hr_text_fail(c, "count %llu out of range (max %u)", (unsigned long long)v,
                          UINT32_MAX);
         ev->aux = (uint32_t)v;
         break;
     case HR_F_ALIGN:
         if (v > 0x80000000u || (v & (v - 1)))
-            return tfail(c, "alignment %llu is not a power of two up to 2^31",
+            return hr_text_fail(c, "alignment %llu is not a power of two up to 2^31",
                          (unsigned long long)v);
         ev->align = (uint32_t)v;
         break;
@@ -172,37 +163,48 @@ static int parse_field(tctx_t *c, hr_trace_t *t, hr_event_t *ev, int kind, int i
     return 0;
 }
 
-/* Parses the op, its fields and the t=/@ suffixes of one event line. */
+/* Parses the op, its fields and the t=/s=/@ suffixes of one event line;
+ * *site gets the model's stack id of s=N (0 without). */
 static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_event_t *ev,
-                       uint64_t *ts, int *has_ts) {
+                       uint64_t *ts, int *has_ts, uint32_t *site) {
     int op = hr_op_from_name(tk[0].s, tk[0].n);
     if (op < 0) {
         char names[200] = "";
         for (unsigned i = 0; i < HR_OP__COUNT; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
                      i ? ", " : "", hr_op_info[i].name);
-        return tfail(c, "unknown op " TOKF " (expected one of %s)", TOKA(tk[0]), names);
+        return hr_text_fail(c, "unknown op " TOKF " (expected one of %s)", TOKA(tk[0]), names);
     }
     const hr_op_info_t *in = &hr_op_info[op];
     memset(ev, 0, sizeof *ev);
     ev->op = (uint8_t)op;
-    int nf = 0, seen_t = 0;
+    int nf = 0, seen_t = 0, seen_s = 0;
     *has_ts = 0;
+    *site = 0;
     for (int i = 1; i < ntok; i++) {
         uint64_t v;
-        if (tk[i].n >= 2 && tk[i].s[0] == 't' && tk[i].s[1] == '=') {
+        if (tk[i].n >= 2 && tk[i].s[0] == 's' && tk[i].s[1] == '=') {
             tok_t num = {tk[i].s + 2, tk[i].n - 2};
-            if (seen_t++ || parse_u64(num, &v) || v > 65535)
-                return tfail(c, "expected one t=THREAD with THREAD < 65536, got " TOKF,
+            if (seen_s++ || hr_text_u64(num, &v) || v == 0 || v > c->n_stacks)
+                return hr_text_fail(c, "expected one s=STACK with a stack number 1..%u defined by a "
+                             "'stack' line above, got " TOKF, c->n_stacks, TOKA(tk[i]));
+            if (!hr_op_creates_block((unsigned)op))
+                return hr_text_fail(c, "s=STACK on '%s': only alloc, calloc, realloc, palloc and "
+                             "prealloc have a stack", in->name);
+            *site = c->stack_map[v - 1];
+        } else if (tk[i].n >= 2 && tk[i].s[0] == 't' && tk[i].s[1] == '=') {
+            tok_t num = {tk[i].s + 2, tk[i].n - 2};
+            if (seen_t++ || hr_text_u64(num, &v) || v > 65535)
+                return hr_text_fail(c, "expected one t=THREAD with THREAD < 65536, got " TOKF,
                              TOKA(tk[i]));
             ev->thread = (uint16_t)v;
         } else if (tk[i].s[0] == '@') {
             tok_t num = {tk[i].s + 1, tk[i].n - 1};
-            if ((*has_ts)++ || parse_u64(num, &v))
-                return tfail(c, "expected one @TIMESTAMP (decimal ns), got " TOKF, TOKA(tk[i]));
+            if ((*has_ts)++ || hr_text_u64(num, &v))
+                return hr_text_fail(c, "expected one @TIMESTAMP (decimal ns), got " TOKF, TOKA(tk[i]));
             *ts = v;
-        } else if (seen_t || *has_ts) {
-            return tfail(c, "field " TOKF " after the t=/@ suffixes", TOKA(tk[i]));
+        } else if (seen_t || seen_s || *has_ts) {
+            return hr_text_fail(c, "field " TOKF " after the t=/s=/@ suffixes", TOKA(tk[i]));
         } else if (nf < in->nfields) {
             if (parse_field(c, t, ev, in->fields[nf], nf + 1, tk[i]))
                 return -1;
@@ -214,9 +216,9 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
     int min = in->nfields - in->nopt;
     if (nf < min || nf > in->nfields) {
         if (in->nopt == 0)
-            return tfail(c, "'%s' takes %d field%s, got %d", in->name, min, min == 1 ? "" : "s",
+            return hr_text_fail(c, "'%s' takes %d field%s, got %d", in->name, min, min == 1 ? "" : "s",
                          nf);
-        return tfail(c, "'%s' takes %d %s %d fields, got %d", in->name, min,
+        return hr_text_fail(c, "'%s' takes %d %s %d fields, got %d", in->name, min,
                      in->nopt == 1 ? "or" : "to", in->nfields, nf);
     }
     if (nf > min)
@@ -231,28 +233,28 @@ static int parse_header(tctx_t *c, const tok_t *tk, int ntok, hr_trace_t *t) {
     unsigned seen = 0;
     size_t ml = strlen(HR_TEXT_MAGIC);
     if (ntok < 1 || tk[0].n != ml || memcmp(tk[0].s, HR_TEXT_MAGIC, ml) != 0)
-        return tfail(c, "expected the header line 'heapreplay-trace 1'");
+        return hr_text_fail(c, "expected the header line 'heapreplay-trace 1'");
     if (ntok < 2 || tk[1].n != 1 || tk[1].s[0] != '1')
-        return tfail(c, "unsupported text format version %s%.*s (this reader reads 1)",
+        return hr_text_fail(c, "unsupported text format version %s%.*s (this reader reads 1)",
                      ntok < 2 ? "(none)" : "", ntok < 2 ? 0 : (int)tk[1].n,
                      ntok < 2 ? "" : tk[1].s);
     for (int i = 2; i < ntok; i++) {
         if (tk[i].n == 10 && memcmp(tk[i].s, "timestamps", 10) == 0) {
             if (!t->ts && !(t->ts = calloc(1, sizeof *t->ts)))
-                return tfail(c, "out of memory");
+                return hr_text_fail(c, "out of memory");
             t->flags |= HR_TRACEF_TIMESTAMPS;
             continue;
         }
         int rc = hr_program_text_option(&t->program, &seen, tk[i].s, tk[i].n, what, sizeof what);
         if (rc < 0)
-            return tfail(c, "%s", what);
+            return hr_text_fail(c, "%s", what);
         if (rc == 0)
-            return tfail(c, "unknown header option " TOKF " (expected 'timestamps' or the "
+            return hr_text_fail(c, "unknown header option " TOKF " (expected 'timestamps' or the "
                          "program time's runs=, timed=, wall_ns=, cpu_ns=, cpu_min_ns=, "
                          "cpu_max_ns=, max_rss=)", TOKA(tk[i]));
     }
     if (hr_program_text_finish(&t->program, seen, what, sizeof what))
-        return tfail(c, "%s", what);
+        return hr_text_fail(c, "%s", what);
     return 0;
 }
 
@@ -286,6 +288,8 @@ static size_t line_of_event(const char *buf, size_t len, size_t index) {
             header = 1;
             continue;
         }
+        if (hr_text_stack_keyword(tk[0]))
+            continue;
         if (ev++ == index)
             return lineno;
     }
@@ -308,44 +312,64 @@ static void locate_validation_error(const char *buf, size_t len, const char *nam
     hr_error_set(err, "%s:%zu: %s", name, line, rest);
 }
 
+static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t);
+
 int hr_trace_decode_text(const char *buf, size_t len, const char *name, hr_trace_t *t,
                          hr_error_t *err) {
-    tctx_t c = {name, 0, err};
+    tctx_t c = {name, 0, err, NULL, NULL, 0, 0, 0};
+    int rc = decode_lines(&c, buf, len, t);
+    free(c.frame_map);
+    free(c.stack_map);
+    if (rc)
+        return -1;
+    if (hr_trace_validate(t, name, err)) {
+        locate_validation_error(buf, len, name, err);
+        return -1;
+    }
+    return 0;
+}
+
+static int decode_lines(tctx_t *c, const char *buf, size_t len, hr_trace_t *t) {
     int header = 0;
     tok_t tk[MAX_HEADER_TOKENS];
     lines_t li = {buf, buf + len};
     const char *s, *e;
     while (next_line(&li, &s, &e)) {
-        c.line++;
+        c->line++;
         int ntok = tokenize(s, e, tk);
         if (ntok == 0)
             continue;
+        int kw = header ? hr_text_stack_keyword(tk[0]) : KW_NONE;
         if (header && ntok > MAX_TOKENS)
-            return tfail(&c, "too many fields (an event line has at most %d tokens)",
-                         MAX_TOKENS);
+            return hr_text_fail(c, "too many fields (%s line has at most %d tokens)",
+                         kw ? "a stack" : "an event", MAX_TOKENS);
         if (!header && ntok > MAX_HEADER_TOKENS)
-            return tfail(&c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
+            return hr_text_fail(c, "too many header options (at most %d tokens)", MAX_HEADER_TOKENS);
         if (!header) {
-            if (parse_header(&c, tk, ntok, t))
+            if (parse_header(c, tk, ntok, t))
                 return -1;
             header = 1;
+            continue;
+        }
+        if (kw) {
+            if (hr_text_stack_line(c, t, tk, ntok, kw))
+                return -1;
             continue;
         }
         hr_event_t ev;
         uint64_t ts = 0;
         int has_ts = 0;
-        if (parse_event(&c, t, tk, ntok, &ev, &ts, &has_ts))
+        uint32_t site = 0;
+        if (parse_event(c, t, tk, ntok, &ev, &ts, &has_ts, &site))
             return -1;
         if ((has_ts || t->ts) ? hr_trace_push_ts(t, &ev, ts) : hr_trace_push(t, &ev))
-            return tfail(&c, "out of memory");
+            return hr_text_fail(c, "out of memory");
+        if (site && hr_trace_set_site(t, t->n_events - 1, site))
+            return hr_text_fail(c, "out of memory");
     }
     if (!header) {
-        c.line = 1;
-        return tfail(&c, "expected the header line 'heapreplay-trace 1'");
-    }
-    if (hr_trace_validate(t, name, err)) {
-        locate_validation_error(buf, len, name, err);
-        return -1;
+        c->line = 1;
+        return hr_text_fail(c, "expected the header line 'heapreplay-trace 1'");
     }
     return 0;
 }
@@ -403,8 +427,85 @@ static void wname(wbuf_t *w, const char *s) {
     }
 }
 
+static void whex(wbuf_t *w, uint64_t v) {
+    static const char hex[] = "0123456789abcdef";
+    int shift = 60;
+    wstr(w, "0x");
+    while (shift > 0 && !(v >> shift))
+        shift -= 4;
+    for (; shift >= 0; shift -= 4)
+        wchar(w, hex[(v >> shift) & 15]);
+}
+
+/* The module, at and stack lines (before the events); -1 if a frame names a
+ * string, module or frame the trace does not have. */
+static int write_stacks(wbuf_t *w, const hr_trace_t *t) {
+    const hr_stacks_t *s = t->stacks;
+    for (uint32_t i = 0; i < s->n_modules; i++) {
+        const hr_module_t *m = &s->modules[i];
+        wstr(w, "module ");
+        wu64(w, i + 1);
+        wchar(w, ' ');
+        wname(w, m->path);
+        wchar(w, ' ');
+        whex(w, m->base);
+        wchar(w, ' ');
+        whex(w, m->size);
+        if (m->build_id) {
+            wstr(w, " build=");
+            wname(w, m->build_id);
+        }
+        wchar(w, '\n');
+    }
+    for (uint32_t i = 0; i < s->n_frames; i++) {
+        const hr_frame_t *f = &s->frames[i];
+        if (f->func > t->n_strings || f->file > t->n_strings || f->module > s->n_modules)
+            return -1;
+        wstr(w, "at ");
+        wu64(w, i + 1);
+        if (f->addr) {
+            wchar(w, ' ');
+            whex(w, f->addr);
+        }
+        if (f->module) {
+            wstr(w, " m=");
+            wu64(w, f->module);
+        }
+        if (f->func) {
+            wstr(w, " f=");
+            wname(w, t->strings[f->func - 1]);
+        }
+        if (f->file) {
+            wstr(w, " file=");
+            wname(w, t->strings[f->file - 1]);
+        }
+        if (f->line) {
+            wstr(w, " line=");
+            wu64(w, f->line);
+        }
+        wstr(w, f->inl ? " inline\n" : "\n");
+    }
+    for (uint32_t id = 1; id <= s->n_stacks; id++) {
+        uint32_t n;
+        const uint32_t *fx = hr_stacks_get(s, id, &n);
+        wstr(w, "stack ");
+        wu64(w, id);
+        wstr(w, n ? " " : " -");
+        for (uint32_t k = 0; k < n; k++) {
+            if (fx[k] >= s->n_frames)
+                return -1;
+            if (k)
+                wchar(w, ',');
+            wu64(w, fx[k] + 1);
+        }
+        wchar(w, '\n');
+    }
+    return 0;
+}
+
 /* One event line; -1 if the event cannot be written (bad op or string). */
-static int write_event(wbuf_t *w, const hr_trace_t *t, const hr_event_t *ev, const uint64_t *ts) {
+static int write_event(wbuf_t *w, const hr_trace_t *t, const hr_event_t *ev, const uint64_t *ts,
+                       uint32_t site) {
     if (ev->op >= HR_OP__COUNT)
         return -1;
     const hr_op_info_t *in = &hr_op_info[ev->op];
@@ -429,6 +530,12 @@ static int write_event(wbuf_t *w, const hr_trace_t *t, const hr_event_t *ev, con
         wstr(w, " t=");
         wu64(w, ev->thread);
     }
+    if (site) {
+        if (!t->stacks || site > t->stacks->n_stacks || !hr_op_creates_block(ev->op))
+            return -1;
+        wstr(w, " s=");
+        wu64(w, site);
+    }
     if (ts) {
         wstr(w, " @");
         wu64(w, *ts);
@@ -451,9 +558,9 @@ int hr_trace_write_text(FILE *f, const hr_trace_t *t) {
     wstr(w, has_ts ? " timestamps" : "");
     wstr(w, prog);
     wchar(w, '\n');
-    int rc = 0;
+    int rc = t->stacks ? write_stacks(w, t) : 0;
     for (size_t i = 0; i < t->n_events && !rc; i++)
-        rc = write_event(w, t, &t->events[i], has_ts ? &t->ts[i] : NULL);
+        rc = write_event(w, t, &t->events[i], has_ts ? &t->ts[i] : NULL, t->site ? t->site[i] : 0);
     wflush(w);
     if (rc)
         errno = EINVAL;

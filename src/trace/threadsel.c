@@ -96,6 +96,8 @@ int64_t hr_threadsel_apply(hr_trace_t *t, const hr_threadsel_t *sel, const char 
             continue;
         if (t->ts)
             t->ts[w] = t->ts[i];
+        if (t->site) /* the call sites stay in step with their events */
+            t->site[w] = t->site[i];
         t->events[w++] = ev;
     }
     free(chosen), free(owner);

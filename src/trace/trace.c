@@ -3,6 +3,7 @@
 #include "trace/format.h"
 #include "trace/idtab.h"
 #include "trace/names.h"
+#include "trace/stacks.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ void hr_trace_free(hr_trace_t *t) {
         hr_names_free(t->names);
         free(t->names);
     }
+    hr_trace_drop_stacks(t);
     memset(t, 0, sizeof *t);
 }
 
@@ -63,6 +65,13 @@ int hr_trace_reserve(hr_trace_t *t, size_t cap) {
             return -1;
         t->ts = ts;
     }
+    if (t->site) {
+        uint32_t *site = realloc(t->site, cap * sizeof *site);
+        if (!site)
+            return -1;
+        memset(site + t->cap_events, 0, (cap - t->cap_events) * sizeof *site);
+        t->site = site;
+    }
     t->cap_events = cap;
     return 0;
 }
@@ -73,6 +82,8 @@ int hr_trace_push(hr_trace_t *t, const hr_event_t *ev) {
         return -1;
     if (t->ts)
         t->ts[t->n_events] = 0;
+    if (t->site)
+        t->site[t->n_events] = 0;
     t->events[t->n_events++] = *ev;
     return 0;
 }

@@ -190,6 +190,14 @@ typedef struct hr_trace {
      * built on its first call; NULL until then. Freed by hr_trace_free. A
      * copy of the struct shares it: only the original may intern. */
     struct hr_names *names;
+    /* Where each block was allocated (src/trace/stacks.h): the module map,
+     * frames and deduplicated stacks, NULL when the trace has none; and
+     * site[i], the stack id (1-based; 0 = none) of the block event i
+     * creates (alloc, calloc, realloc, palloc, prealloc), NULL when no
+     * event has one, else n_events entries that hr_trace_push keeps in
+     * step. Neither is part of the digest. Freed by hr_trace_free. */
+    struct hr_stacks *stacks;
+    uint32_t         *site;
 } hr_trace_t;
 
 void hr_trace_init(hr_trace_t *t);

@@ -14,3 +14,10 @@ noinst_HEADERS += src/trace/shared.h src/trace/format.h src/trace/gen_int.h src/
 	src/trace/names.h src/trace/lifetime.h src/trace/framestat.h src/trace/threadsel.h
 # Not installed (no installed library to link them with): README, "Install".
 noinst_HEADERS += src/trace/trace.h src/trace/gen.h
+# Where blocks were allocated: the stack model and its binary block (1.5).
+libhr_a_SOURCES += src/trace/stacks.c src/trace/stacks_bin.c src/trace/text_stacks.c
+noinst_HEADERS += src/trace/stacks.h src/trace/stacks_bin.h src/trace/text_int.h
+# Symbols of captured stacks (elfutils libdwfl when configure found libdw;
+# without it symbols.c only notes that symbols are off).
+libhr_a_SOURCES += src/trace/symbols.c
+noinst_HEADERS += src/trace/symbols.h

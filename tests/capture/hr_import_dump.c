@@ -3,12 +3,19 @@
  * tests: whole-trace counts, the repair report, and counts restricted to
  * blocks whose requested size is in [--min, --max) (the test programs use
  * distinctive sizes so libc and loader noise is filtered out).
- * Usage: hr_import_dump FILE [--min N] [--max N] [--trace] */
+ * With --stacks: the trace's stacks are symbolized (notes on stdout) and each
+ * stack that created blocks in range is one line, most blocks first:
+ *   stack BLOCKS FUNC@FILE:LINE FUNC@FILE:LINE ...   (innermost first; FILE
+ *   without its directory; [inl] after a frame inlined into the next one; a
+ *   frame without a name: MODULE+0xOFF, or 0xADDR when no module holds it)
+ * Usage: hr_import_dump FILE [--min N] [--max N] [--trace] [--stacks] */
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace/trace.h"
 #include "trace/import.h"
+#include "trace/stacks.h"
+#include "trace/symbols.h"
 
 typedef struct filt {
     uint64_t lo, hi, alloc, calloc, realloc, free, cross, cur, peak;
@@ -79,11 +86,76 @@ static void walk(const hr_trace_t *t, filt_t *f) {
     free(f->owner);
 }
 
+static const char *base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static void print_frame(const hr_trace_t *t, const hr_frame_t *fr) {
+    const hr_stacks_t *s = t->stacks;
+    if (fr->func) {
+        printf(" %s", t->strings[fr->func - 1]);
+        if (fr->file)
+            printf("@%s:%u", base_name(t->strings[fr->file - 1]), fr->line);
+        if (fr->inl)
+            printf("[inl]");
+    } else if (fr->module) {
+        const hr_module_t *m = &s->modules[fr->module - 1];
+        printf(" %s+0x%llx", base_name(m->path), (unsigned long long)(fr->addr - m->base));
+    } else {
+        printf(" 0x%llx", (unsigned long long)fr->addr);
+    }
+}
+
+typedef struct stack_count {
+    uint64_t n;
+    uint32_t id;
+} stack_count_t;
+
+static int by_count(const void *a, const void *b) {
+    const stack_count_t *x = a, *y = b;
+    return x->n != y->n ? (x->n < y->n ? 1 : -1) : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The --stacks lines (see the top). */
+static void dump_stacks(hr_trace_t *t, const filt_t *f) {
+    hr_symbolize_opts_t so = hr_symbolize_default();
+    hr_error_t err = {{0}};
+    so.notes = stdout;
+    if (hr_stacks_symbolize(t, &so, &err) != 0)
+        printf("error %s\n", err.msg);
+    if (!t->stacks || !t->site) {
+        printf("stacks 0\n");
+        return;
+    }
+    uint32_t ns = t->stacks->n_stacks;
+    stack_count_t *c = calloc(ns + 1, sizeof *c);
+    for (uint32_t i = 0; i <= ns; i++)
+        c[i].id = i;
+    for (size_t i = 0; i < t->n_events; i++) {
+        const hr_event_t *ev = &t->events[i];
+        uint64_t bytes = ev->op == HR_OP_CALLOC ? ev->size * ev->aux : ev->size;
+        if (t->site[i] && t->site[i] <= ns && in_range(f, bytes))
+            c[t->site[i]].n++;
+    }
+    qsort(c + 1, ns, sizeof *c, by_count);
+    printf("stacks %u\n", ns);
+    for (uint32_t k = 1; k <= ns && c[k].n; k++) {
+        uint32_t n;
+        const uint32_t *ix = hr_stacks_get(t->stacks, c[k].id, &n);
+        printf("stack %llu", (unsigned long long)c[k].n);
+        for (uint32_t j = 0; j < n; j++)
+            print_frame(t, &t->stacks->frames[ix[j]]);
+        printf("\n");
+    }
+    free(c);
+}
+
 int main(int argc, char **argv) {
     static filt_t f;
     f.hi = UINT64_MAX;
     const char *path = NULL;
-    int as_trace = 0;
+    int as_trace = 0, stacks = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--min") == 0 && i + 1 < argc)
             f.lo = strtoull(argv[++i], NULL, 10);
@@ -91,11 +163,13 @@ int main(int argc, char **argv) {
             f.hi = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--trace") == 0)
             as_trace = 1;
+        else if (strcmp(argv[i], "--stacks") == 0)
+            stacks = 1;
         else
             path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: hr_import_dump FILE [--min N] [--max N] [--trace]\n");
+        fprintf(stderr, "usage: hr_import_dump FILE [--min N] [--max N] [--trace] [--stacks]\n");
         return 2;
     }
     hr_trace_t t;
@@ -128,6 +202,8 @@ int main(int argc, char **argv) {
            (unsigned long long)f.alloc, (unsigned long long)f.calloc,
            (unsigned long long)f.realloc, (unsigned long long)f.free,
            (unsigned long long)f.cross, f.threads, (unsigned long long)f.peak);
+    if (stacks)
+        dump_stacks(&t, &f);
     hr_trace_free(&t);
     return 0;
 }

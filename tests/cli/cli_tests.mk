@@ -36,3 +36,11 @@ hr-print-compile:
 # stale temporary files, argument errors (docs/TRACE_FORMAT.md, "Input limits").
 TESTS += tests/cli/test_bounds_cli.sh
 EXTRA_DIST += tests/cli/test_bounds_cli.sh
+# capture --stacks and its symbols: the test builds tests/progs/ itself
+# (-g -O0 -fno-omit-frame-pointer, known lines) and captures it.
+TESTS += tests/cli/test_capture_stacks.sh
+EXTRA_DIST += tests/cli/test_capture_stacks.sh tests/progs/stacks_prog.c tests/progs/stacks_mod.c
+# test_sites_cli.sh: call sites, routing plans and replay --plan on a
+# hand-written trace with three known sites (sites_game.awk; docs/SITES.md).
+TESTS += tests/cli/test_sites_cli.sh
+EXTRA_DIST += tests/cli/test_sites_cli.sh tests/cli/sites_game.awk tests/progs/sites_game.c

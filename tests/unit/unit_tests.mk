@@ -35,4 +35,4 @@ TESTS += tests/unit/test_counter tests/unit/count_demo
 UNIT_TESTS += tests/unit/test_memlimit
 # Every input bounded: name lookups by hash (probe counts, no timing);
 # limits that accept what their messages say.
-UNIT_TESTS += tests/unit/test_names tests/unit/test_input_bounds
+UNIT_TESTS += tests/unit/test_names tests/unit/test_input_bounds tests/unit/test_stacks tests/unit/test_route

@@ -1,0 +1,44 @@
+/* heapreplay — symbols of a trace's stacks (docs/CAPTURE.md "Symbols").
+ *
+ * A captured stack holds return addresses and the module map of the
+ * captured process (src/trace/stacks.h). hr_stacks_symbolize resolves them
+ * offline with elfutils libdwfl: each module that one of the frames falls in
+ * is reported at its recorded load bias, its GNU build id compared with the
+ * captured one, and every frame that has an address and no name yet gets its
+ * function, file and line (the ELF symbol table's name alone when the module
+ * has no debug info); a call inside inlined code gets one frame per inlined
+ * function, innermost first, marked inl, before its real function's. Each
+ * frame is a unique address (stacks.h interns them), so each address is
+ * resolved once. The stack table is replaced (same stack ids' content in the
+ * same order; t->site follows): pointers into the old one are stale.
+ *
+ * It never fails because of the binaries: a module whose file is missing,
+ * unreadable or of another build id gets one note and its frames keep their
+ * address (shown as module+0xOFF by the reports). Built without libdw, it
+ * resolves nothing and notes that once. */
+#ifndef HEAPREPLAY_SYMBOLS_H
+#define HEAPREPLAY_SYMBOLS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/error.h"
+#include "trace/trace.h"
+
+typedef struct hr_symbolize_opts {
+    FILE *notes;      /* one line per module that could not be used; NULL: silent */
+    const char *root; /* prefix of the module paths (a copy of the captured system's
+                       * files); NULL: the paths as recorded */
+    /* filled by hr_stacks_symbolize: */
+    uint32_t frames_named;    /* address frames that got a function name (1 or more frames) */
+    uint32_t frames_unnamed;  /* address frames left as module+0xOFF */
+    uint32_t modules_noted;   /* modules missing, unreadable or of another build */
+} hr_symbolize_opts_t;
+
+hr_symbolize_opts_t hr_symbolize_default(void);
+
+/* Resolves t's address frames in place (see above). 0, or -1 only on out of
+ * memory (err set). A trace without stacks is left as it is. */
+int hr_stacks_symbolize(hr_trace_t *t, hr_symbolize_opts_t *opts, hr_error_t *err);
+
+#endif
