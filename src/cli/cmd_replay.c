@@ -324,7 +324,7 @@ int hr_cmd_replay(int argc, char **argv) {
         hr_report_builder_set_doc(rb, "options", "thread", hr_json_new_str(a.threads_arg));
     progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, rc ? 0 : hr_replay_plan_total_jobs(&plan),
                      now_s(), 0, -1, 0, NULL, NULL, 0};
-    replay_ctx_t ctx = {&a, rb, &pg, {0}, NULL};
+    replay_ctx_t ctx = {&a, rb, &pg, {0}, NULL, NULL};
     hr_replay_hooks_t hooks = {&ctx, on_prepare, on_release, on_cell, on_jobs_begin,
                                a.quiet ? NULL : on_progress, on_jobs_end};
     int failed = 0, stop = 0;
