@@ -294,7 +294,8 @@ static int build_stacks(cap_state_t *s, hr_trace_t *out) {
                 return -1;
             fr[k] = (uint32_t)ix;
         }
-        int64_t id = hr_stacks_intern(st, fr, (uint32_t)n);
+        /* a STACK without a whole frame (a damaged log) gives no site */
+        int64_t id = n ? hr_stacks_intern(st, fr, (uint32_t)n) : 0;
         if (id < 0)
             return -1;
         s->sids[i] = (cap_sid_t){d->a, (uint32_t)id};

@@ -27,8 +27,8 @@
  * Each ip becomes named frames (hr_stacks_frame_named: heaptrack resolved
  * them already), innermost first (on_ip); an ip without a function keeps
  * its bare address. A node's stack
- * is built once, when an allocation info first names it, and every '+'
- * event of that info gets it as its site. */
+ * is built once, when the first '+' of an allocation info naming it comes,
+ * and every '+' event of that info gets it as its site. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,9 @@
 
 /* heaptrack's string, ip and trace tables (see the top). */
 typedef struct ht_ip {
-    uint32_t first, n; /* its frames: frame_of[first .. first + n) */
+    uint64_t addr;
+    uint32_t raw, n; /* its n (function, file, line) triples: raw[raw .. raw + 3n) */
+    uint32_t first;  /* its frames, once made: frame_of[first .. first + n); UINT32_MAX: not yet */
 } ht_ip_t;
 typedef struct ht_node {
     uint32_t ip, parent, sid; /* sid: its stack id once built (0: not yet) */
@@ -51,11 +53,14 @@ typedef struct ht_tables {
     size_t n_str, cap_str;
     ht_ip_t *ip; /* ip #n at ip[n - 1] */
     size_t n_ip, cap_ip;
-    uint32_t *frame_of; /* the trace's frame indices of every ip, in order */
+    uint64_t *raw; /* the ips' triples, as read */
+    size_t n_raw, cap_raw;
+    uint32_t *frame_of; /* the trace's frame indices of the ips made so far */
     size_t n_fr, cap_fr;
     ht_node_t *node; /* trace node #n at node[n - 1] */
     size_t n_node, cap_node;
-    uint32_t *info_sid; /* per allocation info (cap_info entries): its stack id, 0: none */
+    uint32_t *info_sid; /* per allocation info (cap_info entries): its stack id, 0: none yet */
+    uint64_t *info_node; /* per allocation info: its trace node (0: none) */
 } ht_tables_t;
 
 /* ---- records ---------------------------------------------------------- */
@@ -112,11 +117,15 @@ static int add_info(ht_state_t *st, uint64_t size) {
         uint32_t *sid = realloc(st->tb.info_sid, cap * sizeof *sid);
         if (sid)
             st->tb.info_sid = sid;
-        if (!s || !h || !sid)
+        uint64_t *nd = realloc(st->tb.info_node, cap * sizeof *nd);
+        if (nd)
+            st->tb.info_node = nd;
+        if (!s || !h || !sid || !nd)
             return -1;
         st->cap_info = cap;
     }
     st->tb.info_sid[st->n_info] = 0;
+    st->tb.info_node[st->n_info] = 0;
     st->info_size[st->n_info] = size;
     st->info_head[st->n_info++] = 0;
     return 0;
@@ -161,9 +170,11 @@ static int ip_frame(ht_state_t *st, uint64_t addr, uint64_t fn, uint64_t file, u
 /* 'i IP MODULE [FUNC [FILE LINE]]...': the first triple is the innermost
  * frame (the function whose code is at IP, maybe inlined), the next ones the
  * functions it was inlined into, outwards, the last of them the real one;
- * all but that last are inl = 1. heaptrack leaves out the trailing fields it
- * does not know (an ip with only its function, or nothing). 0, -1 bad line,
- * -2 OOM. */
+ * all but that last are inl = 1 (ip_frames). heaptrack leaves out the
+ * trailing fields it does not know (an ip with only its function, or
+ * nothing). Kept as read: frames (and their strings in the trace) are made
+ * when an allocation first uses the ip, so a file without allocations gives
+ * a trace without strings. 0, -1 bad line, -2 OOM. */
 static int on_ip(ht_state_t *st, const char *p) {
     ht_tables_t *tb = &st->tb;
     uint64_t addr, mod, v[3 * 64];
@@ -178,12 +189,28 @@ static int on_ip(ht_state_t *st, const char *p) {
         v[n++] = 0;
     if (ht_room((void **)&tb->ip, &tb->cap_ip, tb->n_ip, sizeof *tb->ip) != 0)
         return -2;
-    ht_ip_t *ip = &tb->ip[tb->n_ip++];
-    ip->first = (uint32_t)tb->n_fr;
-    for (size_t k = 0; k < n; k += 3)
-        if (ip_frame(st, addr, v[k], v[k + 1], v[k + 2], k + 3 < n) != 0)
+    for (size_t k = 0; k < n; k++) {
+        if (ht_room((void **)&tb->raw, &tb->cap_raw, tb->n_raw, sizeof *tb->raw) != 0)
             return -2;
-    ip->n = (uint32_t)(tb->n_fr - ip->first);
+        tb->raw[tb->n_raw++] = v[k];
+    }
+    tb->ip[tb->n_ip++] = (ht_ip_t){addr, (uint32_t)(tb->n_raw - n), (uint32_t)(n / 3), UINT32_MAX};
+    return 0;
+}
+
+/* Makes the frames of ip #i (1-based, defined) once. 0, -2 OOM. */
+static int ip_frames(ht_state_t *st, uint32_t i) {
+    ht_tables_t *tb = &st->tb;
+    ht_ip_t *ip = &tb->ip[i - 1];
+    if (ip->first != UINT32_MAX)
+        return 0;
+    uint32_t first = (uint32_t)tb->n_fr;
+    for (uint32_t k = 0; k < ip->n; k++) {
+        const uint64_t *t = &tb->raw[ip->raw + 3 * k];
+        if (ip_frame(st, ip->addr, t[0], t[1], t[2], k + 1 < ip->n) != 0)
+            return -2;
+    }
+    ip->first = first;
     return 0;
 }
 
@@ -200,8 +227,8 @@ static int on_node(ht_state_t *st, const char *p) {
     return 0;
 }
 
-/* The stack id of trace node #n (built on first use; 0 for node 0 or an
- * undefined one); -1 on OOM. A parent must come before its child (heaptrack
+/* The stack id of trace node #n (built on first use; 0 for node 0, an
+ * undefined one or one without frames); -1 on OOM. A parent must come before its child (heaptrack
  * writes them so), which also ends any cycle a damaged file could hold. */
 static int64_t node_stack(ht_state_t *st, uint64_t n) {
     ht_tables_t *tb = &st->tb;
@@ -212,11 +239,16 @@ static int64_t node_stack(ht_state_t *st, uint64_t n) {
     uint32_t fr[HT_DEPTH_MAX], k = 0;
     for (uint64_t at = n; at && at <= tb->n_node && k < HT_DEPTH_MAX;) {
         const ht_node_t *nd = &tb->node[at - 1];
-        if (nd->ip && nd->ip <= tb->n_ip)
+        if (nd->ip && nd->ip <= tb->n_ip) {
+            if (ip_frames(st, nd->ip) != 0)
+                return -1;
             for (uint32_t j = 0; j < tb->ip[nd->ip - 1].n && k < HT_DEPTH_MAX; j++)
                 fr[k++] = tb->frame_of[tb->ip[nd->ip - 1].first + j];
+        }
         at = nd->parent < at ? nd->parent : 0;
     }
+    if (!k)
+        return 0; /* no ip with a frame: no site */
     hr_stacks_t *s = hr_trace_stacks(st->out);
     int64_t id = s ? hr_stacks_intern(s, fr, k) : -1;
     if (id > 0)
@@ -229,9 +261,11 @@ static void ht_tables_free(ht_tables_t *tb) {
         free(tb->str[i]);
     free(tb->str);
     free(tb->ip);
+    free(tb->raw);
     free(tb->frame_of);
     free(tb->node);
     free(tb->info_sid);
+    free(tb->info_node);
 }
 
 static int new_node(ht_state_t *st, uint32_t *out) {
@@ -266,6 +300,12 @@ static int on_alloc(ht_state_t *st, uint64_t idx) {
     size_t before = st->out->n_events;
     if (hr_addrmap_alloc(st->m, 0, st->node_addr[node], st->info_size[idx], 0, st->now_ns) != 0)
         return -1;
+    if (!st->tb.info_sid[idx] && st->tb.info_node[idx]) { /* the info's first block */
+        int64_t id = node_stack(st, st->tb.info_node[idx]);
+        if (id < 0)
+            return -1;
+        st->tb.info_sid[idx] = (uint32_t)id;
+    }
     uint32_t sid = st->tb.info_sid[idx];
     return sid && st->out->n_events > before ? hr_trace_set_site(st->out, st->out->n_events - 1, sid)
                                              : 0;
@@ -295,10 +335,9 @@ static int ht_line(ht_state_t *st, const char *s, hr_error_t *err) {
     case 'a': {
         if (hex_field(&p, &a) != 0 || hex_field(&p, &b) != 0)
             break;
-        int64_t sid = node_stack(st, b);
-        if (sid < 0 || add_info(st, a) != 0)
+        if (add_info(st, a) != 0)
             return -2;
-        st->tb.info_sid[st->n_info - 1] = (uint32_t)sid;
+        st->tb.info_node[st->n_info - 1] = b;
         return 0;
     }
     case 's': return on_string(st, p);

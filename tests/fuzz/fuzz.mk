@@ -16,7 +16,7 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_trace tests/fuzz/fuzz_import tests/fuzz/fuzz_json \
 	tests/fuzz/fuzz_heapcfg
 FUZZ_BUILD = $(SHELL) $(top_srcdir)/tests/fuzz/build.sh "$(FUZZ_CC)" "$(top_srcdir)" \
-	"$(top_builddir)" "$(ZSTD_LIBS) $(ZLIB_LIBS)" $@
+	"$(top_builddir)" "$(ZSTD_LIBS) $(ZLIB_LIBS) $(DW_LIBS)" $@
 # libhr.a stands for "a library source changed" (it holds the same files).
 FUZZ_DEPS = libhr.a $(top_srcdir)/tests/fuzz/fuzz_common.h $(top_srcdir)/tests/fuzz/build.sh
 FUZZ_RUNS = 3000

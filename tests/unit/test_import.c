@@ -14,6 +14,7 @@
 #include "base/rawlog.h"
 #include "hr_test.h"
 #include "trace/import.h"
+#include "trace/stacks.h"
 
 static char tmpdir[] = "/tmp/hrimpXXXXXX";
 
@@ -174,7 +175,7 @@ static size_t make_log(unsigned char *buf, const hr_cap_rec_t *recs, int n, int 
         i = k;
     }
     if (end) {
-        hr_cap_rec_t e = {99, 3, 1000, 0, 7, HR_CAP_END};
+        hr_cap_rec_t e = {99, 3, 1000, 0, 7, HR_CAP_END, 0};
         hr_cap_delta_t d = {0, 0};
         size_t len = hr_cap_put_rec(buf + off + sizeof(hr_cap_block_t), &d, &e, NULL);
         hr_cap_block_t eb = {HR_CAP_BLOCK_MAGIC, (uint32_t)len, 7, 1, 0, 0};
@@ -188,12 +189,12 @@ static void test_capture_logs(void) {
     /* blocks out of clock order on purpose (sorted by clock), one duplicate,
      * a second thread */
     hr_cap_rec_t recs[] = {
-        {3, 0x100, 0, 0, 8, HR_CAP_FREE},
-        {4, 0x100, 32, 0, 8, HR_CAP_MALLOC},
-        {1, 0x100, 24, 0, 7, HR_CAP_MALLOC},
-        {2, 0x200, 2, 8, 7, HR_CAP_CALLOC},
-        {2, 0x200, 2, 8, 7, HR_CAP_CALLOC},
-        {5, 0x300, 0x200, 64, 7, HR_CAP_REALLOC},
+        {3, 0x100, 0, 0, 8, HR_CAP_FREE, 0},
+        {4, 0x100, 32, 0, 8, HR_CAP_MALLOC, 0},
+        {1, 0x100, 24, 0, 7, HR_CAP_MALLOC, 0},
+        {2, 0x200, 2, 8, 7, HR_CAP_CALLOC, 0},
+        {2, 0x200, 2, 8, 7, HR_CAP_CALLOC, 0},
+        {5, 0x300, 0x200, 64, 7, HR_CAP_REALLOC, 0},
     };
     unsigned char buf[2048];
     size_t rec_end[6];
@@ -247,20 +248,20 @@ static void test_capture_logs(void) {
  * record of the block wins; a version 2 log has no such op. */
 static void test_capture_touched(void) {
     hr_cap_rec_t recs[] = {
-        {1, 0x10000, 100000, 0, 7, HR_CAP_MALLOC},
-        {2, 0x40000, 200000, 0, 8, HR_CAP_MALLOC},
-        {3, 0x999000, 5000, 0, 7, HR_CAP_TOUCHED}, /* no such block */
-        {4, 0x40000, 12288, 0, 7, HR_CAP_TOUCHED}, /* thread 8's block, freed by 7 */
-        {5, 0x40000, 0, 0, 7, HR_CAP_FREE},
-        {6, 0x10000, 8192, 0, 7, HR_CAP_TOUCHED},
-        {7, 0x10000, 0x10000, 300000, 7, HR_CAP_REALLOC}, /* in place: a new id */
-        {8, 0x10000, 20000, 0, 7, HR_CAP_TOUCHED},
-        {9, 0x10000, 0, 0, 7, HR_CAP_FREE},
-        {10, 0x80000, 70000, 0, 7, HR_CAP_MALLOC},
-        {11, 0x80000, 100, 0, 7, HR_CAP_TOUCHED},
-        {12, 0, 0x80000, 1ull << 40, 7, HR_CAP_REALLOC}, /* failed: the block lives on */
-        {13, 0x80000, 4096, 0, 7, HR_CAP_TOUCHED},
-        {14, 0x80000, 0, 0, 7, HR_CAP_FREE},
+        {1, 0x10000, 100000, 0, 7, HR_CAP_MALLOC, 0},
+        {2, 0x40000, 200000, 0, 8, HR_CAP_MALLOC, 0},
+        {3, 0x999000, 5000, 0, 7, HR_CAP_TOUCHED, 0}, /* no such block */
+        {4, 0x40000, 12288, 0, 7, HR_CAP_TOUCHED, 0}, /* thread 8's block, freed by 7 */
+        {5, 0x40000, 0, 0, 7, HR_CAP_FREE, 0},
+        {6, 0x10000, 8192, 0, 7, HR_CAP_TOUCHED, 0},
+        {7, 0x10000, 0x10000, 300000, 7, HR_CAP_REALLOC, 0}, /* in place: a new id */
+        {8, 0x10000, 20000, 0, 7, HR_CAP_TOUCHED, 0},
+        {9, 0x10000, 0, 0, 7, HR_CAP_FREE, 0},
+        {10, 0x80000, 70000, 0, 7, HR_CAP_MALLOC, 0},
+        {11, 0x80000, 100, 0, 7, HR_CAP_TOUCHED, 0},
+        {12, 0, 0x80000, 1ull << 40, 7, HR_CAP_REALLOC, 0}, /* failed: the block lives on */
+        {13, 0x80000, 4096, 0, 7, HR_CAP_TOUCHED, 0},
+        {14, 0x80000, 0, 0, 7, HR_CAP_FREE, 0},
     };
     static const struct { uint8_t op; uint16_t thread; uint64_t size, ts; } want[] = {
         {HR_OP_TOUCHED, 0, 8192, 1},   {HR_OP_ALLOC, 0, 100000, 1},
@@ -329,7 +330,7 @@ static int import_threads(int n, hr_trace_t *t, hr_repair_t *r, hr_error_t *err)
         return -2;
     for (int i = 0; i < n; i++) {
         hr_cap_rec_t one = {(uint64_t)i + 1, 0x1000 + (uint64_t)i * 16, 16, 0, 1000 + (uint64_t)i,
-                            HR_CAP_MALLOC};
+                            HR_CAP_MALLOC, 0};
         recs[i] = one;
     }
     size_t len = make_log(buf, recs, n, 1, NULL);
@@ -364,7 +365,7 @@ static void test_capture_threads(void) {
  * timestamp, a double, was converted to u64 out of range) is an error
  * naming the record, not undefined behaviour. */
 static void test_capture_bad_calibration(void) {
-    hr_cap_rec_t recs[] = {{10, 0x100, 24, 0, 7, HR_CAP_MALLOC}, {20, 0x100, 0, 0, 7, HR_CAP_FREE}};
+    hr_cap_rec_t recs[] = {{10, 0x100, 24, 0, 7, HR_CAP_MALLOC, 0}, {20, 0x100, 0, 0, 7, HR_CAP_FREE, 0}};
     unsigned char buf[1024];
     size_t len = make_log(buf, recs, 2, 0, NULL);
     hr_cap_header_t h;
@@ -387,6 +388,63 @@ static void test_capture_bad_calibration(void) {
     hr_trace_free(&t);
 }
 
+/* Version 4 (capture --stacks): MODULE and STACK records become the trace's
+ * module map and stacks, an allocation record's stack id its event's site;
+ * a stack written twice (two ids, same frames) is one stack; an id no STACK
+ * record defines and a STACK without a whole frame give no site. */
+static size_t put_def(unsigned char *p, hr_cap_delta_t *d, unsigned op, uint64_t ptr, uint64_t a,
+                      const void *payload, size_t len) {
+    hr_cap_rec_t r = {1, ptr, a, len, 7, (uint8_t)op, 0};
+    return hr_cap_put_rec(p, d, &r, payload);
+}
+
+static void test_capture_stacks(void) {
+    unsigned char buf[4096], frames[16];
+    static const char mod[] = "/opt/game/bin/game\0" "0123abcd";
+    for (int i = 0; i < 8; i++) { /* two frames: 0x401234, 0x402000 */
+        frames[i] = (unsigned char)(0x401234ull >> (8 * i));
+        frames[8 + i] = (unsigned char)(0x402000ull >> (8 * i));
+    }
+    hr_cap_header_t h = {HR_CAP_MAGIC, HR_CAP_VERSION, HR_CAP_ENDIAN_TAG, 0, 1, 0, 0, 0};
+    memcpy(buf, &h, sizeof h);
+    size_t off = sizeof h + sizeof(hr_cap_block_t), start = off;
+    hr_cap_delta_t d = {0, 0};
+    off += put_def(buf + off, &d, HR_CAP_MODULE, 0x400000, 0x10000, mod, sizeof mod - 1);
+    off += put_def(buf + off, &d, HR_CAP_STACK, 0, 5, frames, 16);
+    off += put_def(buf + off, &d, HR_CAP_STACK, 0, 6, frames, 16); /* the same frames again */
+    off += put_def(buf + off, &d, HR_CAP_STACK, 0, 8, frames, 4);  /* no whole frame */
+    hr_cap_rec_t recs[] = {
+        {10, 0x100, 24, 0, 7, HR_CAP_MALLOC, 5}, {11, 0x200, 2, 8, 7, HR_CAP_CALLOC, 6},
+        {12, 0x300, 16, 0, 7, HR_CAP_MALLOC, 9}, {13, 0x400, 16, 0, 7, HR_CAP_MALLOC, 8},
+        {14, 0x100, 0, 0, 7, HR_CAP_FREE, 0},    {15, 0x500, 16, 0, 7, HR_CAP_MALLOC, 0},
+    };
+    for (size_t i = 0; i < sizeof recs / sizeof *recs; i++)
+        off += hr_cap_put_rec(buf + off, &d, &recs[i], NULL);
+    hr_cap_block_t b = {HR_CAP_BLOCK_MAGIC, (uint32_t)(off - start), 7, 10, 0, 0};
+    memcpy(buf + sizeof h, &b, sizeof b);
+    put(tmp("s.cap"), buf, off);
+    hr_trace_t t;
+    hr_repair_t r;
+    hr_error_t err = {{0}};
+    hr_trace_init(&t);
+    HR_CHECK_EQ_U64(hr_import_file(tmp("s.cap"), HR_IMPORT_CAPTURE, &t, &r, &err), 0);
+    HR_CHECK_EQ_U64(t.n_events, 6);
+    HR_CHECK(t.stacks != NULL && t.site != NULL);
+    if (t.stacks && t.site) {
+        HR_CHECK_EQ_U64(t.stacks->n_modules, 1);
+        HR_CHECK_STR(t.stacks->modules[0].path, "/opt/game/bin/game");
+        HR_CHECK_STR(t.stacks->modules[0].build_id, "0123abcd");
+        HR_CHECK_EQ_U64(t.stacks->n_stacks, 1);
+        HR_CHECK_EQ_U64(t.stacks->n_frames, 2);
+        HR_CHECK_EQ_U64(t.stacks->frames[0].addr, 0x401234);
+        HR_CHECK_EQ_U64(t.stacks->frames[0].module, 1);
+        uint32_t want[6] = {1, 1, 0, 0, 0, 0};
+        for (int i = 0; i < 6; i++)
+            HR_CHECK_EQ_U64(t.site[i], want[i]);
+    }
+    hr_trace_free(&t);
+}
+
 static void test_detect_unknown(void) {
     put(tmp("u.bin"), "hello world", 11);
     HR_CHECK_EQ_U64(hr_import_detect(tmp("u.bin")), HR_IMPORT_UNKNOWN);
@@ -403,6 +461,7 @@ int main(void) {
     HR_RUN(test_capture_touched);
     HR_RUN(test_capture_threads);
     HR_RUN(test_capture_bad_calibration);
+    HR_RUN(test_capture_stacks);
     HR_RUN(test_detect_unknown);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
