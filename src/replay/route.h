@@ -50,10 +50,12 @@ enum {
 #define HR_ROUTE_POOL_LEVEL "site:level"
 
 /* The wrapper functions passed over by default: the allocator's own entry
- * points and the common wrappers around them (C++, GLib, SDL, libstdc++). */
+ * points and the common wrappers around them (C++, GLib, SDL, libstdc++).
+ * `_Znw*` and `_Zna*` are operator new and new[] by their mangled names, as
+ * a stripped libstdc++ names them from its dynamic symbol table. */
 #define HR_ROUTE_SKIP_DEFAULT                                                              \
     "malloc,calloc,realloc,free,aligned_alloc,memalign,posix_memalign,valloc,pvalloc,"    \
-    "__libc_*,operator new*,operator delete*,__gnu_cxx::*,std::allocator*,"               \
+    "__libc_*,operator new*,operator delete*,_Znw*,_Zna*,__gnu_cxx::*,std::allocator*,"    \
     "std::__new_allocator*,std::allocator_traits*,g_malloc*,g_realloc*,g_try_malloc*,"    \
     "g_slice_*,g_new*,g_strdup*,g_strndup,strdup,strndup,xmalloc,xcalloc,xrealloc,"       \
     "xstrdup,SDL_malloc,SDL_calloc,SDL_realloc,SDL_strdup,hr_*"

@@ -134,7 +134,8 @@ static int64_t walk_live(const hr_trace_t *t, const hr_sites_t *s, size_t upto,
 /* The recommendation (docs/SITES.md, "Recommendations"), first that holds:
  * a frame stack when nine in ten blocks die in their frame in LIFO order; a
  * level heap when nine in ten are made while loading and outlive it; a pool
- * of N-byte cells when every block is N bytes; a level heap when nine in
+ * of N-byte cells when every block is N bytes, N > 0 (malloc(0) blocks stay
+ * general: a plan has no pool of 0-byte cells); a level heap when nine in
  * ten die within their phase; else the general heap. */
 static void advise(hr_site_t *s) {
     uint64_t n = s->allocs, late = s->life[HR_LIFE_LONG] + s->life[HR_LIFE_LEAKED] +
@@ -146,7 +147,7 @@ static void advise(hr_site_t *s) {
         s->route = HR_ROUTE_FRAME_STACK;
     else if (s->in_load * 10 >= n * 9 && late * 10 >= n * 9)
         s->route = HR_ROUTE_LEVEL;
-    else if (s->n_sizes == 1 && n >= 2)
+    else if (s->n_sizes == 1 && n >= 2 && s->bytes > 0)
         s->route = HR_ROUTE_POOL;
     else if (s->life[HR_LIFE_PHASE] * 10 >= n * 9)
         s->route = HR_ROUTE_LEVEL;
