@@ -140,3 +140,12 @@ EXTRA_DIST += bench/names/names.sh
 bench-hostile: heapreplay$(EXEEXT) tests/tools/failmalloc.so
 	$(SHELL) $(top_srcdir)/bench/hostile/hostile.sh $(top_builddir)
 EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py
+
+# The gates of one-allocator reports: the paired A/B of `replay --pair` (false
+# alarms and power at +10 % with two copies of spin_shim.so) and the
+# kernel-inclusive cost of --count against the glibc tunables that
+# instructions miss. Writes results/gates-vm.md; ~10 minutes on a 2-core VM.
+.PHONY: bench-gates
+bench-gates: heapreplay$(EXEEXT) bench/power/spin_shim.la
+	$(SHELL) $(top_srcdir)/bench/gates/gates.sh $(top_builddir)
+EXTRA_DIST += bench/gates/gates.sh bench/gates/kcost.c

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/metrics.h"
 #include "report/access.h"
@@ -484,6 +485,24 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     return s->exit_status;
 }
 
+/* A report compared with itself (the same file, or a copy: every replay
+ * writes its own creation time, so two runs never give identical content)
+ * passes and checks nothing, which a CI job that names the wrong file would
+ * never notice: a warning on errf. */
+static void warn_same(const char *bp, const hr_json_t *b, const char *np, const hr_json_t *n,
+                      FILE *errf) {
+    struct stat sb, sn;
+    int same_file = stat(bp, &sb) == 0 && stat(np, &sn) == 0 && sb.st_dev == sn.st_dev &&
+                    sb.st_ino == sn.st_ino;
+    char *tb = same_file ? NULL : hr_json_to_string(b, 1);
+    char *tn = tb ? hr_json_to_string(n, 1) : NULL;
+    if (same_file || (tb && tn && strcmp(tb, tn) == 0))
+        fprintf(errf, "heapreplay compare: warning: %s and %s are %s: the comparison checks "
+                "nothing\n", bp, np, same_file ? "the same file" : "identical reports");
+    free(tb);
+    free(tn);
+}
+
 int hr_compare_files(const char *base_path, const char *new_path, const hr_compare_options_t *opt,
                      FILE *out, FILE *errf) {
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
@@ -504,6 +523,7 @@ int hr_compare_files(const char *base_path, const char *new_path, const hr_compa
         hr_json_free(b);
         return 2;
     }
+    warn_same(base_path, b, new_path, n, errf);
     int rc = hr_compare_reports(b, base_path, n, new_path, opt, out);
     hr_json_free(b);
     hr_json_free(n);
