@@ -242,7 +242,7 @@ enum {
     X(COUNT_COST, "count.cost", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,                 \
       -1, NONE, NULL)                                                                               \
     X(COUNT_COST_PER_OP, "count.cost_per_op", COUNT, F64, FIRST, MEASURED, ENGINE, NONE, 0,         \
-      "cost", 1, F1, "cost/op")                                                                     \
+      "cost", 1, NONE, NULL)                                                                        \
     X(VERIFY_STATUS, "verify.status", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE,\
       NULL)                                                                                         \
     X(VERIFY_CHECKED, "verify.checked", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,     \
