@@ -365,7 +365,7 @@ static int by_pid(const void *a, const void *b) {
  * ascending; the caller frees each and the array. Returns their count (0
  * when none or on error). */
 static size_t child_logs(const char *raw, const char *suffix, char ***out) {
-    char dir[PATH_MAX + 16];
+    char dir[PATH_MAX];
     const char *slash = strrchr(raw, '/');
     const char *base = slash ? slash + 1 : raw;
     if (slash)
