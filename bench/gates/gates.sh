@@ -20,7 +20,7 @@
 # Environment (defaults):
 #   PAIRS=20 TRIALS=20       identical and slowed paired runs
 #   SLOWDOWN=0.10            the injected slowdown of the warm ns/op
-#   REPEAT=20 WARM=0.1       replay -r and --warm-time of each paired run
+#   REPEAT=20 WARM=0.3       replay -r and --warm-time of each paired run
 #   TUNE_TRACES="traces/level_load.hrt traces/frame_loop.hrt"
 #   COST_RUNS=4              identical count runs per tunables trace
 #   OUT=results/gates-vm.md
@@ -31,7 +31,7 @@ PAIRS=${PAIRS:-20}
 TRIALS=${TRIALS:-20}
 SLOWDOWN=${SLOWDOWN:-0.10}
 REPEAT=${REPEAT:-20}
-WARM=${WARM:-0.1}
+WARM=${WARM:-0.3}
 TUNE_TRACES=${TUNE_TRACES:-"$S/traces/level_load.hrt $S/traces/frame_loop.hrt"}
 COST_RUNS=${COST_RUNS:-4}
 OUT=${OUT:-$S/results/gates-vm.md}

@@ -97,9 +97,10 @@ static const hr_opt_t replay_opts[] = {
      "bytes each), packed (~4 bytes, decoded 64 k at a time outside the timing; traces "
      "without pools), auto (default: packed for a binary file of 4 Mi events or more)"},
     {O_PAIR, "pair", NULL, "paired A/B of exactly two allocators (-a A,B, e.g. two builds "
-     "preload:old.so,preload:new.so; -r 6 or more, 20 or more advised): per trace the ratios "
-     "B/A of the interleaved samples' warm ns/op, their centre and a signed-rank interval of at "
-     "least 95 %; exit 1 when B is slower by more than --pair-tol and the interval lies above 1"},
+     "preload:old.so,preload:new.so; -r 6 or more, 20 and --warm-time 0.3 advised): per "
+     "trace the ratios B/A of the interleaved samples' warm ns/op, their centre and a "
+     "signed-rank interval of at least 95 %; exit 1 when B is slower by more than --pair-tol "
+     "and the interval lies above 1"},
     {O_PAIR_TOL, "pair-tol", "PCT", "--pair's tolerance on the ratio, percent "
      "(default 3)"},
     {'q', "quiet", NULL, "no progress on standard error"},
