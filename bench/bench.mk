@@ -159,3 +159,11 @@ EXTRA_DIST += bench/stacks/bench_stacks.sh
 bench-sites: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/sites/plan.sh $(top_builddir)/heapreplay $(top_srcdir)/results/sites-plan-vm.md
 EXTRA_DIST += bench/sites/plan.sh
+# The gates of one-allocator reports: the paired A/B of `replay --pair` (false
+# alarms and power at +10 % with two copies of spin_shim.so) and the
+# kernel-inclusive cost of --count against the glibc tunables that
+# instructions miss. Writes results/gates-vm.md; ~10 minutes on a 2-core VM.
+.PHONY: bench-gates
+bench-gates: heapreplay$(EXEEXT) bench/power/spin_shim.la
+	$(SHELL) $(top_srcdir)/bench/gates/gates.sh $(top_builddir)
+EXTRA_DIST += bench/gates/gates.sh bench/gates/kcost.c

@@ -15,6 +15,10 @@
  *   (fastest of several timed bursts of thread CPU time, a few ms). Calibration
  *   varies a little between processes; pass SPIN_ITERS for an exact count.
  *   SPIN_DEBUG=1 prints the iteration count on stderr at the first call.
+ *   SPIN_ONLY=TEXT spins only in a copy of the shim whose file path contains
+ *   TEXT (others forward without spinning): two copies in one replay,
+ *   `-a preload:a/spin_shim.so,preload:b/spin_shim.so`, are then an
+ *   unchanged and a slowed build under one environment (bench/gates).
  * - Allocations made while dlsym resolves the next functions (it may allocate)
  *   are served from a small static buffer; free ignores them and realloc
  *   moves them. Nothing else differs from the next allocator. */
@@ -103,6 +107,11 @@ static void hr_spin_init(void) {
         if (v > 0)
             hr_spin_iters = (uint64_t)(v * hr_spin_calibrate() + 0.5);
     }
+    const char *only = getenv("SPIN_ONLY");
+    Dl_info self;
+    if (only && *only &&
+        (!dladdr((void *)hr_spin_init, &self) || !self.dli_fname || !strstr(self.dli_fname, only)))
+        hr_spin_iters = 0;
     hr_spin_ready = 1;
     const char *dbg = getenv("SPIN_DEBUG");
     if (dbg && *dbg == '1') {

@@ -219,6 +219,30 @@ enum {
     X(COUNT_CALLS, "count.calls", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE, NULL) \
     X(COUNT_SOURCE, "count.source", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1, NONE,    \
       NULL)                                                                                         \
+    X(COUNT_FAULTS, "count.faults", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,             \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_MAJOR_FAULTS, "count.major_faults", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYSCALLS, "count.syscalls", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,         \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_MMAP, "count.sys_mmap", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,         \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_MUNMAP, "count.sys_munmap", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,     \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_BRK, "count.sys_brk", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,           \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_MADVISE, "count.sys_madvise", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,   \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_MPROTECT, "count.sys_mprotect", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_MREMAP, "count.sys_mremap", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,     \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_SYS_OTHER, "count.sys_other", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,       \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_COST, "count.cost", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,                 \
+      -1, NONE, NULL)                                                                               \
+    X(COUNT_COST_PER_OP, "count.cost_per_op", COUNT, F64, FIRST, MEASURED, ENGINE, NONE, 0,         \
+      "cost", 1, NONE, NULL)                                                                        \
     X(VERIFY_STATUS, "verify.status", TEXT, STR, FIRST, MEASURED, ENGINE, NONE, CSV, NULL, -1, NONE,\
       NULL)                                                                                         \
     X(VERIFY_CHECKED, "verify.checked", COUNT, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,     \

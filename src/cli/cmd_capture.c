@@ -571,6 +571,26 @@ static int after_run(const hr_capture_opts_t *o, const char *raw, const hr_run_t
     return rc;
 }
 
+/* 1 (errno set) when the directory of the absolute path `out` cannot be
+ * entered: the library would find nowhere to write its log, and the
+ * program's run would be lost. */
+static int out_dir_missing(const char *out) {
+    char dir[PATH_MAX + 16];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 0;
+    slash[slash == dir] = 0; /* "/x" -> "/" */
+    if (stat(dir, &st) != 0)
+        return 1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return 1;
+    }
+    return 0;
+}
+
 int hr_cmd_capture(int argc, char **argv) {
     hr_capture_opts_t o = hr_capture_opts_default();
     int first, prc = hr_opts_parse(&hr_spec_capture, argc, argv, on_opt, &o, &first);
@@ -582,6 +602,9 @@ int hr_cmd_capture(int argc, char **argv) {
     char lib[PATH_MAX], found[4096], raw[PATH_MAX + 8];
     if (strlen(o.out) > 4000 || absolute(o.out, raw, PATH_MAX) != 0)
         return hr_cli_usage_error("capture", "-o path too long");
+    if (out_dir_missing(raw))
+        return hr_cli_usage_error("capture", "-o %s: the directory does not exist (%s)", o.out,
+                                  strerror(errno));
     strcat(raw, ".raw");
     if (o.time_runs && !hr_stdin_rerunnable())
         return hr_cli_usage_error("capture", "--time-runs re-runs '%s', but its standard input is "

@@ -11,9 +11,9 @@
 
 static const hr_opt_t compare_opts[] = {
     {'m', "max-regress", "METRIC=PCT,...", "thresholds; metrics: ns_per_op cold throughput wall cpu "
-     "p99 p999 max peak live rss frag slop worst_frame insns, or a "
+     "p99 p999 max peak live rss frag slop worst_frame insns cost, or a "
      "dotted path (time.ops_per_s). Default: ns_per_op=10%,cold=15%, "
-     "live=0%,peak=25%,insns=1%; in-house exact footprints exactly"},
+     "live=0%,peak=25%,insns=1%,cost=1%; in-house exact footprints exactly"},
     {'f', "format", "FMT", "text (default), json, csv, md (a CI job summary: regressions, "
      "improvements, a count of unchanged figures) or junit (XML, one test case per "
      "trace x allocator x metric)"},

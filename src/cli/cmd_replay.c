@@ -21,6 +21,7 @@
 #include "report/builder.h"
 #include "replay/child.h"
 #include "replay/plan.h"
+#include "report/paired.h"
 #include "report/report.h"
 #include "trace/format.h"
 #include "trace/framestat.h"
@@ -283,6 +284,22 @@ static int make_plan(const replay_args_t *a, const hr_alloc_spec_t *specs, int n
     return 0;
 }
 
+/* --pair: the paired section of the finished rows (report/paired.h), put
+ * in the report as "paired" (*out points into it). 0, or 2. */
+static int pair_section(const replay_args_t *a, const hr_alloc_spec_t *specs,
+                        hr_report_builder_t *rb, hr_json_t **out) {
+    hr_error_t err = {{0}};
+    hr_json_t *sec = hr_paired_section(hr_report_builder_doc(rb), specs[0].text, specs[1].text,
+                                       a->pair_tol, &err);
+    if (!sec) {
+        fprintf(stderr, "heapreplay replay: %s\n", err.msg);
+        return 2;
+    }
+    hr_report_builder_set_doc(rb, NULL, "paired", sec);
+    *out = sec;
+    return 0;
+}
+
 static void free_args(replay_args_t *a) {
     for (int i = 0; i < a->npaths; i++)
         free(a->paths[i]);
@@ -317,6 +334,13 @@ int hr_cmd_replay(int argc, char **argv) {
         free_args(&a);
         return 2;
     }
+    if (a.pair && nspecs != 2) {
+        hr_replay_specs_free(specs, nspecs);
+        free_args(&a);
+        hr_report_builder_free(rb);
+        return hr_cli_usage_error("replay", "--pair compares exactly two allocators (-a A,B), "
+                                  "not %d", nspecs);
+    }
     hr_report_builder_set_command(rb, argc, argv);
     hr_replay_plan_t plan;
     rc = make_plan(&a, specs, nspecs, rb, &plan);
@@ -341,11 +365,17 @@ int hr_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "heapreplay replay: interrupted by %s%s%s\n", sig_name(stop),
                 a.output ? "; partial report in " : "", a.output ? a.output : "");
     }
+    hr_json_t *paired = NULL;
+    if (rc == 0 && a.pair && !stop)
+        rc = pair_section(&a, specs, rb, &paired);
     if (rc == 0) {
         hr_report_builder_set_render(rb, &a.render);
-        rc = hr_report_builder_finish(rb, a.output, a.format, stdout);
+        rc = hr_report_builder_finish(rb, a.output, a.out_format, a.format, stdout);
     }
-    if (rc == 0 && (failed || hr_report_builder_failures(rb)))
+    if (rc == 0 && paired && (a.format == HR_EMIT_TEXT || a.format == HR_EMIT_MARKDOWN))
+        hr_paired_print(paired, stdout);
+    if (rc == 0 && (failed || hr_report_builder_failures(rb) ||
+                    (paired && hr_paired_regressions(paired))))
         rc = 1;
     if (stop && rc != 2)
         rc = 128 + stop;

@@ -14,6 +14,8 @@
 #include "alloc/routed.h"
 #include "replay/counter.h"
 #include "replay/memlimit.h"
+#include "report/paired.h"
+#include "base/outfile.h"
 
 /* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */
 static int parse_pace(const char *v, double *out) {
@@ -35,7 +37,7 @@ static int parse_pace(const char *v, double *out) {
 enum {
     O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
     O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM, O_ROUTE_PLAN,
-    O_MEMLIMIT, O_THREAD
+    O_MEMLIMIT, O_THREAD, O_PAIR, O_PAIR_TOL
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -46,8 +48,9 @@ static const hr_opt_t replay_opts[] = {
     {'r', "repeat", "N", "samples per trace x allocator, 1..1000 (default 3), each "
      "made of fresh processes, interleaved across allocators; "
      "figures are medians, with min/max and spread"},
-    {'o', "output", "FILE", "write the report as JSON (on SIGINT/SIGTERM: the rows "
-     "finished so far, marked interrupted)"},
+    {'o', "output", "FILE", "write the report to FILE, checked before any replay: as JSON, or "
+     "as text, CSV, Markdown or HTML when FILE ends in .txt, .csv, .md or .html (on "
+     "SIGINT/SIGTERM: the rows finished so far, marked interrupted)"},
     {'f', "format", "FMT", "standard output: text (default), json, csv, md, html (one "
                            "self-contained page with the charts)"},
     {O_DETAIL, "detail", NULL, "text, md and html: after each trace's summary (ranking table, "
@@ -101,6 +104,13 @@ static const hr_opt_t replay_opts[] = {
      "without a driver's helpers): their events, and the frees other threads do of their "
      "blocks, kept on those threads; another thread's blocks dropped, a chosen thread's "
      "realloc of one becoming an alloc (docs/METRICS.md, \"Threads of a trace\")"},
+    {O_PAIR, "pair", NULL, "paired A/B of exactly two allocators (-a A,B, e.g. two builds "
+     "preload:old.so,preload:new.so; -r 6 or more, 20 and --warm-time 0.3 advised): per "
+     "trace the ratios B/A of the interleaved samples' warm ns/op, their centre and a "
+     "signed-rank interval of at least 95 %; exit 1 when B is slower by more than --pair-tol "
+     "and the interval lies above 1"},
+    {O_PAIR_TOL, "pair-tol", "PCT", "--pair's tolerance on the ratio, percent "
+     "(default 3)"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -115,6 +125,41 @@ const hr_cmd_spec_t hr_spec_replay = {
                "replay: the rows finished so far are reported (and written to -o) marked\n"
                "interrupted, exit 130 or 143. 'heapreplay list' names the allocators and\n"
                "the compositions (PART+PART).\n"};
+
+/* -o's format by the file's extension, as capture and gen choose theirs;
+ * JSON for any other name (the report that compare, merge and report read). */
+static hr_emit_format_t out_format(const char *path) {
+    static const struct {
+        const char      *ext;
+        hr_emit_format_t fmt;
+    } exts[] = {{".txt", HR_EMIT_TEXT}, {".csv", HR_EMIT_CSV}, {".md", HR_EMIT_MARKDOWN},
+                {".html", HR_EMIT_HTML}, {".htm", HR_EMIT_HTML}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t e = strlen(exts[i].ext);
+        if (n > e && strcmp(path + n - e, exts[i].ext) == 0)
+            return exts[i].fmt;
+    }
+    return HR_EMIT_JSON;
+}
+
+/* -o is tried before any replay (a run of minutes must not be lost at its
+ * end): the same temporary file the report will be written through is
+ * created in the target's directory and removed. 0, or 2 after a usage
+ * error naming the path and the reason. */
+static int check_output(const char *path) {
+    struct stat st;
+    hr_outfile_t o;
+    hr_error_t err = {{0}};
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return hr_cli_usage_error("replay", "-o %s: is a directory", path);
+    if (!hr_outfile_open(&o, path, &err))
+        return hr_cli_usage_error("replay", "-o %s (checked before replaying)", err.msg);
+    hr_outfile_abort(&o);
+    return 0;
+}
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
     replay_args_t *a = ctx;
@@ -136,7 +181,10 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
             return 2;
         a->opt.repeat = (int)n;
         return 0;
-    case 'o': a->output = o->arg; return 0;
+    case 'o':
+        a->output = o->arg;
+        a->out_format = out_format(o->arg);
+        return 0;
     case 'f':
         return hr_emit_format_parse_html(o->arg, &a->format) != 0
                    ? hr_opt_bad(o, "text|json|csv|md|html") : 0;
@@ -210,6 +258,8 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return hr_shard_parse(o->arg, &a->shard) != 0
                    ? hr_opt_bad(o, "K/N with 1 <= K <= N <= 1000")
                    : 0;
+    case O_PAIR: a->pair = 1; return 0;
+    case O_PAIR_TOL: return hr_opt_double(o, 0, 1000, 0, &a->pair_tol);
     case 'q': a->quiet = 1; return 0;
     default: a->verbose = 1; return 0;
     }
@@ -271,6 +321,8 @@ int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
     a->opt = hr_replay_options_default();
     a->opt.repeat = 3;
     a->format = HR_EMIT_TEXT;
+    a->out_format = HR_EMIT_JSON;
+    a->pair_tol = HR_PAIRED_DEFAULT_TOL;
     a->render = hr_render_opts_default();
     int first, rc = hr_opts_parse(&hr_spec_replay, argc, argv, on_opt, a, &first);
     if (rc)
@@ -278,6 +330,11 @@ int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
     for (int i = first; i < argc; i++)
         if (add_trace_arg(a, argv[i]) != 0)
             return 2;
+    if (a->output && check_output(a->output) != 0)
+        return 2;
+    if (a->pair && a->opt.repeat < HR_PAIRED_MIN)
+        return hr_cli_usage_error("replay", "--pair needs -r %d or more (a signed-rank interval "
+                                  "of 95 %% needs %d pairs)", HR_PAIRED_MIN, HR_PAIRED_MIN);
     if (a->opt.heap_config) { /* bad input is found before any replay */
         hr_heapcfg_t *cfg = malloc(sizeof *cfg);
         hr_error_t err = {{0}};

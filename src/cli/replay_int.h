@@ -18,7 +18,10 @@ typedef struct replay_args {
     hr_replay_options_t opt;
     char *allocators; /* every -a joined by commas; NULL: all */
     const char *output;
+    hr_emit_format_t out_format; /* of -o's file: by its extension, else JSON */
     hr_emit_format_t format;
+    int pair;        /* --pair: paired A/B of the two allocators (report/paired.h) */
+    double pair_tol; /* --pair-tol, percent */
     hr_render_opts_t render; /* --detail */
     int quiet, verbose;
     hr_pool_routes_t pools;

@@ -314,7 +314,7 @@ int hr_valgrind_find(char *buf, size_t cap) {
 int hr_callgrind_cmd(hr_callgrind_cmd_t *cmd, const char *outfile, hr_error_t *err) {
     static const char *const opts[] = {
         "--tool=callgrind", "-q", "--collect-atstart=no", "--toggle-collect=hr_counted_*",
-        "--separate-threads=no", "--cache-sim=no", "--branch-sim=no", "--collect-systime=no",
+        "--separate-threads=no", "--cache-sim=no", "--branch-sim=no", "--collect-systime=yes",
         "--collect-jumps=no", "--dump-instr=no",
     };
     cmd->argc = 0;
@@ -354,16 +354,17 @@ void hr_count_pin_env(void) {
     }
 }
 
-/* Column of Ir in an "events:" line's names, or -1. */
-static int ir_column(const char *names) {
+/* Column of `name` in an "events:" line's names, or -1. */
+static int event_column(const char *names, const char *name) {
     int col = 0;
+    size_t want = strlen(name);
     const char *s = names;
     while (*s) {
         s += strspn(s, " \t");
         size_t len = strcspn(s, " \t\r\n");
         if (len == 0)
             break;
-        if (len == 2 && strncmp(s, "Ir", 2) == 0)
+        if (len == want && strncmp(s, name, len) == 0)
             return col;
         col++;
         s += len;
@@ -371,54 +372,149 @@ static int ir_column(const char *names) {
     return -1;
 }
 
-/* The col-th number of a totals/summary line. */
+/* Number of names on a line ("positions: line" -> 1). */
+static int word_count(const char *s) {
+    int n = 0;
+    while (*(s += strspn(s, " \t\r\n"))) {
+        n++;
+        s += strcspn(s, " \t\r\n");
+    }
+    return n;
+}
+
+/* The col-th number of a totals/summary or cost line, words counted from 0
+ * (a cost line's positions, "+2", "*", are words too; a missing trailing
+ * number is 0: callgrind leaves zeros off the end of a cost line). */
 static int nth_number(const char *s, int col, uint64_t *v) {
     for (int i = 0;; i++) {
-        char *end;
-        errno = 0;
-        unsigned long long x = strtoull(s, &end, 10);
-        if (end == s || errno)
-            return -1;
+        s += strspn(s, " \t\r\n");
+        if (!*s) {
+            *v = 0;
+            return i > 0 ? 0 : -1;
+        }
+        size_t len = strcspn(s, " \t\r\n");
         if (i == col) {
+            char *end;
+            errno = 0;
+            unsigned long long x = strtoull(s, &end, 10);
+            if (end != s + len || errno || *s == '-' || *s == '+')
+                return -1;
             *v = x;
             return 0;
         }
-        s = end;
+        s += len;
     }
 }
 
-int hr_callgrind_total(const char *outfile, uint64_t *ir, hr_error_t *err) {
+/* Per-function kinds of system calls: compressed names ("fn=(12) mmap64",
+ * later "fn=(12)") map an id to the kind of its name. */
+typedef struct fn_kinds {
+    unsigned char *kind; /* by id; HR_SYS__N: not seen */
+    size_t         cap;
+} fn_kinds_t;
+
+/* The kind of the function named on an "fn=" or "cfn=" line (after the '='). */
+static hr_sys_kind_t fn_kind(fn_kinds_t *k, const char *s) {
+    if (*s != '(')
+        return hr_sys_kind_of(s);
+    char *end;
+    unsigned long id = strtoul(s + 1, &end, 10);
+    if (*end != ')' || id > (1u << 24))
+        return HR_SYS_OTHER;
+    if (id >= k->cap) {
+        size_t cap = id * 2 + 64;
+        unsigned char *p = realloc(k->kind, cap);
+        if (!p)
+            return HR_SYS_OTHER;
+        memset(p + k->cap, HR_SYS__N, cap - k->cap);
+        k->kind = p;
+        k->cap = cap;
+    }
+    const char *name = end + 1 + strspn(end + 1, " \t");
+    if (*name && *name != '\n')
+        k->kind[id] = (unsigned char)hr_sys_kind_of(name);
+    return k->kind[id] < HR_SYS__N ? (hr_sys_kind_t)k->kind[id] : HR_SYS_OTHER;
+}
+
+/* The parse state of one file. */
+typedef struct cg_parse {
+    int           col_ir, col_sys, npos, skip_call, magic;
+    hr_sys_kind_t cur;
+    fn_kinds_t    kinds;
+    int           have_total, have_summary, sys_total, sys_summary;
+    uint64_t      total, summary, sys_t, sys_s;
+} cg_parse_t;
+
+/* One line (its start) of the file. */
+static void cg_line(cg_parse_t *p, const char *line, hr_callgrind_sums_t *s) {
+    if (strncmp(line, "# callgrind format", 18) == 0 || strncmp(line, "creator: callgrind", 18) == 0) {
+        p->magic = 1;
+    } else if (strncmp(line, "events:", 7) == 0) {
+        p->col_ir = event_column(line + 7, "Ir");
+        p->col_sys = event_column(line + 7, "sysCount");
+    } else if (strncmp(line, "positions:", 10) == 0) {
+        p->npos = word_count(line + 10);
+    } else if (strncmp(line, "totals:", 7) == 0 && p->col_ir >= 0) {
+        p->have_total = nth_number(line + 7, p->col_ir, &p->total) == 0;
+        p->sys_total = p->col_sys >= 0 && nth_number(line + 7, p->col_sys, &p->sys_t) == 0;
+    } else if (strncmp(line, "summary:", 8) == 0 && p->col_ir >= 0) {
+        p->have_summary = nth_number(line + 8, p->col_ir, &p->summary) == 0;
+        p->sys_summary = p->col_sys >= 0 && nth_number(line + 8, p->col_sys, &p->sys_s) == 0;
+    } else if (strncmp(line, "fn=", 3) == 0) {
+        p->cur = fn_kind(&p->kinds, line + 3);
+    } else if (strncmp(line, "cfn=", 4) == 0) {
+        (void)fn_kind(&p->kinds, line + 4); /* may define a name used by a later fn= */
+    } else if (strncmp(line, "calls=", 6) == 0) {
+        p->skip_call = 1; /* the next cost line is the call's inclusive cost */
+    } else if (strchr("0123456789+-*", line[0]) && line[0]) {
+        uint64_t v = 0;
+        if (p->skip_call)
+            p->skip_call = 0;
+        else if (p->col_sys >= 0 && nth_number(line, p->npos + p->col_sys, &v) == 0)
+            s->sys_kind[p->cur] += v;
+    }
+}
+
+int hr_callgrind_read(const char *outfile, hr_callgrind_sums_t *s, hr_error_t *err) {
     FILE *f = fopen(outfile, "r");
     if (!f) {
         hr_error_set(err, "%s: %s", outfile, strerror(errno));
         return -1;
     }
+    memset(s, 0, sizeof *s);
+    cg_parse_t p;
+    memset(&p, 0, sizeof p);
+    p.col_ir = p.col_sys = -1;
+    p.npos = 1;
+    p.cur = HR_SYS_OTHER;
     char line[4096];
-    int col = -1, at_start = 1, have_total = 0, have_summary = 0, magic = 0;
-    uint64_t total = 0, summary = 0;
+    int at_start = 1;
     while (fgets(line, sizeof line, f)) {
         int starts = at_start;
         at_start = strchr(line, '\n') != NULL; /* long lines come in pieces */
-        if (!starts)
-            continue;
-        if (strncmp(line, "# callgrind format", 18) == 0 || strncmp(line, "creator: callgrind", 18) == 0)
-            magic = 1;
-        else if (strncmp(line, "events:", 7) == 0)
-            col = ir_column(line + 7);
-        else if (strncmp(line, "totals:", 7) == 0 && col >= 0)
-            have_total = nth_number(line + 7, col, &total) == 0;
-        else if (strncmp(line, "summary:", 8) == 0 && col >= 0)
-            have_summary = nth_number(line + 8, col, &summary) == 0;
+        if (starts)
+            cg_line(&p, line, s);
     }
     fclose(f);
-    if (!magic) {
+    free(p.kinds.kind);
+    if (!p.magic) {
         hr_error_set(err, "%s: not a callgrind output file", outfile);
         return -1;
     }
-    if (col < 0 || (!have_total && !have_summary)) {
+    if (p.col_ir < 0 || (!p.have_total && !p.have_summary)) {
         hr_error_set(err, "%s: no Ir total (events:/totals: lines)", outfile);
         return -1;
     }
-    *ir = have_total ? total : summary;
+    s->ir = p.have_total ? p.total : p.summary;
+    s->have_sys = p.col_sys >= 0 && (p.sys_total || p.sys_summary);
+    s->sys = p.sys_total ? p.sys_t : p.sys_s;
+    return 0;
+}
+
+int hr_callgrind_total(const char *outfile, uint64_t *ir, hr_error_t *err) {
+    hr_callgrind_sums_t s;
+    if (hr_callgrind_read(outfile, &s, err) != 0)
+        return -1;
+    *ir = s.ir;
     return 0;
 }

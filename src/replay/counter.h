@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "replay/kcount.h"
 
 typedef enum hr_count_mode {
     HR_COUNT_NONE = 0,
@@ -105,7 +106,9 @@ void *hr_counted_realloc(hr_count_realloc_fn fn, void *self, void *p, size_t old
  *   --collect-atstart=no --toggle-collect=hr_counted_*
  *   --separate-threads=no                one total for all threads
  *   --cache-sim=no --branch-sim=no       Ir only (override any valgrindrc)
- *   --collect-systime=no --collect-jumps=no --dump-instr=no
+ *   --collect-systime=yes                sysCount: system calls made inside
+ *                                        the counted calls (kcount.h)
+ *   --collect-jumps=no --dump-instr=no
  * (not --dump-line=no: without line or instruction positions callgrind warns
  * on stderr for every run)
  * Run it with VALGRIND_OPTS unset (the caller's job: it is in the
@@ -139,9 +142,22 @@ void hr_count_pin_env(void);
 /* Where valgrind is on PATH: 0 and the path in buf, or -1. */
 int hr_valgrind_find(char *buf, size_t cap);
 
-/* The total Ir of a callgrind output file: the "totals:" line (else
- * "summary:"), column Ir of the "events:" line. -1 with err when the file is
- * missing, is not callgrind output or has no Ir total. */
+/* What a callgrind output file says of the counted calls. */
+typedef struct hr_callgrind_sums {
+    uint64_t ir;                /* instructions */
+    int      have_sys;          /* the file has a sysCount event */
+    uint64_t sys;               /* system calls, all kinds */
+    uint64_t sys_kind[HR_SYS__N]; /* by kind: the function that made each one */
+} hr_callgrind_sums_t;
+
+/* Reads a callgrind output file: the total Ir from the "totals:" line (else
+ * "summary:"), column Ir of the "events:" line; the sysCount total likewise,
+ * and per kind from the self cost of each function ("fn=" blocks; the
+ * inclusive cost line after "calls=" is skipped). -1 with err when the file
+ * is missing, is not callgrind output or has no Ir total. */
+int hr_callgrind_read(const char *outfile, hr_callgrind_sums_t *s, hr_error_t *err);
+
+/* The total Ir alone (hr_callgrind_read). */
 int hr_callgrind_total(const char *outfile, uint64_t *ir, hr_error_t *err);
 
 #endif

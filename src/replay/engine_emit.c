@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "replay/engine_int.h"
+#include "replay/kcount.h"
 #include "replay/sched.h"
 #include "replay/verify.h"
 #include "base/metrics.h"
@@ -163,9 +164,14 @@ static void count_values(const result_t *res, hr_mval_t *v) {
     uint64_t ops = hr_trace_mem_ops(res->t);
     v[HR_M_COUNT_SOURCE] = hr_mval_str(c->source);
     v[HR_M_COUNT_CALLS] = hr_mval_u64(c->calls);
-    if (c->have_insns) {
+    v[HR_M_COUNT_FAULTS] = hr_mval_u64(c->faults);
+    v[HR_M_COUNT_MAJOR_FAULTS] = hr_mval_u64(c->major_faults);
+    if (c->have_insns) { /* perf: no system-call count (replay/kcount.h) */
+        uint64_t cost = hr_kcost(c->insns, c->faults, 0);
         v[HR_M_COUNT_INSNS] = hr_mval_u64(c->insns);
         v[HR_M_COUNT_PER_OP] = hr_mval_f64(ops ? (double)c->insns / (double)ops : NAN);
+        v[HR_M_COUNT_COST] = hr_mval_u64(cost);
+        v[HR_M_COUNT_COST_PER_OP] = hr_mval_f64(ops ? (double)cost / (double)ops : NAN);
     }
 }
 

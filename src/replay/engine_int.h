@@ -121,6 +121,7 @@ typedef struct count {
     uint64_t    calls;      /* allocator calls counted */
     uint64_t    insns;      /* perf: instructions in them; callgrind: read by the parent */
     int         have_insns;
+    uint64_t    faults, major_faults; /* page faults of the lap (replay/kcount.h) */
 } count_t;
 
 /* One replay thread's figures: one lap's, or summed over the warm laps. */

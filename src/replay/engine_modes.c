@@ -261,7 +261,7 @@ static int replay_verify(result_t *res, hr_emit_t *em, hr_error_t *err) {
  * parent reads the total from callgrind's file after this process ends. */
 static int replay_count(result_t *res, hr_emit_t *em, hr_error_t *err) {
     run_t r;
-    count_t c = {"callgrind", 0, 0, 0};
+    count_t c = {"callgrind", 0, 0, 0, 0, 0};
     int perf = res->opt->count == HR_COUNT_PERF, fd = -1;
     uint64_t per_call = 0, total = 0;
     if (perf && ((fd = hr_perf_open(err)) < 0 || hr_perf_calibrate(fd, 5, 1000, &per_call, err) != 0))
@@ -275,7 +275,13 @@ static int replay_count(result_t *res, hr_emit_t *em, hr_error_t *err) {
         hr_perf_reset(fd);
         hr_counted_set_perf_fd(fd);
     }
+    hr_kfaults_t f0, f1;
+    hr_kfaults_now(&f0);
     c.calls = hr_count_lap(&r);
+    hr_kfaults_now(&f1);
+    hr_kfaults_t df = hr_kfaults_diff(&f0, &f1);
+    c.faults = df.minor + df.major;
+    c.major_faults = df.major;
     hr_counted_set_perf_fd(-1);
     int rc = perf ? hr_perf_read(fd, &total, err) : 0;
     if (perf && rc == 0) {

@@ -131,6 +131,35 @@ static void fill_jobs(const hr_replay_plan_t *p, hr_child_job_t *jobs, const hr_
         }
 }
 
+/* key = value in the count group; with the per-op figure beside it where
+ * the metric has one (instructions, cost). */
+static void count_set(hr_json_t *c, hr_metric_id_t id, uint64_t value, double ops) {
+    hr_json_set(c, hr_metric_key(&hr_metrics[id]), hr_json_new_u64(value));
+    hr_metric_id_t per = id == HR_M_COUNT_INSNS ? HR_M_COUNT_PER_OP
+                         : id == HR_M_COUNT_COST ? HR_M_COUNT_COST_PER_OP : HR_M__COUNT;
+    if (per != HR_M__COUNT)
+        hr_json_set(c, hr_metric_key(&hr_metrics[per]),
+                    hr_json_new_num(ops > 0 ? (double)value / ops : NAN));
+}
+
+/* The system calls callgrind counted in the counted calls, by kind, and the
+ * cost (replay/kcount.h) with the faults the worker wrote. */
+static void count_kernel(hr_json_t *c, const hr_callgrind_sums_t *cg, double ops) {
+    static const hr_metric_id_t kind_ids[HR_SYS__N] = {
+        HR_M_COUNT_SYS_MMAP,     HR_M_COUNT_SYS_MUNMAP, HR_M_COUNT_SYS_BRK,  HR_M_COUNT_SYS_MADVISE,
+        HR_M_COUNT_SYS_MPROTECT, HR_M_COUNT_SYS_MREMAP, HR_M_COUNT_SYS_OTHER,
+    };
+    const hr_json_t *f = hr_json_get(c, hr_metric_key(&hr_metrics[HR_M_COUNT_FAULTS]));
+    double faults = hr_json_num(f, 0);
+    if (cg->have_sys) {
+        count_set(c, HR_M_COUNT_SYSCALLS, cg->sys, ops);
+        for (int k = 0; k < HR_SYS__N; k++)
+            count_set(c, kind_ids[k], cg->sys_kind[k], ops);
+    }
+    count_set(c, HR_M_COUNT_COST, hr_kcost(cg->ir, faults > 0 ? (uint64_t)faults : 0,
+                                           cg->have_sys ? cg->sys : 0), ops);
+}
+
 /* A count under callgrind: the total comes from callgrind's file, read here
  * once the process has ended, into the count line's "count" group. The
  * line is edited as JSON (the worker that wrote it has ended; the report
@@ -144,17 +173,16 @@ static char *count_from_callgrind(char *line, const char *out) {
         hr_json_free(v);
         return line;
     }
-    uint64_t ir = 0;
+    hr_callgrind_sums_t cg;
     hr_error_t err = {{0}};
     double ops = hr_json_path_num(v, hr_metrics[HR_M_OPS_TOTAL].path);
-    if (hr_callgrind_total(out, &ir, &err) != 0 || (ir == 0 && ops > 0)) {
+    if (hr_callgrind_read(out, &cg, &err) != 0 || (cg.ir == 0 && ops > 0)) {
         hr_json_set(v, "status", hr_json_new_str("error"));
         hr_json_set(v, "error", hr_json_new_str(err.msg[0] ? err.msg : "callgrind counted nothing "
                                                 "(is the binary stripped?)"));
     } else {
-        hr_json_set(c, hr_metric_key(&hr_metrics[HR_M_COUNT_INSNS]), hr_json_new_u64(ir));
-        hr_json_set(c, hr_metric_key(&hr_metrics[HR_M_COUNT_PER_OP]),
-                    hr_json_new_num(ops > 0 ? (double)ir / ops : NAN));
+        count_set(c, HR_M_COUNT_INSNS, cg.ir, ops);
+        count_kernel(c, &cg, ops);
     }
     unlink(out);
     free(line);

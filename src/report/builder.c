@@ -263,9 +263,9 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
     return rc;
 }
 
-int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
-                             hr_emit_format_t fmt, FILE *out) {
-    return hr_report_finish(rb->doc, json_path, fmt, &rb->render, out);
+int hr_report_builder_finish(hr_report_builder_t *rb, const char *path,
+                             hr_emit_format_t path_fmt, hr_emit_format_t fmt, FILE *out) {
+    return hr_report_finish(rb->doc, path, path_fmt, fmt, &rb->render, out);
 }
 
 void hr_report_builder_set_render(hr_report_builder_t *rb, const hr_render_opts_t *o) {

@@ -33,10 +33,10 @@ int hr_report_builder_add(hr_report_builder_t *rb, char **lines, int n, hr_error
 char *hr_result_join(const char *measure, const char *time, const char *verify,
                      const char *count);
 /* hr_report_finish (report.h) on the assembled document: predict, write
- * the JSON report to `json_path` (if not NULL), render it on `out` in
+ * the report to `path` (if not NULL) in `path_fmt`, render it on `out` in
  * `fmt`. Returns 0, or 2 when the file cannot be written. */
-int hr_report_builder_finish(hr_report_builder_t *rb, const char *json_path,
-                             hr_emit_format_t fmt, FILE *out);
+int hr_report_builder_finish(hr_report_builder_t *rb, const char *path,
+                             hr_emit_format_t path_fmt, hr_emit_format_t fmt, FILE *out);
 /* How finish renders the report on `out` (default: hr_render_opts_default,
  * the summary only; .detail adds the detail sections). */
 void hr_report_builder_set_render(hr_report_builder_t *rb, const hr_render_opts_t *o);

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/metrics.h"
+#include "base/outfile.h"
 #include "report/access.h"
 #include "report/stats.h"
 #include "trace/trace.h"
@@ -503,6 +505,24 @@ int hr_compare_reports(const hr_json_t *base, const char *base_name, const hr_js
     return s->exit_status;
 }
 
+/* A report compared with itself (the same file, or a copy: every replay
+ * writes its own creation time, so two runs never give identical content)
+ * passes and checks nothing, which a CI job that names the wrong file would
+ * never notice. Returns what to say, or NULL. */
+static const char *same_report(const char *bp, const hr_json_t *b, const char *np,
+                               const hr_json_t *n) {
+    struct stat sb, sn;
+    if (stat(bp, &sb) == 0 && stat(np, &sn) == 0 && sb.st_dev == sn.st_dev &&
+        sb.st_ino == sn.st_ino)
+        return "the same file";
+    char *tb = hr_json_to_string(b, 1);
+    char *tn = tb ? hr_json_to_string(n, 1) : NULL;
+    int same = tb && tn && strcmp(tb, tn) == 0;
+    free(tb);
+    free(tn);
+    return same ? "identical reports" : NULL;
+}
+
 int hr_compare_files(const char *base_path, const char *new_path, const hr_compare_options_t *opt,
                      FILE *out, FILE *errf) {
     hr_compare_metric_t m[HR_COMPARE_MAX_METRICS];
@@ -523,7 +543,13 @@ int hr_compare_files(const char *base_path, const char *new_path, const hr_compa
         hr_json_free(b);
         return 2;
     }
+    const char *same = same_report(base_path, b, new_path, n);
     int rc = hr_compare_reports(b, base_path, n, new_path, opt, out);
+    /* after the verdict, and not when memory ran out (the command then fails
+     * with one line: hr_outfile_oom) */
+    if (same && rc != 2 && !hr_outfile_oom())
+        fprintf(errf, "heapreplay compare: warning: %s and %s are %s: the comparison checks "
+                "nothing\n", base_path, new_path, same);
     hr_json_free(b);
     hr_json_free(n);
     return rc;

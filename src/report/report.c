@@ -57,25 +57,12 @@ int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 
-int hr_report_finish(hr_json_t *doc, const char *json_path, hr_emit_format_t fmt,
-                     const hr_render_opts_t *opts, FILE *out) {
-    hr_report_predict(doc); /* all rows are in: each row's share of the program's time */
-    if (json_path) {
-        hr_outfile_t o;
-        hr_error_t err;
-        FILE *f = hr_outfile_open(&o, json_path, &err);
-        if (f) {
-            hr_emit_t em;
-            hr_emit_init(&em, f, HR_EMIT_JSON);
-            hr_json_emit(&em, NULL, doc);
-            hr_emit_end(&em);
-        }
-        if (!f || hr_outfile_commit(&o, &err) != 0) {
-            fprintf(stderr, "heapreplay replay: %s\n", err.msg);
-            return 2;
-        }
-    }
-    if (fmt == HR_EMIT_HTML) { /* the whole page (html.h), not the fragment */
+/* The report on `out` in `fmt`: HTML as the whole page (html.h). 0, or 2
+ * after a one-line message (a write error is said where the output is
+ * committed). */
+static int render_to(const hr_json_t *doc, hr_emit_format_t fmt, const hr_render_opts_t *opts,
+                     FILE *out) {
+    if (fmt == HR_EMIT_HTML) {
         hr_error_t err;
         hr_html_options_t ho = hr_html_options_default();
         ho.render = *opts;
@@ -87,7 +74,27 @@ int hr_report_finish(hr_json_t *doc, const char *json_path, hr_emit_format_t fmt
     }
     if (hr_report_render_opts(doc, fmt, opts, out) == 0)
         return 0;
-    if (!ferror(out)) /* a write error is said where the output is committed */
+    if (!ferror(out))
         fprintf(stderr, "heapreplay replay: out of memory\n");
     return 2;
+}
+
+int hr_report_finish(hr_json_t *doc, const char *path, hr_emit_format_t path_fmt,
+                     hr_emit_format_t fmt, const hr_render_opts_t *opts, FILE *out) {
+    hr_report_predict(doc); /* all rows are in: each row's share of the program's time */
+    if (path) {
+        hr_outfile_t o;
+        hr_error_t err = {{0}};
+        FILE *f = hr_outfile_open(&o, path, &err);
+        int rc = f ? render_to(doc, path_fmt, opts, f) : 2;
+        if (f && rc != 0) {
+            hr_outfile_abort(&o);
+            return rc;
+        }
+        if (!f || hr_outfile_commit(&o, &err) != 0) {
+            fprintf(stderr, "heapreplay replay: %s\n", err.msg);
+            return 2;
+        }
+    }
+    return render_to(doc, fmt, opts, out);
 }

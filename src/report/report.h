@@ -10,7 +10,7 @@
  *   draw     svg.h (canvas, scales, panels), ranking.h
  *   render   one file per renderer and per chart kind: tables.h (text,
  *            Markdown), csv.h, summary.h, detail.h, predict.h, compare.h,
- *            charts.h (chart_<kind>.c), sites.h (a trace's call sites)
+ *            paired.h, charts.h (chart_<kind>.c), sites.h (a trace's call sites)
  *   chart    chart.h: the table of chart kinds
  *   page     html.h: the HTML page (tables and charts)
  *   top      report.h (this file): the table of formats
@@ -38,11 +38,11 @@ int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
 int hr_report_render(const hr_json_t *report, hr_emit_format_t fmt, FILE *out);
 
 /* The last step of a replay, once every row is in: each row's share of the
- * program's time (predict.h) is added to `doc`, the JSON report is written
- * to `json_path` (if not NULL) and the report rendered on `out` in `fmt`
- * (HTML: the whole page, html.h). Returns 0, or 2 when the file cannot be
- * written (a one-line message on stderr). */
-int hr_report_finish(hr_json_t *doc, const char *json_path, hr_emit_format_t fmt,
-                     const hr_render_opts_t *opts, FILE *out);
+ * program's time (predict.h) is added to `doc`, the report is written to
+ * `path` (if not NULL) in `path_fmt` and rendered on `out` in `fmt` (HTML:
+ * the whole page, html.h). Returns 0, or 2 when the file cannot be written
+ * (a one-line message on stderr). */
+int hr_report_finish(hr_json_t *doc, const char *path, hr_emit_format_t path_fmt,
+                     hr_emit_format_t fmt, const hr_render_opts_t *opts, FILE *out);
 
 #endif

@@ -75,7 +75,9 @@ stdout_fails() {
 }
 stdout_fails "info > /dev/full" "$HR" info "$T/small.hrt"
 stdout_fails "info --json > /dev/full" "$HR" info --json "$T/small.hrt"
-stdout_fails "compare > /dev/full" "$HR" compare "$T/rep.json" "$T/rep.json"
+# two reports: compare of a report with itself warns on stderr (one more line)
+"$HR" replay -q -a bump -r 1 --warm-time 0 "$T/small.hrt" -o "$T/rep2.json" >/dev/null
+stdout_fails "compare > /dev/full" "$HR" compare "$T/rep.json" "$T/rep2.json"
 stdout_fails "replay > /dev/full" "$HR" replay -q -a bump -r 1 --warm-time 0 "$T/small.hrt"
 stdout_fails "plot > /dev/full" "$HR" plot "$T/rep.json"
 stdout_fails "convert -o - > /dev/full" "$HR" convert "$T/small.hrt" --to text -o -

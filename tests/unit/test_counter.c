@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "hr_test.h"
 #include "replay/counter.h"
@@ -109,6 +110,63 @@ static void test_callgrind_total(void) {
     free(big);
 }
 
+/* System calls by kind: each function's self sysCount (compressed names
+ * defined on fn= or cfn= lines, "+N" and "*" positions, trailing zeros left
+ * off), the inclusive line after calls= not counted again. */
+static void test_callgrind_syscalls(void) {
+    hr_callgrind_sums_t s;
+    hr_error_t err = {{0}};
+    HR_CHECK(write_tmp("# callgrind format\npositions: line\nevents: Ir sysCount sysTime\n"
+                       "summary: 900 9 50\n\n"
+                       "fl=(1) malloc.c\nfn=(1) malloc\n10 100\n+2 20\n"
+                       "cfl=(2) mmap.c\ncfn=(2) __mmap64\ncalls=2 5\n12 40 2 9\n"
+                       "fl=(2)\nfn=(2)\n5 30 2 9\n* 1 1\n"
+                       "fn=(3) __munmap\n7 10 3 4\n"
+                       "fn=(4) sbrk\n1 5\n"
+                       "fn=(5) __brk\n2 5 1\n"
+                       "fn=(6) getrandom\n3 1 1\n"
+                       "\ntotals: 900 8 30\n") == 0);
+    HR_CHECK(hr_callgrind_read(tmp_path, &s, &err) == 0);
+    HR_CHECK_EQ_U64(s.ir, 900);
+    HR_CHECK(s.have_sys);
+    HR_CHECK_EQ_U64(s.sys, 8);
+    HR_CHECK_EQ_U64(s.sys_kind[HR_SYS_MMAP], 3);
+    HR_CHECK_EQ_U64(s.sys_kind[HR_SYS_MUNMAP], 3);
+    HR_CHECK_EQ_U64(s.sys_kind[HR_SYS_BRK], 1);
+    HR_CHECK_EQ_U64(s.sys_kind[HR_SYS_OTHER], 1);
+    HR_CHECK(write_tmp("# callgrind format\nevents: Ir\ntotals: 7\n") == 0);
+    HR_CHECK(hr_callgrind_read(tmp_path, &s, &err) == 0);
+    HR_CHECK(!s.have_sys && s.sys == 0); /* an older file: no system calls, not zero */
+    unlink(tmp_path);
+}
+
+static void test_kcount(void) {
+    HR_CHECK_EQ_I64(hr_sys_kind_of("mmap64"), HR_SYS_MMAP);
+    HR_CHECK_EQ_I64(hr_sys_kind_of("__munmap"), HR_SYS_MUNMAP);
+    HR_CHECK_EQ_I64(hr_sys_kind_of("mremap"), HR_SYS_MREMAP);
+    HR_CHECK_EQ_I64(hr_sys_kind_of("sbrk"), HR_SYS_BRK);
+    HR_CHECK_EQ_I64(hr_sys_kind_of("madvise"), HR_SYS_MADVISE);
+    HR_CHECK_EQ_I64(hr_sys_kind_of("__mprotect"), HR_SYS_MPROTECT);
+    HR_CHECK_EQ_I64(hr_sys_kind_of("hr_counted_alloc"), HR_SYS_OTHER);
+    HR_CHECK_EQ_U64(hr_kcost(100, 2, 3), 100 + 2 * HR_KCOST_FAULT + 3 * HR_KCOST_SYSCALL);
+    HR_CHECK_EQ_U64(hr_kcost(UINT64_MAX - 1, 1, 0), UINT64_MAX);
+    /* faults: a fresh mapping written page by page faults at least once a page */
+    hr_kfaults_t a, b;
+    size_t len = 64 * 4096;
+    hr_kfaults_now(&a);
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    HR_CHECK(p != MAP_FAILED);
+    for (size_t i = 0; p != MAP_FAILED && i < len; i += 4096)
+        p[i] = 1;
+    hr_kfaults_now(&b);
+    hr_kfaults_t d = hr_kfaults_diff(&a, &b);
+    HR_CHECK(d.minor + d.major >= 64);
+    d = hr_kfaults_diff(&b, &a);
+    HR_CHECK(d.minor == 0 && d.major == 0);
+    if (p != MAP_FAILED)
+        munmap(p, len);
+}
+
 static void test_callgrind_cmd(void) {
     hr_callgrind_cmd_t cmd;
     hr_error_t err = {{0}};
@@ -190,6 +248,8 @@ int main(int argc, char **argv) {
     HR_RUN(test_mode_names);
     HR_RUN(test_counted_pass_through);
     HR_RUN(test_callgrind_total);
+    HR_RUN(test_callgrind_syscalls);
+    HR_RUN(test_kcount);
     HR_RUN(test_callgrind_cmd);
     HR_RUN(test_resolve_without_valgrind);
     HR_RUN(test_perf_open);
