@@ -118,6 +118,9 @@ static const prog_fig_t PROGRAM_FIGS[] = {
     FIG("load: bytes allocated", LOAD_BYTES, 10, BYTES, 0, FIG_EXACT),
     FIG("load: peak live", LOAD_PEAK_LIVE, 10, BYTES, 0, FIG_EXACT),
     FIG("allocator instructions", COUNT_INSNS, 1, COUNT, 1, FIG_EXACT),
+    /* instructions plus the kernel's work (page faults, system calls):
+     * docs/METRICS.md, "Kernel work and the cost" */
+    FIG("allocator cost (instructions + kernel work)", COUNT_COST, 1, COUNT, 1, FIG_EXACT),
     FIG("allocator time", COLD_CPU, 10, SECONDS, 1, FIG_MEASURED),
     FIG("worst play frame", WF_NS, 25, NS, 1, FIG_MEASURED),
     FIG("peak RSS", PEAK_RSS, 25, BYTES, 1, FIG_MEASURED),
