@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "trace/trace.h"
 #include "trace/import.h"
+#include "trace/symbols.h"
 
 /* Output format: --to wins; else ".txt"/".hrtt" means text; else binary. */
 static hr_format_t out_format(const char *to, const char *path) {
@@ -75,7 +76,14 @@ int hr_cmd_convert(int argc, char **argv) {
         return 2;
     }
     int rc = 0;
-    if (hr_trace_write_file(out, out_format(to, out), &t, &err) != 0) {
+    /* an imported capture log's address frames are named here, as capture
+     * names them (notes on stderr for modules that cannot be read) */
+    hr_symbolize_opts_t so = hr_symbolize_default();
+    so.notes = stderr;
+    if (imported && t.stacks && hr_stacks_symbolize(&t, &so, &err) != 0) {
+        fprintf(stderr, "heapreplay convert: %s\n", err.msg);
+        rc = 2;
+    } else if (hr_trace_write_file(out, out_format(to, out), &t, &err) != 0) {
         fprintf(stderr, "heapreplay convert: %s\n", err.msg);
         rc = 2;
     } else {

@@ -369,7 +369,8 @@ void hr_trace_digest(const hr_trace_t *t, char out[17]) {
         c.events = malloc((t->n_events ? t->n_events : 1) * sizeof *c.events);
         c.strings = malloc(ns * sizeof *c.strings);
         if (c.events && c.strings) {
-            memcpy(c.events, t->events, t->n_events * sizeof *c.events);
+            if (t->n_events) /* no events: t->events may be NULL */
+                memcpy(c.events, t->events, t->n_events * sizeof *c.events);
             for (size_t i = 0; i < c.n_events; i++)
                 if (hr_event_has_str(&c.events[i]) &&
                     c.events[i].aux < t->n_strings)

@@ -98,7 +98,9 @@ int64_t hr_stacks_intern(hr_stacks_t *s, const uint32_t *frame_ix, uint32_t n);
 /* Frames of stack `id` (1 <= id <= n_stacks): *n gets the depth. */
 static inline const uint32_t *hr_stacks_get(const hr_stacks_t *s, uint32_t id, uint32_t *n) {
     *n = s->off[id] - s->off[id - 1];
-    return s->frame_ix + s->off[id - 1];
+    /* an empty stack of a table with no frames has no frame_ix array: no
+     * pointer arithmetic on NULL */
+    return s->frame_ix ? s->frame_ix + s->off[id - 1] : NULL;
 }
 
 /* The trace's stack table, created on first use; NULL on out of memory. */
