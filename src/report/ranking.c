@@ -177,7 +177,7 @@ static int cmp_entry(const void *pa, const void *pb) {
 
 void hr_rank_trace(hr_ranking_t *out, const hr_report_view_t *v, const char *trace) {
     out->basis = HR_RANK_NONE;
-    out->n = out->nranked = 0;
+    out->n = out->nranked = out->left_out = 0;
     hr_rank_basis_t basis = HR_RANK_WARM;
     for (size_t i = 0; i < v->n; i++) {
         const hr_result_t *r = &v->rows[i];
@@ -188,10 +188,14 @@ void hr_rank_trace(hr_ranking_t *out, const hr_report_view_t *v, const char *tra
         else if (basis == HR_RANK_WARM && hr_result_ok(r) && isfinite(r->m.COLD_NS_PER_OP))
             basis = HR_RANK_COLD;
     }
-    for (size_t i = 0; i < v->n && out->n < HR_RANK_MAX; i++) {
+    for (size_t i = 0; i < v->n; i++) {
         const hr_result_t *r = &v->rows[i];
         if (!hr_result_of_trace(r, trace))
             continue;
+        if (out->n == HR_RANK_MAX) { /* counted, and said in the notes */
+            out->left_out++;
+            continue;
+        }
         hr_rank_entry_t *e = &out->e[out->n++];
         e->why = entry_of(r, basis, e);
         e->ranked = e->why == NULL;

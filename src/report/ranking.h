@@ -73,6 +73,7 @@ typedef struct hr_rank_entry {
 typedef struct hr_ranking {
     hr_rank_basis_t basis;
     int             n, nranked;
+    int             left_out; /* rows of the trace beyond HR_RANK_MAX, in none of e[] */
     /* the ranked rows best first (ties in report order), then the excluded
      * ones in report order */
     hr_rank_entry_t e[HR_RANK_MAX];

@@ -496,6 +496,10 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
                 rk->e[i].r->allocator, rk->e[i].why);
     if (k)
         fputc('\n', out);
+    if (rk->left_out)
+        fprintf(out, "%s%d more rows of this trace left out of the ranking and these notes "
+                "(it holds %d; split the allocators over several reports)\n",
+                pre, rk->left_out, HR_RANK_MAX);
     if (hr_summary_budget_of(buf, sizeof buf, v, trace))
         fprintf(out, "%s%s\n", pre, buf);
     hr_report_phases(out, rk, pre);

@@ -213,8 +213,40 @@ static void test_leanest_threshold(void) {
     hr_json_free(rep);
 }
 
+/* More rows of one trace than the ranking holds: the ranking keeps
+ * HR_RANK_MAX, counts the rest and the summary's notes say how many. */
+static void test_rows_beyond_the_ranking(void) {
+    enum { N = HR_RANK_MAX + 7 };
+    size_t cap = (size_t)N * 256 + 128, len = 0;
+    char *doc = malloc(cap);
+    HR_CHECK(doc != NULL);
+    if (!doc)
+        return;
+    len += (size_t)snprintf(doc, cap, "%s", HEAD);
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(doc + len, cap - len,
+                                "%s{\"trace\":\"m\",\"allocator\":\"a%03d\",\"status\":\"ok\","
+                                "\"runs\":1,\"time\":{\"ns_per_op\":%d,\"cold_ns_per_op\":%d}}",
+                                i ? "," : "", i, 10 + i, 20 + i);
+    len += (size_t)snprintf(doc + len, cap - len, "]}");
+    hr_json_t *rep;
+    hr_report_view_t v;
+    hr_ranking_t rk;
+    HR_CHECK(ranked(doc, len, "m", &rep, &v, &rk) == 0);
+    free(doc);
+    if (!rep)
+        return;
+    HR_CHECK(rk.n == HR_RANK_MAX && rk.left_out == N - HR_RANK_MAX);
+    hr_report_view_free(&v);
+    char *txt = render(rep, HR_EMIT_TEXT);
+    HR_CHECK(txt && strstr(txt, "7 more rows of this trace left out of the ranking"));
+    free(txt);
+    hr_json_free(rep);
+}
+
 int main(void) {
     HR_RUN(test_ranking_follows_prediction);
+    HR_RUN(test_rows_beyond_the_ranking);
     HR_RUN(test_cold_lap_decides);
     HR_RUN(test_small_heap_overhead);
     HR_RUN(test_leanest_threshold);
