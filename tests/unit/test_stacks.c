@@ -1,6 +1,7 @@
 /* The stack model (src/trace/stacks.h): interning of frames and stacks,
  * the module map, per-event site ids kept in step with pushed events. */
 #include "hr_test.h"
+#include "trace_mem.h"
 #include "trace/format.h"
 #include "trace/stacks.h"
 
@@ -129,20 +130,6 @@ static const char with_stacks[] =
     "free 0 @15\n"
     "free 1 t=1 @16\n"
     "free 2 @17\n";
-
-static char *write_mem(const hr_trace_t *t, int text, size_t *len) {
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (!f)
-        return NULL;
-    int rc = text ? hr_trace_write_text(f, t) : hr_trace_write_binary(f, t);
-    fclose(f);
-    if (rc) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
 
 /* The text form is canonical (read, write: same bytes), binary keeps every
  * part, and the digest is that of the same events without stacks. */

@@ -3,6 +3,7 @@
  * here by mutating a valid encoding or assembling one byte by byte. */
 #include "golden.h"
 #include "hr_test.h"
+#include "trace_mem.h"
 #include "trace/format.h"
 #include "base/varint.h"
 
@@ -38,21 +39,6 @@ static const char k_canon[] =
 
 static int read_text(const char *text, hr_trace_t *t, hr_error_t *err) {
     return hr_trace_read_mem(text, strlen(text), "canon.txt", HR_FMT_AUTO, t, err);
-}
-
-/* Writes a trace to memory with a FILE writer; returns a malloc'd buffer. */
-static char *write_mem(const hr_trace_t *t, int text, size_t *len) {
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (!f)
-        return NULL;
-    int rc = text ? hr_trace_write_text(f, t) : hr_trace_write_binary(f, t);
-    fclose(f);
-    if (rc) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }
 
 static void test_text_round_trip(void) {
