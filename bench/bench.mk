@@ -167,3 +167,9 @@ EXTRA_DIST += bench/sites/plan.sh
 bench-gates: heapreplay$(EXEEXT) bench/power/spin_shim.la
 	$(SHELL) $(top_srcdir)/bench/gates/gates.sh $(top_builddir)
 EXTRA_DIST += bench/gates/gates.sh bench/gates/kcost.c
+# What capture --frames=auto costs a program that never presents (cap_churn
+# captured with --frames=none and auto, interleaved; results/capture-frames-cost-<host>.md).
+.PHONY: bench-capture-frames
+bench-capture-frames: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/capture/frames_cost.sh $(top_builddir)
+EXTRA_DIST += bench/capture/frames_cost.sh
