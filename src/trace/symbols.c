@@ -14,6 +14,7 @@
  * function at its line, then each function it was inlined into at the line
  * of that call (chain_at). That changes the stacks' frame lists, so the
  * stack table is rebuilt (rebuild): same stacks, same order, sites mapped. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -26,6 +27,43 @@
 hr_symbolize_opts_t hr_symbolize_default(void) {
     hr_symbolize_opts_t o = {NULL, NULL, 0, 0, 0};
     return o;
+}
+
+/* ---- C++ names (with or without libdw) --------------------------------------- */
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* libstdc++'s demangler, looked up once; NULL when this machine has none.
+ * Single-threaded use (the report and plan commands). */
+static cxa_demangle_fn demangler(void) {
+    static int looked;
+    static cxa_demangle_fn fn;
+    if (!looked) {
+        looked = 1;
+        void *so = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (so)
+            *(void **)&fn = dlsym(so, "__cxa_demangle"); /* kept open for the process */
+    }
+    return fn;
+}
+
+int hr_demangle_available(void) {
+    return demangler() != NULL;
+}
+
+const char *hr_demangle(const char *name, char *buf, size_t cap) {
+    if (!name || name[0] != '_' || name[1] != 'Z' || !cap)
+        return name;
+    cxa_demangle_fn fn = demangler();
+    int status = -1;
+    char *out = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (!out || status != 0) {
+        free(out);
+        return name;
+    }
+    snprintf(buf, cap, "%s", out);
+    free(out);
+    return buf;
 }
 
 #ifndef HAVE_LIBDW
