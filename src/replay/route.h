@@ -55,13 +55,15 @@ enum {
  * a stripped libstdc++ names them from its dynamic symbol table (when this
  * machine has no libstdc++ to demangle with). `std::*::_M_*` are libstdc++'s
  * internal members (vector's _M_realloc_insert, string's _M_create, node and
- * hash-table growth): a container growing is not a site a game programmer can
- * change, the code that filled the container is. */
+ * hash-table growth), with std::vector's and std::string's own members
+ * (push_back, emplace_back, reserve, constructors; "* std::" is the same with
+ * a return type in front): a container growing is not a site a game
+ * programmer can change, the code that filled the container is. */
 #define HR_ROUTE_SKIP_DEFAULT                                                              \
     "malloc,calloc,realloc,free,aligned_alloc,memalign,posix_memalign,valloc,pvalloc,"    \
     "__libc_*,operator new*,operator delete*,_Znw*,_Zna*,__gnu_cxx::*,std::allocator*,"    \
     "std::__new_allocator*,std::allocator_traits*,std::*::_M_*,* std::*::_M_*,"    \
-    "std::__cxx11::basic_string*,g_malloc*,g_realloc*,g_try_malloc*,"    \
+    "std::vector<*>::*,* std::vector<*>::emplace_back*,std::__cxx11::basic_string*,g_malloc*,g_realloc*,g_try_malloc*,"    \
     "g_slice_*,g_new*,g_strdup*,g_strndup,strdup,strndup,xmalloc,xcalloc,xrealloc,"       \
     "xstrdup,SDL_malloc,SDL_calloc,SDL_realloc,SDL_strdup,hr_*"
 

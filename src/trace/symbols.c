@@ -181,6 +181,18 @@ static int push(hr_trace_t *t, resolved_t *r, hr_frame_t f, const char *fn, cons
  * (DW_AT_call_file/line), up to the real function (a DWARF subprogram);
  * without DWARF, the ELF symbol alone. All but the last are inl = 1.
  * Returns the frames appended (0: no name found), -1 on OOM. */
+/* A function DIE's name: its linkage name when it has one (C++: the mangled,
+ * qualified name "_ZN5Level4loadEi", printed demangled as "Level::load(int)"
+ * where DW_AT_name says only "load"; through DW_AT_abstract_origin and
+ * DW_AT_specification), else its DW_AT_name (C). */
+static const char *die_name(Dwarf_Die *d) {
+    Dwarf_Attribute a;
+    const char *ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+    if (!ln)
+        ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+    return ln ? ln : dwarf_diename(d);
+}
+
 static int chain_at(hr_trace_t *t, resolved_t *r, Dwfl_Module *mod, const hr_frame_t *f) {
     Dwarf_Addr pc = f->addr - 1, bias = 0; /* a return address: the call is before it */
     Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
@@ -209,7 +221,7 @@ static int chain_at(hr_trace_t *t, resolved_t *r, Dwfl_Module *mod, const hr_fra
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
         nf.inl = 1;
-        if (push(t, r, nf, dwarf_diename(&scopes[i]), file, line) != 0) {
+        if (push(t, r, nf, die_name(&scopes[i]), file, line) != 0) {
             free(scopes);
             return -1;
         }
