@@ -120,6 +120,7 @@ typedef struct hr_result {
                                 * flattens it as it is) */
     /* identity */
     const char *trace, *trace_digest, *allocator, *status, *error, *touch;
+    const char *spec; /* a routed row's composition when `allocator` is its label, else NULL */
     double      signal, runs;  /* NAN when absent */
     int         unstable, mostly_fallback, deterministic, interrupted; /* 0 when absent */
     int         ok;            /* status is HR_RESULT_STATUS_OK */

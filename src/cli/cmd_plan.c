@@ -10,12 +10,15 @@
 #include "report/sites.h"
 #include "replay/route.h"
 
-enum { OPT_SKIP = HR_OPT_LONG };
+enum { OPT_SKIP = HR_OPT_LONG, OPT_MIN_SHARE };
 
 static const hr_opt_t plan_opts[] = {
     {'o', "output", "PLAN", "the plan file to write (required)"},
     {OPT_SKIP, "skip", "LIST", "wrapper functions passed over, as for 'heapreplay sites' "
                                "(written into the plan)"},
+    {OPT_MIN_SHARE, "min-share", "PCT", "a site gets a rule only when it made at least PCT % of "
+                                        "the trace's blocks or of its bytes (default 0.1; 0: every "
+                                        "site); the rest stays on the general allocator"},
     HR_OPT_MAX_INPUT_ROW,
     {0, NULL, NULL, NULL}};
 
@@ -29,13 +32,26 @@ const hr_cmd_spec_t hr_spec_plan = {
 
 typedef struct plan_args {
     const char *out, *skip;
+    double      min_share; /* a fraction of blocks or bytes */
 } plan_args_t;
+
+/* What the pruning left on the general allocator. */
+typedef struct pruned {
+    uint32_t sites;
+    uint64_t blocks, bytes;
+} pruned_t;
 
 static int on_opt(void *ctx, const hr_optarg_t *o) {
     plan_args_t *a = ctx;
     if (o->key == HR_OPT_MAX_INPUT)
         return hr_opt_max_input(o);
-    if (o->key == 'o')
+    if (o->key == OPT_MIN_SHARE) {
+        char *end;
+        double v = strtod(o->arg, &end);
+        if (end == o->arg || *end || !(v >= 0 && v <= 100))
+            return hr_cli_usage_error("plan", "--min-share expects a percentage from 0 to 100");
+        a->min_share = v / 100;
+    } else if (o->key == 'o')
         a->out = o->arg;
     else
         a->skip = o->arg;
@@ -48,11 +64,19 @@ static uint64_t buffer_for(uint64_t peak) {
     return b < unit ? unit : (b + unit - 1) / unit * unit;
 }
 
-/* One rule per recommended site whose allocating frame has a name; the
- * comments say what the site did. */
-static int make_rules(const hr_trace_t *t, const hr_sites_t *s, hr_route_plan_file_t *p,
-                      char ***comments) {
-    char name[512], where[1024], adv[64];
+/* 1 when site v made at least `min` of the trace's blocks or of its bytes:
+ * a rule for a site of a few blocks saves nothing measurable and makes the
+ * plan long to read. */
+static int matters(const hr_sites_t *s, const hr_site_t *v, double min) {
+    return (double)v->allocs >= min * (double)s->allocs ||
+           (double)v->bytes >= min * (double)s->bytes;
+}
+
+/* One rule per recommended site that matters (above) whose allocating frame
+ * has a name; the comments say what the site did. */
+static int make_rules(const hr_trace_t *t, const hr_sites_t *s, double min_share,
+                      hr_route_plan_file_t *p, char ***comments, pruned_t *left) {
+    char func[1024], name[512], where[1024], adv[64];
     *comments = calloc(s->n ? s->n : 1, sizeof **comments);
     if (!*comments)
         return -1;
@@ -62,7 +86,14 @@ static int make_rules(const hr_trace_t *t, const hr_sites_t *s, hr_route_plan_fi
         const uint32_t *fx = hr_stacks_get(s->keys, v->key, &n);
         if (v->route == HR_ROUTE_GENERAL || !n)
             continue;
-        hr_stacks_frame_name(t, fx[0], 0, name, sizeof name);
+        if (!matters(s, v, min_share)) {
+            left->sites++;
+            left->blocks += v->allocs;
+            left->bytes += v->bytes;
+            continue;
+        }
+        hr_stacks_frame_name(t, fx[0], 0, func, sizeof func);
+        hr_route_pattern_of(func, name, sizeof name);
         int dup = 0;
         for (uint32_t r = 0; r < p->n && !dup; r++)
             dup = strcmp(p->rules[r].pattern, name) == 0;
@@ -110,7 +141,8 @@ static int size_parts(hr_trace_t *t, hr_route_plan_file_t *p, hr_error_t *err) {
 }
 
 int hr_cmd_plan(int argc, char **argv) {
-    plan_args_t a = {NULL, NULL};
+    plan_args_t a = {NULL, NULL, 0.001};
+    pruned_t left = {0, 0, 0};
     int first, prc = hr_opts_parse(&hr_spec_plan, argc, argv, on_opt, &a, &first);
     if (prc)
         return prc == HR_OPTS_HELP ? 0 : prc;
@@ -134,11 +166,14 @@ int hr_cmd_plan(int argc, char **argv) {
         fprintf(stderr, "heapreplay plan: %s: %s\n", path, err.msg);
         goto out;
     }
-    if ((a.skip && !(p.skip = strdup(a.skip))) || make_rules(&t, &s, &p, &comments) != 0) {
+    if ((a.skip && !(p.skip = strdup(a.skip))) || make_rules(&t, &s, a.min_share, &p, &comments, &left) != 0) {
         fprintf(stderr, "heapreplay plan: out of memory\n");
         goto out;
     }
-    printf("%s: %u rules from %u sites\n", a.out, p.n, s.n);
+    printf("%s: %u rules from %u sites; %u sites recommended an in-house allocator but made "
+           "under %g %% of the blocks and of the bytes (%llu blocks, %llu bytes): left on the "
+           "general allocator (--min-share)\n", a.out, p.n, s.n, left.sites, 100 * a.min_share,
+           (unsigned long long)left.blocks, (unsigned long long)left.bytes);
     char header[1200];
     snprintf(header, sizeof header, "# made by: heapreplay plan %s\n", path);
     if (size_parts(&t, &p, &err) != 0 ||

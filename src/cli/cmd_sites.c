@@ -99,6 +99,14 @@ int hr_cli_read_sites_trace(const char *cmd, const char *path, hr_trace_t *t) {
         fprintf(stderr, "heapreplay %s: %s: %s\n", cmd, path, err.msg);
         return 2;
     }
+    int mangled = 0; /* C++ names print demangled when libstdc++ is here (trace/symbols.h) */
+    for (uint32_t i = 0; t->stacks && i < t->stacks->n_frames && !mangled; i++) {
+        uint32_t fn = t->stacks->frames[i].func;
+        mangled = fn && fn <= t->n_strings && strncmp(t->strings[fn - 1], "_Z", 2) == 0;
+    }
+    if (mangled && !hr_demangle_available())
+        fprintf(stderr, "heapreplay %s: note: no libstdc++.so.6 on this machine to demangle "
+                "with: C++ names stay mangled (_ZN...), and so do the plan's patterns\n", cmd);
     return 0;
 }
 

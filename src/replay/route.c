@@ -39,6 +39,34 @@ int hr_route_glob(const char *p, const char *s) {
     return *p == 0;
 }
 
+/* Where a C++ function's argument list starts: the first '(' outside <...>
+ * and {...} (template arguments, lambdas) that is not operator()'s own; -1 when
+ * none (a C name). */
+static long args_start(const char *name) {
+    int depth = 0;
+    for (const char *c = name; *c; c++) {
+        if (*c == '<' || *c == '{')
+            depth++;
+        else if ((*c == '>' || *c == '}') && depth > 0)
+            depth--;
+        else if (*c == '(' && !depth) {
+            if (c - name >= 8 && strncmp(c - 8, "operator", 8) == 0 && c[1] == ')')
+                c++; /* operator()'s name, its arguments follow */
+            else
+                return (long)(c - name);
+        }
+    }
+    return -1;
+}
+
+void hr_route_pattern_of(const char *func, char *buf, size_t cap) {
+    long at = args_start(func);
+    if (at < 0 || (size_t)at + 2 > cap)
+        snprintf(buf, cap, "%s", func);
+    else
+        snprintf(buf, cap, "%.*s*", (int)at, func);
+}
+
 int hr_route_skipped(const char *list, const char *name) {
     char pat[256];
     for (const char *s = list; s && *s;) {

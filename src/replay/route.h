@@ -52,11 +52,18 @@ enum {
 /* The wrapper functions passed over by default: the allocator's own entry
  * points and the common wrappers around them (C++, GLib, SDL, libstdc++).
  * `_Znw*` and `_Zna*` are operator new and new[] by their mangled names, as
- * a stripped libstdc++ names them from its dynamic symbol table. */
+ * a stripped libstdc++ names them from its dynamic symbol table (when this
+ * machine has no libstdc++ to demangle with). `std::*::_M_*` are libstdc++'s
+ * internal members (vector's _M_realloc_insert, string's _M_create, node and
+ * hash-table growth), with std::vector's and std::string's own members
+ * (push_back, emplace_back, reserve, constructors; "* std::" is the same with
+ * a return type in front): a container growing is not a site a game
+ * programmer can change, the code that filled the container is. */
 #define HR_ROUTE_SKIP_DEFAULT                                                              \
     "malloc,calloc,realloc,free,aligned_alloc,memalign,posix_memalign,valloc,pvalloc,"    \
     "__libc_*,operator new*,operator delete*,_Znw*,_Zna*,__gnu_cxx::*,std::allocator*,"    \
-    "std::__new_allocator*,std::allocator_traits*,g_malloc*,g_realloc*,g_try_malloc*,"    \
+    "std::__new_allocator*,std::allocator_traits*,std::*::_M_*,* std::*::_M_*,"    \
+    "std::vector<*>::*,* std::vector<*>::emplace_back*,std::__cxx11::basic_string*,g_malloc*,g_realloc*,g_try_malloc*,"    \
     "g_slice_*,g_new*,g_strdup*,g_strndup,strdup,strndup,xmalloc,xcalloc,xrealloc,"       \
     "xstrdup,SDL_malloc,SDL_calloc,SDL_realloc,SDL_strdup,hr_*"
 
@@ -82,6 +89,11 @@ typedef struct hr_route_plan_file {
 
 /* '*' glob match of a whole name. */
 int hr_route_glob(const char *pattern, const char *name);
+/* A rule's pattern for the function `func` (a frame's printed name): a C++
+ * name without its argument list, "Surface::from_file(std::string const&)" ->
+ * "Surface::from_file*", so that the rule still matches when a parameter's
+ * type changes and overloads share one rule; a C name as it is. */
+void hr_route_pattern_of(const char *func, char *buf, size_t cap);
 /* 1 when name matches one of the comma-separated patterns of `list`. */
 int hr_route_skipped(const char *list, const char *name);
 const char *hr_route_name(unsigned route); /* "frame-stack", "pool", "level", "general" */

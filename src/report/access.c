@@ -236,6 +236,20 @@ int hr_report_view_results(hr_report_view_t *v, const hr_json_t *doc, const hr_j
         return -1;
     for (v->n = 0; v->n < n; v->n++)
         hr_report_result(hr_json_at(results, v->n), &v->rows[v->n]);
+    for (size_t i = 0; i < n; i++) { /* plan+X, oracle+X: the tables' names of routed rows */
+        hr_result_t *r = &v->rows[i];
+        int role = hr_result_route_role(r);
+        if (role == HR_ROW_PLAIN)
+            continue;
+        if (!v->labels && !(v->labels = calloc(n, sizeof *v->labels))) {
+            hr_report_view_free(v);
+            return -1;
+        }
+        snprintf(v->labels[i], sizeof v->labels[i], "%s+%s",
+                 role == HR_ROW_PLAN ? "plan" : "oracle", hr_result_route_general(r, NULL));
+        r->spec = r->allocator;
+        r->allocator = v->labels[i];
+    }
     if (view_traces(v) < 0) {
         hr_report_view_free(v);
         v->doc = doc;
@@ -261,6 +275,7 @@ int hr_report_view_trace(hr_report_view_t *sub, const hr_report_view_t *v, const
 
 void hr_report_view_free(hr_report_view_t *v) {
     free(v->rows);
+    free(v->labels);
     free(v->traces);
     memset(v, 0, sizeof *v);
 }
@@ -272,6 +287,20 @@ int hr_results_unstable(const hr_stats_t *rank) {
     return mad > HR_UNSTABLE_MAD || range > HR_UNSTABLE_RANGE;
 }
 
+int hr_result_route_role(const hr_result_t *t) {
+    const char *a = t->spec ? t->spec : t->allocator;
+    if (!a || !t->json || !hr_json_get(t->json, "routing"))
+        return HR_ROW_PLAIN;
+    return strstr(a, "@site:") ? HR_ROW_PLAN : strchr(a, '+') ? HR_ROW_ORACLE : HR_ROW_PLAIN;
+}
+
+const char *hr_result_route_general(const hr_result_t *t, const char *spec) {
+    const char *a = spec ? spec : t->spec ? t->spec : t->allocator, *plus = a ? strrchr(a, '+') : NULL;
+    return plus ? plus + 1 : a;
+}
+
 int hr_result_mostly_fallback(const hr_result_t *t) {
+    if (hr_result_route_role(t) != HR_ROW_PLAIN) /* judged against X alone instead */
+        return 0;
     return hr_result_fallback_of(&t->m, HR_MOSTLY_FALLBACK);
 }

@@ -63,6 +63,7 @@ typedef struct hr_report_view {
     size_t           n;
     const char     **traces;
     int              ntraces;
+    char           (*labels)[72]; /* routed rows' display names (rows[i].allocator); NULL: none */
 } hr_report_view_t;
 /* Decodes every result of `doc`. 0, or -1 when memory ran out (then an
  * empty view that hr_report_view_free accepts). */
@@ -113,5 +114,16 @@ int hr_results_unstable(const hr_stats_t *rank);
  * reports mark it and never rank it against the others. */
 #define HR_MOSTLY_FALLBACK 0.5
 int hr_result_mostly_fallback(const hr_result_t *t);
+
+/* The rows of `replay --plan` (docs/SITES.md): each general allocator X gives
+ * X alone, the plan's composition (spec "...@site:...+X") and the oracle
+ * composition ("stack+marker+bank+X"); all carry "routing". A view names the
+ * last two "plan+X" and "oracle+X" (the result's spec stays in `spec` and in
+ * the JSON). A routed row is never "mostly fallback": X serving what the
+ * plan does not route is the design, and the row is judged against X alone. */
+enum { HR_ROW_PLAIN = 0, HR_ROW_PLAN, HR_ROW_ORACLE };
+int hr_result_route_role(const hr_result_t *t);
+/* X of a routed row: the part after the spec's last '+' (spec NULL: t's). */
+const char *hr_result_route_general(const hr_result_t *t, const char *spec);
 
 #endif

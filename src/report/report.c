@@ -48,7 +48,7 @@ int hr_report_render_opts(const hr_json_t *report, hr_emit_format_t fmt,
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         if (formats[i].fmt != fmt)
             continue;
-        hr_report_view_t v = {report, NULL, 0, NULL, 0};
+        hr_report_view_t v = {report, NULL, 0, NULL, 0, NULL};
         if (formats[i].typed && hr_report_view_init(&v, report) < 0)
             return -1; /* out of memory */
         formats[i].render(&v, &em, opts);

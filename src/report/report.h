@@ -10,7 +10,8 @@
  *   draw     svg.h (canvas, scales, panels), ranking.h
  *   render   one file per renderer and per chart kind: tables.h (text,
  *            Markdown), csv.h, summary.h, detail.h, predict.h, compare.h,
- *            paired.h, charts.h (chart_<kind>.c), sites.h (a trace's call sites)
+ *            paired.h, charts.h (chart_<kind>.c), sites.h (a trace's call sites),
+ *            sites_report.h (call sites and plan lines in a replay report)
  *   chart    chart.h: the table of chart kinds
  *   page     html.h: the HTML page (tables and charts)
  *   top      report.h (this file): the table of formats

@@ -28,5 +28,5 @@ noinst_HEADERS += \
 	src/report/report.h \
 	src/report/builder.h src/report/merge.h
 # Call sites of traces with stacks (heapreplay sites; docs/SITES.md).
-libhr_a_SOURCES += src/report/sites.c src/report/sites_out.c
-noinst_HEADERS += src/report/sites.h
+libhr_a_SOURCES += src/report/sites.c src/report/sites_out.c src/report/sites_report.c
+noinst_HEADERS += src/report/sites.h src/report/sites_report.h

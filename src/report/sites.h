@@ -59,6 +59,11 @@ void hr_sites_free(hr_sites_t *s);
 /* A site's frames as printed: "f (file:line) < caller (file:line)" (cut to cap). */
 void hr_site_name(const hr_trace_t *t, const hr_sites_t *s, const hr_site_t *site, char *buf,
                   size_t cap);
+/* A site name for a reading table (text, Markdown): at most `width` columns,
+ * its start (the function) and its end (the file:line) kept around "...";
+ * JSON, CSV and HTML keep the whole name. */
+#define HR_SITE_NAME_COLS 60
+void hr_site_name_short(const char *name, char *buf, size_t cap, size_t width);
 /* The recommendation in words: "frame stack", "pool of 48 B cells", ... */
 void hr_site_advice(const hr_site_t *site, char *buf, size_t cap);
 

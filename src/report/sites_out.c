@@ -21,11 +21,22 @@ static void sizes_text(const hr_site_t *s, char *buf, size_t cap) {
                  (unsigned long long)s->max_size, HR_SITE_SIZES);
 }
 
+void hr_site_name_short(const char *name, char *buf, size_t cap, size_t width) {
+    size_t n = strlen(name);
+    if (n <= width || width < 8 || cap <= width) {
+        snprintf(buf, cap, "%s", name);
+        return;
+    }
+    size_t tail = (width - 3) / 3, head = width - 3 - tail; /* the function, then "(file:line)" */
+    snprintf(buf, cap, "%.*s...%s", (int)head, name, name + n - tail);
+}
+
 void hr_sites_emit(const hr_trace_t *t, const hr_sites_t *s, const hr_sites_opts_t *o,
                    hr_emit_t *em) {
     static const char *const cols[] = {">rank", "site", ">allocs", ">bytes", ">peak_live",
                                        "sizes", "lifetime", ">lifetime_share", "advice"};
-    char title[160], name[1024], sz[96], adv[64];
+    char title[160], name[1024], shown[1024], sz[96], adv[64];
+    int cut = em->format == HR_EMIT_TEXT || em->format == HR_EMIT_MARKDOWN;
     snprintf(title, sizeof title, "Call sites (%u; %llu blocks, %llu without a stack)", s->n,
              (unsigned long long)s->allocs, (unsigned long long)s->no_stack);
     hr_emit_table_begin(em, title, (int)(sizeof cols / sizeof cols[0]), cols);
@@ -35,8 +46,10 @@ void hr_sites_emit(const hr_trace_t *t, const hr_sites_t *s, const hr_sites_opts
         hr_site_name(t, s, v, name, sizeof name);
         sizes_text(v, sz, sizeof sz);
         hr_site_advice(v, adv, sizeof adv);
+        if (cut)
+            hr_site_name_short(name, shown, sizeof shown, HR_SITE_NAME_COLS);
         hr_emit_cell_u64(em, k + 1);
-        hr_emit_cell_str(em, name);
+        hr_emit_cell_str(em, cut ? shown : name);
         hr_emit_cell_u64(em, v->allocs);
         hr_emit_cell_u64(em, v->bytes);
         hr_emit_cell_u64(em, v->peak_bytes);

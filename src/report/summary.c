@@ -10,6 +10,7 @@
 #include "base/outfile.h"
 #include "report/access.h"
 #include "report/phases.h"
+#include "report/sites_report.h"
 #include "report/ranking.h"
 #include "report/stats.h"
 
@@ -503,6 +504,7 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
     if (hr_summary_budget_of(buf, sizeof buf, v, trace))
         fprintf(out, "%s%s\n", pre, buf);
     hr_report_phases(out, rk, pre);
+    hr_report_plan_lines(out, rk, pre);
     hr_report_threads(out, v, trace, md);
     hr_report_thread_figures(out, rk, pre);
     startup_line(out, rk, pre);
@@ -532,6 +534,7 @@ void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trac
     notes(f, v, trace, &rk, md);
     fputc('\n', f);
     hr_prose_close(&p, em->out, md);
+    hr_report_sites_table(em, &rk);
 }
 
 /* Code points of s[0..n). */

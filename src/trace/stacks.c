@@ -1,6 +1,7 @@
 /* The stack model of a trace: module map, unique frames, deduplicated
  * stacks and per-event site ids (see stacks.h). */
 #include "trace/stacks.h"
+#include "trace/symbols.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,12 +344,14 @@ void hr_stacks_frame_name(const hr_trace_t *t, uint32_t fi, int with_line, char 
     const hr_frame_t *f = &s->frames[fi];
     if (f->func && f->func <= t->n_strings) {
         const char *file = f->file && f->file <= t->n_strings ? t->strings[f->file - 1] : NULL;
+        char dm[1024]; /* C++ names print demangled (symbols.h), so plan patterns see them too */
+        const char *fn = hr_demangle(t->strings[f->func - 1], dm, sizeof dm);
         if (!with_line || !file)
-            snprintf(buf, cap, "%s", t->strings[f->func - 1]);
+            snprintf(buf, cap, "%s", fn);
         else if (f->line)
-            snprintf(buf, cap, "%s (%s:%u)", t->strings[f->func - 1], base_name(file), f->line);
+            snprintf(buf, cap, "%s (%s:%u)", fn, base_name(file), f->line);
         else
-            snprintf(buf, cap, "%s (%s)", t->strings[f->func - 1], base_name(file));
+            snprintf(buf, cap, "%s (%s)", fn, base_name(file));
     } else if (f->module && f->module <= s->n_modules) {
         const hr_module_t *m = &s->modules[f->module - 1];
         snprintf(buf, cap, "%s+0x%llx", base_name(m->path), (unsigned long long)(f->addr - m->base));

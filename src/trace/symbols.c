@@ -14,6 +14,7 @@
  * function at its line, then each function it was inlined into at the line
  * of that call (chain_at). That changes the stacks' frame lists, so the
  * stack table is rebuilt (rebuild): same stacks, same order, sites mapped. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -26,6 +27,43 @@
 hr_symbolize_opts_t hr_symbolize_default(void) {
     hr_symbolize_opts_t o = {NULL, NULL, 0, 0, 0};
     return o;
+}
+
+/* ---- C++ names (with or without libdw) --------------------------------------- */
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* libstdc++'s demangler, looked up once; NULL when this machine has none.
+ * Single-threaded use (the report and plan commands). */
+static cxa_demangle_fn demangler(void) {
+    static int looked;
+    static cxa_demangle_fn fn;
+    if (!looked) {
+        looked = 1;
+        void *so = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (so)
+            *(void **)&fn = dlsym(so, "__cxa_demangle"); /* kept open for the process */
+    }
+    return fn;
+}
+
+int hr_demangle_available(void) {
+    return demangler() != NULL;
+}
+
+const char *hr_demangle(const char *name, char *buf, size_t cap) {
+    if (!name || name[0] != '_' || name[1] != 'Z' || !cap)
+        return name;
+    cxa_demangle_fn fn = demangler();
+    int status = -1;
+    char *out = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (!out || status != 0) {
+        free(out);
+        return name;
+    }
+    snprintf(buf, cap, "%s", out);
+    free(out);
+    return buf;
 }
 
 #ifndef HAVE_LIBDW
@@ -143,6 +181,18 @@ static int push(hr_trace_t *t, resolved_t *r, hr_frame_t f, const char *fn, cons
  * (DW_AT_call_file/line), up to the real function (a DWARF subprogram);
  * without DWARF, the ELF symbol alone. All but the last are inl = 1.
  * Returns the frames appended (0: no name found), -1 on OOM. */
+/* A function DIE's name: its linkage name when it has one (C++: the mangled,
+ * qualified name "_ZN5Level4loadEi", printed demangled as "Level::load(int)"
+ * where DW_AT_name says only "load"; through DW_AT_abstract_origin and
+ * DW_AT_specification), else its DW_AT_name (C). */
+static const char *die_name(Dwarf_Die *d) {
+    Dwarf_Attribute a;
+    const char *ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+    if (!ln)
+        ln = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+    return ln ? ln : dwarf_diename(d);
+}
+
 static int chain_at(hr_trace_t *t, resolved_t *r, Dwfl_Module *mod, const hr_frame_t *f) {
     Dwarf_Addr pc = f->addr - 1, bias = 0; /* a return address: the call is before it */
     Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
@@ -171,7 +221,7 @@ static int chain_at(hr_trace_t *t, resolved_t *r, Dwfl_Module *mod, const hr_fra
         if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
             continue;
         nf.inl = 1;
-        if (push(t, r, nf, dwarf_diename(&scopes[i]), file, line) != 0) {
+        if (push(t, r, nf, die_name(&scopes[i]), file, line) != 0) {
             free(scopes);
             return -1;
         }

@@ -41,4 +41,15 @@ hr_symbolize_opts_t hr_symbolize_default(void);
  * memory (err set). A trace without stacks is left as it is. */
 int hr_stacks_symbolize(hr_trace_t *t, hr_symbolize_opts_t *opts, hr_error_t *err);
 
+/* C++ names for display and for plan patterns: `name` demangled into buf
+ * ("_ZN7Surface9from_fileE..." -> "Surface::from_file(...)"), by libstdc++'s
+ * __cxa_demangle looked up at run time (dlopen "libstdc++.so.6"), so that
+ * heapreplay gains no link dependency. Returns buf when demangled, else name
+ * itself (not a mangled name, not valid, or no libstdc++ on this machine).
+ * A name that does not fit buf is cut. */
+const char *hr_demangle(const char *name, char *buf, size_t cap);
+/* 1 when the demangler was found (after the first hr_demangle call that needed
+ * it, or on this call); 0: C++ names stay mangled. */
+int hr_demangle_available(void);
+
 #endif

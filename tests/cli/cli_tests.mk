@@ -44,3 +44,7 @@ EXTRA_DIST += tests/cli/test_capture_stacks.sh tests/progs/stacks_prog.c tests/p
 # hand-written trace with three known sites (sites_game.awk; docs/SITES.md).
 TESTS += tests/cli/test_sites_cli.sh
 EXTRA_DIST += tests/cli/test_sites_cli.sh tests/cli/sites_game.awk tests/progs/sites_game.c
+# test_sites_cxx.sh: C++ names demangled, container growth passed over, long
+# names shortened in text, plans pruned (--min-share), plan+X rows in reports.
+TESTS += tests/cli/test_sites_cxx.sh
+EXTRA_DIST += tests/cli/test_sites_cxx.sh tests/progs/sites_cxx.cpp
