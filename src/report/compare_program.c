@@ -119,8 +119,12 @@ static const prog_fig_t PROGRAM_FIGS[] = {
     FIG("load: peak live", LOAD_PEAK_LIVE, 10, BYTES, 0, FIG_EXACT),
     FIG("allocator instructions", COUNT_INSNS, 1, COUNT, 1, FIG_EXACT),
     /* instructions plus the kernel's work (page faults, system calls):
-     * docs/METRICS.md, "Kernel work and the cost" */
-    FIG("allocator cost (instructions + kernel work)", COUNT_COST, 1, COUNT, 1, FIG_EXACT),
+     * docs/METRICS.md, "Kernel work and the cost". 5 %, not the 1 % of the
+     * instructions: a fault weighs 12 000 instructions, so on a small game's
+     * trace one fault more or less between two captures moves the cost by
+     * about 1 % (seen: +1.02 % on examples/game captured twice); the cases
+     * the cost is for move it by +85 % and more (results/gates-vm.md) */
+    FIG("allocator cost (instructions + kernel work)", COUNT_COST, 5, COUNT, 1, FIG_EXACT),
     FIG("allocator time", COLD_CPU, 10, SECONDS, 1, FIG_MEASURED),
     FIG("worst play frame", WF_NS, 25, NS, 1, FIG_MEASURED),
     FIG("peak RSS", PEAK_RSS, 25, BYTES, 1, FIG_MEASURED),
