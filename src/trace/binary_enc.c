@@ -22,6 +22,30 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
+/* The 64-byte header's fields (docs/TRACE_FORMAT.md, "Header"). */
+typedef struct enc_header {
+    unsigned minor;
+    int      has_ts;
+    uint64_t n_events;
+    uint32_t n_ids, n_threads, n_strings, header_size;
+    uint64_t peak, string_bytes, record_bytes;
+} enc_header_t;
+
+static void put_header(uint8_t *h, const enc_header_t *hd) {
+    memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
+    put_le(h + 8, HR_BIN_MAJOR, 2);
+    put_le(h + 10, hd->minor, 2);
+    put_le(h + 12, hd->has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
+    put_le(h + 16, hd->n_events, 8);
+    put_le(h + 24, hd->n_ids, 4);
+    put_le(h + 28, hd->n_threads, 4);
+    put_le(h + 32, hd->n_strings, 4);
+    put_le(h + 36, hd->header_size, 4);
+    put_le(h + 40, hd->peak, 8);
+    put_le(h + 48, hd->string_bytes, 8);
+    put_le(h + 56, hd->record_bytes, 8);
+}
+
 /* Room for `extra` more bytes (format.h). */
 int hr_buf_reserve(hr_buf_t *b, size_t extra) {
     if (b->cap - b->len >= extra)
@@ -284,18 +308,9 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
             (t->events[i].op == HR_OP_FRAME && (t->events[i].flags & HR_EVF_HAS_OPT)))
             minor = HR_BIN_MINOR_POOLS;
     uint8_t *h = b->data + start;
-    memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
-    put_le(h + 8, HR_BIN_MAJOR, 2);
-    put_le(h + 10, minor, 2);
-    put_le(h + 12, has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
-    put_le(h + 16, t->n_events, 8);
-    put_le(h + 24, n_ids, 4);
-    put_le(h + 28, n_threads, 4);
-    put_le(h + 32, t->n_strings, 4);
-    put_le(h + 36, hsize, 4);
-    put_le(h + 40, peak, 8);
-    put_le(h + 48, rec_start - start - hsize, 8);
-    put_le(h + 56, b->len - rec_start, 8);
+    enc_header_t hd = {minor, has_ts, t->n_events, n_ids, n_threads, t->n_strings,
+                       (uint32_t)hsize, peak, rec_start - start - hsize, b->len - rec_start};
+    put_header(h, &hd);
     if (t->program.runs)
         hr_program_encode(&t->program, h + HR_BIN_HEADER_SIZE);
     hr_idtab_free(&bytes);
@@ -360,19 +375,11 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
         memcpy(b.data + b.len, t->strings[i], n);
         b.len += n;
     }
-    uint8_t *h = b.data;
-    memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN);
-    put_le(h + 8, HR_BIN_MAJOR, 2);
-    put_le(h + 10, c->minor, 2);
-    put_le(h + 12, c->has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
-    put_le(h + 16, c->n_events, 8);
-    put_le(h + 24, c->any_id ? (uint32_t)(c->max_id + 1) : 0, 4);
-    put_le(h + 28, c->n_events ? c->max_thr + 1 : 0, 4);
-    put_le(h + 32, t->n_strings, 4);
-    put_le(h + 36, HR_BIN_HEADER_SIZE, 4);
-    put_le(h + 40, peak, 8);
-    put_le(h + 48, b.len - HR_BIN_HEADER_SIZE, 8);
-    put_le(h + 56, c->rec_bytes, 8);
+    enc_header_t hd = {c->minor, c->has_ts, c->n_events,
+                       c->any_id ? (uint32_t)(c->max_id + 1) : 0,
+                       c->n_events ? c->max_thr + 1 : 0, t->n_strings, HR_BIN_HEADER_SIZE, peak,
+                       b.len - HR_BIN_HEADER_SIZE, c->rec_bytes};
+    put_header(b.data, &hd);
     int rc = fwrite(b.data, 1, b.len, f) == b.len ? 0 : -1;
     hr_buf_free(&b);
     return rc;
