@@ -132,6 +132,13 @@ bench-names: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/names/names.sh $(top_builddir)
 EXTRA_DIST += bench/names/names.sh
 
+# gen's max RSS and time at 1 M..1 G events (OLD_BIN=an older build: the
+# same up to 100 M, outputs compared byte for byte); a table on stdout.
+.PHONY: bench-gen-memory
+bench-gen-memory: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/gen_memory/run.sh $(top_builddir)/heapreplay$(EXEEXT) $(OLD_BIN)
+EXTRA_DIST += bench/gen_memory/run.sh
+
 # The hostile-input campaign: damaged, special and edge inputs, output faults
 # and the allocation-failure sweep -> results/hostile-<host>.md. About 5
 # minutes; ASAN_BUILD=DIR (a tree configured with --enable-asan) runs the

@@ -22,6 +22,30 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
+/* The 64-byte header's fields (docs/TRACE_FORMAT.md, "Header"). */
+typedef struct enc_header {
+    unsigned minor;
+    int      has_ts;
+    uint64_t n_events;
+    uint32_t n_ids, n_threads, n_strings, header_size;
+    uint64_t peak, string_bytes, record_bytes;
+} enc_header_t;
+
+static void put_header(uint8_t *h, const enc_header_t *hd) {
+    memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
+    put_le(h + 8, HR_BIN_MAJOR, 2);
+    put_le(h + 10, hd->minor, 2);
+    put_le(h + 12, hd->has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
+    put_le(h + 16, hd->n_events, 8);
+    put_le(h + 24, hd->n_ids, 4);
+    put_le(h + 28, hd->n_threads, 4);
+    put_le(h + 32, hd->n_strings, 4);
+    put_le(h + 36, hd->header_size, 4);
+    put_le(h + 40, hd->peak, 8);
+    put_le(h + 48, hd->string_bytes, 8);
+    put_le(h + 56, hd->record_bytes, 8);
+}
+
 /* Room for `extra` more bytes (format.h). */
 int hr_buf_reserve(hr_buf_t *b, size_t extra) {
     if (b->cap - b->len >= extra)
@@ -284,18 +308,9 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
             (t->events[i].op == HR_OP_FRAME && (t->events[i].flags & HR_EVF_HAS_OPT)))
             minor = HR_BIN_MINOR_POOLS;
     uint8_t *h = b->data + start;
-    memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
-    put_le(h + 8, HR_BIN_MAJOR, 2);
-    put_le(h + 10, minor, 2);
-    put_le(h + 12, has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
-    put_le(h + 16, t->n_events, 8);
-    put_le(h + 24, n_ids, 4);
-    put_le(h + 28, n_threads, 4);
-    put_le(h + 32, t->n_strings, 4);
-    put_le(h + 36, hsize, 4);
-    put_le(h + 40, peak, 8);
-    put_le(h + 48, rec_start - start - hsize, 8);
-    put_le(h + 56, b->len - rec_start, 8);
+    enc_header_t hd = {minor, has_ts, t->n_events, n_ids, n_threads, t->n_strings,
+                       (uint32_t)hsize, peak, rec_start - start - hsize, b->len - rec_start};
+    put_header(h, &hd);
     if (t->program.runs)
         hr_program_encode(&t->program, h + HR_BIN_HEADER_SIZE);
     hr_idtab_free(&bytes);
@@ -305,4 +320,146 @@ oom:
     b->len = start;
     errno = ENOMEM;
     return -1;
+}
+
+/* ---- streaming encoder -------------------------------------------------- */
+
+/* The same bytes as hr_trace_encode_binary for a trace without program time
+ * or stacks, in pieces: a counting pass (f == NULL) learns the header's
+ * fields, then hr_binenc_header writes header and string table and a second
+ * encoder writes the records. No seek: any stream will do. Memory follows the
+ * id space, not the event count. */
+struct hr_binenc {
+    FILE      *f;
+    int        has_ts;
+    chain_t    ch;
+    uint16_t   thread;
+    uint64_t   prev_ts, n_events, rec_bytes;
+    uint32_t   max_thr, cap_ids;
+    uint64_t   max_id;
+    int        any_id;
+    unsigned   minor;
+    hr_idtab_t bytes; /* dense, grown to cap_ids here */
+    hr_buf_t   buf;
+};
+
+hr_binenc_t *hr_binenc_open(FILE *f, int has_ts) {
+    hr_binenc_t *e = calloc(1, sizeof *e);
+    if (!e || hr_idtab_init(&e->bytes, 1024, 0)) {
+        free(e);
+        errno = ENOMEM;
+        return NULL;
+    }
+    e->f = f;
+    e->cap_ids = 1024;
+    e->has_ts = has_ts != 0;
+    e->minor = HR_BIN_MINOR_PLAIN;
+    return e;
+}
+
+uint64_t hr_binenc_bytes(const hr_binenc_t *e) { return e->rec_bytes; }
+
+int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, FILE *f) {
+    hr_buf_t b = {0};
+    if (hr_buf_reserve(&b, HR_BIN_HEADER_SIZE))
+        return -1;
+    memset(b.data, 0, HR_BIN_HEADER_SIZE);
+    b.len = HR_BIN_HEADER_SIZE;
+    for (uint32_t i = 0; i < t->n_strings; i++) {
+        size_t n = strlen(t->strings[i]);
+        if (hr_buf_reserve(&b, n + HR_VARINT_MAX)) {
+            hr_buf_free(&b);
+            return -1;
+        }
+        b.len += hr_varint_put(b.data + b.len, n);
+        memcpy(b.data + b.len, t->strings[i], n);
+        b.len += n;
+    }
+    enc_header_t hd = {c->minor, c->has_ts, c->n_events,
+                       c->any_id ? (uint32_t)(c->max_id + 1) : 0,
+                       c->n_events ? c->max_thr + 1 : 0, t->n_strings, HR_BIN_HEADER_SIZE, peak,
+                       b.len - HR_BIN_HEADER_SIZE, c->rec_bytes};
+    put_header(b.data, &hd);
+    int rc = fwrite(b.data, 1, b.len, f) == b.len ? 0 : -1;
+    hr_buf_free(&b);
+    return rc;
+}
+
+/* The per-id byte table covers every id of ev (ids are < 2^31). */
+static int binenc_room(hr_binenc_t *e, uint32_t id) {
+    if (id < e->cap_ids)
+        return 0;
+    uint32_t cap = e->cap_ids;
+    while (cap <= id)
+        cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+    uint64_t *d = realloc(e->bytes.dense, (size_t)cap * sizeof *d);
+    if (!d)
+        return -1;
+    memset(d + e->cap_ids, 0, (size_t)(cap - e->cap_ids) * sizeof *d);
+    e->bytes.dense = d;
+    e->cap_ids = cap;
+    return 0;
+}
+
+/* Header counts as header_counts() derives them, one event at a time;
+ * returns the largest id (ID or OLD field) of ev. */
+static uint32_t binenc_count(hr_binenc_t *e, const hr_event_t *ev) {
+    uint32_t top = 0;
+    if (ev->thread > e->max_thr)
+        e->max_thr = ev->thread;
+    const hr_op_info_t *in = &hr_op_info[ev->op];
+    for (int f = 0; f < in->nfields; f++)
+        if (in->fields[f] == HR_F_ID || in->fields[f] == HR_F_OLD) {
+            uint32_t v = in->fields[f] == HR_F_ID ? ev->id : ev->aux;
+            e->any_id = 1;
+            if (v > e->max_id)
+                e->max_id = v;
+            if (v > top)
+                top = v;
+        }
+    if (e->minor < HR_BIN_MINOR_POOLS &&
+        (hr_op_is_pool(ev->op) || (ev->op == HR_OP_FRAME && (ev->flags & HR_EVF_HAS_OPT))))
+        e->minor = HR_BIN_MINOR_POOLS;
+    return top;
+}
+
+int hr_binenc_put(hr_binenc_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n) {
+    e->buf.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        const hr_event_t *ev = &evs[i];
+        if (ev->op >= HR_OP__COUNT || ev->id > HR_ID_MAX) {
+            errno = EINVAL;
+            return -1;
+        }
+        uint32_t top = binenc_count(e, ev);
+        if (top > HR_ID_MAX) {
+            errno = EINVAL;
+            return -1;
+        }
+        if (binenc_room(e, top) ||
+            (e->buf.cap - e->buf.len < HR_REC_MAX && hr_buf_reserve(&e->buf, HR_REC_MAX * 1024))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        uint8_t *p = enc_record(e->buf.data + e->buf.len, ev, &e->ch, &e->thread,
+                                e->has_ts ? &ts[i] : NULL, &e->prev_ts, &e->bytes);
+        if (!p) {
+            errno = EINVAL;
+            return -1;
+        }
+        e->buf.len = (size_t)(p - e->buf.data);
+    }
+    e->n_events += n;
+    e->rec_bytes += e->buf.len;
+    if (e->f && fwrite(e->buf.data, 1, e->buf.len, e->f) != e->buf.len)
+        return -1;
+    return 0;
+}
+
+void hr_binenc_free(hr_binenc_t *e) {
+    if (!e)
+        return;
+    hr_idtab_free(&e->bytes);
+    hr_buf_free(&e->buf);
+    free(e);
 }

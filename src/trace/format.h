@@ -10,6 +10,7 @@
 #include "trace/idtab.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Binary layout constants (docs/TRACE_FORMAT.md, "Header"). */
@@ -169,6 +170,21 @@ int hr_validator_step(hr_validator_t *vd, const hr_event_t *evs, size_t n,
 int hr_validator_end(const hr_validator_t *vd, hr_error_t *err);
 void hr_validator_result(const hr_validator_t *vd, hr_trace_t *t);
 void hr_validator_free(hr_validator_t *vd);
+
+/* The binary encoder as a stream (binary_enc.c), for writers that never hold
+ * the whole trace (gen): encoders opened with f == NULL only count; put
+ * encodes consecutive events (ts: their timestamps when has_ts); after a
+ * counting pass over all events, hr_binenc_header writes the header (from
+ * the counting encoder and the peak) and t's string table, and an encoder
+ * opened on f writes the records of a second pass over the same events. No
+ * program time or stacks. The bytes equal hr_trace_encode_binary's. 0 or -1
+ * with errno. */
+typedef struct hr_binenc hr_binenc_t;
+hr_binenc_t *hr_binenc_open(FILE *f, int has_ts);
+int hr_binenc_put(hr_binenc_t *e, const hr_event_t *evs, const uint64_t *ts, size_t n);
+uint64_t hr_binenc_bytes(const hr_binenc_t *e); /* record bytes so far */
+int hr_binenc_header(const hr_binenc_t *counted, uint64_t peak, const hr_trace_t *t, FILE *f);
+void hr_binenc_free(hr_binenc_t *e);
 
 /* The renaming hr_trace_compact_ids applies, one event at a time (the
  * replay's packed form renames while it streams): event rewrites ev's ids in

@@ -4,6 +4,10 @@
  * (jobs, stream, queue); see src/trace/gen.h for the contract. */
 #include "trace/gen_int.h"
 
+#include "trace/format.h"
+
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +80,16 @@ void hr_gen_wait(gen_t *g, uint64_t ns) {
         g->now += ns;
 }
 
+/* Hands t's events to the sink and empties t (streaming only). */
+static void flush(gen_t *g) {
+    if (g->sink(g) != 0) {
+        g->failed = 1;
+        g->oom = 1; /* stops the scenario as running out of memory does */
+    }
+    g->done += g->t->n_events;
+    g->t->n_events = 0;
+}
+
 static void emit(gen_t *g, uint8_t op, uint8_t flags, uint16_t thread, uint32_t id,
                  uint32_t aux, uint32_t align, uint64_t size) {
     hr_event_t ev = {op, flags, thread, id, aux, align, size};
@@ -88,6 +102,8 @@ static void emit(gen_t *g, uint8_t op, uint8_t flags, uint16_t thread, uint32_t 
     }
     if (rc != 0)
         g->oom = 1;
+    else if (g->sink && g->t->n_events == g->chunk && !g->failed)
+        flush(g);
 }
 
 static uint32_t new_id(gen_t *g) {
@@ -312,10 +328,10 @@ static int check_options(const hr_gen_options_t *opt, hr_error_t *err) {
     return 0;
 }
 
-/* Reserve the whole trace up front (the budget logic stays within +10%), so a
- * 10 M event trace never holds two copies while doubling. */
-static int reserve(hr_trace_t *t, uint64_t events, int timestamps) {
-    size_t cap = (size_t)(events + events / 10 + 1024);
+/* Room for `cap` events (and timestamps): the whole trace for hr_gen (the
+ * budget logic stays within +10%, so a 10 M event trace never holds two
+ * copies while doubling), one chunk when streaming. */
+static int reserve(hr_trace_t *t, size_t cap, int timestamps) {
     t->events = malloc(cap * sizeof *t->events);
     if (!t->events)
         return -1;
@@ -342,10 +358,40 @@ static void gen_init(gen_t *g, const hr_gen_options_t *opt, hr_trace_t *out) {
         g->small_type[i] = (uint16_t)(16 + 8 * gen_below(&g->rng, 31)); /* 16..256 */
 }
 
-static void gen_done(gen_t *g) {
-    hr_gen_vec_free(&g->free_ids);
-    free(g->size);
-    free(g->thr);
+/* Runs scenario s into `out` (already holding any pre-interned strings):
+ * the whole trace when sink is NULL, else in chunks handed to sink (the last,
+ * partial one included). 0, or -1 with err; *n_events is the total. */
+static int gen_run(const hr_gen_options_t *opt, const scenario_t *s, hr_trace_t *out,
+                   int (*sink)(gen_t *), void *ctx, uint64_t *n_events, hr_error_t *err) {
+    gen_t g;
+    gen_init(&g, opt, out);
+    g.sink = sink;
+    g.sink_ctx = ctx;
+    g.chunk = sink ? GEN_CHUNK : (size_t)(opt->events + opt->events / 10 + 1024);
+    if (reserve(out, g.chunk, g.timestamps) != 0)
+        g.oom = 1;
+    else
+        s->run(&g);
+    if (sink && !g.oom && out->n_events)
+        flush(&g);
+    *n_events = hr_gen_n(&g);
+    int bad = g.oom || g.depth != 0 || (s->clean && g.n_live != 0);
+    uint64_t live = g.n_live;
+    int depth = g.depth, oom = g.oom, failed = g.failed;
+    hr_gen_vec_free(&g.free_ids);
+    free(g.size);
+    free(g.thr);
+    if (!bad)
+        return 0;
+    if (failed) /* the sink has set err */
+        ;
+    else if (oom)
+        hr_error_set(err, "gen: %s: out of memory at %llu events", s->name,
+                     (unsigned long long)*n_events);
+    else
+        hr_error_set(err, "gen: %s: internal error (%llu objects live, heap depth %d)", s->name,
+                     (unsigned long long)live, depth);
+    return -1;
 }
 
 int hr_gen(const hr_gen_options_t *opt, hr_trace_t *out, hr_error_t *err) {
@@ -353,30 +399,89 @@ int hr_gen(const hr_gen_options_t *opt, hr_trace_t *out, hr_error_t *err) {
     if (check_options(opt, err) != 0)
         return -1;
     const scenario_t *s = find_scenario(opt->scenario);
-    gen_t g;
-    gen_init(&g, opt, out);
-    if (reserve(out, opt->events, g.timestamps) != 0)
-        g.oom = 1;
-    else
-        s->run(&g);
-    int bad = g.oom || g.depth != 0 || (s->clean && g.n_live != 0);
-    uint64_t live = g.n_live;
-    int depth = g.depth, oom = g.oom;
-    gen_done(&g);
-    if (bad) {
-        if (oom)
-            hr_error_set(err, "gen: %s: out of memory at %zu events", s->name, out->n_events);
-        else
-            hr_error_set(err, "gen: %s: internal error (%llu objects live, heap depth %d)",
-                         s->name, (unsigned long long)live, depth);
-        hr_trace_free(out);
-        return -1;
-    }
+    uint64_t n;
     char name[64];
     snprintf(name, sizeof name, "gen:%s", s->name);
-    if (hr_trace_validate(out, name, err) != 0) {
+    if (gen_run(opt, s, out, NULL, NULL, &n, err) != 0 || hr_trace_validate(out, name, err) != 0) {
         hr_trace_free(out);
         return -1;
     }
     return 0;
+}
+
+/* ---- streaming: hr_gen_write -------------------------------------------- */
+
+typedef struct gen_stream {
+    hr_validator_t *vd; /* the counting pass only */
+    hr_binenc_t    *enc;
+    hr_error_t     *err;
+    const char     *name;
+} gen_stream_t;
+
+/* One chunk: validated on the counting pass (the peak and counts of the
+ * header and summary), encoded on both. */
+static int gen_sink(gen_t *g) {
+    gen_stream_t *st = g->sink_ctx;
+    hr_trace_t *t = g->t;
+    if (st->vd && hr_validator_step(st->vd, t->events, t->n_events,
+                                    (const char *const *)t->strings, t->n_strings, st->err) != 0)
+        return -1;
+    errno = 0;
+    if (hr_binenc_put(st->enc, t->events, g->timestamps ? t->ts : NULL, t->n_events) != 0) {
+        hr_error_set(st->err, "%s: cannot encode or write the trace: %s", st->name,
+                     strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* The header (event count, ids, peak, record bytes) and the string table
+ * come before the records, so the scenario runs twice: a counting pass that
+ * writes nothing learns them and its strings, the second (same options, same
+ * events) interns the strings in the same order and writes. */
+int hr_gen_write(const hr_gen_options_t *opt, FILE *f, hr_trace_t *info, hr_error_t *err) {
+    hr_trace_init(info);
+    if (check_options(opt, err) != 0)
+        return -1;
+    const scenario_t *s = find_scenario(opt->scenario);
+    char name[64];
+    snprintf(name, sizeof name, "gen:%s", s->name);
+    hr_trace_t t, w;
+    hr_trace_init(&t);
+    hr_trace_init(&w);
+    gen_stream_t cnt = {hr_validator_new(opt->events, name), hr_binenc_open(NULL, opt->timestamps),
+                      err, name};
+    gen_stream_t out = {NULL, hr_binenc_open(f, opt->timestamps), err, name};
+    uint64_t n1 = 0, n2 = 0;
+    int rc = cnt.vd && cnt.enc && out.enc ? 0 : -1;
+    if (rc != 0)
+        hr_error_set(err, "gen: %s: out of memory", s->name);
+    if (rc == 0)
+        rc = gen_run(opt, s, &t, gen_sink, &cnt, &n1, err);
+    if (rc == 0 && (rc = hr_validator_end(cnt.vd, err)) == 0)
+        hr_validator_result(cnt.vd, info);
+    for (uint32_t i = 0; rc == 0 && i < t.n_strings; i++)
+        if (hr_trace_intern(&w, t.strings[i]) < 0) {
+            hr_error_set(err, "gen: %s: out of memory", s->name);
+            rc = -1;
+        }
+    if (rc == 0 && hr_binenc_header(cnt.enc, info->peak_live, &w, f) != 0) {
+        hr_error_set(err, "%s: cannot write the header: %s", name, strerror(errno ? errno : EIO));
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = gen_run(opt, s, &w, gen_sink, &out, &n2, err);
+    if (rc == 0 && (n1 != n2 || hr_binenc_bytes(cnt.enc) != hr_binenc_bytes(out.enc))) {
+        hr_error_set(err, "gen: %s: internal error (the writing pass differs from the counting "
+                     "pass)", s->name);
+        rc = -1;
+    }
+    info->n_events = (size_t)n1;
+    hr_binenc_free(cnt.enc);
+    hr_binenc_free(out.enc);
+    if (cnt.vd)
+        hr_validator_free(cnt.vd);
+    hr_trace_free(&t);
+    hr_trace_free(&w);
+    return rc;
 }

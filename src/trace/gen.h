@@ -47,6 +47,7 @@
 #define HEAPREPLAY_GEN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace/trace.h"
 
@@ -80,6 +81,16 @@ hr_gen_options_t hr_gen_default(void);
  * message in err (unknown scenario, bad options, out of memory); `out` is
  * then empty. */
 int hr_gen(const hr_gen_options_t *opt, hr_trace_t *out, hr_error_t *err);
+
+/* The same trace as hr_gen, written to f in the binary format while it is
+ * generated (byte-identical to hr_trace_write_binary of hr_gen's trace):
+ * memory follows the live objects, not the event count. The scenario runs
+ * twice: a first pass encodes without writing to learn the header and the
+ * string table (they precede the records), the second writes; f needs no
+ * seek (a pipe will do). info receives the counts (n_events, n_ids,
+ * n_threads, peak_live, op_counts) and no events. Returns 0, or -1 with a
+ * one-line message in err (f may then hold a partial trace). */
+int hr_gen_write(const hr_gen_options_t *opt, FILE *f, hr_trace_t *info, hr_error_t *err);
 
 /* NULL-terminated list of scenario names. */
 const char *const *hr_gen_scenarios(void);

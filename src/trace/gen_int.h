@@ -55,6 +55,8 @@ static inline uint32_t gen_vec_take(gen_vec_t *vec, size_t i) { /* swap-remove *
 void hr_gen_vec_free(gen_vec_t *vec);
 
 #define GEN_HEAP_DEPTH 16
+/* Events per chunk when streaming (hr_gen_write): 1.5 MiB of events. */
+#define GEN_CHUNK 65536
 
 typedef struct gen {
     hr_trace_t *t;
@@ -76,7 +78,18 @@ typedef struct gen {
     uint32_t    heap[GEN_HEAP_DEPTH];
     int         depth;
     uint16_t    small_type[48]; /* a per-seed table of small struct sizes */
+    /* Streaming (hr_gen_write): t holds at most `chunk` events; when full,
+     * sink() takes them (0, or -1 to stop: sets oom's twin `failed`) and t is
+     * emptied. `done` counts the events handed over so far. */
+    int       (*sink)(struct gen *g);
+    void       *sink_ctx;
+    uint64_t    done;
+    size_t      chunk;
+    int         failed;
 } gen_t;
+
+/* Events generated so far (handed to the sink or still in t). */
+static inline uint64_t hr_gen_n(const gen_t *g) { return g->done + g->t->n_events; }
 
 /* A thread for a new object or job: 0..threads-1 round robin for the first
  * `threads` calls (every thread id appears), then random. */
@@ -97,7 +110,7 @@ void     hr_gen_wait(gen_t *g, uint64_t ns); /* extra time before the next event
 /* Budget: 1 while events so far + one free per live object + reserve stay
  * below the target, i.e. while there is room to keep going and still end clean. */
 static inline int hr_gen_more(const gen_t *g, uint64_t reserve) {
-    return g->t->n_events + g->n_live + reserve < g->target;
+    return hr_gen_n(g) + g->n_live + reserve < g->target;
 }
 /* A small-object size (16..256 B) from the per-seed struct table (skewed). */
 uint64_t hr_gen_small(gen_t *g);

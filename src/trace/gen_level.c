@@ -160,16 +160,16 @@ static void gen_level_assets(gen_t *g, gen_level_t *lv, uint32_t assets) {
 /* Loads assets into the level's heap sections (each push/pop'd, temporaries
  * under "Temp") until events + lv's objects reach `goal`. */
 static void gen_level_load(gen_t *g, gen_level_t *lv, uint64_t goal) {
-    uint64_t start = g->t->n_events + lv->objs.n, cum = 0;
+    uint64_t start = hr_gen_n(g) + lv->objs.n, cum = 0;
     if (goal <= start + 2)
         return;
     for (size_t s = 0; s < N_SECTIONS && !g->oom; s++) {
         cum += sections[s].share;
         uint64_t sec_goal = start + (goal - start - 2) * cum / 100;
-        if (g->t->n_events + lv->objs.n + 2 >= sec_goal)
+        if (hr_gen_n(g) + lv->objs.n + 2 >= sec_goal)
             continue; /* no room for this section in a tiny level */
         hr_gen_push(g, sections[s].heap);
-        while (g->t->n_events + lv->objs.n + 1 < sec_goal && !g->oom)
+        while (hr_gen_n(g) + lv->objs.n + 1 < sec_goal && !g->oom)
             load_asset(g, lv, pick_kind(g, sections[s].w));
         hr_gen_pop(g);
     }
@@ -228,8 +228,8 @@ void hr_gen_scn_level_load(gen_t *g) {
     hr_gen_mark(g, "boot_done");
     uint64_t levels = 1 + e / 200000;
     for (uint64_t l = 0; l < levels && !g->oom; l++) {
-        uint64_t left = e > g->t->n_events ? e - g->t->n_events : 0;
-        uint64_t goal = g->t->n_events + left / (levels - l);
+        uint64_t left = e > hr_gen_n(g) ? e - hr_gen_n(g) : 0;
+        uint64_t goal = hr_gen_n(g) + left / (levels - l);
         gen_level_t lv;
         gen_level_init(&lv, 16u << 20, 12u << 20);
         hr_gen_mark(g, "level_load_begin");
@@ -318,10 +318,10 @@ static void level(gen_t *g, play_t *p, uint64_t load_events, uint64_t play_until
     gen_level_t lv;
     gen_level_init(&lv, 16u << 20, 12u << 20);
     hr_gen_mark(g, "level_load_begin");
-    gen_level_load(g, &lv, g->t->n_events + load_events);
+    gen_level_load(g, &lv, hr_gen_n(g) + load_events);
     hr_gen_mark(g, "level_loaded");
     while (!g->oom && hr_gen_more(g, frame_reserve(p)) &&
-           g->t->n_events + g->n_live < play_until)
+           hr_gen_n(g) + g->n_live < play_until)
         play_frame(g, p);
     hr_gen_mark(g, "level_unload_begin");
     play_end(g, p);

@@ -141,7 +141,7 @@ static int job_step(gen_t *g, void *ctx, uint32_t a, int stop) {
  * the main thread. Frame 0 gives every worker a job (every thread appears);
  * later frames shrink when the budget runs low, so small targets are met. */
 static void jobs_deal(gen_t *g, jobs_t *j, uint32_t workers, int first) {
-    uint64_t n = 0, used = g->t->n_events + g->n_live;
+    uint64_t n = 0, used = hr_gen_n(g) + g->n_live;
     uint64_t cap = used < g->target ? (g->target - used) / 16 : 0;
     for (uint32_t a = 0; a < workers; a++)
         n += 2 + gen_below(&g->rng, 5); /* 2..6 jobs per worker */
@@ -363,7 +363,7 @@ static void pair_swap(uint32_t *v, size_t i, size_t j) {
 
 /* Queues `id`; due fits 32 bits because events <= HR_GEN_MAX_EVENTS < 2^31. */
 static void queue_put(gen_t *g, queue_t *q, uint32_t id) {
-    uint32_t due = (uint32_t)(g->t->n_events + hr_gen_logsize(&g->rng, 4, 400));
+    uint32_t due = (uint32_t)(hr_gen_n(g) + hr_gen_logsize(&g->rng, 4, 400));
     hr_gen_vec_push(&q->heap, due, &g->oom);
     hr_gen_vec_push(&q->heap, id, &g->oom);
     if (g->oom)
@@ -422,7 +422,7 @@ static int producer_step(gen_t *g, queue_t *q, uint32_t a, uint16_t th, int stop
  * Once stopped every queued message counts as ready (the queues drain). */
 static int consumer_step(gen_t *g, queue_t *q, uint32_t a, uint16_t th, int stop) {
     lifo_t *sc = &q->scratch[a];
-    int ready = q->heap.n && (stop || q->heap.v[0] <= g->t->n_events);
+    int ready = q->heap.n && (stop || q->heap.v[0] <= hr_gen_n(g));
     if (sc->sp && (sc->sp == SCRATCH_MAX || (!ready && stop) || gen_chance(&g->rng, 1, 2))) {
         hr_gen_free(g, sc->id[--sc->sp], 0);
         return 1;
