@@ -130,15 +130,24 @@ static const char *sig_name(int sig) {
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
+/* The trace's own objects, the same in every row of it: made once when the
+ * decoded trace is prepared, a copy set in each of its rows, freed when the
+ * trace is released (a packed trace, never prepared, has none). */
+enum { TR_SITES, TR_ROUTING, TR_FRAMES, TR__COUNT };
+static const char *const tr_key[TR__COUNT] = {
+    "sites",   /* its call sites: the trace has stacks */
+    "routing", /* --plan: each rule's blocks and violations */
+    "frames",  /* its per-frame figures (docs/METRICS.md): the trace has frames */
+};
+
 /* What the run's hooks share: the arguments, the report, progress, and
- * the pools of the trace being replayed. */
+ * the pools and own objects of the trace being replayed. */
 typedef struct replay_ctx {
     const replay_args_t *a;
     hr_report_builder_t *rb;
     progress_t          *pg;
     hr_pool_info_t       pi;
-    hr_json_t           *frames; /* the trace's per-frame figures, NULL without frames */
-    hr_json_t           *sites; /* the trace's call sites, NULL without stacks */
+    hr_json_t           *tr[TR__COUNT]; /* NULL: the trace has none */
 } replay_ctx_t;
 
 /* Before the decoded trace is shared: its pools summed and lowered. */
@@ -157,15 +166,17 @@ static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *er
     int rc = hr_framestat_compute(t, &fs, err);
     if (rc < 0)
         return -1;
-    c->frames = rc > 0 ? hr_framestat_json(&fs) : NULL;
-    if (rc > 0 && !c->frames) {
+    c->tr[TR_FRAMES] = rc > 0 ? hr_framestat_json(&fs) : NULL;
+    if (rc > 0 && !c->tr[TR_FRAMES]) {
         hr_error_set(err, "%s: frame figures: out of memory", path);
         return -1;
     }
-    hr_json_free(c->sites);
-    c->sites = hr_replay_sites_json(t); /* before a plan rewrites the blocks */
-    if (c->a->route && hr_replay_route_prepare(c->a, t, path, err) != 0)
-        return -1;
+    c->tr[TR_SITES] = hr_replay_sites_json(t); /* before a plan rewrites the blocks */
+    if (c->a->route) {
+        if (hr_replay_route_prepare(c->a, t, path, err) != 0)
+            return -1;
+        c->tr[TR_ROUTING] = hr_replay_route_json(c->a); /* the rules' counts of this trace */
+    }
     return hr_pool_prepare(c->a->route ? &c->a->route_pools : &c->a->pools, t, path,
                            c->a->quiet, &c->pi, err);
 }
@@ -173,8 +184,10 @@ static int on_prepare(void *ctx, hr_trace_t *t, const char *path, hr_error_t *er
 static void on_release(void *ctx) {
     replay_ctx_t *c = ctx;
     hr_pool_info_free(&c->pi);
-    hr_json_free(c->frames);
-    c->frames = NULL;
+    for (int k = 0; k < TR__COUNT; k++) {
+        hr_json_free(c->tr[k]);
+        c->tr[k] = NULL;
+    }
 }
 
 static void on_jobs_begin(void *ctx, int n) {
@@ -189,6 +202,13 @@ static void on_jobs_end(void *ctx, int n) {
 
 static void on_progress(const hr_child_job_t *job, int index, void *ctx) {
     progress(job, index, ((replay_ctx_t *)ctx)->pg);
+}
+
+/* A copy of the trace's own object k in the row just added, if it has one. */
+static void set_trace_obj(replay_ctx_t *c, int k) {
+    hr_json_t *o = c->tr[k] ? hr_json_clone(c->tr[k]) : NULL;
+    if (o)
+        hr_report_builder_set_last(c->rb, tr_key[k], o);
 }
 
 /* One cell's samples joined (each sample's measure, time, verify and count
@@ -209,17 +229,12 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *pools = hr_pool_json(&c->pi);
         if (pools)
             hr_report_builder_set_last(c->rb, "pools", pools);
-        hr_json_t *sites = c->sites ? hr_json_clone(c->sites) : NULL;
-        if (sites)
-            hr_report_builder_set_last(c->rb, "sites", sites);
-        hr_json_t *routing = c->a->route ? hr_replay_route_json(c->a) : NULL;
-        if (routing)
-            hr_report_builder_set_last(c->rb, "routing", routing);
+        set_trace_obj(c, TR_SITES);
+        set_trace_obj(c, TR_ROUTING);
         hr_json_t *pj = hr_program_json(cell->program); /* the trace's program time, if any */
         if (pj)
             hr_report_builder_set_last(c->rb, "program", pj);
-        if (c->frames) /* the trace's own per-frame figures (docs/METRICS.md) */
-            hr_report_builder_set_last(c->rb, "frames", hr_json_clone(c->frames));
+        set_trace_obj(c, TR_FRAMES);
         if (cell->stop)
             hr_report_builder_interrupted(c->rb, sig_name(cell->stop), cell->partial);
     }
@@ -348,7 +363,7 @@ int hr_cmd_replay(int argc, char **argv) {
         hr_report_builder_set_doc(rb, "options", "thread", hr_json_new_str(a.threads_arg));
     progress_t pg = {isatty(2) && !a.verbose, a.verbose, 0, rc ? 0 : hr_replay_plan_total_jobs(&plan),
                      now_s(), 0, -1, 0, NULL, NULL, 0};
-    replay_ctx_t ctx = {&a, rb, &pg, {0}, NULL, NULL};
+    replay_ctx_t ctx = {&a, rb, &pg, {0}, {NULL}};
     hr_replay_hooks_t hooks = {&ctx, on_prepare, on_release, on_cell, on_jobs_begin,
                                a.quiet ? NULL : on_progress, on_jobs_end};
     int failed = 0, stop = 0;
@@ -382,7 +397,6 @@ int hr_cmd_replay(int argc, char **argv) {
     hr_report_builder_free(rb);
     hr_replay_plan_free(&plan);
     hr_replay_specs_free(specs, nspecs);
-    hr_json_free(ctx.sites);
     free_args(&a);
     return rc;
 }
