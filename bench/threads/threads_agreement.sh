@@ -23,6 +23,11 @@
 #                            shared libraries, so both processes have the same
 #                            mappings (see fresh_agreement.sh); none: only LIB
 #   OUT=results/threads-agreement.md
+#   DATA_COPY=               a file the raw per-round data is copied to after every
+#                            round (a run cut short by a time limit keeps its rounds)
+#   FROM_DATA=               render the tables from such a file instead of measuring
+#   MACHINE_NOTE=            a line about the machine for the results file (e.g. that it
+#                            runs under gVisor)
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_setup "${1:-.}"
@@ -35,10 +40,14 @@ ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 WARM_TIME=${WARM_TIME:-0.5}
 HR_OPTS=${HR_OPTS:-}
 FRESH_LIBS=${FRESH_LIBS:-same}
+DATA_COPY=${DATA_COPY:-}
+FROM_DATA=${FROM_DATA:-}
+MACHINE_NOTE=${MACHINE_NOTE:-}
 OUT=${OUT:-$S/results/threads-agreement.md}
 CMD="ROUNDS=$ROUNDS THREADS='$THREADS' EVENTS=$EVENTS SCENARIO=$SCENARIO SEED=$SEED ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'} bench/threads/threads_agreement.sh"
 same_libs=$(hr_same_libs "$FRESH_LIBS")
 
+measure() {
 for n in $THREADS; do
     say "gen $SCENARIO --threads $n --events $EVENTS"
     "$HR" gen "$SCENARIO" -o "$W/t$n.hrt" --events "$EVENTS" --seed "$SEED" --threads "$n" >&2
@@ -81,7 +90,16 @@ for r in $(seq 1 "$ROUNDS"); do
                 "$W/fresh.json" >> "$W/data.tsv"
         done
     done
+    [ -z "$DATA_COPY" ] || cp "$W/data.tsv" "$DATA_COPY"
 done
+}
+if [ -n "$FROM_DATA" ]; then
+    cp "$FROM_DATA" "$W/data.tsv"
+    rounds_done=$(cut -f3 "$W/data.tsv" | sort -n | tail -1)
+    [ "$rounds_done" = "$ROUNDS" ] || CMD="$CMD (cut short: $rounds_done of $ROUNDS rounds done)"
+else
+    measure
+fi
 
 # col N SIDE THREADS ALLOC -> that column's values, one a line
 col() { awk -F'\t' -v c="$1" -v s="$2" -v n="$3" -v a="$4" '$4 == s && $1 == n && $2 == a { print $c }' "$W/data.tsv"; }
@@ -130,14 +148,20 @@ pairs() {
 
 {
     hr_header "heapreplay threaded replay vs a hand-written multithreaded replay" "$CMD"
-    echo "- cores: $(nproc). This machine has 2 cores: with 4 threads the replay is oversubscribed"
-    echo "  (threads share cores and the scheduler's time slices enter the figures). No machine with"
-    echo "  more cores was available; no figures for one are given."
+    [ -z "$MACHINE_NOTE" ] || echo "- $MACHINE_NOTE"
+    maxn=$(printf '%s\n' $THREADS | sort -n | tail -1)
+    if [ "$(nproc)" -ge "$maxn" ]; then
+        echo "- cores: $(nproc): every thread count measured has a core for each thread."
+    else
+        echo "- cores: $(nproc): with more threads than cores the replay is oversubscribed (threads"
+        echo "  share cores and the scheduler's time slices enter the figures)."
+    fi
     echo
     echo "Traces: \`heapreplay gen $SCENARIO --threads N --events $EVENTS --seed $SEED\` (a job system: workers"
     echo "allocate small blocks that another thread frees), N in $THREADS:"
     echo
     for n in $THREADS; do
+        [ -f "$W/t$n.flat" ] || continue # rendered from saved data
         env -u LD_PRELOAD "$FRESH_MT" --warm-laps 0 "$W/t$n.flat" |
             jq -r --arg n "$n" '"- \($n) thread(s): \(.threads) threads recorded, \(.ops) memory ops, \(.handoffs) cross-thread frees"'
     done
