@@ -66,6 +66,14 @@ bad() { # NAME SED-EXPRESSION EXPECTED-TEXT
 bad bad_load '1s/load_before=9.00/load_before=9.123/' "load_before=9.123': expected a load average"
 bad no_cpus '1s/ cpus=2//' "noise record needs every one of .*missing cpus="
 bad big_mad '1s/cpu_mad_ns=10000000/cpu_mad_ns=60000000/' "cpu_mad_ns 60000000 is above the runs' range"
+cp "$T/l.hrt" "$T/badb.hrt"
+printf '\001' | dd of="$T/badb.hrt" bs=1 seek=132 conv=notrunc 2> /dev/null
+"$HR" info "$T/badb.hrt" > /dev/null 2> "$T/badb.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$T/badb.err")" = 1 ] &&
+    grep -q "badb.hrt: offset 132: program time: the noise record's reserved word is not 0" "$T/badb.err" &&
+    ok "binary: a reserved word set in the noise record -> FILE: offset 132: message, exit 2" ||
+    not_ok "binary: bad noise record (rc $rc)" "$(cat "$T/badb.err")"
 
 # 3. the load warning: in every format of the loaded trace's report, never
 # in the quiet one's (loaded: the larger load average above CPUs / 2 + 1)
