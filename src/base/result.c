@@ -97,7 +97,11 @@ static void decode_predict(const hr_json_t *p, hr_result_predict_t *out) {
     decode_nums(p, predict_keys, sizeof predict_keys / sizeof *predict_keys, out);
     out->paired = flag(p, "paired");
     const char *real = hr_json_path_str(p, "real");
-    out->real = !real ? 0 : strcmp(real, "saving") == 0 ? -1 : strcmp(real, "cost") == 0;
+    const hr_json_t *within = hr_json_get(p, "within_noise");
+    if (real) /* the two answers' first */
+        out->real = strcmp(real, "saving") == 0 ? -1 : strcmp(real, "cost") == 0;
+    else /* a report made before them: its one interval's verdict, as it said */
+        out->real = !within || hr_json_is_true(within) ? 0 : out->change_s < 0 ? -1 : 1;
 }
 
 static void decode_violations(const hr_json_t *v, hr_result_violations_t *out) {

@@ -92,6 +92,22 @@ static void test_blocks(void) {
              t.program.load_after == 0.25 && t.program.cpus == 4);
     HR_CHECK(t.predict.present && t.predict.change_s == -0.02 && t.predict.real == -1 &&
              t.predict.runs_to_see == 3 && !t.predict.paired && isnan(t.predict.noise_s));
+    hr_json_free(r);
+    /* a report made before the two answers: its within_noise is read as real */
+    static const char *const old[] = {
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\","
+        "\"predict\":{\"change_s\":-0.02,\"within_noise\":false}}",
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\","
+        "\"predict\":{\"change_s\":0.02,\"within_noise\":false}}",
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\","
+        "\"predict\":{\"change_s\":-0.02,\"within_noise\":true}}"};
+    for (int i = 0; i < 3; i++) {
+        hr_json_t *o = decoded(old[i], &t);
+        HR_CHECK(t.predict.present && t.predict.real == (i == 0 ? -1 : i == 1 ? 1 : 0) &&
+                 isnan(t.predict.runs_to_see));
+        hr_json_free(o);
+    }
+    r = decoded(blocks, &t);
     HR_CHECK(t.has_budget && t.m.BUDGET_BYTES == 64 && t.m.BUDGET_FAIL == 7);
     HR_CHECK(t.violations.present && t.violations.kinds == 2 && t.violations.top_n == 9 &&
              strcmp(t.violations.top, "c") == 0);
