@@ -173,6 +173,77 @@ static __attribute__((noinline)) void run_range_access(run_t *r, const hr_event_
         fast_loop_t(r, from, to, r->touch, 0, 1);
 }
 
+/* ---- the lean loop: the default replay on a plain system allocator ------- */
+
+/* Every op other than alloc and free, out of the lean loop's body so that the
+ * body keeps only the few values a hand-written replay keeps (r->libc is set
+ * around the loop: the ops call the C library as the loop does). */
+static __attribute__((noinline)) void lean_other(run_t *r, const hr_event_t *ev) {
+    dispatch(r, ev);
+}
+
+/* The loop a hand-written replay runs (tests/tools/fresh_replay.c): alloc
+ * and free inline, the slot table and the event pointer in registers and
+ * nothing else live across the calls. fast_loop_t's copy of run_t kept
+ * ~20 values live across each malloc and free; GCC spilled them, moved the
+ * malloc call out of line and reloaded the touch cap from the stack on every
+ * alloc, which on the 3-8 ns/op traces cost 5-15 % beside the hand-written
+ * loop (docs/METRICS.md, "Harness cost"). Same semantics as fast_loop_t
+ * with libc set, no access model, no touch cap and touch `first` (or none):
+ * a failed alloc is noted, an empty free counted, a block touched one byte
+ * a page. `first`: a constant in each instantiation. */
+static inline __attribute__((always_inline)) void lean_loop_t(run_t *r, const hr_event_t *ev,
+                                                              const hr_event_t *end, int first) {
+    hr_slot_t *const s = r->slots;
+    uint64_t empty = 0;
+    r->libc = 1;
+    for (; ev < end; ev++) {
+        const uint8_t op = ev->op;
+        if (op == HR_OP_FREE) {
+            void *p = s[ev->id].p;
+            if (__builtin_expect(p != NULL, 1))
+                free(p);
+            else
+                empty++;
+            s[ev->id].p = NULL;
+        } else if (op == HR_OP_ALLOC) {
+            const uint64_t size = ev->size;
+            void *p = __builtin_expect(ev->align > 16, 0) ? hr_sys_alloc_inline(size, ev->align)
+                                                          : malloc(size);
+            s[ev->id].p = p;
+            s[ev->id].size = size;
+            if (__builtin_expect(p == NULL, 0))
+                note_fail(r, ev);
+            else if (first)
+                touch_pages(p, 0, size, 1);
+        } else {
+            lean_other(r, ev);
+        }
+    }
+    r->libc = 0;
+    r->empty_frees += empty;
+}
+
+static __attribute__((noinline)) void lean_range_first(run_t *r, const hr_event_t *from,
+                                                       const hr_event_t *to) {
+    lean_loop_t(r, from, to, 1);
+}
+
+static __attribute__((noinline)) void lean_range_none(run_t *r, const hr_event_t *from,
+                                                      const hr_event_t *to) {
+    lean_loop_t(r, from, to, 0);
+}
+
+/* The lean loop serves the run: no access model, no touch cap, and a touch
+ * policy that is `first` or `none` on every block (`recorded` is `first` on
+ * a trace without `touched` records). */
+static int lean_ok(const run_t *r) {
+    if (r->acc || r->touch_cap)
+        return 0;
+    return r->touch == HR_TOUCH_FIRST || r->touch == HR_TOUCH_NONE ||
+           (r->touch == HR_TOUCH_RECORDED && r->t->op_counts[HR_OP_TOUCHED] == 0);
+}
+
 /* GCC: compare-and-branch chains instead of a jump table (see dispatch).
  * The libc loops serve system backends that free plainly, only while the run
  * calls the backend's own functions (the counting and verifying laps wrap
@@ -184,6 +255,13 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     int libc = r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
     if (__builtin_expect(r->acc != NULL, 0)) {
         run_range_access(r, from, to, libc);
+        return;
+    }
+    if (libc && lean_ok(r)) {
+        if (r->touch == HR_TOUCH_NONE)
+            lean_range_none(r, from, to);
+        else
+            lean_range_first(r, from, to);
         return;
     }
     if (libc) {
