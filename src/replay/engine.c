@@ -33,27 +33,34 @@ static size_t slot_bytes(const hr_trace_t *t) {
     return (size_t)(t->n_ids ? t->n_ids : 1) * sizeof(hr_slot_t);
 }
 
-/* The slot table of the last closed instance, kept for the next lap: a lap
- * then starts with the table warm in cache and TLB, as a program's own
- * arrays are from one frame to the next, instead of on fresh pages. Every
- * pointer in it is NULL once an instance is closed. */
-static hr_slot_t *spare_slots;
-static size_t     spare_bytes;
+/* The slot table and the heap stack of the last closed instance, kept for
+ * the next lap: a lap then starts with the table warm in cache and TLB, as a
+ * program's own arrays are from one frame to the next, instead of on fresh
+ * pages. And no lap pays for a munmap before it: a munmap flushes TLB
+ * entries, and one mmap + munmap of a page between the laps of the
+ * hand-written replay (tests/tools/fresh_replay.c) made its warm laps 3 %
+ * slower on particles (mimalloc, 6 interleaved runs; docs/METRICS.md,
+ * "Harness cost"). Every pointer in a kept slot table is NULL. */
+typedef struct spare {
+    void  *p;
+    size_t bytes;
+} spare_t;
+static spare_t spare_slots, spare_hs;
 
-static hr_slot_t *take_slots(size_t bytes) {
-    if (spare_slots && spare_bytes == bytes) {
-        hr_slot_t *s = spare_slots;
-        spare_slots = NULL;
-        return s;
+static void *spare_take(spare_t *s, size_t bytes) {
+    if (s->p && s->bytes == bytes) {
+        void *p = s->p;
+        s->p = NULL;
+        return p;
     }
     return hr_hmem_alloc(bytes, HR_HMEM_POPULATE);
 }
 
-static void keep_slots(hr_slot_t *s, size_t bytes) {
-    if (spare_slots)
-        hr_hmem_free(spare_slots, spare_bytes);
-    spare_slots = s;
-    spare_bytes = bytes;
+static void spare_keep(spare_t *s, void *p, size_t bytes) {
+    if (s->p)
+        hr_hmem_free(s->p, s->bytes);
+    s->p = p;
+    s->bytes = bytes;
 }
 
 void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
@@ -102,8 +109,10 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
     }
     /* Harness memory, faulted in now: its page faults are the harness's, not
      * the allocator's, and must not land in a timed loop. */
-    r->slots = take_slots(slot_bytes(t));
-    r->hs = hr_hmem_alloc(sizeof *r->hs, HR_HMEM_POPULATE);
+    r->slots = spare_take(&spare_slots, slot_bytes(t));
+    r->hs = spare_take(&spare_hs, sizeof *r->hs);
+    if (r->hs)
+        r->hs->n = 0; /* a kept stack starts empty, as a fresh one */
     if (!r->slots || !r->hs) {
         hr_error_set(err, "out of memory for %u slots", t->n_ids);
         return -1;
@@ -124,9 +133,9 @@ void hr_run_close(run_t *r, int destroy) {
     }
     r->inst = NULL;
     if (r->slots)
-        keep_slots(r->slots, slot_bytes(r->t));
+        spare_keep(&spare_slots, r->slots, slot_bytes(r->t));
     if (r->hs)
-        hr_hmem_free(r->hs, sizeof *r->hs);
+        spare_keep(&spare_hs, r->hs, sizeof *r->hs);
     if (r->acc)
         hr_hmem_free(r->acc, sizeof *r->acc);
     r->slots = NULL;
