@@ -243,6 +243,13 @@ static __attribute__((noinline)) void lean_range_none(run_t *r, const hr_event_t
     lean_loop_t(r, from, to, 0);
 }
 
+/* The run calls the C library directly in its loops: a system backend that
+ * frees plainly, called through its own functions (the counting and
+ * verifying laps wrap them and go through engine_slow.c). */
+static int run_libc(const run_t *r) {
+    return r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
+}
+
 /* The lean loop serves the run: no access model, no touch cap, and a touch
  * policy that is `first` or `none` on every block (`recorded` is `first` on
  * a trace without `touched` records). */
@@ -261,7 +268,7 @@ static int lean_ok(const run_t *r) {
 __attribute__((optimize("no-jump-tables")))
 #endif
 void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
-    int libc = r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
+    int libc = run_libc(r);
     if (__builtin_expect(r->acc != NULL, 0)) {
         run_range_access(r, from, to, libc);
         return;
@@ -290,29 +297,108 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     }
 }
 
+/* ---- the lean lap's events: memory ops only ------------------------------ */
+
+/* Frame marks, marks and heap pushes and pops do nothing in the lean loop of
+ * a backend without frame or heap hooks (the C library's allocators): the
+ * loop calls no hook and passes no heap to malloc. Nor does a `touched`
+ * record: the lean loop runs touch `recorded` only on a trace without one. */
+static inline int lean_drops(uint8_t op) {
+    return op == HR_OP_FRAME || op == HR_OP_MARK || op == HR_OP_HEAP_PUSH ||
+           op == HR_OP_HEAP_POP || op == HR_OP_TOUCHED;
+}
+
+/* Whether a timed lap of r may run the memory ops alone: the lean loop
+ * serves it and nothing the dropped events would do is seen. Walking them
+ * cost a branch misprediction each: frame_loop (3.7 % of its events are
+ * frames, marks and heap ops) and game_session (6.4 %) ran 2-4 % slower
+ * than the hand-written replay, which has only the memory ops
+ * (docs/METRICS.md, "Harness cost"). */
+static int lean_compacts(const run_t *r) {
+    return r->lean && run_libc(r) && lean_ok(r) && !r->frame && !r->heap_push && !r->heap_pop;
+}
+
+/* Copies the events of src[0..n) that the lean loop acts on to dst (which
+ * may be src: in place); returns how many. */
+static size_t lean_compact(hr_event_t *dst, const hr_event_t *src, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!lean_drops(src[i].op))
+            dst[k++] = src[i];
+    return k;
+}
+
+/* A decoded trace's memory ops, copied once per time process (the first
+ * lap that may use them) into harness memory, at most HR_LEAN_MAX_BYTES: a
+ * larger trace's laps walk every event (its copy would weigh on the
+ * process's memory limit, memlimit.h). The copy also does the pre-walk's
+ * job: the lap's events are in cache, as the copy just wrote them. */
+#define HR_LEAN_MAX_BYTES ((size_t)64 << 20)
+
+static const hr_event_t *lean_events(run_t *r, size_t *n) {
+    hr_lean_t *l = r->lean;
+    const hr_trace_t *t = r->t;
+    if (!l->ev && !l->tried) {
+        l->tried = 1;
+        size_t mem = 0;
+        for (size_t i = 0; i < t->n_events; i++)
+            mem += !lean_drops(t->events[i].op);
+        size_t bytes = (mem ? mem : 1) * sizeof(hr_event_t);
+        if (mem == t->n_events || bytes > HR_LEAN_MAX_BYTES ||
+            !(l->ev = hr_hmem_alloc(bytes, HR_HMEM_POPULATE)))
+            return NULL; /* nothing to drop, or too large: every event */
+        l->bytes = bytes;
+        l->n = lean_compact(l->ev, t->events, t->n_events);
+    }
+    *n = l->n;
+    return l->ev;
+}
+
+void hr_lean_free(hr_lean_t *l) {
+    if (l->ev)
+        hr_hmem_free(l->ev, l->bytes);
+    memset(l, 0, sizeof *l);
+}
+
 /* A packed trace's windows are each timed apart: the clocks are read
  * 2 * n_events / HR_EVWIN times (a wall + thread-CPU pair costs ~0.4 us
  * here, about half of it inside a stretch: ~0.003 ns/op over 64 k events).
  * 64 k, not fewer: each window's decoding displaces the cache between two
  * stretches, which cost a 3-8 ns/op trace +2-5 % with 4 k or 16 k windows
- * and 0-3 % with 64 k (results/event-form-vm.md). */
+ * and 0-3 % with 64 k (results/event-form-vm.md). Where the lean loop runs
+ * the memory ops alone (lean_compacts), a decoded trace's lap walks their
+ * copy and a packed window is compacted in place after its decoding, both
+ * untimed; an op's index (note_fail) then counts the memory ops, which the
+ * time process reports nowhere (the measure process reports failures). */
 void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu) {
     hr_evwin_t w;
     uint64_t ws = 0, cs = 0;
+    int compact = lean_compacts(r);
     if (!r->t->packed) { /* one stretch, no window to decode */
+        const hr_event_t *ev = r->t->events, *lev;
+        size_t n = r->t->n_events, ln;
+        if (compact && (lev = lean_events(r, &ln)))
+            ev = r->win = lev, n = ln;
         uint64_t w0 = hr_now_ns(), c0 = hr_thread_cpu_ns();
-        hr_run_range(r, r->t->events, r->t->events + r->t->n_events);
+        hr_run_range(r, ev, ev + n);
         uint64_t w1 = hr_now_ns(), c1 = hr_thread_cpu_ns();
         *wall = w1 - w0;
         *cpu = c1 - c0;
         return;
     }
     if (hr_evwin_open(&w, r->t, NULL) == 0) {
+        uint64_t kept = 0;
         while (hr_evwin_next(&w)) {
+            size_t n = w.n;
+            if (compact) {
+                n = lean_compact(w.buf, w.ev, w.n);
+                w.base = kept;
+                kept += n;
+            }
             r->win = w.ev;
             r->win_base = w.base;
             uint64_t w0 = hr_now_ns(), c0 = hr_thread_cpu_ns();
-            hr_run_range(r, w.ev, w.ev + w.n);
+            hr_run_range(r, w.ev, w.ev + n);
             uint64_t w1 = hr_now_ns(), c1 = hr_thread_cpu_ns();
             ws += w1 - w0;
             cs += c1 - c0;
