@@ -198,13 +198,16 @@ static __attribute__((noinline)) void lean_other(run_t *r, const hr_event_t *ev)
  * malloc call out of line and reloaded the touch cap from the stack on every
  * alloc, which on the 3-8 ns/op traces cost 5-15 % beside the hand-written
  * loop (docs/METRICS.md, "Harness cost"). Same semantics as fast_loop_t
- * with libc set, no access model, no touch cap and touch `first` (or none):
- * a failed alloc is noted, an empty free counted, a block touched one byte
- * a page. `first`: a constant in each instantiation. */
+ * with libc set, no access model and no touch cap: a failed alloc is noted,
+ * an empty free counted, a block touched one byte a page (touch `first`),
+ * or as far as its `touched` record says (`recorded`: the pending record is
+ * a local here, in r->pend around the other ops), or not at all (`none`).
+ * `touch`: a constant in each instantiation. */
 static inline __attribute__((always_inline)) void lean_loop_t(run_t *r, const hr_event_t *ev,
-                                                              const hr_event_t *end, int first) {
+                                                              const hr_event_t *end,
+                                                              hr_touch_t touch) {
     hr_slot_t *const s = r->slots;
-    uint64_t empty = 0;
+    uint64_t empty = 0, pend = r->pend;
     r->libc = 1;
     for (; ev < end; ev++) {
         const uint8_t op = ev->op;
@@ -217,30 +220,45 @@ static inline __attribute__((always_inline)) void lean_loop_t(run_t *r, const hr
             s[ev->id].p = NULL;
         } else if (op == HR_OP_ALLOC) {
             const uint64_t size = ev->size;
+            uint64_t used = size;
             void *p = __builtin_expect(ev->align > 16, 0) ? hr_sys_alloc_inline(size, ev->align)
                                                           : malloc(size);
             s[ev->id].p = p;
             s[ev->id].size = size;
+            if (touch == HR_TOUCH_RECORDED && __builtin_expect(pend != 0, 0)) {
+                used = pend - 1 < size ? pend - 1 : size;
+                pend = 0;
+            }
             if (__builtin_expect(p == NULL, 0))
                 note_fail(r, ev);
-            else if (first)
-                touch_pages(p, 0, size, 1);
+            else if (touch != HR_TOUCH_NONE)
+                touch_pages(p, 0, used, 1);
+        } else if (touch == HR_TOUCH_RECORDED && op == HR_OP_TOUCHED) {
+            pend = ev->size < UINT64_MAX ? ev->size + 1 : ev->size; /* as op_TOUCHED */
         } else {
+            r->pend = pend;
             lean_other(r, ev);
+            pend = r->pend;
         }
     }
+    r->pend = pend;
     r->libc = 0;
     r->empty_frees += empty;
 }
 
 static __attribute__((noinline)) void lean_range_first(run_t *r, const hr_event_t *from,
                                                        const hr_event_t *to) {
-    lean_loop_t(r, from, to, 1);
+    lean_loop_t(r, from, to, HR_TOUCH_FIRST);
+}
+
+static __attribute__((noinline)) void lean_range_recorded(run_t *r, const hr_event_t *from,
+                                                          const hr_event_t *to) {
+    lean_loop_t(r, from, to, HR_TOUCH_RECORDED);
 }
 
 static __attribute__((noinline)) void lean_range_none(run_t *r, const hr_event_t *from,
                                                       const hr_event_t *to) {
-    lean_loop_t(r, from, to, 0);
+    lean_loop_t(r, from, to, HR_TOUCH_NONE);
 }
 
 /* The run calls the C library directly in its loops: a system backend that
@@ -250,14 +268,10 @@ static int run_libc(const run_t *r) {
     return r->alloc == r->be->alloc && r->free == r->be->free && hr_sys_is_plain(r->be);
 }
 
-/* The lean loop serves the run: no access model, no touch cap, and a touch
- * policy that is `first` or `none` on every block (`recorded` is `first` on
- * a trace without `touched` records). */
+/* The lean loop serves the run: no access model, no touch cap (what
+ * `all` writes is a memset, not worth a loop of its own). */
 static int lean_ok(const run_t *r) {
-    if (r->acc || r->touch_cap)
-        return 0;
-    return r->touch == HR_TOUCH_FIRST || r->touch == HR_TOUCH_NONE ||
-           (r->touch == HR_TOUCH_RECORDED && r->t->op_counts[HR_OP_TOUCHED] == 0);
+    return !r->acc && !r->touch_cap && r->touch != HR_TOUCH_ALL;
 }
 
 /* GCC: compare-and-branch chains instead of a jump table (see dispatch).
@@ -276,8 +290,11 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     if (libc && lean_ok(r)) {
         if (r->touch == HR_TOUCH_NONE)
             lean_range_none(r, from, to);
-        else
+        else if (r->touch == HR_TOUCH_FIRST ||
+                 r->t->op_counts[HR_OP_TOUCHED] == 0) /* recorded without a record */
             lean_range_first(r, from, to);
+        else
+            lean_range_recorded(r, from, to);
         return;
     }
     if (libc) {
@@ -302,10 +319,10 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
 /* Frame marks, marks and heap pushes and pops do nothing in the lean loop of
  * a backend without frame or heap hooks (the C library's allocators): the
  * loop calls no hook and passes no heap to malloc. Nor does a `touched`
- * record: the lean loop runs touch `recorded` only on a trace without one. */
-static inline int lean_drops(uint8_t op) {
+ * record unless the touch policy is `recorded`. */
+static inline int lean_drops(uint8_t op, hr_touch_t touch) {
     return op == HR_OP_FRAME || op == HR_OP_MARK || op == HR_OP_HEAP_PUSH ||
-           op == HR_OP_HEAP_POP || op == HR_OP_TOUCHED;
+           op == HR_OP_HEAP_POP || (op == HR_OP_TOUCHED && touch != HR_TOUCH_RECORDED);
 }
 
 /* Whether a timed lap of r may run the memory ops alone: the lean loop
@@ -320,10 +337,10 @@ static int lean_compacts(const run_t *r) {
 
 /* Copies the events of src[0..n) that the lean loop acts on to dst (which
  * may be src: in place); returns how many. */
-static size_t lean_compact(hr_event_t *dst, const hr_event_t *src, size_t n) {
+static size_t lean_compact(hr_event_t *dst, const hr_event_t *src, size_t n, hr_touch_t touch) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (!lean_drops(src[i].op))
+        if (!lean_drops(src[i].op, touch))
             dst[k++] = src[i];
     return k;
 }
@@ -342,13 +359,13 @@ static const hr_event_t *lean_events(run_t *r, size_t *n) {
         l->tried = 1;
         size_t mem = 0;
         for (size_t i = 0; i < t->n_events; i++)
-            mem += !lean_drops(t->events[i].op);
+            mem += !lean_drops(t->events[i].op, r->touch);
         size_t bytes = (mem ? mem : 1) * sizeof(hr_event_t);
         if (mem == t->n_events || bytes > HR_LEAN_MAX_BYTES ||
             !(l->ev = hr_hmem_alloc(bytes, HR_HMEM_POPULATE)))
             return NULL; /* nothing to drop, or too large: every event */
         l->bytes = bytes;
-        l->n = lean_compact(l->ev, t->events, t->n_events);
+        l->n = lean_compact(l->ev, t->events, t->n_events, r->touch);
     }
     *n = l->n;
     return l->ev;
@@ -391,7 +408,7 @@ void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu) {
         while (hr_evwin_next(&w)) {
             size_t n = w.n;
             if (compact) {
-                n = lean_compact(w.buf, w.ev, w.n);
+                n = lean_compact(w.buf, w.ev, w.n, r->touch);
                 w.base = kept;
                 kept += n;
             }
