@@ -15,6 +15,9 @@ HR_BENCH_MICRO = bench/micro/bench_decode$(EXEEXT) bench/micro/bench_gen$(EXEEXT
 HR_BENCH += $(HR_BENCH_MICRO) bench/threads/bench_threads$(EXEEXT) bench/capture/cap_churn$(EXEEXT)
 CLEANFILES += $(EXTRA_PROGRAMS)
 EXTRA_DIST += bench/README.md bench/run.sh bench/lib/hr_bench_lib.sh
+# The harness's cost per event against tests/tools/fresh_replay on a fast
+# allocator (particles on mimalloc and tcmalloc), part of bench-micro.
+EXTRA_DIST += bench/micro/bench_harness_cost.sh
 
 # Large generated traces (>= 10 M events) for benchmarks; not shipped.
 LARGE_TRACES = traces/large/session_10M.hrt traces/large/particles_10M.hrt \

@@ -26,6 +26,16 @@ typedef struct heapstack {
 
 typedef struct hr_access_state hr_access_state_t; /* engine_access.h */
 
+/* A time process's copy of a decoded trace's memory ops for the lean lap
+ * (engine.c, hr_run_lap_timed): made by the first lap that may use it,
+ * released by hr_lean_free. tried: the copy was considered (ev NULL: none). */
+typedef struct hr_lean {
+    hr_event_t *ev;
+    size_t      n, bytes;
+    int         tried;
+} hr_lean_t;
+void hr_lean_free(hr_lean_t *l);
+
 typedef struct run {
     /* hot fields first: copied from the backend so the op loop does one
      * indirect call per op and no double indirection */
@@ -54,6 +64,8 @@ typedef struct run {
     uint64_t            empty_frees; /* free/realloc of an id with no block: its
                                       * alloc failed or (threads) did not run first */
     size_t              i;        /* current event index */
+    hr_lean_t          *lean;     /* time laps: where the lean lap's events are
+                                   * kept (NULL: every lap walks every event) */
     const hr_event_t   *win;      /* the events being replayed start here ... */
     uint64_t            win_base; /* ... at this trace index (hr_evwin_t) */
 } run_t;

@@ -121,6 +121,10 @@ int hr_event_form_parse(const char *s, hr_event_form_t *out) {
  * half a million laps). */
 #define HR_MAX_WARM_LAPS 4096
 
+/* The memory ops of the trace time_laps replays, shared by its laps
+ * (hr_lean_t): set around time_laps' laps, NULL otherwise. */
+static hr_lean_t *laps_lean;
+
 /* One lap on a fresh instance: wall and thread-CPU ns of the op loop only
  * (creating the instance and freeing what the trace leaves live are not
  * timed). */
@@ -131,6 +135,7 @@ static int lap(const hr_trace_t *t, const hr_run_alloc_t *a, const hr_replay_opt
         hr_run_close(&r, 1);
         return -1;
     }
+    r.lean = laps_lean;
     hr_run_lap_timed(&r, wall, cpu);
     hr_run_close(&r, 1);
     return 0;
@@ -199,10 +204,15 @@ static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
 static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *err) {
     thr_result_t tr;
     int threaded = hr_threads_on(res->t, res->opt) && !(res->be->caps & HR_CAP_SERIAL_ONLY), rc;
-    if (threaded)
+    if (threaded) {
         rc = hr_threads_laps(res->t, res->alloc, res->opt, laps, &tr, err);
-    else
+    } else {
+        hr_lean_t lean = {NULL, 0, 0, 0};
+        laps_lean = &lean;
         rc = time_laps(res->t, res->alloc, res->opt, laps, err);
+        laps_lean = NULL;
+        hr_lean_free(&lean);
+    }
     if (rc == 0) {
         res->laps = laps;
         res->thr = threaded ? &tr : NULL;
