@@ -141,7 +141,8 @@ done
 # verdict.tsv: program policy the report's verdict paragraph (one line)
 # replay.tsv: program policy allocator ops cold_ns cold_ns_min cold_ns_max warm_ns peak_footprint
 #             status peak_rss_above_baseline, then the report's own prediction
-#             (predict.change_s, interval_s_lo, interval_s_hi, within_noise) and
+#             (predict.change_s, interval_s_lo, interval_s_hi, and its two
+#             answers: predict.real, predict.runs_to_see) and
 #             the worker's RSS before the replay (rss_baseline: the harness, the
 #             same in every worker, and the allocator's own start-up);
 #             policy: the touch policy, then " --access MODEL" unless none
@@ -162,7 +163,7 @@ for p in $PROGRAMS; do
                 (.memory.peak_footprint // "null"), .status,
                 (.memory.peak_rss_above_baseline // "null"), (.predict.change_s // "null"),
                 (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
-                (if .predict then .predict.within_noise else "null" end),
+                (.predict.real // "null"), (.predict.runs_to_see // "null"),
                 (.memory.rss_baseline // "null")] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
             # the report's one answer (its verdict paragraph, as a user reads
             # it in `heapreplay report`), set beside the real outcome
@@ -187,7 +188,7 @@ done
     echo '```'
     echo "# real: program allocator round cpu_s max_rss_kb wall_s minflt"
     cat "$W/real.tsv"
-    echo "# replay: program policy allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s within_noise rss_baseline"
+    echo "# replay: program policy allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s real runs_to_see rss_baseline"
     cat "$W/replay.tsv"
     echo '```'
     echo

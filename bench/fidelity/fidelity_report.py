@@ -7,8 +7,9 @@ prints the Markdown body of results/fidelity-<host>.md.
 real.tsv:   program allocator round cpu_s max_rss_kb wall_s
 replay.tsv: program policy allocator ops cold_ns cold_min cold_max warm_ns
             peak_footprint status peak_rss_above_baseline [change_s lo_s hi_s
-            within_noise: the report's own predicted change, docs/METRICS.md
-            [rss_baseline: the worker's RSS before the replay]]
+            real runs_to_see: the report's own predicted change and its two
+            answers, docs/METRICS.md [rss_baseline: the worker's RSS before
+            the replay]]
 verdict.tsv: program policy the report's verdict paragraph (`heapreplay report`'s
             "ship X: ..." / "keep glibc: ..." / "no allocator changes ..." line)
 
@@ -20,19 +21,21 @@ Hodges-Lehmann estimate of those differences with its 95 % interval from the
 exact Wilcoxon signed-rank distribution, and it is beyond noise when that
 interval excludes 0 (at least 6 rounds are needed for a 95 % interval). A
 range-overlap test was used before: its ranges widen as rounds are added, so
-more rounds made fewer differences visible. The report's verdict answers
-another question, whether one run of the program would show the change (its
-interval is widened by the program's run-to-run noise), so it is compared with
-the same question asked of the real rounds: is the change beyond 1.96 x the
-robust sd of the paired differences (the difference of two single runs)? Per program and touch
+more rounds made fewer differences visible. The report's prediction gives
+two answers, each scored against the same question asked of the real rounds:
+(a) "is the change real?" (predict.real: saving / cost / none) against the
+real paired test (faster / slower beyond noise, or not); (b) "will one run
+show it?" (predict.runs_to_see 1, or more) against whether the real change
+exceeds 1.96 x the robust sd of the paired differences (the difference of two
+single runs); (b) is not scored where the report's noise is unknown. Per program and touch
 policy: the predicted allocator time (cold ns/op x ops; a program runs its
 allocations once), the predicted saving against glibc in seconds and in % of
 glibc's real CPU time, with the range from the repeats' cold min/max, and
 Spearman's rho between real and predicted rankings for time (CPU time vs
 predicted allocator time) and memory (max RSS vs peak footprint, and vs the
 replay's peak RSS above its baseline). With the report's own prediction (the
-"predict" object): its verdict per allocator (faster / slower / within noise)
-beside the real one, and how many agree. The policy column is the --touch
+"predict" object): its two answers per allocator beside the real ones, and
+how many agree. The policy column is the --touch
 policy, followed by " --access MODEL" when the replay used an access model.
 At the end, a summary: one line per program and policy (rho for time and
 memory, verdicts agreeing, predicted against real change per allocator)."""
@@ -73,10 +76,12 @@ def spearman(a, b):
 
 
 def report_prediction(f):
-    """The report's predict fields (change_s, lo, hi, within_noise) or None."""
-    if len(f) < 4 or "null" in f:
+    """The report's predict fields (change_s, lo, hi, real, runs_to_see) or
+    None; runs_to_see None when the report's noise is unknown."""
+    if len(f) < 5 or "null" in f[:4]:
         return None
-    return dict(change=float(f[0]), lo=float(f[1]), hi=float(f[2]), within=f[3] == "true")
+    return dict(change=float(f[0]), lo=float(f[1]), hi=float(f[2]), real=f[3],
+                runs=float(f[4]) if f[4] != "null" else None)
 
 
 def signed_rank_counts(n):
@@ -145,32 +150,53 @@ def real_change(real_p, a):
     return dict(v=v, est=est, lo=lo, hi=hi, one=one)
 
 
-def report_verdict(pred):
-    if pred["within"]:
-        return "within noise"
-    return "faster" if pred["change"] < 0 else "slower"
+# (a): the report's word -> the real paired test's
+REAL_OF = {"saving": "faster", "cost": "slower", "none": "within noise"}
+
+
+def one_run_words(pred):
+    """(b) in the report's words, and whether it says one run shows it
+    (None: noise unknown)."""
+    k = pred["runs"]
+    if k is None:
+        return "noise unknown", None
+    if k <= 1:
+        return "one run shows it", True
+    return ("needs ~%.0f runs" % k if k <= 100 else "not in 100 runs"), False
 
 
 def verdict_lines(both, rows, rc, has_base):
-    """The report's predicted change beside the real verdict (rc: real_change
-    per allocator), and the agreement count."""
-    cells, agree, n, inside = [], 0, 0, 0
+    """The report's predicted change and its two answers beside the real ones
+    (rc: real_change per allocator): (a) its real / not real against the
+    paired test, (b) its one-run answer against whether the real change
+    exceeds one run's noise. Returns the agreement counts of (a), (b) and
+    how often the real change lies inside the report's interval."""
+    cells, agree_a, agree_b, nb, n, inside = [], 0, 0, 0, 0, 0
     for a in both:
         pred = rows[a].get("pred")
         if a == "glibc" or not pred or not has_base:
             continue
         rv, est, ov = rc[a]["v"], rc[a]["est"], rc[a]["one"]
-        pv = report_verdict(pred)
+        words, seen = one_run_words(pred)
         n += 1
-        agree += ov == pv
+        agree_a += REAL_OF.get(pred["real"]) == rv
+        if seen is not None:
+            nb += 1
+            agree_b += seen == (ov != "within noise")
         inside += pred["lo"] <= est <= pred["hi"]
-        cells.append("%s %+.3f s [%+.3f, %+.3f] %s (real: %+.3f s, %s; in one run: %s)" % (
-            a, pred["change"], pred["lo"], pred["hi"], pv, est, rv, ov))
+        cells.append("%s %+.3f s [%+.3f, %+.3f] %s, %s (real: %+.3f s, %s; in one run: %s)" % (
+            a, pred["change"], pred["lo"], pred["hi"],
+            {"saving": "real saving", "cost": "real cost"}.get(pred["real"], "no real change"),
+            words, est, rv, ov))
     if n:
         print("- the report's predicted change of the program's run time: " + "; ".join(cells) +
-              "; verdicts agree (one run's noise) for %d of %d; the real change is inside the report's interval"
-              " for %d of %d" % (agree, n, inside, n))
-    return ("%d of %d" % (agree, n), "%d of %d" % (inside, n)) if n else ("-", "-")
+              "; (a) real agrees with the paired test for %d of %d; (b) one run agrees for %s; the"
+              " real change is inside the report's interval for %d of %d" % (
+                  agree_a, n, "%d of %d" % (agree_b, nb) if nb else "- (noise unknown)", inside, n))
+    if not n:
+        return "-", "-", "-"
+    return ("%d of %d" % (agree_a, n), "%d of %d" % (agree_b, nb) if nb else "-",
+            "%d of %d" % (inside, n))
 
 
 def shipped_of(verdict):
@@ -225,16 +251,18 @@ def print_summary(summary):
     print("Change against glibc in ms, predicted (cold lap x ops) / real (paired Hodges-Lehmann, CPU).")
     print("*Real beyond noise*: the allocators whose real change's 95 % interval excludes 0. Memory")
     print("rho against the real max RSS by the replay's peak footprint / peak RSS above its baseline /")
-    print("peak RSS (baseline + above: with the allocator's own start-up). *Verdicts agree*: the report's")
-    print("verdict (its interval, widened by the program's noise, excludes 0 or not) against what one run")
-    print("of each would show (the real change beyond 1.96 x the robust sd of the rounds' differences).")
+    print("peak RSS (baseline + above: with the allocator's own start-up). *(a) real agrees*: the report's")
+    print("\"is the change real?\" (real saving / real cost / no real change) against the paired test")
+    print("(faster / slower beyond noise / within noise). *(b) one run agrees*: the report's \"will one run")
+    print("show it?\" against whether the real change exceeds 1.96 x the robust sd of the rounds'")
+    print("differences (\"-\" where the report's noise is unknown).")
     print("*Inside*: the real change lies in the report's predicted interval. *Headline right*: the")
     print("report's one answer (ship X / keep glibc) against the real paired rounds (see each program).")
     print()
-    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | verdicts agree | inside | headline right | predicted / real change, ms |")
-    print("|---|---|---|---:|---:|---:|---:|---|---|")
+    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | (a) real agrees | (b) one run agrees | inside | headline right | predicted / real change, ms |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---|---|")
     for s in summary:
-        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s |" % s)
+        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s | %s |" % s)
 
 
 def fmt_range(v, f="%.3f"):
@@ -270,8 +298,8 @@ def main(real_path, replay_path, allocators, verdict_path=None):
                               warm=float(f[7]) if f[7] != "null" else float("nan"),
                               fp=int(f[8]) if f[8] != "null" else 0,
                               rss=int(f[10]) if len(f) > 10 and f[10] != "null" else 0,
-                              pred=report_prediction(f[11:15]),
-                              base=int(f[15]) if len(f) > 15 and f[15] != "null" else 0)
+                              pred=report_prediction(f[11:16]),
+                              base=int(f[16]) if len(f) > 16 and f[16] != "null" else 0)
     print("Real: the program under `LD_PRELOAD` (user+sys CPU s, max RSS MiB; median [min-max] over")
     print("the rounds). Change vs glibc: the Hodges-Lehmann estimate of the rounds' paired differences")
     print("with its 95 % interval; *beyond noise*: that interval excludes 0.")
@@ -338,7 +366,7 @@ def main(real_path, replay_path, allocators, verdict_path=None):
                   " baseline %s, rho = %.2f; by peak RSS %s, rho = %.2f" % (
                       order(both, rm), order(both, pm), spearman(rm, pm), order(both, pr),
                       spearman(rm, pr), order(both, pa), spearman(rm, pa)))
-            agree, inside = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
+            agree_a, agree_b, inside = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
             right = headline_lines(verdicts.get((p, t), ""), present, rc) if verdict_path else "-"
             beyond = [a for a in both if a != "glibc" and rc[a]["v"] != "within noise"]
             changes = []
@@ -348,7 +376,7 @@ def main(real_path, replay_path, allocators, verdict_path=None):
                         a, (rows[a]["cold"] - g["cold"]) * rows[a]["ops"] / 1e6,
                         1000 * rc[a]["est"]))
             summary.append((t, p, ", ".join(beyond) or "none", spearman(rt, pt), spearman(rm, pm),
-                            spearman(rm, pr), spearman(rm, pa), agree, inside, right,
+                            spearman(rm, pr), spearman(rm, pa), agree_a, agree_b, inside, right,
                             "; ".join(changes)))
     print_summary(summary)
     return 0

@@ -66,11 +66,15 @@ static const num_key_t program_keys[] = {
     HR_NK_(hr_result_program_t, cpu_s),  HR_NK_(hr_result_program_t, cpu_s_min),
     HR_NK_(hr_result_program_t, cpu_s_max), HR_NK_(hr_result_program_t, wall_s),
     HR_NK_(hr_result_program_t, max_rss), HR_NK_(hr_result_program_t, runs),
+    HR_NK_(hr_result_program_t, cpu_s_mad), HR_NK_(hr_result_program_t, load_before),
+    HR_NK_(hr_result_program_t, load_after), HR_NK_(hr_result_program_t, cpus),
 };
 static const num_key_t predict_keys[] = {
     HR_NK_(hr_result_predict_t, alloc_s),       HR_NK_(hr_result_predict_t, change_s),
     HR_NK_(hr_result_predict_t, change_pct),    HR_NK_(hr_result_predict_t, interval_s_lo),
-    HR_NK_(hr_result_predict_t, interval_s_hi), HR_NK_(hr_result_predict_t, noise_s),
+    HR_NK_(hr_result_predict_t, interval_s_hi), HR_NK_(hr_result_predict_t, replay_s_lo),
+    HR_NK_(hr_result_predict_t, replay_s_hi),   HR_NK_(hr_result_predict_t, model_error_s),
+    HR_NK_(hr_result_predict_t, noise_s),       HR_NK_(hr_result_predict_t, runs_to_see),
     HR_NK_(hr_result_predict_t, rss_change_bytes),
 };
 #undef HR_NK_
@@ -92,7 +96,12 @@ static void decode_predict(const hr_json_t *p, hr_result_predict_t *out) {
     out->present = p != NULL; /* as readers always took it: the key is there */
     decode_nums(p, predict_keys, sizeof predict_keys / sizeof *predict_keys, out);
     out->paired = flag(p, "paired");
-    out->within_noise = flag(p, "within_noise");
+    const char *real = hr_json_path_str(p, "real");
+    const hr_json_t *within = hr_json_get(p, "within_noise");
+    if (real) /* the two answers' first */
+        out->real = strcmp(real, "saving") == 0 ? -1 : strcmp(real, "cost") == 0;
+    else /* a report made before them: its one interval's verdict, as it said */
+        out->real = !within || hr_json_is_true(within) ? 0 : out->change_s < 0 ? -1 : 1;
 }
 
 static void decode_violations(const hr_json_t *v, hr_result_violations_t *out) {

@@ -87,6 +87,9 @@ typedef struct hr_result_metrics {
 typedef struct hr_result_program {
     int         present;
     double      cpu_s, cpu_s_min, cpu_s_max, wall_s, max_rss, runs;
+    /* the noise record (NAN when the trace has none): the runs' CPU MAD,
+     * the 1-minute load average before and after them, the online CPUs */
+    double      cpu_s_mad, load_before, load_after, cpus;
     const char *timed; /* "capture" when the captured run was timed */
 } hr_result_program_t;
 
@@ -94,9 +97,10 @@ typedef struct hr_result_program {
  * report/predict.c). Numbers NAN when absent. */
 typedef struct hr_result_predict {
     int    present;
-    double alloc_s, change_s, change_pct, interval_s_lo, interval_s_hi, noise_s,
-           rss_change_bytes;
-    int    paired, within_noise;
+    double alloc_s, change_s, change_pct, interval_s_lo, interval_s_hi, replay_s_lo,
+           replay_s_hi, model_error_s, noise_s, runs_to_see, rss_change_bytes;
+    int    paired;
+    int    real; /* "real": -1 saving, +1 cost, 0 no real change (or absent) */
 } hr_result_predict_t;
 
 /* native.violations (an in-house backend's counts by kind): the most

@@ -134,7 +134,18 @@ void hr_program_from_runs(const hr_run_time_t *runs, int n, int captured, hr_pro
     p->cpu_ns = median_u64(v, n);
     p->cpu_min_ns = v[0];
     p->cpu_max_ns = v[n - 1];
+    /* the runs' spread that one slow run does not set: the median absolute
+     * deviation from the median (docs/METRICS.md, "Program noise") */
+    for (int i = 0; i < n; i++)
+        v[i] = runs[i].cpu_ns > p->cpu_ns ? runs[i].cpu_ns - p->cpu_ns : p->cpu_ns - runs[i].cpu_ns;
+    p->cpu_mad_ns = median_u64(v, n);
     free(v);
+}
+
+/* The 1-minute load average x 100 (0 when the system does not say). */
+static uint32_t load_now(void) {
+    double l[1];
+    return getloadavg(l, 1) == 1 && l[0] >= 0 && l[0] < 4e7 ? (uint32_t)(l[0] * 100 + 0.5) : 0;
 }
 
 off_t hr_stdin_offset(void) {
@@ -148,6 +159,7 @@ int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_
     if (!runs)
         return -1;
     int differ = 0;
+    uint32_t load_before = load_now();
     for (int i = 0; i < n; i++) {
         if (run_plain(cmd, in_off, &runs[i]) != 0) {
             free(runs);
@@ -158,10 +170,17 @@ int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_
     if (in_off >= 0)
         (void)lseek(0, in_off, SEEK_SET);
     hr_program_from_runs(runs, n, 0, p);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    p->load_before_c = load_before;
+    p->load_after_c = load_now();
+    p->cpus = cpus > 0 && cpus <= (long)UINT32_MAX ? (uint32_t)cpus : 1;
     fprintf(sum, "program time: median of %d run%s without the capture library: wall %.3f s, "
-            "CPU %.3f s (min %.3f, max %.3f), max RSS %.1f MiB\n", n, n == 1 ? "" : "s",
+            "CPU %.3f s (min %.3f, max %.3f, MAD %.3f), max RSS %.1f MiB; load average %.2f "
+            "before, %.2f after, %u CPUs\n", n, n == 1 ? "" : "s",
             (double)p->wall_ns / 1e9, (double)p->cpu_ns / 1e9, (double)p->cpu_min_ns / 1e9,
-            (double)p->cpu_max_ns / 1e9, (double)p->max_rss / 1048576.0);
+            (double)p->cpu_max_ns / 1e9, (double)p->cpu_mad_ns / 1e9,
+            (double)p->max_rss / 1048576.0, p->load_before_c / 100.0, p->load_after_c / 100.0,
+            p->cpus);
     if (differ)
         fprintf(sum, "warning: %d of the %d timing runs ended unlike the captured run (exit "
                 "status or signal): they may not have done the same work\n", differ, n);

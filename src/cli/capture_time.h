@@ -38,12 +38,14 @@ int hr_stdin_rerunnable(void);
 off_t hr_stdin_offset(void);
 
 /* The program time of n runs: medians of wall, CPU and max RSS, the CPU
- * time's min and max; `captured` sets HR_PROGF_CAPTURED. */
+ * time's min, max and median absolute deviation; `captured` sets
+ * HR_PROGF_CAPTURED. The noise record's load and CPUs stay 0 (none). */
 void hr_program_from_runs(const hr_run_time_t *runs, int n, int captured, hr_program_time_t *p);
 
 /* --time-runs N: runs cmd n times without the capture library (output to
  * /dev/null, standard input rewound to in_off when >= 0), fills p from
- * them and says so on `sum` (with a warning when a run's wait status
+ * them with the noise record (the 1-minute load average before the first
+ * and after the last run, the online CPUs) and says so on `sum` (with a warning when a run's wait status
  * differs from expect_status, the captured run's). 0, or -1 (cannot fork). */
 int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_time_t *p,
                  FILE *sum);

@@ -4,8 +4,8 @@
  * ranked on it (ranking.h; an excluded row gets no cell):
  *   time   PROGRAM basis: (cpu + change) / cpu, cpu the program's CPU time
  *          and change the predicted change (the reference: 1); its range
- *          from the prediction's interval, within noise as the prediction
- *          says. COLD/WARM basis: ns/op / the reference's ns/op; range
+ *          from the prediction's interval, within noise when the
+ *          prediction says the change is not real. COLD/WARM basis: ns/op / the reference's ns/op; range
  *          min / ref max .. max / ref min of the samples.
  *   rss    peak RSS / the reference's; range likewise from the samples.
  * Per allocator: the geometric mean of its cells, of their lo and of their
@@ -49,7 +49,7 @@ static hr_xt_cell_t time_cell(const hr_ranking_t *rk, const hr_rank_entry_t *e,
     if (!(cpu > 0))
         return cell(NAN, NAN, NAN, -1);
     return cell((cpu + e->key) / cpu, (cpu + e->lo) / cpu, (cpu + e->hi) / cpu,
-                e->r->predict.within_noise);
+                e->r->predict.real == 0);
 }
 
 static hr_xt_row_t *row_of(hr_crosstrace_t *x, const char *alloc) {

@@ -9,11 +9,14 @@
  *               per-sample differences when both rows have as many samples
  *               (sample i of each came from the same round of interleaved
  *               repeats), else the difference of the medians
- *   interval    the differences' range (unpaired: min - max' .. max - min'),
- *               widened on each side by the program's own noise
- *               (hr_predict_noise of the recorded CPU range)
- *   change_pct  change_s / program cpu_s * 100
- *   within_noise  the interval holds 0 */
+ *   replay_s_*  the differences' range (unpaired: min - max' .. max - min')
+ *   interval    the replay's range widened on each side by the model's
+ *               error (hr_predict_model_error): "is the change real?";
+ *               real: saving when it lies below 0, cost above, else none
+ *   noise_s     the program's own run-to-run noise (hr_predict_noise) and
+ *   runs_to_see how many runs of each show the change beyond it: "will I
+ *               see it in one run?" (absent: noise unknown)
+ *   change_pct  change_s / program cpu_s * 100 */
 #include "report/predict.h"
 
 #include <math.h>
@@ -29,19 +32,6 @@
 #include "report/summary.h"
 
 #define MAX_SAMPLES 1024
-
-/* d2(n): the expected range of n standard normal samples (n = 2..20);
- * above 20 the value of 20, which overstates the noise slightly. */
-static const double d2_table[21] = {0,     0,     1.128, 1.693, 2.059, 2.326, 2.534,
-                                    2.704, 2.847, 2.970, 3.078, 3.173, 3.258, 3.336,
-                                    3.407, 3.472, 3.532, 3.588, 3.640, 3.689, 3.735};
-
-double hr_predict_noise(double range_s, unsigned runs) {
-    if (runs < 2 || !isfinite(range_s))
-        return NAN;
-    double d2 = d2_table[runs > 20 ? 20 : runs];
-    return HR_PREDICT_Z * sqrt(2.0) * range_s / d2;
-}
 
 static int same_trace(const hr_result_t *a, const hr_result_t *b) {
     const char *ta = a->trace, *tb = b->trace, *da = a->trace_digest, *db = b->trace_digest;
@@ -107,27 +97,35 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
         return NULL;
     hr_stats_t d;
     int paired = difference(a, na, g, ng, &d);
-    double cpu = prog->cpu_s, runs = prog->runs;
-    double noise = hr_predict_noise(prog->cpu_s_max - prog->cpu_s_min,
-                                    runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
-    double w = isfinite(noise) ? noise : 0, lo = d.min - w, hi = d.max + w;
+    double cpu = prog->cpu_s;
+    double m = hr_predict_model_error(d.median, cpu), lo = d.min - m, hi = d.max + m;
+    const char *basis;
+    double noise = hr_predict_noise(prog, &basis);
     hr_json_t *o = hr_json_new_object();
     hr_json_set(o, "alloc_s", hr_json_new_num(r->m.COLD_CPU));
     hr_json_set(o, "baseline", hr_json_new_str(HR_PREDICT_BASELINE));
     hr_json_set(o, "change_s", hr_json_new_num(d.median));
     if (cpu > 0)
         hr_json_set(o, "change_pct", hr_json_new_num(d.median / cpu * 100));
+    hr_json_set(o, "replay_s_lo", hr_json_new_num(d.min));
+    hr_json_set(o, "replay_s_hi", hr_json_new_num(d.max));
+    hr_json_set(o, "model_error_s", hr_json_new_num(m));
     hr_json_set(o, "interval_s_lo", hr_json_new_num(lo));
     hr_json_set(o, "interval_s_hi", hr_json_new_num(hi));
-    if (isfinite(noise))
+    hr_json_set(o, "real", hr_json_new_str(hi < 0 ? "saving" : lo > 0 ? "cost" : "none"));
+    if (isfinite(noise)) {
         hr_json_set(o, "noise_s", hr_json_new_num(noise));
+        hr_json_set(o, "noise_basis", hr_json_new_str(basis));
+        hr_json_set(o, "runs_to_see", hr_json_new_num(hr_predict_runs_to_see(d.median, noise)));
+    }
     hr_json_set(o, "paired", hr_json_new_bool(paired));
+    if (hr_predict_loaded(prog))
+        hr_json_set(o, "loaded", hr_json_new_bool(1));
     /* the program's max RSS moves with the worker's whole peak RSS (its
      * allocator's start-up included; docs/METRICS.md, "Peak RSS") */
     double pr = r->m.PEAK_RSS_ALL, pb = b->m.PEAK_RSS_ALL;
     if (isfinite(pr) && isfinite(pb))
         hr_json_set(o, "rss_change_bytes", hr_json_new_num(pr - pb));
-    hr_json_set(o, "within_noise", hr_json_new_bool(lo <= 0 && hi >= 0));
     return o;
 }
 
@@ -166,14 +164,14 @@ void hr_report_predict(hr_json_t *doc) {
 /* ---- rendering ------------------------------------------------------------ */
 
 /* One row; `why`: the reason an excluded row is not ranked (then it gets no
- * faster/slower verdict), NULL for a ranked row. */
+ * verdict), NULL for a ranked row. */
 static void predict_row(hr_emit_t *em, const hr_result_t *t, const char *why) {
     const hr_result_predict_t *p = &t->predict;
     const char *alloc = t->allocator;
-    double change = p->change_s, pct = p->change_pct;
-    char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-";
+    double pct = p->change_pct;
+    char a[32], c[32], lo[32], hi[32], iv[80], pc[32], rss[40] = "-", seen[48], nr[80];
     hr_fmt_seconds(a, sizeof a, p->alloc_s, 0);
-    hr_fmt_seconds(c, sizeof c, change, 1);
+    hr_fmt_seconds(c, sizeof c, p->change_s, 1);
     hr_fmt_seconds(lo, sizeof lo, p->interval_s_lo, 1);
     hr_fmt_seconds(hi, sizeof hi, p->interval_s_hi, 1);
     snprintf(iv, sizeof iv, "%s .. %s", lo, hi);
@@ -188,34 +186,32 @@ static void predict_row(hr_emit_t *em, const hr_result_t *t, const char *why) {
             rss[0] = drss < 0 ? '-' : '+';
     }
     int base = strcmp(alloc, HR_PREDICT_BASELINE) == 0;
+    hr_predict_seen_words(seen, sizeof seen, p);
+    snprintf(nr, sizeof nr, "not ranked: %s", why ? why : "");
     hr_emit_cell_str(em, alloc);
     hr_emit_cell_str(em, a);
     hr_emit_cell_str(em, c);
-    hr_emit_cell_str(em, iv);
     hr_emit_cell_str(em, pc);
+    hr_emit_cell_str(em, iv);
+    hr_emit_cell_str(em, why ? nr : base ? "baseline" : hr_predict_real_words(p));
+    hr_emit_cell_str(em, base ? NULL : seen); /* a fact of the change, ranked or not */
     hr_emit_cell_str(em, rss);
-    char nr[80];
-    snprintf(nr, sizeof nr, "not ranked: %s", why ? why : "");
-    hr_emit_cell_str(em, why ? nr
-                         : base ? "baseline"
-                         : p->within_noise ? "within noise"
-                         : change < 0 ? "faster" : "slower");
     hr_emit_row_end(em);
 }
 
-/* The line under the table: what the program time is and how to read it. */
+/* The lines under the table: what the program time is, its noise and how
+ * to read the columns (the load warning is the summary's, in every format). */
 static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
     char wall[32], cpu[32], lo[32], hi[32], rss[32], noise[64] = "";
     double runs = prog->runs;
-    const char *timed = prog->timed;
+    const char *timed = prog->timed, *basis = NULL;
     int captured = timed && strcmp(timed, "capture") == 0;
     hr_fmt_seconds(wall, sizeof wall, prog->wall_s, 0);
     hr_fmt_seconds(cpu, sizeof cpu, prog->cpu_s, 0);
     hr_fmt_seconds(lo, sizeof lo, prog->cpu_s_min, 0);
     hr_fmt_seconds(hi, sizeof hi, prog->cpu_s_max, 0);
     hr_fmt_bytes(rss, sizeof rss, prog->max_rss);
-    double n = hr_predict_noise(prog->cpu_s_max - prog->cpu_s_min,
-                                runs >= 2 && runs < 4e9 ? (unsigned)runs : 0);
+    double n = hr_predict_noise(prog, &basis);
     if (isfinite(n))
         hr_fmt_seconds(noise, sizeof noise, n, 0);
     const char *lead = md ? "- " : "  ";
@@ -226,18 +222,22 @@ static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
         fprintf(out, "median of %.0f run%s without the capture library, CPU %s .. %s; ", runs,
                 runs == 1 ? "" : "s", lo, hi);
     if (*noise)
-        fprintf(out, "run-to-run noise +/-%s)\n", noise);
+        fprintf(out, "run-to-run noise +/-%s, from the runs' %s)\n", noise,
+                strcmp(basis, "mad") == 0 ? "median absolute deviation" : "range");
     else
         fprintf(out, "its noise is unknown: capture with --time-runs N)\n");
     fprintf(out, "%salloc time: the replay's cold lap (CPU); change: minus %s's; interval: the "
-            "replay's samples%s; max RSS change: the replay's peak RSS, allocator start-up "
-            "included, minus %s's (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE,
-            *noise ? " widened by the program's noise" : "", HR_PREDICT_BASELINE);
+            "replay's samples widened by the model's error (%.0f%% of the change + %.0f%% of "
+            "the program's CPU); real?: the interval below or above 0; one run: whether the "
+            "change exceeds the program's noise in one run of each, or how many runs of each "
+            "show it; max RSS change: the replay's peak RSS, allocator start-up included, minus "
+            "%s's (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE, HR_PREDICT_MODEL_REL * 100,
+            HR_PREDICT_MODEL_CPU * 100, HR_PREDICT_BASELINE);
 }
 
 void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace) {
-    static const char *const cols[] = {"allocator", ">alloc time", ">change", ">interval",
-                                       ">% of CPU", ">max RSS change", "verdict"};
+    static const char *const cols[] = {"allocator", ">alloc time", ">change", ">% of CPU",
+                                       ">interval", "real?", "one run", ">max RSS change"};
     const hr_result_program_t *prog = NULL;
     for (size_t i = 0; i < v->n && !prog; i++) {
         const hr_result_t *r = &v->rows[i];
@@ -248,7 +248,7 @@ void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const cha
         return;
     char title[600];
     snprintf(title, sizeof title, "Predicted change of the program's run time (%s)", trace);
-    hr_emit_table_begin(em, title, 7, cols);
+    hr_emit_table_begin(em, title, 8, cols);
     hr_ranking_t rk;
     hr_rank_trace(&rk, v, trace);
     for (int i = 0; i < rk.n; i++) /* in the ranking's order */

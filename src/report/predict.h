@@ -2,20 +2,21 @@
  * "Predicted change of the program's run time"): from a trace's recorded
  * program time (the result's "program" object, capture) and the replay's
  * whole allocator time, what switching from glibc to each allocator would
- * change in the program's CPU time, with an interval from the replay's
- * samples and the program's own run-to-run noise. */
+ * change in the program's CPU time, and two answers about it: is the
+ * change real (an interval of the replay's own uncertainty and the model's
+ * measured error), and will one run of the program show it (the change
+ * against the program's own run-to-run noise). */
 #ifndef HR_REPORT_PREDICT_H
 #define HR_REPORT_PREDICT_H
 
 #include "base/emit.h"
 #include "base/json.h"
 #include "report/access.h"
+#include "report/answers.h"
 #include "report/ranking.h"
 
 /* The allocator every change is measured against (its row of the same trace). */
 #define HR_PREDICT_BASELINE HR_RANK_BASELINE
-/* z of a two-sided 95 % bound. */
-#define HR_PREDICT_Z 1.96
 
 /* Sets "predict" on every ok result of `doc` (a report) whose trace has a
  * program time and an ok glibc row, and removes a "predict" left from an
@@ -25,12 +26,6 @@
  * builder) and again after rows were added or merged. */
 #define HR_REPORT_CROSS_TRACE "cross_trace"
 void hr_report_predict(hr_json_t *doc);
-
-/* Half-width of the 95 % bound of the difference of two single runs of a
- * program whose CPU time spread over `range_s` (max - min) in `runs` runs:
- * z * sqrt(2) * range / d2(runs), d2 the expected range of `runs` standard
- * normal samples. NAN when runs < 2 (no spread known). */
-double hr_predict_noise(double range_s, unsigned runs);
 
 /* The "Predicted change of the program's run time" table of `trace`'s rows
  * (text, Markdown or any table format of em) and a line saying what the

@@ -7,7 +7,8 @@
  * checks that includes and calls only point down):
  *   access   access.h, stats.h, metric_name.h: loading and checking a report,
  *            decoding its results once (hr_report_view_t), formats
- *   draw     svg.h (canvas, scales, panels), ranking.h
+ *   draw     svg.h (canvas, scales, panels), ranking.h, answers.h (the
+ *            prediction's two answers in words)
  *   render   one file per renderer and per chart kind: tables.h (text,
  *            Markdown), csv.h, summary.h, detail.h, predict.h, compare.h,
  *            paired.h, charts.h (chart_<kind>.c), sites.h (a trace's call sites),

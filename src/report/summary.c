@@ -9,6 +9,7 @@
 #include "base/metrics.h"
 #include "base/outfile.h"
 #include "report/access.h"
+#include "report/answers.h"
 #include "report/phases.h"
 #include "report/sites_report.h"
 #include "report/ranking.h"
@@ -161,36 +162,39 @@ static const hr_result_program_t *program_of(const hr_ranking_t *rk) {
     return NULL;
 }
 
-/* "ship A: -27.0 ms of 1.22 s CPU (-2.2%, interval -35..-19 ms), max RSS
- * +3.1 MiB", the ranked rows within noise of A after it; or that no
- * allocator changes the program beyond noise. */
+/* "ship A: -250.0 ms of 3.20 s CPU (-7.8%): real saving [-330..-170 ms];
+ * one run shows it (program noise +/-60.0 ms), max RSS +3.1 MiB", the
+ * ranked real savings not apart from A's after it; or that no allocator's
+ * change is real (docs/METRICS.md, "Predicted change of the program's run
+ * time": the two answers). */
 static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
     const hr_rank_entry_t *b = &rk->e[0];
     const hr_result_predict_t *p = &b->r->predict;
     const hr_result_program_t *prog = program_of(rk);
-    int any_beyond = 0;
+    int any_real = 0;
     for (int i = 0; i < rk->nranked; i++)
-        any_beyond |= !rk->e[i].r->predict.within_noise;
-    if (p->within_noise || !(p->change_s < 0)) {
-        cat(buf, n, any_beyond ? "keep %s: no allocator makes this program faster beyond noise"
-                               : "no allocator changes this program beyond noise",
+        any_real |= rk->e[i].r->predict.real != 0;
+    if (p->real >= 0) {
+        cat(buf, n, any_real ? "keep %s: no allocator's saving is real"
+                             : "no allocator changes this program for real",
             HR_RANK_BASELINE);
         return;
     }
-    char c[32], cpu[32], iv[64], rss[32] = "";
+    char c[32], cpu[32], words[160], rss[32] = "";
     hr_fmt_seconds(c, sizeof c, p->change_s, 1);
     hr_fmt_seconds(cpu, sizeof cpu, prog ? prog->cpu_s : NAN, 0);
-    hr_fmt_seconds_range(iv, sizeof iv, p->interval_s_lo, p->interval_s_hi);
-    cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%, interval %s)", b->r->allocator, c, cpu,
-        p->change_pct, iv);
+    hr_predict_words(words, sizeof words, p);
+    cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%): %s", b->r->allocator, c, cpu, p->change_pct,
+        words);
     if (isfinite(p->rss_change_bytes)) {
         hr_fmt_bytes(rss, sizeof rss, fabs(p->rss_change_bytes));
         cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
     }
     int k = 0;
     for (int i = 1; i < rk->nranked; i++)
-        if (!rk->e[i].r->predict.within_noise && hr_rank_apart(b, &rk->e[i]) == 0)
-            cat(buf, n, "%s%s", k++ ? ", " : "; within noise of it: ", rk->e[i].r->allocator);
+        if (rk->e[i].r->predict.real < 0 && hr_rank_apart(b, &rk->e[i]) == 0)
+            cat(buf, n, "%s%s", k++ ? ", " : "; as good within the model's error: ",
+                rk->e[i].r->allocator);
 }
 
 /* "fastest by cold-lap time: A, 1.69x less than B's (separated)" or "A and
@@ -379,7 +383,8 @@ static void columns_legend(FILE *out, hr_rank_basis_t basis, int load, const cha
             "ranked (flags says why)\n", pre, hr_rank_basis_words(basis));
     if (basis == HR_RANK_PROGRAM) {
         fprintf(out, "%schange: predicted change of the program's CPU time against %s "
-                "(the replay's cold lap); interval: its 95%% bound\n", pre, HR_RANK_BASELINE);
+                "(the replay's cold lap); interval: the replay's samples with the model's "
+                "error (is the change real?)\n", pre, HR_RANK_BASELINE);
     } else if (basis == HR_RANK_COLD) {
         fprintf(out, "%scold/op: allocator time per op of the cold lap (the whole trace "
                 "once, as the program runs it)\n", pre);
@@ -492,6 +497,9 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
         fprintf(out, "%s%s: %s: %s\n", md ? "- " : "  ! ", t->allocator, t->status,
                 e ? e : "(no message)");
     }
+    const hr_result_program_t *prog = program_of(rk);
+    if (prog && rk->basis == HR_RANK_PROGRAM)
+        hr_predict_load_note(out, prog, md ? "- " : "  ! ");
     for (int i = rk->nranked; i < rk->n; i++)
         fprintf(out, "%s %s (%s)", k++ ? "," : md ? "- not ranked:" : "  not ranked:",
                 rk->e[i].r->allocator, rk->e[i].why);

@@ -409,18 +409,38 @@ typedef struct bin_header {
     hr_program_time_t program; /* 1.4, header_size >= 112; else runs 0 */
 } bin_header_t;
 
-/* 1.4: the program-time block at offset 64 (a 64-byte header has none). */
-static int dec_program(dec_t *d, const uint8_t *buf, bin_header_t *h) {
-    memset(&h->program, 0, sizeof h->program);
+/* The program block's size in a header of this minor and size: 0 (none),
+ * HR_BIN_PROGRAM_SIZE (1.4, 1.5) or that plus the noise record (1.6, which
+ * writes minor 6 only with the record). */
+static unsigned program_size(const bin_header_t *h) {
     if (h->minor < 4 || h->header_size == HR_BIN_HEADER_SIZE)
         return 0;
-    if (h->header_size < HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE)
-        return dec_fail(d, buf + 36, "header size %u: a 1.%u header is %d bytes, or at least %d "
+    return HR_BIN_PROGRAM_SIZE + (h->minor >= HR_BIN_MINOR_NOISE ? HR_BIN_NOISE_SIZE : 0);
+}
+
+/* 1.4: the program-time block at offset 64 (a 64-byte header has none);
+ * 1.6: with the noise record after it. */
+static int dec_program(dec_t *d, const uint8_t *buf, bin_header_t *h) {
+    memset(&h->program, 0, sizeof h->program);
+    unsigned ps = program_size(h);
+    if (!ps)
+        return 0;
+    if (h->header_size < HR_BIN_HEADER_SIZE + ps)
+        return dec_fail(d, buf + 36, "header size %u: a 1.%u header is %d bytes, or at least %u "
                         "with the program time", h->header_size, h->minor, HR_BIN_HEADER_SIZE,
-                        HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE);
+                        HR_BIN_HEADER_SIZE + ps);
     char what[300];
     hr_program_decode(buf + HR_BIN_HEADER_SIZE, &h->program);
-    int off = hr_program_check(&h->program, what, sizeof what);
+    int off = -1;
+    if (ps > HR_BIN_PROGRAM_SIZE &&
+        (off = hr_program_decode_noise(buf + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE,
+                                       &h->program)) >= 0)
+        return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "program time: the noise record's "
+                        "reserved word is not 0");
+    if (ps > HR_BIN_PROGRAM_SIZE && !hr_program_has_noise(&h->program))
+        return dec_fail(d, buf + HR_BIN_HEADER_SIZE + ps - 8, "program time: cpus is 0 in a 1.%u "
+                        "header (minor 6 and above hold the noise record: cpus >= 1)", h->minor);
+    off = hr_program_check(&h->program, what, sizeof what);
     if (off >= 0)
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "%s", what);
     return 0;
@@ -540,9 +560,10 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     }
     /* 1.5: the stacks block after the program-time block (older minors
      * may not hold one: their extra header bytes are skipped). */
-    if (h.minor >= HR_BIN_MINOR_STACKS && h.header_size > HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE &&
-        hr_stacks_decode_bin(t, buf + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE, buf + h.header_size,
-                             buf, name, err))
+    unsigned ps = program_size(&h);
+    if (h.minor >= HR_BIN_MINOR_STACKS && h.header_size > HR_BIN_HEADER_SIZE + ps &&
+        hr_stacks_decode_bin(t, buf + HR_BIN_HEADER_SIZE + ps, buf + h.header_size, buf, name,
+                             err))
         return -1;
     if (!validate)
         return 0;

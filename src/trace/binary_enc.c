@@ -261,14 +261,16 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         errno = EINVAL;
         return -1;
     }
-    size_t start = b->len,
-           hsize = HR_BIN_HEADER_SIZE + (t->program.runs || stacks ? HR_BIN_PROGRAM_SIZE : 0) +
-                   stk.len;
+    /* 1.6: the noise record after the program time, when there is one */
+    int noise = t->program.runs && hr_program_has_noise(&t->program);
+    size_t psize = t->program.runs || stacks
+                       ? HR_BIN_PROGRAM_SIZE + (noise ? HR_BIN_NOISE_SIZE : 0) : 0;
+    size_t start = b->len, hsize = HR_BIN_HEADER_SIZE + psize + stk.len;
     if (hsize > UINT32_MAX || hr_buf_reserve(b, hsize))
         goto oom;
     memset(b->data + b->len, 0, hsize);
     if (stk.len)
-        memcpy(b->data + b->len + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE, stk.data, stk.len);
+        memcpy(b->data + b->len + HR_BIN_HEADER_SIZE + psize, stk.data, stk.len);
     hr_buf_free(&stk);
     b->len += hsize;
     for (uint32_t i = 0; i < t->n_strings; i++) {
@@ -301,7 +303,8 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
      * them is byte-identical to what 1.2 wrote (same digest, readable by 1.2
      * readers); 1.5 only with stacks. The digest is taken without the
      * program time and the stacks (io.c). */
-    unsigned minor = stacks ? HR_BIN_MINOR_STACKS
+    unsigned minor = noise ? HR_BIN_MINOR_NOISE
+                     : stacks ? HR_BIN_MINOR_STACKS
                      : t->program.runs ? HR_BIN_MINOR_PROGRAM : HR_BIN_MINOR_PLAIN;
     for (size_t i = 0; i < t->n_events && minor < HR_BIN_MINOR_POOLS; i++)
         if (hr_op_is_pool(t->events[i].op) ||
@@ -313,6 +316,8 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     put_header(h, &hd);
     if (t->program.runs)
         hr_program_encode(&t->program, h + HR_BIN_HEADER_SIZE);
+    if (noise)
+        hr_program_encode_noise(&t->program, h + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE);
     hr_idtab_free(&bytes);
     return 0;
 oom:

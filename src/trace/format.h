@@ -17,13 +17,15 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 5 /* the newest minor this reader knows */
+#define HR_BIN_MINOR 6 /* the newest minor this reader knows */
+#define HR_BIN_MINOR_NOISE 6 /* 1.6: the program's noise record after the program time; written only when present */
 #define HR_BIN_MINOR_STACKS 5 /* 1.5: the stacks block in the header; written only when present */
 #define HR_BIN_MINOR_PROGRAM 4 /* 1.4: program time in the header; written only when present */
 #define HR_BIN_MINOR_POOLS 3 /* 1.3: pool ops (codes 8-10), named frames; written only when used */
 #define HR_BIN_MINOR_PLAIN 2 /* what a trace with neither is written as (1.2) */
 #define HR_BIN_HEADER_SIZE 64
 #define HR_BIN_PROGRAM_SIZE 48 /* 1.4: the program-time block at offset 64 */
+#define HR_BIN_NOISE_SIZE 24 /* 1.6: the noise record at offset 112 */
 #define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
 #define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */
 #define HR_BIN_THREAD 0x40u        /* bit 6: thread index follows */
@@ -105,10 +107,16 @@ int hr_buf_reserve(hr_buf_t *b, size_t extra);
  * *seen), 0 when it is no program option, -1 with a message; text_finish:
  * after the header, 0 when all or none were given and p is consistent, else
  * -1 with a message. text: the header options (" runs=... "), "" when none.
- * json: the report's and info's "program" object, NULL when none. */
+ * json: the report's and info's "program" object, NULL when none.
+ * The noise record (1.6) is HR_BIN_NOISE_SIZE more bytes right after the
+ * block: decode_noise/encode_noise read and write them; has_noise: whether
+ * p holds one (then the writer writes minor 6 and the 24 bytes). */
 int hr_program_check(const hr_program_time_t *p, char *what, size_t cap);
 void hr_program_decode(const uint8_t *block, hr_program_time_t *p);
 void hr_program_encode(const hr_program_time_t *p, uint8_t *block);
+int hr_program_decode_noise(const uint8_t *rec, hr_program_time_t *p);
+void hr_program_encode_noise(const hr_program_time_t *p, uint8_t *rec);
+int hr_program_has_noise(const hr_program_time_t *p);
 int hr_program_text_option(hr_program_time_t *p, unsigned *seen, const char *tok, size_t n,
                            char *what, size_t cap);
 int hr_program_text_finish(const hr_program_time_t *p, unsigned seen, char *what, size_t cap);

@@ -135,6 +135,9 @@ static uint64_t hash_head(input_t *in, const hr_bin_layout_t *lay, int prog, uns
  * at the end; 1.4 with the program-time block, 112 bytes, whatever the
  * events). */
 static int writer_header(const hr_bin_layout_t *lay, int prog) {
+    if (prog == 2) /* with the noise record (1.6) */
+        return lay->minor == HR_BIN_MINOR_NOISE &&
+               lay->header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE + HR_BIN_NOISE_SIZE;
     if (prog)
         return lay->minor == HR_BIN_MINOR_PROGRAM &&
                lay->header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE;
@@ -158,7 +161,7 @@ static int scan_binary(input_t *in, const char *name, hr_trace_summary_t *s,
         return -1;
     }
     int ts = (s->t.flags & HR_TRACEF_TIMESTAMPS) != 0, rc = -1;
-    int prog = s->t.program.runs != 0, needs_new = 0;
+    int prog = s->t.program.runs ? 1 + hr_program_has_noise(&s->t.program) : 0, needs_new = 0;
     int canonical = writer_header(&lay, prog);
     uint32_t n_used = 0;
     uint64_t done = 0, skipped = 0, h = 0;

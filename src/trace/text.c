@@ -552,7 +552,7 @@ int hr_trace_write_text(FILE *f, const hr_trace_t *t) {
     w->f = f;
     w->len = 0;
     w->failed = 0;
-    char prog[256];
+    char prog[400];
     hr_program_text(&t->program, prog, sizeof prog);
     wstr(w, HR_TEXT_MAGIC " 1");
     wstr(w, has_ts ? " timestamps" : "");

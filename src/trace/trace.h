@@ -158,6 +158,14 @@ typedef struct hr_program_time {
     uint64_t cpu_min_ns; /* fastest and slowest run's CPU time: the program's own noise */
     uint64_t cpu_max_ns;
     uint64_t max_rss;    /* median of each run's peak resident set, bytes */
+    /* The noise record (1.6; cpus == 0: not recorded, then the other three
+     * are 0): the runs' CPU times' median absolute deviation from their
+     * median, the 1-minute load average before and after the timed runs
+     * (x 100) and the online CPUs, so that a report can judge the program's
+     * run-to-run noise and warn when the machine was busy. */
+    uint64_t cpu_mad_ns;
+    uint32_t load_before_c, load_after_c;
+    uint32_t cpus;
 } hr_program_time_t;
 
 enum {

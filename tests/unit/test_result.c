@@ -73,8 +73,9 @@ static const char *blocks =
     "\"ns_per_op\":{\"alloc\":null,\"free\":3.5},"
     "\"per_thread\":[{\"ns_per_op\":10.5},{\"ns_per_op\":20}],"
     "\"program\":{\"cpu_s\":2,\"cpu_s_min\":1.9,\"cpu_s_max\":2.1,\"wall_s\":2.5,"
-    "\"max_rss\":1000,\"runs\":5,\"timed\":\"capture\"},"
-    "\"predict\":{\"alloc_s\":0.1,\"change_s\":-0.02,\"within_noise\":true},"
+    "\"max_rss\":1000,\"runs\":5,\"timed\":\"capture\",\"cpu_s_mad\":0.05,\"load_before\":1.5,"
+    "\"load_after\":0.25,\"cpus\":4},"
+    "\"predict\":{\"alloc_s\":0.1,\"change_s\":-0.02,\"real\":\"saving\",\"runs_to_see\":3},"
     "\"budget\":{\"bytes\":64,\"first_failure_op\":7},"
     "\"native\":{\"violations\":{\"a\":2,\"b\":0,\"c\":9}},"
     "\"pools\":[{\"name\":\"p\",\"allocs\":3,\"peak_live_bytes\":96,\"replayed_as\":\"x\"}],"
@@ -87,8 +88,26 @@ static void test_blocks(void) {
              t.thread_ns[1] == 20 && isnan(t.thread_ns[2]));
     HR_CHECK(t.program.present && t.program.cpu_s == 2 && t.program.cpu_s_max == 2.1 &&
              t.program.runs == 5 && strcmp(t.program.timed, "capture") == 0);
-    HR_CHECK(t.predict.present && t.predict.change_s == -0.02 && t.predict.within_noise &&
-             !t.predict.paired && isnan(t.predict.noise_s));
+    HR_CHECK(t.program.cpu_s_mad == 0.05 && t.program.load_before == 1.5 &&
+             t.program.load_after == 0.25 && t.program.cpus == 4);
+    HR_CHECK(t.predict.present && t.predict.change_s == -0.02 && t.predict.real == -1 &&
+             t.predict.runs_to_see == 3 && !t.predict.paired && isnan(t.predict.noise_s));
+    hr_json_free(r);
+    /* a report made before the two answers: its within_noise is read as real */
+    static const char *const old[] = {
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\","
+        "\"predict\":{\"change_s\":-0.02,\"within_noise\":false}}",
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\","
+        "\"predict\":{\"change_s\":0.02,\"within_noise\":false}}",
+        "{\"trace\":\"t\",\"allocator\":\"a\",\"status\":\"ok\","
+        "\"predict\":{\"change_s\":-0.02,\"within_noise\":true}}"};
+    for (int i = 0; i < 3; i++) {
+        hr_json_t *o = decoded(old[i], &t);
+        HR_CHECK(t.predict.present && t.predict.real == (i == 0 ? -1 : i == 1 ? 1 : 0) &&
+                 isnan(t.predict.runs_to_see));
+        hr_json_free(o);
+    }
+    r = decoded(blocks, &t);
     HR_CHECK(t.has_budget && t.m.BUDGET_BYTES == 64 && t.m.BUDGET_FAIL == 7);
     HR_CHECK(t.violations.present && t.violations.kinds == 2 && t.violations.top_n == 9 &&
              strcmp(t.violations.top, "c") == 0);

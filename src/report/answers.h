@@ -1,0 +1,60 @@
+/* The prediction's two answers (docs/METRICS.md, "Predicted change of the
+ * program's run time"), apart from the predictions themselves (predict.h)
+ * so that the verdict (summary.c) and the prediction table say them in the
+ * same words: "is the change real?" (the replay's interval widened by the
+ * model's measured error) and "will one run show it?" (the change against
+ * the program's own run-to-run noise), and the machine's load while the
+ * program was timed. */
+#ifndef HR_REPORT_ANSWERS_H
+#define HR_REPORT_ANSWERS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/result.h"
+
+/* z of a two-sided 95 % bound. */
+#define HR_PREDICT_Z 1.96
+
+/* The model's error: how far real changes fell from predicted ones in the
+ * fidelity benchmark (bench/fidelity; docs/METRICS.md, "Model error", names
+ * the runs): HR_PREDICT_MODEL_REL of the predicted change plus
+ * HR_PREDICT_MODEL_CPU of the program's CPU time, added on each side of the
+ * replay's interval. Re-measured fidelity changes these two numbers only. */
+#define HR_PREDICT_MODEL_REL 0.5
+#define HR_PREDICT_MODEL_CPU 0.01
+double hr_predict_model_error(double change_s, double cpu_s);
+
+/* The program's run-to-run noise: the half-width of the 95 % bound of the
+ * difference of two single runs, z * sqrt(2) * sd, the runs' CPU time's
+ * standard deviation estimated robustly: HR_PREDICT_MAD_SD * their median
+ * absolute deviation (the trace's noise record), else, for a trace without
+ * one or a MAD of 0, range / d2(runs) (d2: the expected range of `runs`
+ * standard normal samples). NAN when fewer than 2 runs were timed (noise
+ * unknown). *basis (may be NULL): "mad", "range" or NULL. */
+#define HR_PREDICT_MAD_SD 1.4826
+double hr_predict_noise(const hr_result_program_t *prog, const char **basis);
+
+/* Runs of each allocator whose medians show `change_s` beyond `noise_s`
+ * (hr_predict_noise): ceil((noise / |change|)^2), at least 1, at most
+ * 1e9 (no change). Above HR_PREDICT_MAX_RUNS the words say "not in N runs". */
+#define HR_PREDICT_MAX_RUNS 100
+double hr_predict_runs_to_see(double change_s, double noise_s);
+
+/* Whether the machine was loaded while the program was timed: the larger
+ * 1-minute load average (before, after the runs) above cpus / 2 + 1 (the
+ * timed runs themselves add about 1). 0 without a noise record. */
+int hr_predict_loaded(const hr_result_program_t *prog);
+/* The warning line about it ("PRE the machine was loaded ...\n"), or nothing. */
+void hr_predict_load_note(FILE *out, const hr_result_program_t *prog, const char *pre);
+
+/* Both answers of p in words: "real saving [-330..-170 ms]; one run shows it
+ * (program noise +/-60 ms)", "no real change [...]; needs ~12 runs to see
+ * (...)", "...; noise unknown (capture with --time-runs N)". */
+void hr_predict_words(char *buf, size_t n, const hr_result_predict_t *p);
+/* The two answers apart: "real saving", "real cost", "no real change"; and
+ * "one run shows it", "needs ~K runs", "not in 100 runs", "noise unknown". */
+const char *hr_predict_real_words(const hr_result_predict_t *p);
+void hr_predict_seen_words(char *buf, size_t n, const hr_result_predict_t *p);
+
+#endif

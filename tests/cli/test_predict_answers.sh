@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The prediction's two answers (docs/METRICS.md, "Predicted change of the
+# program's run time"): "is the change real?" and "will one run show it?".
+# A trace captured with --time-runs carries the noise record (MAD, load,
+# CPUs) and its report answers (b); a trace without timed runs says "noise
+# unknown"; a hand-written trace whose recorded load is high gets the load
+# warning in every format; the noise record survives conversion, keeps the
+# digest, and malformed fields are one-line errors (exit 2). No timing is
+# asserted: only which answer the report gives, never its figures.
+set -u
+. "$(dirname "$0")/tap.sh"
+top_builddir=${top_builddir:-.}
+HR="$top_builddir/heapreplay"
+JGET="$top_builddir/tests/cli/jget"
+LIB="$top_builddir/.libs/libheapreplay-capture.so"
+PROG="$top_builddir/tests/capture/cap_single"
+[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
+T=$(mktemp -d "${TMPDIR:-/tmp}/hr_answers.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+jget() { "$JGET" "$1" "$2"; }
+
+# A hand-written trace: 5 timed runs, MAD 10 ms, the given load on 2 CPUs.
+write_trace() { # FILE LOAD_BEFORE LOAD_AFTER
+    {
+        printf 'heapreplay-trace 1 runs=5 timed=plain wall_ns=3600000000 cpu_ns=3500000000 '
+        printf 'cpu_min_ns=3470000000 cpu_max_ns=3520000000 max_rss=125829120 '
+        printf 'cpu_mad_ns=10000000 load_before=%s load_after=%s cpus=2\n' "$2" "$3"
+        printf 'alloc 0 32\nalloc 1 4000\nfree 0\nalloc 2 100\nfree 1\nfree 2\n'
+    } > "$1"
+}
+write_trace "$T/loaded.txt" 9.00 8.5
+write_trace "$T/quiet.txt" 0.20 0.75
+
+# 1. the noise record in the text form: read, shown, converted byte for byte
+"$HR" info --json "$T/loaded.txt" > "$T/l.json" 2> "$T/l.err"
+if [ "$(jget 0.program.load_before "$T/l.json")" = 9 ] && [ "$(jget 0.program.load_after "$T/l.json")" = 8.5 ] &&
+    [ "$(jget 0.program.cpus "$T/l.json")" = 2 ] && [ "$(jget 0.program.cpu_s_mad "$T/l.json")" = 0.01 ]; then
+    ok "text: the noise record (cpu_mad_ns, load_before, load_after, cpus) is read"
+else not_ok "text: the noise record is read" "$(cat "$T/l.json" "$T/l.err")"; fi
+"$HR" convert "$T/loaded.txt" -o "$T/l.hrt" > /dev/null && "$HR" convert "$T/l.hrt" -o "$T/l2.txt" > /dev/null &&
+    "$HR" convert "$T/l2.txt" -o "$T/l2.hrt" > /dev/null
+if cmp -s "$T/l.hrt" "$T/l2.hrt" && head -n 1 "$T/l2.txt" | grep -q " load_before=9.00 load_after=8.50 cpus=2$"; then
+    ok "convert: text -> binary (1.6) -> text -> binary keeps the noise record"
+else not_ok "convert keeps the noise record" "$(head -n 1 "$T/l2.txt")"; fi
+minor=$(od -An -tu2 -j10 -N2 "$T/l.hrt" | tr -d ' ')
+[ "$minor" = 6 ] && ok "binary: a trace with the noise record is minor 6" || not_ok "binary minor 6 ($minor)"
+sed '1s/ cpu_mad_ns=.*//' "$T/loaded.txt" > "$T/old.txt"
+"$HR" convert "$T/old.txt" -o "$T/old.hrt" > /dev/null
+minor=$(od -An -tu2 -j10 -N2 "$T/old.hrt" | tr -d ' ')
+d1=$("$HR" info --json "$T/l.hrt" | "$JGET" 0.digest /dev/stdin)
+d2=$("$HR" info --json "$T/old.hrt" | "$JGET" 0.digest /dev/stdin)
+if [ "$minor" = 4 ] && [ -n "$d1" ] && [ "$d1" = "$d2" ] &&
+    [ "$("$HR" info --json "$T/old.hrt" | "$JGET" 0.program.cpus /dev/stdin)" = null ]; then
+    ok "without the record: minor 4 as before, same digest ($d1), no cpus"
+else not_ok "without the record: minor 4, same digest" "minor $minor, $d1 vs $d2"; fi
+
+# 2. malformed noise fields: one line naming the line, exit 2
+bad() { # NAME SED-EXPRESSION EXPECTED-TEXT
+    sed "$2" "$T/loaded.txt" > "$T/$1.txt"
+    "$HR" info "$T/$1.txt" > /dev/null 2> "$T/$1.err"
+    local rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l < "$T/$1.err")" = 1 ] && grep -q "$1.txt:1: .*$3" "$T/$1.err"; then
+        ok "text: $1 -> FILE:1: message, exit 2"
+    else not_ok "text: $1 (rc $rc)" "$(cat "$T/$1.err")"; fi
+}
+bad bad_load '1s/load_before=9.00/load_before=9.123/' "load_before=9.123': expected a load average"
+bad no_cpus '1s/ cpus=2//' "noise record needs every one of .*missing cpus="
+bad big_mad '1s/cpu_mad_ns=10000000/cpu_mad_ns=60000000/' "cpu_mad_ns 60000000 is above the runs' range"
+cp "$T/l.hrt" "$T/badb.hrt"
+printf '\001' | dd of="$T/badb.hrt" bs=1 seek=132 conv=notrunc 2> /dev/null
+"$HR" info "$T/badb.hrt" > /dev/null 2> "$T/badb.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$T/badb.err")" = 1 ] &&
+    grep -q "badb.hrt: offset 132: program time: the noise record's reserved word is not 0" "$T/badb.err" &&
+    ok "binary: a reserved word set in the noise record -> FILE: offset 132: message, exit 2" ||
+    not_ok "binary: bad noise record (rc $rc)" "$(cat "$T/badb.err")"
+
+# 3. the load warning: in every format of the loaded trace's report, never
+# in the quiet one's (loaded: the larger load average above CPUs / 2 + 1)
+"$HR" replay -q -r 2 -a glibc,jemalloc -o "$T/l.rep.json" "$T/loaded.txt" > "$T/l.rep.txt" 2> "$T/l.rep.err"
+"$HR" report -f md "$T/l.rep.json" > "$T/l.rep.md" 2>> "$T/l.rep.err"
+"$HR" report -f html "$T/l.rep.json" > "$T/l.rep.html" 2>> "$T/l.rep.err"
+n=0
+for f in txt md html; do
+    grep -q "the machine was loaded while the program was timed (load average 9.00 before, 8.50 after" \
+        "$T/l.rep.$f" && n=$((n + 1))
+done
+[ $n = 3 ] && [ "$(jget results.1.predict.loaded "$T/l.rep.json")" = true ] &&
+    ok "a recorded load of 9 on 2 CPUs: the warning in text, Markdown, HTML; predict.loaded in JSON" ||
+    not_ok "the load warning ($n of 3 formats)" "$(cat "$T/l.rep.err")"
+"$HR" replay -q -r 2 -a glibc,jemalloc -o "$T/q.rep.json" "$T/quiet.txt" > "$T/q.rep.txt" 2> /dev/null
+! grep -q "machine was loaded" "$T/q.rep.txt" && [ "$(jget results.1.predict.loaded "$T/q.rep.json")" = null ] &&
+    ok "a recorded load of 0.75 on 2 CPUs: no warning" || not_ok "no warning on a quiet load"
+
+# 4. both answers in every format: the quiet trace has a noise record, so
+# (b) is answered ("one run shows it", "needs ~K runs" or "not in 100 runs")
+real=$(jget results.1.predict.real "$T/q.rep.json") k=$(jget results.1.predict.runs_to_see "$T/q.rep.json")
+case "$real" in saving | cost | none) r_ok=1 ;; *) r_ok=0 ;; esac
+[ $r_ok = 1 ] && [ "$k" != null ] && [ "$(jget results.1.predict.noise_basis "$T/q.rep.json")" = mad ] &&
+    ok "JSON: predict.real ($real) and predict.runs_to_see ($k) from the MAD" ||
+    not_ok "JSON: both answers" "real $real, runs_to_see $k"
+answers='(real saving|real cost|no real change).*(one run shows it|needs ~[0-9]+ runs|not in 100 runs)'
+"$HR" report -f md "$T/q.rep.json" > "$T/q.rep.md" 2> /dev/null
+"$HR" report -f html "$T/q.rep.json" > "$T/q.rep.html" 2> /dev/null
+"$HR" report -f csv "$T/q.rep.json" > "$T/q.rep.csv" 2> /dev/null
+n=0
+for f in txt md html; do
+    grep -Eq "^jemalloc .*$answers|^\\| jemalloc .*$answers|<td>jemalloc</td>.*$answers" "$T/q.rep.$f" &&
+        n=$((n + 1))
+done
+head -n 1 "$T/q.rep.csv" | tr ',' '\n' | grep -qx "predict.real" &&
+    head -n 1 "$T/q.rep.csv" | tr ',' '\n' | grep -qx "predict.runs_to_see" && n=$((n + 1))
+[ $n = 4 ] && ok "text, Markdown, HTML rows and CSV columns carry both answers" ||
+    not_ok "both answers in every format ($n of 4)"
+
+# 5. captured traces: with --time-runs the record is there and (b) answered;
+# without, "noise unknown"
+if [ -f "$LIB" ] && [ -x "$PROG" ] && ! nm "$PROG" 2> /dev/null | grep -q __asan_init; then
+    "$HR" capture --time-runs 3 -o "$T/t.hrt" -- "$PROG" < /dev/null > /dev/null 2> "$T/t.log"
+    "$HR" capture -o "$T/c.hrt" -- "$PROG" < /dev/null > /dev/null 2> "$T/c.log"
+    "$HR" replay -q -a glibc,stack -o "$T/t.json" "$T/t.hrt" > "$T/t.txt" 2> /dev/null
+    "$HR" replay -q -a glibc,stack -o "$T/c.json" "$T/c.hrt" > "$T/c.txt" 2> /dev/null
+    if [ "$(jget results.0.program.cpus "$T/t.json")" != null ] &&
+        [ "$(jget results.0.program.load_before "$T/t.json")" != null ] &&
+        [ "$(jget results.1.predict.runs_to_see "$T/t.json")" != null ] &&
+        grep -q "load average .* before, .* after, [0-9]* CPUs" "$T/t.log" &&
+        ! grep -q "noise unknown" "$T/t.txt"; then
+        ok "capture --time-runs 3: the noise record, and (b) answered"
+    else not_ok "capture --time-runs 3: (b)" "$(cat "$T/t.log" "$T/t.txt")"; fi
+    if [ "$(jget results.1.predict.runs_to_see "$T/c.json")" = null ] &&
+        [ "$(jget results.0.program.cpus "$T/c.json")" = null ] &&
+        grep -q "^stack .*noise unknown" "$T/c.txt"; then
+        ok "capture without --time-runs: noise unknown"
+    else not_ok "capture without --time-runs: noise unknown" "$(cat "$T/c.txt")"; fi
+else
+    skip "capture --time-runs: (b) answered" "capture library or test program not built (or ASan)"
+    skip "capture without --time-runs: noise unknown" "capture library or test program not built (or ASan)"
+fi
+
+tap_done
