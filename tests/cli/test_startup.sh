@@ -97,7 +97,28 @@ if [ "$(jget results.0.status "$T/b.json") $(jget results.1.status "$T/b.json")"
     ok "the rows replay as before"
 else not_ok "the rows replay as before" "$(cat "$T/err")"; fi
 
-# 4. an unreadable library: its row fails on its own, no probe of it
+# 4. in the prediction: a trace with a program time gets the library's
+#    start-up in its change (change_s = laps_s + startup_s), glibc none
+printf 'heapreplay-trace 1 runs=5 timed=plain wall_ns=1000000000 cpu_ns=900000000 ' > "$T/p.txt"
+printf 'cpu_min_ns=890000000 cpu_max_ns=910000000 max_rss=10485760\n' >> "$T/p.txt"
+printf 'alloc 0 100\nalloc 1 200\nfree 0\nfree 1\n' >> "$T/p.txt"
+"$HR" replay "$T/p.txt" -a "glibc,preload:$T/slowstart.so" -r 1 --warm-time 0 -q -f json \
+    > "$T/p.json" 2> "$T/err"
+st=$(jget results.1.predict.startup_s "$T/p.json")
+laps=$(jget results.1.predict.laps_s "$T/p.json")
+ch=$(jget results.1.predict.change_s "$T/p.json")
+over=$(jget startup.allocators.1.cpu_s_over_glibc "$T/p.json")
+if [ "$st" = "$over" ] && [ "$(jget results.0.predict.startup_s "$T/p.json")" = null ] &&
+   awk -v s="$st" -v l="$laps" -v c="$ch" 'BEGIN { d = c - (l + s); exit !(s >= 0.035 && d * d < 1e-18) }'; then
+    ok "prediction: change = laps + the library's start-up ($st s), glibc has none"
+else not_ok "prediction: change = laps + the library's start-up" "startup_s $st over $over laps $laps change $ch" \
+    "$(cat "$T/err")"; fi
+"$HR" report "$T/p.json" > "$T/p.out" 2>&1
+if grep -q "Process start-up, in the change" "$T/p.out" && grep -q "preload:.*+[34][0-9]\.[0-9] ms" "$T/p.out"; then
+    ok "the report's prediction notes the start-up term"
+else not_ok "the report's prediction notes the start-up term" "$(grep -i -A2 start-up "$T/p.out")"; fi
+
+# 6. an unreadable library: its row fails on its own, no probe of it
 "$HR" replay "$T/t.txt" -a "glibc,preload:$T/none.so" -r 1 --warm-time 0 -q -f json \
     > "$T/c.json" 2> "$T/err"
 if ! grep -q '"startup"' "$T/c.json"; then ok "an unreadable library: no start-up probe"
