@@ -380,6 +380,8 @@ int hr_cmd_replay(int argc, char **argv) {
         fprintf(stderr, "heapreplay replay: interrupted by %s%s%s\n", sig_name(stop),
                 a.output ? "; partial report in " : "", a.output ? a.output : "");
     }
+    if (rc == 0 && !stop)
+        hr_replay_startup_section(specs, nspecs, rb, a.quiet);
     hr_json_t *paired = NULL;
     if (rc == 0 && a.pair && !stop)
         rc = pair_section(&a, specs, rb, &paired);

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "base/outfile.h"
 #include "replay/child.h"
+#include "replay/startup.h"
 #include "trace/trace.h"
 
 typedef struct hr_cmd {
@@ -152,6 +153,8 @@ int main(int argc, char **argv) {
         return 2;
     if (strcmp(name, "__worker") == 0)
         return hr_worker_main(argc - 1, argv + 1);
+    if (strcmp(name, "__startup-probe") == 0)
+        return hr_startup_probe_main();
     if (strcmp(name, "__man") == 0 || strcmp(name, "__bash-completion") == 0)
         return print_doc(name);
     if (strcmp(name, "help") == 0)

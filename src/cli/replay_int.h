@@ -12,6 +12,7 @@
 #include "trace/threadsel.h"
 #include "replay/engine.h"
 #include "report/merge.h"
+#include "report/builder.h"
 #include "report/report.h"
 
 typedef struct replay_args {
@@ -64,6 +65,20 @@ int hr_pool_prepare(const hr_pool_routes_t *pr, hr_trace_t *t, const char *path,
 /* The "pools" array of a result (NULL when the trace has no pool). */
 hr_json_t *hr_pool_json(const hr_pool_info_t *pi);
 void hr_pool_info_free(hr_pool_info_t *pi);
+
+/* The report's "startup" section (replay_startup.c): each external
+ * allocator's process start-up against the C library's, measured once per
+ * run when specs hold one; a measurement that fails is a note on stderr
+ * (unless quiet), never a failed replay. Returns 0. */
+int hr_replay_startup_section(const hr_alloc_spec_t *specs, int nspecs, hr_report_builder_t *rb,
+                              int quiet);
+
+/* The report's "startup" section (replay_startup.c): each external
+ * allocator's process start-up against the C library's, measured once per
+ * run when specs hold one; a measurement that fails is a note on stderr
+ * (unless quiet), never a failed replay. Returns 0. */
+int hr_replay_startup_section(const hr_alloc_spec_t *specs, int nspecs, hr_report_builder_t *rb,
+                              int quiet);
 
 /* --plan FILE (replay_route.c): reads the plan into a->route and its pools'
  * allocators into a->route_pools; 0, or 2 after an error (one line). */

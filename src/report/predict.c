@@ -89,14 +89,51 @@ static int difference(const double *a, int na, const double *g, int ng, hr_stats
 
 /* The "predict" object of r against the baseline b, or NULL when either
  * has no allocator time. */
+/* The start-up term of row r (docs/METRICS.md, "Process start-up"): the
+ * measured start-up CPU of the library r's worker ran with, over the C
+ * library's, once for the one process a trace records; its uncertainty
+ * half the sum of the two runs' interquartile ranges. Absent (known 0)
+ * when the report has no startup section or r ran on a library it does
+ * not hold (glibc and the in-house allocators, which run in a glibc
+ * process: no library of their own to load). */
+typedef struct startup_term {
+    int    known;
+    double cpu_s, err_s;
+} startup_term_t;
+
+static startup_term_t startup_of(const hr_json_t *doc, const hr_result_t *r) {
+    startup_term_t st = {0, 0, 0};
+    const hr_json_t *rows = hr_json_path(doc, "startup.allocators");
+    const char *lib = hr_json_path_str(r->json, "library");
+    const hr_json_t *base = hr_json_at(rows, 0);
+    if (!lib || !base)
+        return st;
+    for (size_t i = 1; i < hr_json_len(rows); i++) {
+        const hr_json_t *x = hr_json_at(rows, i);
+        const char *l = hr_json_path_str(x, "lib");
+        double over = hr_json_path_num(x, "cpu_s_over_glibc");
+        double iqr = hr_json_path_num(x, "cpu_s_q3") - hr_json_path_num(x, "cpu_s_q1") +
+                     hr_json_path_num(base, "cpu_s_q3") - hr_json_path_num(base, "cpu_s_q1");
+        if (l && strcmp(l, lib) == 0 && isfinite(over)) {
+            st = (startup_term_t){1, over, isfinite(iqr) ? iqr / 2 : 0};
+            break;
+        }
+    }
+    return st;
+}
+
 static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
-                              const hr_result_program_t *prog) {
+                              const hr_result_program_t *prog, startup_term_t st) {
     double a[MAX_SAMPLES], g[MAX_SAMPLES]; /* 16 KiB: --repeat is at most 1000 */
     int na = alloc_samples(r, a), ng = alloc_samples(b, g);
     if (!na || !ng)
         return NULL;
     hr_stats_t d;
     int paired = difference(a, na, g, ng, &d);
+    double laps_s = d.median; /* the laps' part, before the start-up term */
+    d.median += st.cpu_s;
+    d.min += st.cpu_s - st.err_s;
+    d.max += st.cpu_s + st.err_s;
     double cpu = prog->cpu_s;
     double m = hr_predict_model_error(d.median, cpu), lo = d.min - m, hi = d.max + m;
     const char *basis;
@@ -107,6 +144,10 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
     hr_json_set(o, "change_s", hr_json_new_num(d.median));
     if (cpu > 0)
         hr_json_set(o, "change_pct", hr_json_new_num(d.median / cpu * 100));
+    if (st.known) { /* change_s = laps_s + startup_s */
+        hr_json_set(o, "laps_s", hr_json_new_num(laps_s));
+        hr_json_set(o, "startup_s", hr_json_new_num(st.cpu_s));
+    }
     hr_json_set(o, "replay_s_lo", hr_json_new_num(d.min));
     hr_json_set(o, "replay_s_hi", hr_json_new_num(d.max));
     hr_json_set(o, "model_error_s", hr_json_new_num(m));
@@ -139,7 +180,7 @@ void hr_report_predict(hr_json_t *doc) {
         const hr_result_t *r = &v.rows[i], *b = NULL;
         hr_json_t *p = NULL;
         if (hr_result_ok(r) && r->program.present && (b = baseline_of(&v, r)))
-            p = predict_one(r, b, &r->program);
+            p = predict_one(r, b, &r->program, startup_of(doc, r));
         /* the rows were decoded from these objects: writing their "predict"
          * changes nothing the loop reads (program, samples, figures) */
         if (p)
@@ -235,6 +276,22 @@ static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
             HR_PREDICT_MODEL_CPU * 100, HR_PREDICT_BASELINE);
 }
 
+/* The start-up terms of trace's rows, one sentence (nothing when none). */
+static void startup_note(FILE *out, const hr_report_view_t *v, const char *trace) {
+    int n = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const hr_result_t *r = &v->rows[i];
+        double st = hr_json_path_num(r->json, "predict.startup_s");
+        if (!hr_result_of_trace(r, trace) || !isfinite(st) || !r->allocator)
+            continue;
+        fprintf(out, "%s%s %+.1f ms", n++ ? ", " : "Process start-up, in the change (the "
+                "library loaded once per process, measured once per run): ",
+                r->allocator, st * 1e3);
+    }
+    if (n)
+        fprintf(out, ".\n");
+}
+
 void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace) {
     static const char *const cols[] = {"allocator", ">alloc time", ">change", ">% of CPU",
                                        ">interval", "real?", "one run", ">max RSS change"};
@@ -264,5 +321,6 @@ void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const cha
     if (!f)
         return;
     program_note(f, prog, md);
+    startup_note(f, v, trace);
     hr_prose_close(&p, em->out, md);
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Process start-up (docs/METRICS.md, "Process start-up"): a replay whose
+# allocators include a preloaded library measures each library's start-up
+# against the C library's, once per run, in the report's "startup" section.
+# A library whose constructor burns 40 ms of CPU must show at least ~35 ms
+# over glibc (CPU time from wait4 is the kernel's exact runtime, so this
+# lower bound holds on a loaded machine); a replay of in-house allocators and
+# glibc alone has no section.
+set -u
+. "$(dirname "$0")/tap.sh"
+top_builddir=${top_builddir:-.}
+HR="$top_builddir/heapreplay"
+JGET="$top_builddir/tests/cli/jget"
+[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
+skip_all_if_asan "$HR" "a preloaded malloc"
+CC=${CC:-cc}
+command -v "$CC" > /dev/null 2>&1 || skip_all "no C compiler ($CC)"
+T=$(mktemp -d "${TMPDIR:-/tmp}/hr_startup.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+jget() { "$JGET" "$1" "$2"; }
+
+# slowstart.so: the C library's malloc under its own names (the worker checks
+# that the preloaded file provides malloc), and a constructor that spins until
+# the process has used 40 ms of CPU.
+cat > "$T/slowstart.c" <<'C'
+#include <stddef.h>
+#include <time.h>
+extern void *__libc_malloc(size_t), *__libc_calloc(size_t, size_t), *__libc_realloc(void *, size_t),
+    *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+void *malloc(size_t n) { return __libc_malloc(n); }
+void free(void *p) { __libc_free(p); }
+void *calloc(size_t n, size_t m) { return __libc_calloc(n, m); }
+void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }
+void *memalign(size_t a, size_t n) { return __libc_memalign(a, n); }
+void *aligned_alloc(size_t a, size_t n) { return __libc_memalign(a, n); }
+int posix_memalign(void **out, size_t a, size_t n) {
+    void *p = __libc_memalign(a, n);
+    if (!p)
+        return 12;
+    *out = p;
+    return 0;
+}
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+__attribute__((constructor)) static void spin(void) {
+    double t0 = cpu_s();
+    while (cpu_s() - t0 < 0.040)
+        ;
+}
+C
+if ! "$CC" -O1 -fPIC -shared -o "$T/slowstart.so" "$T/slowstart.c" 2> "$T/cc.err"; then
+    skip_all "cannot build the test library: $(head -1 "$T/cc.err")"
+fi
+
+cat > "$T/t.txt" <<'TRACE'
+heapreplay-trace 1
+alloc 0 100
+alloc 1 200
+free 0
+free 1
+TRACE
+
+# 1. glibc and an in-house allocator: no preloaded library, no section
+"$HR" replay "$T/t.txt" -a glibc,block -r 1 --warm-time 0 -q -f json > "$T/a.json" 2> "$T/err"
+if [ "$(jget results.0.status "$T/a.json")" = ok ] && ! grep -q '"startup"' "$T/a.json"; then
+    ok "glibc and block alone: no startup section"
+else not_ok "glibc and block alone: no startup section" "$(jget startup "$T/a.json")"; fi
+
+# 2. a preloaded library: the section, glibc first at 0, the library's own
+#    start-up at least most of its constructor's 40 ms
+"$HR" replay "$T/t.txt" -a "glibc,preload:$T/slowstart.so" -r 1 --warm-time 0 -q -f json \
+    > "$T/b.json" 2> "$T/err"
+got="$(jget startup.runs "$T/b.json") $(jget startup.allocators.0.allocator "$T/b.json")"
+got="$got $(jget startup.allocators.0.cpu_s_over_glibc "$T/b.json")"
+got="$got $(jget startup.allocators.1.allocator "$T/b.json")"
+if [ "$got" = "7 glibc 0 preload" ] &&
+   [ "$(jget startup.allocators.1.lib "$T/b.json")" = "$T/slowstart.so" ]; then
+    ok "startup section: 7 rounds, glibc first at 0, the preloaded library named"
+else not_ok "startup section: 7 rounds, glibc first at 0, the preloaded library named" "got $got" \
+    "$(cat "$T/err")"; fi
+over=$(jget startup.allocators.1.cpu_s_over_glibc "$T/b.json")
+q1=$(jget startup.allocators.1.cpu_s_q1 "$T/b.json")
+q3=$(jget startup.allocators.1.cpu_s_q3 "$T/b.json")
+med=$(jget startup.allocators.1.cpu_s "$T/b.json")
+if awk -v o="$over" -v a="$q1" -v m="$med" -v b="$q3" \
+       'BEGIN { exit !(o >= 0.035 && o < 10 && a <= m && m <= b) }'; then
+    ok "a 40 ms constructor shows as >= 35 ms of start-up over glibc ($over s)"
+else not_ok "a 40 ms constructor shows as >= 35 ms of start-up over glibc" \
+    "over $over, q1 $q1, median $med, q3 $q3"; fi
+
+# 3. the rows themselves are unaffected: both replayed ok
+if [ "$(jget results.0.status "$T/b.json") $(jget results.1.status "$T/b.json")" = "ok ok" ]; then
+    ok "the rows replay as before"
+else not_ok "the rows replay as before" "$(cat "$T/err")"; fi
+
+# 4. in the prediction: a trace with a program time gets the library's
+#    start-up in its change (change_s = laps_s + startup_s), glibc none
+printf 'heapreplay-trace 1 runs=5 timed=plain wall_ns=1000000000 cpu_ns=900000000 ' > "$T/p.txt"
+printf 'cpu_min_ns=890000000 cpu_max_ns=910000000 max_rss=10485760\n' >> "$T/p.txt"
+printf 'alloc 0 100\nalloc 1 200\nfree 0\nfree 1\n' >> "$T/p.txt"
+"$HR" replay "$T/p.txt" -a "glibc,preload:$T/slowstart.so" -r 1 --warm-time 0 -q -f json \
+    > "$T/p.json" 2> "$T/err"
+st=$(jget results.1.predict.startup_s "$T/p.json")
+laps=$(jget results.1.predict.laps_s "$T/p.json")
+ch=$(jget results.1.predict.change_s "$T/p.json")
+over=$(jget startup.allocators.1.cpu_s_over_glibc "$T/p.json")
+if [ "$st" = "$over" ] && [ "$(jget results.0.predict.startup_s "$T/p.json")" = null ] &&
+   awk -v s="$st" -v l="$laps" -v c="$ch" 'BEGIN { d = c - (l + s); exit !(s >= 0.035 && d * d < 1e-18) }'; then
+    ok "prediction: change = laps + the library's start-up ($st s), glibc has none"
+else not_ok "prediction: change = laps + the library's start-up" "startup_s $st over $over laps $laps change $ch" \
+    "$(cat "$T/err")"; fi
+"$HR" report "$T/p.json" > "$T/p.out" 2>&1
+if grep -q "Process start-up, in the change" "$T/p.out" && grep -q "preload:.*+[34][0-9]\.[0-9] ms" "$T/p.out"; then
+    ok "the report's prediction notes the start-up term"
+else not_ok "the report's prediction notes the start-up term" "$(grep -i -A2 start-up "$T/p.out")"; fi
+
+# 6. an unreadable library: its row fails on its own, no probe of it
+"$HR" replay "$T/t.txt" -a "glibc,preload:$T/none.so" -r 1 --warm-time 0 -q -f json \
+    > "$T/c.json" 2> "$T/err"
+if ! grep -q '"startup"' "$T/c.json"; then ok "an unreadable library: no start-up probe"
+else not_ok "an unreadable library: no start-up probe" "$(jget startup "$T/c.json")"; fi
+tap_done
