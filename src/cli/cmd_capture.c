@@ -315,17 +315,19 @@ static hr_format_t out_format(const char *path) {
     return HR_FMT_BINARY;
 }
 
+/* t: the trace, or what hr_import_capture_write leaves of it (its counts and
+ * annotations; the event count is rep->events_out either way). */
 static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repair_t *rep,
                     double secs) {
     uint64_t pool_ops = t->op_counts[HR_OP_POOL_ALLOC] + t->op_counts[HR_OP_POOL_FREE] +
                         t->op_counts[HR_OP_POOL_REALLOC];
     fprintf(f, "trace: %s: %zu events (%llu alloc, %llu calloc, %llu realloc, %llu free, "
             "%llu pool ops, %llu annotations), %u threads, %u ids, peak live %llu bytes\n",
-            out, t->n_events, (unsigned long long)t->op_counts[HR_OP_ALLOC],
+            out, (size_t)rep->events_out, (unsigned long long)t->op_counts[HR_OP_ALLOC],
             (unsigned long long)t->op_counts[HR_OP_CALLOC],
             (unsigned long long)t->op_counts[HR_OP_REALLOC],
             (unsigned long long)t->op_counts[HR_OP_FREE], (unsigned long long)pool_ops,
-            (unsigned long long)(t->n_events - hr_trace_mem_ops(t)),
+            (unsigned long long)(rep->events_out - hr_trace_mem_ops(t)),
             t->n_threads, t->n_ids, (unsigned long long)t->peak_live);
     hr_pool_stat_t *ps;
     int np = hr_trace_pools(t, &ps);
@@ -356,14 +358,23 @@ static int convert_log(const char *raw, const char *out, FILE *sum, double secs,
     hr_error_t err = {{0}};
     hr_trace_init(&t);
     int rc = 0;
-    int irc = hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err);
-    if (irc == 0 && prog)
-        t.program = *prog;
     hr_symbolize_opts_t so = hr_symbolize_default();
     so.notes = sum;
-    if (irc == 0 && t.stacks)
-        irc = hr_stacks_symbolize(&t, &so, &err);
-    if (irc != 0 || hr_trace_write_file(out, out_format(out), &t, &err) != 0) {
+    /* A binary trace is written as the log is read (memory independent of
+     * the events); a text trace, or one with stacks (their sites precede
+     * the events), is built in memory first. */
+    int irc = out_format(out) == HR_FMT_BINARY
+                  ? hr_import_capture_write(raw, out, prog, &t, &rep, &err) : 1;
+    if (irc == 1) {
+        irc = hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err);
+        if (irc == 0 && prog)
+            t.program = *prog;
+        if (irc == 0 && t.stacks)
+            irc = hr_stacks_symbolize(&t, &so, &err);
+        if (irc == 0 && hr_trace_write_file(out, out_format(out), &t, &err) != 0)
+            irc = -1;
+    }
+    if (irc != 0) {
         fprintf(stderr, "heapreplay capture: %s\n", err.msg);
         rc = 2;
     } else {
