@@ -229,13 +229,26 @@ void hr_cap_emit_s(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t
         }
     }
     if (HR_UNLIKELY((buf->events % HR_SAMPLE_EVERY) == 0)) {
-        uint64_t t = hr_cap_phys();
+        /* Timed from the event's own clock, read by hr_cap_tick in the hook
+         * before the stripe update, to the end of the record: the sample
+         * covers the clock, the stripe and the record. A clock raised past
+         * the physical one (another thread's stripe was ahead) gives no
+         * sample, nor does an event the thread was descheduled in (or that
+         * faulted for long): on a loaded machine those would count other
+         * programs' time. */
         put_rec(buf, &r, name);
-        buf->sample_clk += hr_cap_phys() - t;
-        buf->samples++;
+        hr_cap_sample(buf, clk);
         return;
     }
     put_rec(buf, &r, name);
+}
+
+void hr_cap_sample(hr_tbuf_t *t, uint64_t clk) {
+    uint64_t e = hr_cap_phys();
+    if (clk && clk <= e && e - clk < HR_SAMPLE_MAX_CLK) {
+        t->sample_clk += e - clk;
+        t->samples++;
+    }
 }
 
 /* ---- exit, _exit, exec, signals, fork ------------------------------------ */
