@@ -97,7 +97,8 @@ mr() { # median (min-max) of column $1 of file $2
         for m in $MODES; do
             med=$(col 1 "$W/$p.$m" | hr_median)
             rss=$(awk '{ print $2 / 1024 }' "$W/$p.$m" | hr_median)
-            rssr="$(awk '{ print $2 / 1024 }' "$W/$p.$m" | hr_min)-$(awk '{ print $2 / 1024 }' "$W/$p.$m" | hr_max)"
+            rssr=$(awk '{ printf "%.1f\n", $2 / 1024 }' "$W/$p.$m" | sort -g |
+                   awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }')
             awk -v p="$p" -v ev="$ev" -v m="$m" -v c="$(mr 1 "$W/$p.$m")" -v rss="$rss" \
                 -v rssr="$rssr" -v med="$med" -v none="$none" -v ht="$ht" 'BEGIN {
                 printf "| %s | %s | %s | %s | %.1f (%s) | %.2f | %.2f |\n",
