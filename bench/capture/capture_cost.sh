@@ -123,7 +123,7 @@ mr() { # median (min-max) of column $1 of file $2
                           100 * est / (cpu - est), 100 * (cpu - none) / none }' "$f"
         done > "$W/$p.ovh"
         awk -v p="$p" '{ e[NR] = $1; s[NR] = $2; m[NR] = $3 }
-            END { for (i = 1; i <= NR; i++) printf "| %s | %.1f | +%.0f%% | +%.0f%% | %.2f |\n",
+            END { for (i = 1; i <= NR; i++) printf "| %s | %.1f | %+.0f%% | %+.0f%% | %.2f |\n",
                   p, e[i], s[i], m[i], (m[i] > 0 ? s[i] / m[i] : 0) }' "$W/$p.ovh"
     done
     echo
