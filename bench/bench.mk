@@ -177,6 +177,15 @@ EXTRA_DIST += bench/sites/plan.sh
 bench-gates: heapreplay$(EXEEXT) bench/power/spin_shim.la
 	$(SHELL) $(top_srcdir)/bench/gates/gates.sh $(top_builddir)
 EXTRA_DIST += bench/gates/gates.sh bench/gates/kcost.c
+# The whole capture command against heaptrack: CPU (wait4, the process
+# tree) and max RSS of plain / capture / heaptrack runs of a 20 M-event
+# malloc/free loop, sqlite3 and CPython, interleaved rounds, and the
+# summary's overhead figure against the measured one
+# (results/capture-cost-vm.md; ROUNDS=N CHURN=N OLD=other/heapreplay).
+.PHONY: bench-capture-cost
+bench-capture-cost: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/capture/capture_cost.sh $(top_builddir)
+EXTRA_DIST += bench/capture/capture_cost.sh
 # What capture --frames=auto costs a program that never presents (cap_churn
 # captured with --frames=none and auto, interleaved; results/capture-frames-cost-<host>.md).
 .PHONY: bench-capture-frames

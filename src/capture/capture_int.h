@@ -92,6 +92,9 @@ static inline uint64_t hr_cap_tick(uint64_t addr) {
 /* ---- the per-thread buffer (log.c owns it; the hooks append inline) ---- */
 #define HR_BUF_BYTES (256u * 1024u) /* block header + records */
 #define HR_SAMPLE_EVERY 64u        /* time one event in 64 for the overhead estimate */
+/* A timed event longer than this (in clock ticks: ~30 us at 3 GHz, 100 us
+ * with the ns clock) was interrupted (preempted, a fault): not a sample. */
+#define HR_SAMPLE_MAX_CLK 100000u
 
 typedef struct hr_tbuf {
     struct hr_tbuf *next;
@@ -165,19 +168,26 @@ static inline uint32_t hr_cap_site(void) {
     return HR_UNLIKELY(hr_cap_stack_depth) ? hr_cap_stack_id() : 0;
 }
 
+/* The timed sample of an event recorded through the inline path (log.c):
+ * from its clock to now (see hr_cap_emit_s). */
+void hr_cap_sample(hr_tbuf_t *t, uint64_t clk);
+
 /* Records one allocation-family event (no name). The common case is encoded
- * right here into the thread's buffer; everything else (no buffer yet, buffer
- * full, the 1-in-64 timed sample, not recording) goes through hr_cap_emit,
- * which does the same thing the slow way. */
+ * right here into the thread's buffer, and one event in 64 is timed here, so
+ * that the overhead estimate measures this path; everything else (no buffer
+ * yet, buffer full, not recording) goes through hr_cap_emit, which does the
+ * same thing the slow way. */
 static inline __attribute__((always_inline)) void hr_cap_record_s(uint64_t clk, unsigned op,
                                                                   uint64_t ptr, uint64_t a,
                                                                   uint64_t b, uint32_t stack) {
     hr_tbuf_t *t = hr_cap_tb;
-    if (HR_LIKELY(t && hr_cap_recording && (t->events % HR_SAMPLE_EVERY) != 0)) {
+    if (HR_LIKELY(t && hr_cap_recording)) {
         uint32_t at = atomic_load_explicit(&t->len, memory_order_relaxed);
         if (HR_LIKELY(at + HR_CAP_REC_MAX <= hr_cap_buf_limit)) {
             hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op, stack};
             at += (uint32_t)hr_cap_put_rec(t->data + at, &t->d, &r, NULL);
+            if (HR_UNLIKELY((t->events % HR_SAMPLE_EVERY) == 0))
+                hr_cap_sample(t, clk);
             t->nrecs++;
             t->events++;
             atomic_store_explicit(&t->len, at, memory_order_release);

@@ -214,13 +214,66 @@ static uint64_t touch_measure(const void *p, size_t usable) {
     return (uint64_t)(lo - (uintptr_t)p) + resident * hr_cap_page;
 }
 
+/* The live large blocks (usable size >= HR_CAP_TOUCH_MIN) the probe cleared,
+ * so that a free asks the allocator for the usable size only of those:
+ * asking it on every free (malloc_usable_size) cost as much as the rest of
+ * the hook. A fixed open-addressing set without locks (0: empty, 1: a
+ * removed entry); an address is added by the thread that got the block
+ * before the program has it, so its free cannot race the add. When an add
+ * finds no slot within HR_BIG_PROBES, every free asks again (big_full). */
+#define HR_BIG_SLOTS 8192u
+#define HR_BIG_PROBES 64u
+static _Atomic uintptr_t hr_big[HR_BIG_SLOTS];
+static _Atomic long hr_big_live;
+static _Atomic int hr_big_full;
+
+static inline size_t big_slot(uintptr_t p, unsigned i) {
+    return ((size_t)(((p >> 4) * 0x9E3779B97F4A7C15ull) >> 40) + i) & (HR_BIG_SLOTS - 1);
+}
+
+static void big_add(uintptr_t p) {
+    for (unsigned i = 0; i < HR_BIG_PROBES; i++) {
+        _Atomic uintptr_t *s = &hr_big[big_slot(p, i)];
+        uintptr_t cur = atomic_load_explicit(s, memory_order_relaxed);
+        if (cur == p)
+            return; /* the same address again (a realloc in place) */
+        if (cur <= 1 && atomic_compare_exchange_strong(s, &cur, p)) {
+            atomic_fetch_add(&hr_big_live, 1);
+            return;
+        }
+    }
+    atomic_store(&hr_big_full, 1);
+}
+
+/* 1 when p may be a large block (then removed from the set): the free must
+ * measure it; 0 when it is not one. */
+static inline int big_take(uintptr_t p) {
+    if (HR_LIKELY(atomic_load_explicit(&hr_big_live, memory_order_relaxed) == 0))
+        return atomic_load_explicit(&hr_big_full, memory_order_relaxed);
+    for (unsigned i = 0; i < HR_BIG_PROBES; i++) {
+        _Atomic uintptr_t *s = &hr_big[big_slot(p, i)];
+        uintptr_t cur = atomic_load_explicit(s, memory_order_relaxed);
+        if (cur == p && atomic_compare_exchange_strong(s, &cur, (uintptr_t)1)) {
+            atomic_fetch_sub(&hr_big_live, 1);
+            return 1;
+        }
+        if (cur == 0)
+            break;
+    }
+    return atomic_load_explicit(&hr_big_full, memory_order_relaxed);
+}
+
 /* A new block p of `size` requested bytes, of which a realloc kept the first
  * `kept`: drops the pages beyond them when the block is large. A request below
  * half the threshold is not asked its usable size: no allocator rounds a
  * request up by 2x (their size classes are far closer), so it stays small. */
 static inline void touch_new(void *p, size_t size, size_t kept) {
-    if (HR_UNLIKELY(hr_cap_touch_on) && p && size >= HR_CAP_TOUCH_MIN / 2 && real.usable)
-        touch_clear(p, kept, real.usable(p));
+    if (HR_UNLIKELY(hr_cap_touch_on) && p && size >= HR_CAP_TOUCH_MIN / 2 && real.usable) {
+        size_t u = real.usable(p);
+        if (u >= HR_CAP_TOUCH_MIN)
+            big_add((uintptr_t)p);
+        touch_clear(p, kept, u);
+    }
 }
 
 /* The block p ends (free, or realloc before the real call): writes its
@@ -229,6 +282,7 @@ static inline void touch_new(void *p, size_t size, size_t kept) {
 static size_t touch_end(void *p, uint64_t clk) {
     if (!hr_cap_touch_on || !real.usable)
         return 0;
+    big_take((uintptr_t)p); /* a realloc asks in any case: it needs the kept bytes */
     size_t u = real.usable(p);
     if (u >= HR_CAP_TOUCH_MIN) {
         uint64_t used = touch_measure(p, u);
@@ -266,7 +320,7 @@ HR_CAP_API void free(void *p) {
         return;
     }
     hr_cap_guard++;
-    if (HR_UNLIKELY(hr_cap_touch_on))
+    if (HR_UNLIKELY(hr_cap_touch_on) && big_take((uintptr_t)p))
         touch_end(p, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_FREE, (uintptr_t)p, 0, 0);
     real.free(p);

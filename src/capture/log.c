@@ -229,13 +229,41 @@ void hr_cap_emit_s(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t
         }
     }
     if (HR_UNLIKELY((buf->events % HR_SAMPLE_EVERY) == 0)) {
-        uint64_t t = hr_cap_phys();
+        /* Timed from the event's own clock, read by hr_cap_tick in the hook
+         * before the stripe update, to the end of the record: the sample
+         * covers the clock, the stripe and the record. A clock raised past
+         * the physical one (another thread's stripe was ahead) gives no
+         * sample, nor does an event the thread was descheduled in (or that
+         * faulted for long): on a loaded machine those would count other
+         * programs' time. */
         put_rec(buf, &r, name);
-        buf->sample_clk += hr_cap_phys() - t;
-        buf->samples++;
+        hr_cap_sample(buf, clk);
         return;
     }
     put_rec(buf, &r, name);
+}
+
+/* What a sample's own clock read adds to it: the least of back-to-back
+ * reads, taken once at start (sample_self_init). */
+static uint64_t hr_sample_self;
+
+static void sample_self_init(void) {
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        uint64_t a = hr_cap_phys(), b = hr_cap_phys();
+        if (b - a < best)
+            best = b - a;
+    }
+    hr_sample_self = best == UINT64_MAX ? 0 : best;
+}
+
+void hr_cap_sample(hr_tbuf_t *t, uint64_t clk) {
+    uint64_t e = hr_cap_phys();
+    if (clk && clk <= e && e - clk < HR_SAMPLE_MAX_CLK) {
+        uint64_t d = e - clk;
+        t->sample_clk += d > hr_sample_self ? d - hr_sample_self : 0;
+        t->samples++;
+    }
 }
 
 /* ---- exit, _exit, exec, signals, fork ------------------------------------ */
@@ -366,6 +394,7 @@ void hr_cap_log_init(void) {
         hr_cap_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
     }
     hr_children = !ch ? 1 : strcmp(ch, "0") == 0 ? 0 : strcmp(ch, "count") == 0 ? 2 : 1;
+    sample_self_init();
     hr_cap_touch_init();
     hr_cap_frames_init();
     hr_cap_stacks_init();

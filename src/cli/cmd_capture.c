@@ -315,17 +315,43 @@ static hr_format_t out_format(const char *path) {
     return HR_FMT_BINARY;
 }
 
+/* The library's overhead (docs/CAPTURE.md "Overhead"): its estimate of its
+ * own time (END record: events x the mean sampled cost + the flushes), set
+ * against the captured run's CPU time: the program alone took about
+ * cpu - estimate, so the capture made it estimate / (cpu - estimate) more
+ * expensive. With --time-runs the program also ran without the library,
+ * and the measured difference is printed beside it. rt: the captured run
+ * (NULL: a child process, whose run is not timed on its own). */
+static void overhead(FILE *f, const hr_repair_t *rep, const hr_run_time_t *rt,
+                     const hr_program_time_t *prog) {
+    if (!rep->overhead_ns || !rep->events_in || !rt || !rt->cpu_ns)
+        return;
+    double est = (double)rep->overhead_ns / 1e9, cpu = (double)rt->cpu_ns / 1e9;
+    fprintf(f, "overhead: ~%.1f ms in the capture library (%.0f ns/event; sampled by the "
+            "library)", est * 1e3, (double)rep->overhead_ns / (double)rep->events_in);
+    if (est < cpu)
+        fprintf(f, ": CPU %.3f s with it, ~%.3f s without, +%.0f%%", cpu, cpu - est,
+                100.0 * est / (cpu - est));
+    fputc('\n', f);
+    if (prog && prog->runs && !(prog->flags & HR_PROGF_CAPTURED) && prog->cpu_ns)
+        fprintf(f, "overhead measured: CPU %.3f s with the library, %.3f s without (median of "
+                "%u runs), +%.0f%%\n", cpu, (double)prog->cpu_ns / 1e9, prog->runs,
+                100.0 * (cpu - (double)prog->cpu_ns / 1e9) / ((double)prog->cpu_ns / 1e9));
+}
+
+/* t: the trace, or what hr_import_capture_write leaves of it (its counts and
+ * annotations; the event count is rep->events_out either way). */
 static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repair_t *rep,
-                    double secs) {
+                    const hr_run_time_t *rt, const hr_program_time_t *prog) {
     uint64_t pool_ops = t->op_counts[HR_OP_POOL_ALLOC] + t->op_counts[HR_OP_POOL_FREE] +
                         t->op_counts[HR_OP_POOL_REALLOC];
     fprintf(f, "trace: %s: %zu events (%llu alloc, %llu calloc, %llu realloc, %llu free, "
             "%llu pool ops, %llu annotations), %u threads, %u ids, peak live %llu bytes\n",
-            out, t->n_events, (unsigned long long)t->op_counts[HR_OP_ALLOC],
+            out, (size_t)rep->events_out, (unsigned long long)t->op_counts[HR_OP_ALLOC],
             (unsigned long long)t->op_counts[HR_OP_CALLOC],
             (unsigned long long)t->op_counts[HR_OP_REALLOC],
             (unsigned long long)t->op_counts[HR_OP_FREE], (unsigned long long)pool_ops,
-            (unsigned long long)(t->n_events - hr_trace_mem_ops(t)),
+            (unsigned long long)(rep->events_out - hr_trace_mem_ops(t)),
             t->n_threads, t->n_ids, (unsigned long long)t->peak_live);
     hr_pool_stat_t *ps;
     int np = hr_trace_pools(t, &ps);
@@ -337,37 +363,40 @@ static void summary(FILE *f, const char *out, const hr_trace_t *t, const hr_repa
     free(ps);
     hr_frames_by_summary(f, t);
     hr_repair_print(rep, f);
-    if (rep->overhead_ns && rep->events_in && secs > 0) {
-        double ms = rep->overhead_ns / 1e6;
-        fprintf(f, "overhead: ~%.1f ms in the capture library (%.0f ns/event, %.1f%% of %.3f s run "
-                "time; sampled by the library)\n",
-                ms, (double)rep->overhead_ns / (double)rep->events_in,
-                100.0 * ms / 1e3 / secs, secs);
-    }
+    overhead(f, rep, rt, prog);
 }
 
 /* Imports one raw log and writes its trace (with the program time `prog`
  * when not NULL); prints the summary; *events (when not NULL): the records
  * the log held. 0 or 2. */
-static int convert_log(const char *raw, const char *out, FILE *sum, double secs,
+static int convert_log(const char *raw, const char *out, FILE *sum, const hr_run_time_t *rt,
                        const hr_program_time_t *prog, uint64_t *events) {
     hr_trace_t t;
     hr_repair_t rep;
     hr_error_t err = {{0}};
     hr_trace_init(&t);
     int rc = 0;
-    int irc = hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err);
-    if (irc == 0 && prog)
-        t.program = *prog;
     hr_symbolize_opts_t so = hr_symbolize_default();
     so.notes = sum;
-    if (irc == 0 && t.stacks)
-        irc = hr_stacks_symbolize(&t, &so, &err);
-    if (irc != 0 || hr_trace_write_file(out, out_format(out), &t, &err) != 0) {
+    /* A binary trace is written as the log is read (memory independent of
+     * the events); a text trace, or one with stacks (their sites precede
+     * the events), is built in memory first. */
+    int irc = out_format(out) == HR_FMT_BINARY
+                  ? hr_import_capture_write(raw, out, prog, &t, &rep, &err) : 1;
+    if (irc == 1) {
+        irc = hr_import_file(raw, HR_IMPORT_CAPTURE, &t, &rep, &err);
+        if (irc == 0 && prog)
+            t.program = *prog;
+        if (irc == 0 && t.stacks)
+            irc = hr_stacks_symbolize(&t, &so, &err);
+        if (irc == 0 && hr_trace_write_file(out, out_format(out), &t, &err) != 0)
+            irc = -1;
+    }
+    if (irc != 0) {
         fprintf(stderr, "heapreplay capture: %s\n", err.msg);
         rc = 2;
     } else {
-        summary(sum, out, &t, &rep, secs);
+        summary(sum, out, &t, &rep, rt, prog);
         if (t.stacks)
             fprintf(sum, "stacks: %u unique stacks of %u unique frames from %u modules; symbols: "
                     "%u frames named, %u left as module+0xOFF\n", t.stacks->n_stacks,
@@ -448,7 +477,7 @@ static int convert_children(const hr_capture_opts_t *o, const char *raw, FILE *s
         snprintf(craw, sizeof craw, "%s.%s", raw, pids[i]);
         child_name(o->out, pids[i], cout, sizeof cout);
         fprintf(sum, "child process %s:\n", pids[i]);
-        if (convert_log(craw, cout, sum, 0, NULL, NULL) != 0)
+        if (convert_log(craw, cout, sum, NULL, NULL, NULL) != 0)
             rc = 2;
         else if (!o->keep_raw)
             unlink(craw);
@@ -554,7 +583,7 @@ static int after_run(const hr_capture_opts_t *o, const char *raw, const hr_run_t
         rc = hr_cli_usage_error("capture", "%s: no capture log written (did '%s' start? static "
                                 "and setuid programs ignore LD_PRELOAD)", raw, o->cmd[0]);
     else if ((rc = program_time(o, rt, in_off, sum, &prog)) == 0 &&
-             (rc = convert_log(raw, o->out, sum, secs, &prog, &own)) == 0 && !o->keep_raw)
+             (rc = convert_log(raw, o->out, sum, rt, &prog, &own)) == 0 && !o->keep_raw)
         unlink(raw);
     if (o->follow_forks && convert_children(o, raw, sum) != 0)
         rc = 2;

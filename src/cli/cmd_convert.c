@@ -70,7 +70,19 @@ int hr_cmd_convert(int argc, char **argv) {
     memset(&rep, 0, sizeof rep);
     int imported = 0;
     hr_trace_init(&t);
-    if (load_any(in, &t, &imported, &rep, &err) != 0) {
+    /* A capture log into a binary trace is written as it is read, in memory
+     * that does not grow with the events (1: it has stacks, built in memory). */
+    int src = hr_import_detect(in) == HR_IMPORT_CAPTURE && out_format(to, out) == HR_FMT_BINARY
+                  ? hr_import_capture_write(in, out, NULL, &t, &rep, &err) : 1;
+    if (src == 0) {
+        printf("%s: %llu events, %u ids, %u threads, peak live %llu bytes\n", out,
+               (unsigned long long)rep.events_out, t.n_ids, t.n_threads,
+               (unsigned long long)t.peak_live);
+        hr_repair_print(&rep, stdout);
+        hr_trace_free(&t);
+        return 0;
+    }
+    if (src < 0 || load_any(in, &t, &imported, &rep, &err) != 0) {
         fprintf(stderr, "heapreplay convert: %s\n", err.msg);
         hr_trace_free(&t);
         return 2;

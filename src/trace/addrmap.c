@@ -67,16 +67,10 @@ struct hr_addrmap {
     uint32_t     n_stream_frames;
     size_t      *born;      /* id -> index of the event that created its live block */
     uint32_t     cap_born;
-    struct hr_touch_note *notes; /* touched records to place (hr_addrmap_place_touched) */
+    hr_touch_note_t *notes; /* touched records to place (hr_addrmap_place_touched) */
     size_t       n_notes, cap_notes;
+    size_t       flushed;   /* events handed on before out's first (hr_addrmap_flushed) */
 };
-
-/* A touched record for the block created by event `at`; `seq` keeps the
- * order of arrival (the last record for a block wins). */
-typedef struct hr_touch_note {
-    size_t   at, seq;
-    uint64_t bytes;
-} hr_touch_note_t;
 
 /* The entry for addr in tab, or NULL when the address was never returned. */
 static hr_aentry_t *find(const hr_ptrmap_t *tab, uint64_t addr) {
@@ -171,7 +165,7 @@ static int note_born(hr_addrmap_t *m, uint32_t id) {
         m->born = b;
         m->cap_born = cap;
     }
-    m->born[id] = m->out->n_events - 1;
+    m->born[id] = m->flushed + m->out->n_events - 1;
     return 0;
 }
 
@@ -394,6 +388,15 @@ static size_t notes_unique(hr_addrmap_t *m) {
             k--; /* a later record for the same block (a realloc that failed) */
         m->notes[k++] = m->notes[i];
     }
+    return k;
+}
+
+void hr_addrmap_flushed(hr_addrmap_t *m, size_t n) { m->flushed += n; }
+
+size_t hr_addrmap_touch_notes(hr_addrmap_t *m, const hr_touch_note_t **notes) {
+    size_t k = notes_unique(m);
+    m->n_notes = k;
+    *notes = m->notes;
     return k;
 }
 

@@ -329,8 +329,8 @@ oom:
 
 /* ---- streaming encoder -------------------------------------------------- */
 
-/* The same bytes as hr_trace_encode_binary for a trace without program time
- * or stacks, in pieces: a counting pass (f == NULL) learns the header's
+/* The same bytes as hr_trace_encode_binary for a trace without stacks, in
+ * pieces: a counting pass (f == NULL) learns the header's
  * fields, then hr_binenc_header writes header and string table and a second
  * encoder writes the records. No seek: any stream will do. Memory follows the
  * id space, not the event count. */
@@ -366,10 +366,13 @@ uint64_t hr_binenc_bytes(const hr_binenc_t *e) { return e->rec_bytes; }
 
 int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, FILE *f) {
     hr_buf_t b = {0};
-    if (hr_buf_reserve(&b, HR_BIN_HEADER_SIZE))
+    uint32_t hsize = HR_BIN_HEADER_SIZE + (t->program.runs ? HR_BIN_PROGRAM_SIZE : 0);
+    if (hr_buf_reserve(&b, hsize))
         return -1;
-    memset(b.data, 0, HR_BIN_HEADER_SIZE);
-    b.len = HR_BIN_HEADER_SIZE;
+    memset(b.data, 0, hsize);
+    if (t->program.runs)
+        hr_program_encode(&t->program, b.data + HR_BIN_HEADER_SIZE);
+    b.len = hsize;
     for (uint32_t i = 0; i < t->n_strings; i++) {
         size_t n = strlen(t->strings[i]);
         if (hr_buf_reserve(&b, n + HR_VARINT_MAX)) {
@@ -380,10 +383,14 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
         memcpy(b.data + b.len, t->strings[i], n);
         b.len += n;
     }
-    enc_header_t hd = {c->minor, c->has_ts, c->n_events,
+    /* as hr_trace_encode_binary: no timestamp flag without events, the
+     * program-time minor when t has program time */
+    enc_header_t hd = {t->program.runs && c->minor < HR_BIN_MINOR_PROGRAM ? HR_BIN_MINOR_PROGRAM
+                                                                          : c->minor,
+                       c->has_ts && c->n_events, c->n_events,
                        c->any_id ? (uint32_t)(c->max_id + 1) : 0,
-                       c->n_events ? c->max_thr + 1 : 0, t->n_strings, HR_BIN_HEADER_SIZE, peak,
-                       b.len - HR_BIN_HEADER_SIZE, c->rec_bytes};
+                       c->n_events ? c->max_thr + 1 : 0, t->n_strings, hsize, peak,
+                       b.len - hsize, c->rec_bytes};
     put_header(b.data, &hd);
     int rc = fwrite(b.data, 1, b.len, f) == b.len ? 0 : -1;
     hr_buf_free(&b);

@@ -184,8 +184,9 @@ void hr_validator_free(hr_validator_t *vd);
  * encodes consecutive events (ts: their timestamps when has_ts); after a
  * counting pass over all events, hr_binenc_header writes the header (from
  * the counting encoder and the peak) and t's string table, and an encoder
- * opened on f writes the records of a second pass over the same events. No
- * program time or stacks. The bytes equal hr_trace_encode_binary's. 0 or -1
+ * opened on f writes the records of a second pass over the same events (or
+ * the counting encoder writes them to a scratch file the caller copies after
+ * the header). t's program time goes in the header; no stacks. The bytes equal hr_trace_encode_binary's. 0 or -1
  * with errno. */
 typedef struct hr_binenc hr_binenc_t;
 hr_binenc_t *hr_binenc_open(FILE *f, int has_ts);

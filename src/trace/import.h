@@ -90,6 +90,19 @@ int hr_addrmap_touched(hr_addrmap_t *m, uint64_t addr, uint64_t bytes);
  * block (its thread, its timestamp), in one pass over the trace; call it
  * once, after the last event. Sets rep->touched. 0, or -1 on OOM. */
 int hr_addrmap_place_touched(hr_addrmap_t *m);
+/* Streaming (the capture importer): the first n events of out were handed
+ * on and removed, so out's event i is the trace's event (all flushed) + i. */
+void hr_addrmap_flushed(hr_addrmap_t *m, size_t n);
+/* A touched record for the block created by trace event `at` (counting
+ * flushed events); seq: order of arrival. */
+typedef struct hr_touch_note {
+    size_t   at, seq;
+    uint64_t bytes;
+} hr_touch_note_t;
+/* Instead of hr_addrmap_place_touched, for a writer that inserts the
+ * `touched` events itself: the notes sorted by `at`, one per block (the
+ * last record wins); valid until hr_addrmap_finish. Returns their count. */
+size_t hr_addrmap_touch_notes(hr_addrmap_t *m, const hr_touch_note_t **notes);
 /* Counts what is still live, frees the map; the trace is left as built. */
 void hr_addrmap_finish(hr_addrmap_t *m);
 
@@ -110,6 +123,16 @@ void hr_tidmap_free(hr_tidmap_t *t);
 
 /* Per-format entry points (import_*.c); same contract as hr_import_file. */
 int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err);
+/* A capture log straight into the binary trace file `out` (the same bytes
+ * as hr_import_capture + hr_trace_write_file), in memory that does not grow
+ * with the events (docs/CAPTURE.md "Conversion"); prog: the program time to
+ * put in the header, or NULL. info (initialised) gets what a summary needs:
+ * the string table, the counts hr_trace_validate sets, and the annotation
+ * and pool events only (rep->events_out is the trace's event count). 0; 1
+ * when the log has stacks (nothing written: use hr_import_capture); -1 with
+ * err. rep is zeroed first. */
+int hr_import_capture_write(const char *path, const char *out, const hr_program_time_t *prog,
+                            hr_trace_t *info, hr_repair_t *rep, hr_error_t *err);
 int hr_import_heaptrack(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err);
 int hr_import_mtrace(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err);
 

@@ -1,41 +1,37 @@
 /* Importer for our own raw capture log (src/base/rawlog.h).
  *
- * Reads every whole record of every block (version 2: variable-length,
- * delta-coded records), stops at the first cut or damaged block (reporting
- * where), sorts the records by (clock, thread) (dropping duplicates left by a
- * flush interrupted by a signal: a thread's clock never repeats), converts
- * clocks to ns with the calibration pairs of the header and the last block,
- * and replays them through the address map. TOUCHED records (version 3, the
- * library's page probe) become `touched` events placed before the event that
- * created their block, after everything else (hr_addrmap_place_touched).
+ * capture_log.c reads the log: every whole record of every block (version
+ * 2: variable-length, delta-coded records) up to the first cut or damaged
+ * block (reporting where), in (clock, thread) order, with the duplicates a
+ * flush interrupted by a signal leaves next to each other (a thread's clock
+ * never repeats: dropped here). Clocks become ns with the calibration pairs
+ * of the header and the last block, and the records go through the address
+ * map. TOUCHED records (version 3, the library's page probe) become
+ * `touched` events placed before the event that created their block.
  * Frames the library found at present functions (capture --frames: a
  * HR_CAP_FRAME_BY mark before the FRAME) are dropped, with their marks, when
- * the program also marked frames itself (own_frames_only). Version 4
- * (capture --stacks): MODULE and STACK records become the trace's module map
- * and stacks (build_stacks), and each allocation record's stack id the site
- * of the event it became. */
+ * the program also marked frames itself (capture_log.c). Version 4 (capture
+ * --stacks): MODULE and STACK records become the trace's module map and
+ * stacks (build_stacks), and each allocation record's stack id the site of
+ * the event it became.
+ *
+ * Two ways out: hr_import_capture builds the whole trace in memory (what
+ * convert and the readers need); hr_import_capture_write streams it into a
+ * binary trace file, holding only a chunk of events, the address map (live
+ * and freed addresses), the strings and the annotations (docs/CAPTURE.md
+ * "Conversion"). Both make the same events in the same order. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/rawlog.h"
+#include "base/outfile.h"
+#include "trace/capture_log.h"
+#include "trace/format.h"
 #include "trace/import.h"
 #include "trace/stacks.h"
 
 _Static_assert(HR_CAP_TOUCH_MIN == HR_TOUCH_PROBE_MIN,
                "the capture library probes the blocks src/trace/trace.h says it does");
-
-typedef struct cap_item {
-    hr_cap_rec_t rec;
-    size_t name_off; /* offset of the annotation name in the file buffer */
-    int drop;        /* not converted (own_frames_only) */
-} cap_item_t;
-
-/* A MODULE or STACK record (version 4, capture --stacks): kept aside, not
- * an event; the payload stays in the file buffer. */
-typedef struct cap_def {
-    uint64_t ptr, a; /* MODULE: load bias, extent; STACK: -, stack id */
-    size_t off, len; /* payload */
-} cap_def_t;
 
 /* The log's stack ids -> the trace's, sorted by the log's id. */
 typedef struct cap_sid {
@@ -43,215 +39,21 @@ typedef struct cap_sid {
     uint32_t trace_id;
 } cap_sid_t;
 
+/* Clock -> ns since the header's start time. */
+typedef struct cap_cal {
+    uint64_t clk0;
+    double ns_per_clk;
+} cap_cal_t;
+
 typedef struct cap_state {
     const char *path;
-    unsigned char *buf;
-    size_t len;
-    cap_item_t *items;
-    size_t n, cap;
-    int have_end;
-    hr_cap_rec_t end;
-    uint64_t cal_clk, cal_ns; /* the latest calibration pair (block headers) */
-    hr_repair_t *rep;
-    unsigned end_op; /* first op the log's version does not have */
-    int stacked_ok;  /* version 4: HR_CAP_OP_STACKED may be set */
-    cap_def_t *mods, *stks;
-    size_t n_mods, cap_mods, n_stks, cap_stks;
-    cap_sid_t *sids; /* n_stks entries once build_stacks ran */
+    hr_caplog_t L;
+    int ts;          /* the log has timestamps */
+    cap_cal_t cal;
+    cap_sid_t *sids; /* L.n_stks entries once build_stacks ran */
     uint32_t *site;  /* per event pushed (before the touched ones are placed); NULL: no stacks */
     size_t cap_site;
 } cap_state_t;
-
-static int read_all(const char *path, unsigned char **buf, size_t *len, hr_error_t *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        hr_error_set(err, "%s: cannot open", path);
-        return -1;
-    }
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *b = malloc(cap);
-    for (;;) {
-        if (!b) {
-            fclose(f);
-            hr_error_set(err, "%s: out of memory", path);
-            return -1;
-        }
-        n += fread(b + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *nb = realloc(b, cap * 2);
-        if (!nb)
-            free(b);
-        b = nb;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(b);
-        hr_error_set(err, "%s: read error", path);
-        return -1;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
-static void cut(cap_state_t *s, size_t off, const char *what) {
-    s->rep->truncated = 1;
-    snprintf(s->rep->truncation, sizeof s->rep->truncation, "%s at offset %zu", what, off);
-}
-
-static int push_item(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4096;
-        cap_item_t *it = realloc(s->items, cap * sizeof *it);
-        if (!it)
-            return -1;
-        s->items = it;
-        s->cap = cap;
-    }
-    s->items[s->n].rec = *r;
-    s->items[s->n].name_off = name_off;
-    s->items[s->n].drop = 0;
-    s->n++;
-    return 0;
-}
-
-static int push_def(cap_state_t *s, const hr_cap_rec_t *r, size_t name_off) {
-    int mod = r->op == HR_CAP_MODULE;
-    cap_def_t **v = mod ? &s->mods : &s->stks;
-    size_t *n = mod ? &s->n_mods : &s->n_stks, *cap = mod ? &s->cap_mods : &s->cap_stks;
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 256;
-        cap_def_t *nv = realloc(*v, c * sizeof *nv);
-        if (!nv)
-            return -1;
-        *v = nv;
-        *cap = c;
-    }
-    (*v)[(*n)++] = (cap_def_t){r->ptr, r->a, name_off, (size_t)r->b};
-    return 0;
-}
-
-/* Decodes one record at [*off, end) with the block's delta state; returns 0
- * (record in *r, *off advanced), 1 when cut, 2 on an unknown op. */
-static int get_rec(const cap_state_t *s, size_t *off, size_t end, hr_cap_delta_t *d,
-                   hr_cap_rec_t *r, size_t *name_off) {
-    const uint8_t *p = s->buf + *off, *e = s->buf + end;
-    uint64_t dc, dp, a = 0, b = 0, st = 0;
-    if (p >= e)
-        return 1;
-    r->op = *p++;
-    int stacked = s->stacked_ok && (r->op & HR_CAP_OP_STACKED);
-    if (stacked)
-        r->op &= (uint8_t)~HR_CAP_OP_STACKED;
-    if (r->op == 0 || r->op >= s->end_op)
-        return 2;
-    if (hr_varint_get(&p, e, &dc) != HR_VARINT_OK || hr_varint_get(&p, e, &dp) != HR_VARINT_OK)
-        return 1;
-    if (r->op != HR_CAP_FREE &&
-        (hr_varint_get(&p, e, &a) != HR_VARINT_OK || hr_varint_get(&p, e, &b) != HR_VARINT_OK))
-        return 1;
-    r->clk = d->clk + dc;
-    r->ptr = d->ptr + (uint64_t)hr_unzigzag(dp);
-    r->a = hr_cap_is_realloc(r->op) ? r->ptr + (uint64_t)hr_unzigzag(a) : a;
-    r->b = b;
-    d->clk = r->clk;
-    d->ptr = r->ptr;
-    *name_off = (size_t)(p - s->buf);
-    if (hr_cap_has_name(r->op)) {
-        if (b > (uint64_t)(e - p))
-            return 1;
-        p += b;
-    }
-    if (stacked && hr_varint_get(&p, e, &st) != HR_VARINT_OK)
-        return 1;
-    r->stack = st > UINT32_MAX ? 0 : (uint32_t)st;
-    *off = (size_t)(p - s->buf);
-    return 0;
-}
-
-/* Parses the records of one block payload [off, end). Returns 0 when whole,
- * 1 when cut (reported), -1 on OOM. */
-static int parse_block(cap_state_t *s, size_t off, size_t end, size_t block_off,
-                       const hr_cap_block_t *h) {
-    uint32_t got = 0;
-    hr_cap_delta_t d = {0, 0};
-    while (off < end) {
-        hr_cap_rec_t r;
-        size_t name_off, at = off;
-        int rc = get_rec(s, &off, end, &d, &r, &name_off);
-        if (rc == 2) {
-            char what[96];
-            snprintf(what, sizeof what, "unknown record op %u in block at offset %zu", r.op,
-                     block_off);
-            cut(s, at, what);
-            return 1;
-        }
-        if (rc == 1) {
-            off = at;
-            break;
-        }
-        r.tid = h->tid;
-        if (r.op == HR_CAP_END) {
-            s->have_end = 1;
-            s->end = r;
-        } else if (r.op == HR_CAP_MODULE || r.op == HR_CAP_STACK) {
-            if (push_def(s, &r, name_off) != 0)
-                return -1;
-        } else if (push_item(s, &r, name_off) != 0) {
-            return -1;
-        }
-        got++;
-    }
-    if (off < end || got < h->nrecs) {
-        char what[128];
-        snprintf(what, sizeof what, "block at offset %zu cut after %u of %u records", block_off,
-                 got, h->nrecs);
-        cut(s, off, what);
-        return 1;
-    }
-    return 0;
-}
-
-static int parse_blocks(cap_state_t *s, hr_error_t *err) {
-    size_t off = sizeof(hr_cap_header_t);
-    while (off < s->len) {
-        hr_cap_block_t h;
-        if (s->len - off < sizeof h) {
-            cut(s, off, "block header cut");
-            return 0;
-        }
-        memcpy(&h, s->buf + off, sizeof h);
-        if (h.magic != HR_CAP_BLOCK_MAGIC) {
-            cut(s, off, "damaged block (bad magic); read up to here");
-            return 0;
-        }
-        size_t start = off + sizeof h;
-        size_t avail = s->len - start < h.nbytes ? s->len - start : h.nbytes;
-        if (h.clk > s->cal_clk) {
-            s->cal_clk = h.clk;
-            s->cal_ns = h.ns;
-        }
-        int rc = parse_block(s, start, start + avail, off, &h);
-        if (rc < 0) {
-            hr_error_set(err, "%s: out of memory", s->path);
-            return -1;
-        }
-        if (rc > 0)
-            return 0;
-        if (avail < h.nbytes) {
-            char what[96];
-            snprintf(what, sizeof what, "block at offset %zu cut (%zu of %u bytes)", off, avail,
-                     h.nbytes);
-            cut(s, s->len, what);
-            return 0;
-        }
-        off = start + h.nbytes;
-    }
-    return 0;
-}
 
 /* ---- stacks (capture --stacks) ----------------------------------------- */
 static int by_log_id(const void *a, const void *b) {
@@ -264,17 +66,17 @@ static int by_log_id(const void *a, const void *b) {
  * fills s->sids. Modules first: a frame takes its module when interned.
  * 0, or -1 on out of memory. */
 static int build_stacks(cap_state_t *s, hr_trace_t *out) {
-    hr_stacks_t *st = s->n_stks ? hr_trace_stacks(out) : NULL;
-    if (!s->n_stks)
+    hr_stacks_t *st = s->L.n_stks ? hr_trace_stacks(out) : NULL;
+    if (!s->L.n_stks)
         return 0;
-    s->sids = malloc(s->n_stks * sizeof *s->sids);
+    s->sids = malloc(s->L.n_stks * sizeof *s->sids);
     if (!st || !s->sids)
         return -1;
     char path[4097];
-    for (size_t i = 0; i < s->n_mods; i++) {
-        const cap_def_t *d = &s->mods[i];
+    for (size_t i = 0; i < s->L.n_mods; i++) {
+        const hr_capdef_t *d = &s->L.mods[i];
         size_t n = d->len < sizeof path - 1 ? d->len : sizeof path - 1;
-        memcpy(path, s->buf + d->off, n);
+        memcpy(path, s->L.buf + d->off, n);
         path[n] = 0;
         size_t pl = strlen(path);
         const char *bid = pl + 1 < n ? path + pl + 1 : NULL;
@@ -282,13 +84,13 @@ static int build_stacks(cap_state_t *s, hr_trace_t *out) {
             return -1;
     }
     uint32_t fr[HR_CAP_STACK_DEPTH_MAX];
-    for (size_t i = 0; i < s->n_stks; i++) {
-        const cap_def_t *d = &s->stks[i];
+    for (size_t i = 0; i < s->L.n_stks; i++) {
+        const hr_capdef_t *d = &s->L.stks[i];
         size_t n = d->len / 8 < HR_CAP_STACK_DEPTH_MAX ? d->len / 8 : HR_CAP_STACK_DEPTH_MAX;
         for (size_t k = 0; k < n; k++) {
             uint64_t addr = 0;
             for (int b = 7; b >= 0; b--)
-                addr = addr << 8 | s->buf[d->off + 8 * k + (size_t)b];
+                addr = addr << 8 | s->L.buf[d->off + 8 * k + (size_t)b];
             int64_t ix = hr_stacks_frame_addr(st, addr);
             if (ix < 0)
                 return -1;
@@ -300,7 +102,7 @@ static int build_stacks(cap_state_t *s, hr_trace_t *out) {
             return -1;
         s->sids[i] = (cap_sid_t){d->a, (uint32_t)id};
     }
-    qsort(s->sids, s->n_stks, sizeof *s->sids, by_log_id);
+    qsort(s->sids, s->L.n_stks, sizeof *s->sids, by_log_id);
     return 0;
 }
 
@@ -308,7 +110,7 @@ static int build_stacks(cap_state_t *s, hr_trace_t *out) {
  * defined it (its STACK record was in a block that was lost). */
 static uint32_t trace_sid(const cap_state_t *s, uint64_t log_id) {
     cap_sid_t key = {log_id, 0};
-    const cap_sid_t *f = s->n_stks ? bsearch(&key, s->sids, s->n_stks, sizeof key, by_log_id) : NULL;
+    const cap_sid_t *f = s->L.n_stks ? bsearch(&key, s->sids, s->L.n_stks, sizeof key, by_log_id) : NULL;
     return f ? f->trace_id : 0;
 }
 
@@ -354,20 +156,6 @@ static int apply_sites(const cap_state_t *s, hr_trace_t *out) {
     return 0;
 }
 
-/* Total order: clock, then thread (equal clocks of different threads are
- * concurrent events; equal (clock, thread) pairs are duplicates). */
-static int by_clock(const void *a, const void *b) {
-    const hr_cap_rec_t *x = &((const cap_item_t *)a)->rec, *y = &((const cap_item_t *)b)->rec;
-    if (x->clk != y->clk)
-        return x->clk < y->clk ? -1 : 1;
-    return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-/* Clock -> ns since the header's start time. */
-typedef struct cap_cal {
-    uint64_t clk0;
-    double ns_per_clk;
-} cap_cal_t;
 
 /* UINT64_MAX when the result does not fit (a damaged calibration: the caller
  * reports it; converting an out-of-range double is undefined). */
@@ -378,9 +166,8 @@ static uint64_t cal_ts(const cap_cal_t *c, uint64_t clk) {
     return ns >= 0 && ns < 18446744073709549568.0 ? (uint64_t)ns : UINT64_MAX;
 }
 
-static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, uint16_t th,
-                       uint64_t ts) {
-    const hr_cap_rec_t *r = &it->rec;
+static int replay_item(const cap_state_t *s, hr_addrmap_t *m, const hr_cap_rec_t *r,
+                       size_t name_off, uint16_t th, uint64_t ts) {
     char name[256];
     switch (r->op) {
     case HR_CAP_MALLOC: return hr_addrmap_alloc(m, th, r->ptr, r->a, 0, ts);
@@ -394,7 +181,7 @@ static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, ui
     case HR_CAP_TOUCHED: return hr_addrmap_touched(m, r->ptr, r->a);
     default: {
         size_t n = r->b < sizeof name - 1 ? (size_t)r->b : sizeof name - 1;
-        memcpy(name, s->buf + it->name_off, n);
+        memcpy(name, s->L.buf + name_off, n);
         name[n] = 0;
         if (r->op == HR_CAP_POOL_ALLOC)
             return hr_addrmap_pool_alloc(m, th, r->ptr, r->a, name, ts);
@@ -409,95 +196,33 @@ static int replay_item(cap_state_t *s, hr_addrmap_t *m, const cap_item_t *it, ui
     }
 }
 
-static void describe_end(cap_state_t *s) {
-    hr_repair_t *rep = s->rep;
-    if (!s->have_end) {
-        if (!rep->truncated)
-            cut(s, s->len, "no END record (killed by SIGKILL, a raw exit syscall, or a crash)");
-        snprintf(rep->ended, sizeof rep->ended, "unknown (no END record)");
-        return;
-    }
-    rep->overhead_ns = s->end.a;
-    uint64_t how = s->end.b;
-    if (how == 0)
-        snprintf(rep->ended, sizeof rep->ended, "exit");
-    else if (how == 1)
-        snprintf(rep->ended, sizeof rep->ended, "_exit");
-    else if (how >= 128)
-        snprintf(rep->ended, sizeof rep->ended, "signal %llu (buffers flushed)",
-                 (unsigned long long)(how - 128));
-    else
-        snprintf(rep->ended, sizeof rep->ended, "code %llu", (unsigned long long)how);
-}
 
-/* 1 for a frame-by mark (src/base/rawlog.h, HR_CAP_FRAME_BY). */
-static int is_frame_by(const cap_state_t *s, const cap_item_t *it) {
-    size_t n = sizeof HR_CAP_FRAME_BY - 1;
-    return it->rec.op == HR_CAP_MARK && it->rec.b > n &&
-           memcmp(s->buf + it->name_off, HR_CAP_FRAME_BY, n) == 0;
-}
+/* Hands the events of `out` on and empties it (streaming); 0 or -1. */
+typedef int (*cap_flush_fn)(void *ctx, hr_addrmap_t *m, hr_trace_t *out);
+#define CAP_CHUNK 65536 /* events handed on at a time */
 
-/* The program's own frames win over the ones capture --frames found: when
- * both are in the log (the automatic marks stop at the program's first
- * hr_frame(); the ones before it are here), every automatic frame and its
- * mark are dropped and the other frames renumbered without them. A frame is
- * automatic when a frame-by mark carries its number (the mark's `a`).
- * 0, or -1 on out of memory. */
-static int own_frames_only(cap_state_t *s) {
-    uint64_t maxno = 0, nauto = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->items[i].rec.op == HR_CAP_FRAME && s->items[i].rec.a > maxno)
-            maxno = s->items[i].rec.a;
-    if (maxno == 0 || maxno > s->n)
-        return 0; /* no frames, or numbers no library wrote */
-    uint64_t *below = calloc(maxno + 2, sizeof *below); /* below[k]: automatic numbers < k */
-    if (!below)
-        return -1;
-    for (size_t i = 0; i < s->n; i++)
-        if (is_frame_by(s, &s->items[i]) && s->items[i].rec.a && s->items[i].rec.a <= maxno &&
-            !below[s->items[i].rec.a + 1]) {
-            below[s->items[i].rec.a + 1] = 1;
-            nauto++;
-        }
-    uint64_t frames = 0;
-    for (size_t i = 0; i < s->n; i++)
-        frames += s->items[i].rec.op == HR_CAP_FRAME;
-    if (nauto && frames > nauto) {
-        for (uint64_t k = 1; k <= maxno + 1; k++)
-            below[k] += below[k - 1];
-        for (size_t i = 0; i < s->n; i++) {
-            cap_item_t *it = &s->items[i];
-            if (is_frame_by(s, it))
-                it->drop = 1;
-            else if (it->rec.op == HR_CAP_FRAME && below[it->rec.a + 1] > below[it->rec.a])
-                it->drop = 1, s->rep->auto_frames_dropped++;
-            else if (it->rec.op == HR_CAP_FRAME)
-                it->rec.a -= below[it->rec.a];
-        }
-    }
-    free(below);
-    return 0;
-}
-
-static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_t *cal,
-                         hr_error_t *err) {
-    if (s->n) /* qsort(NULL, 0) is undefined */
-        qsort(s->items, s->n, sizeof *s->items, by_clock);
-    hr_addrmap_t *m = hr_addrmap_new(out, s->rep, ts);
+/* One pass over the log's records into m (events in `out`, repairs in rep),
+ * handing them on every CAP_CHUNK events when flush is not NULL. 0, -1 on
+ * out of memory, -2 with err set. */
+static int convert_pass(cap_state_t *s, hr_trace_t *out, hr_repair_t *rep, hr_addrmap_t *m,
+                        cap_flush_fn flush, void *ctx, hr_error_t *err) {
     hr_tidmap_t tids = {0};
-    int rc = m && own_frames_only(s) == 0 && build_stacks(s, out) == 0 ? 0 : -1;
+    hr_cap_rec_t r, prev = {0};
+    size_t name_off, i = 0;
+    int drop, have_prev = 0, last_idx = -1;
     uint64_t last_tid = 0;
-    int last_idx = -1;
-    for (size_t i = 0; i < s->n && rc == 0; i++) {
-        const cap_item_t *it = &s->items[i];
-        if (i && it->rec.clk == s->items[i - 1].rec.clk && it->rec.tid == s->items[i - 1].rec.tid) {
-            s->rep->duplicates++;
+    int rc = hr_caplog_rewind(&s->L);
+    for (; rc == 0 && hr_caplog_next(&s->L, &r, &name_off, &drop); i++) {
+        if (have_prev && r.clk == prev.clk && r.tid == prev.tid) {
+            rep->duplicates++;
             continue;
         }
-        if (it->drop)
+        prev = r;
+        have_prev = 1;
+        if (drop)
             continue;
-        if (last_idx < 0 || it->rec.tid != last_tid) {
-            last_tid = it->rec.tid;
+        if (last_idx < 0 || r.tid != last_tid) {
+            last_tid = r.tid;
             last_idx = hr_tidmap_get(&tids, last_tid);
         }
         if (last_idx == HR_TIDMAP_FULL) {
@@ -506,65 +231,251 @@ static int convert_items(cap_state_t *s, hr_trace_t *out, int ts, const cap_cal_
             rc = -2;
             break;
         }
-        uint64_t ns = ts ? cal_ts(cal, it->rec.clk) : 0;
+        uint64_t ns = s->ts ? cal_ts(&s->cal, r.clk) : 0;
         if (ns == UINT64_MAX) {
             hr_error_set(err, "%s: record %zu: timestamp beyond 2^64 ns (clock %llu, the "
                          "calibration gives %g ns per tick)", s->path, i,
-                         (unsigned long long)it->rec.clk, cal->ns_per_clk);
+                         (unsigned long long)r.clk, s->cal.ns_per_clk);
             rc = -2;
             break;
         }
         size_t before = out->n_events;
-        rc = last_idx < 0 ? -1 : replay_item(s, m, it, (uint16_t)last_idx, ns);
-        if (rc == 0 && it->rec.stack)
-            rc = note_site(s, out, before, it->rec.stack);
+        rc = last_idx < 0 ? -1 : replay_item(s, m, &r, name_off, (uint16_t)last_idx, ns);
+        if (rc == 0 && r.stack)
+            rc = note_site(s, out, before, r.stack);
+        if (rc == 0 && flush && out->n_events >= CAP_CHUNK)
+            rc = flush(ctx, m, out);
     }
-    if (rc == 0)
-        rc = hr_addrmap_place_touched(m);
-    if (rc == 0)
-        rc = apply_sites(s, out);
-    s->rep->threads = tids.n;
+    if (rc == 0 && flush)
+        rc = flush(ctx, m, out);
+    rep->threads = tids.n;
     hr_tidmap_free(&tids);
-    hr_addrmap_finish(m);
-    if (rc == -1)
-        hr_error_set(err, "%s: out of memory while converting", s->path);
-    return rc ? -1 : 0;
+    return rc;
+}
+
+/* Maps and indexes the log; the summary fields of rep that come from it. */
+static int cap_open(cap_state_t *s, const char *path, hr_repair_t *rep, hr_error_t *err) {
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    if (hr_caplog_open(&s->L, path, rep, err) != 0)
+        return -1;
+    const hr_cap_header_t *h = &s->L.h;
+    rep->events_in = s->L.n_items;
+    s->cal = (cap_cal_t){h->start_clk, 1.0};
+    if (!(h->flags & HR_CAPF_CLK_NS) && s->L.cal_clk > h->start_clk && s->L.cal_ns > h->start_ns)
+        s->cal.ns_per_clk =
+            (double)(s->L.cal_ns - h->start_ns) / (double)(s->L.cal_clk - h->start_clk);
+    s->ts = (h->flags & HR_CAPF_TIMESTAMPS) != 0;
+    return 0;
+}
+
+static void cap_close(cap_state_t *s) {
+    hr_caplog_close(&s->L);
+    free(s->sids);
+    free(s->site);
 }
 
 int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_error_t *err) {
-    cap_state_t s = {.path = path, .rep = rep};
-    if (read_all(path, &s.buf, &s.len, err) != 0)
+    cap_state_t s;
+    if (cap_open(&s, path, rep, err) != 0) {
+        cap_close(&s);
         return -1;
-    hr_cap_header_t h;
-    int rc = -1;
-    if (s.len < sizeof h) {
-        hr_error_set(err, "%s: offset %zu: file ends inside the %zu-byte capture header", path, s.len,
-                     sizeof h);
-        goto done;
     }
-    memcpy(&h, s.buf, sizeof h);
-    if (memcmp(h.magic, HR_CAP_MAGIC, 8) != 0 || h.version < HR_CAP_VERSION_MIN ||
-        h.version > HR_CAP_VERSION || h.endian != HR_CAP_ENDIAN_TAG) {
-        hr_error_set(err, "%s: offset 0: expected a version %u to %u capture header (magic %s)",
-                     path, HR_CAP_VERSION_MIN, HR_CAP_VERSION, HR_CAP_MAGIC);
-        goto done;
+    hr_addrmap_t *m = hr_addrmap_new(out, rep, s.ts);
+    int rc = m && build_stacks(&s, out) == 0 ? 0 : -1;
+    if (rc == 0)
+        rc = convert_pass(&s, out, rep, m, NULL, NULL, err);
+    if (rc == 0)
+        rc = hr_addrmap_place_touched(m);
+    if (rc == 0)
+        rc = apply_sites(&s, out);
+    hr_addrmap_finish(m);
+    if (rc == -1)
+        hr_error_set(err, "%s: out of memory while converting", path);
+    cap_close(&s);
+    return rc ? -1 : 0;
+}
+
+/* ---- streaming: hr_import_capture_write --------------------------------- */
+
+/* Where the events go while streaming: the `touched` events put in before
+ * their blocks' events, then the validator (the header's counts and peak)
+ * and the encoder, which writes the records to a scratch file. */
+typedef struct cap_stream {
+    const hr_touch_note_t *notes; /* sorted by the event they go before */
+    size_t n_notes, next_note;
+    size_t base;         /* events handed on so far (before touched ones) */
+    uint64_t total;      /* events written (touched ones included) */
+    hr_event_t *evs;     /* a chunk with its touched events: 2 * CAP_CHUNK */
+    uint64_t *ts;
+    hr_validator_t *vd;  /* NULL: the notes pass (nothing is written) */
+    hr_binenc_t *enc;
+    hr_event_t *kept;    /* annotations and pool ops, for the summary */
+    size_t n_kept, cap_kept;
+    hr_error_t *err;
+    const char *path;
+} cap_stream_t;
+
+static int keep_event(cap_stream_t *w, const hr_event_t *ev) {
+    if (hr_op_is_mem(ev->op) || ev->op == HR_OP_TOUCHED)
+        return 0;
+    if (w->n_kept == w->cap_kept) {
+        size_t c = w->cap_kept ? 2 * w->cap_kept : 256;
+        hr_event_t *k = realloc(w->kept, c * sizeof *k);
+        if (!k)
+            return -1;
+        w->kept = k;
+        w->cap_kept = c;
     }
-    s.end_op = h.version >= 4 ? HR_CAP__COUNT : h.version >= 3 ? HR_CAP_MODULE : HR_CAP_TOUCHED;
-    s.stacked_ok = h.version >= 4;
-    if (parse_blocks(&s, err) != 0)
-        goto done;
-    rep->events_in = s.n;
-    describe_end(&s);
-    cap_cal_t cal = {h.start_clk, 1.0};
-    if (!(h.flags & HR_CAPF_CLK_NS) && s.cal_clk > h.start_clk && s.cal_ns > h.start_ns)
-        cal.ns_per_clk = (double)(s.cal_ns - h.start_ns) / (double)(s.cal_clk - h.start_clk);
-    rc = convert_items(&s, out, (h.flags & HR_CAPF_TIMESTAMPS) != 0, &cal, err);
-done:
-    free(s.mods);
-    free(s.stks);
-    free(s.sids);
-    free(s.site);
-    free(s.items);
-    free(s.buf);
+    w->kept[w->n_kept++] = *ev;
+    return 0;
+}
+
+static int stream_flush(void *ctx, hr_addrmap_t *m, hr_trace_t *out) {
+    cap_stream_t *w = ctx;
+    size_t n = out->n_events, j = 0;
+    for (size_t i = 0; w->vd && i < n; i++) {
+        const hr_event_t *ev = &out->events[i];
+        uint64_t ts = out->ts ? out->ts[i] : 0;
+        if (w->next_note < w->n_notes && w->notes[w->next_note].at == w->base + i) {
+            w->evs[j] = (hr_event_t){.op = HR_OP_TOUCHED, .thread = ev->thread,
+                                     .size = w->notes[w->next_note++].bytes};
+            w->ts[j++] = ts;
+        }
+        w->evs[j] = *ev;
+        w->ts[j++] = ts;
+        if (keep_event(w, ev) != 0)
+            return -1;
+    }
+    if (w->vd && hr_validator_step(w->vd, w->evs, j, (const char *const *)out->strings,
+                                   out->n_strings, w->err) != 0)
+        return -2;
+    errno = 0;
+    if (w->vd && hr_binenc_put(w->enc, w->evs, w->ts, j) != 0) {
+        hr_error_set(w->err, "%s: cannot encode the trace: %s", w->path,
+                     errno == EINVAL ? "an event holds a value the format cannot represent"
+                                     : strerror(errno ? errno : EIO));
+        return -2;
+    }
+    w->base += n;
+    w->total += j;
+    hr_addrmap_flushed(m, n);
+    out->n_events = 0;
+    return 0;
+}
+
+/* The notes pass (a log with TOUCHED records): the whole conversion once
+ * without output, for the index of the event each touched block was created
+ * by; repairs go to a scratch copy. *notes: a malloc'd copy. -1 on OOM. */
+static int touch_notes(cap_state_t *s, hr_touch_note_t **notes, size_t *n, hr_error_t *err) {
+    hr_trace_t t;
+    hr_trace_init(&t);
+    hr_repair_t scratch = *s->L.rep;
+    cap_stream_t w = {0};
+    hr_addrmap_t *m = hr_addrmap_new(&t, &scratch, s->ts);
+    int rc = m ? convert_pass(s, &t, &scratch, m, stream_flush, &w, err) : -1;
+    const hr_touch_note_t *got = NULL;
+    *n = rc == 0 ? hr_addrmap_touch_notes(m, &got) : 0;
+    *notes = *n ? malloc(*n * sizeof **notes) : NULL;
+    if (*n && !*notes)
+        rc = -1;
+    else if (*n)
+        memcpy(*notes, got, *n * sizeof **notes);
+    hr_addrmap_finish(m);
+    hr_trace_free(&t);
     return rc;
+}
+
+/* Copies the scratch records after the header. */
+static int copy_records(FILE *from, FILE *to) {
+    char buf[1 << 16];
+    size_t n;
+    if (fseek(from, 0, SEEK_SET) != 0)
+        return -1;
+    while ((n = fread(buf, 1, sizeof buf, from)) > 0)
+        if (fwrite(buf, 1, n, to) != n)
+            return -1;
+    return ferror(from) ? -1 : 0;
+}
+
+/* The events of the summary: info gets the kept events. */
+static int give_kept(cap_stream_t *w, hr_trace_t *info) {
+    info->n_events = 0;
+    for (size_t i = 0; i < w->n_kept; i++)
+        if (hr_trace_push(info, &w->kept[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* Converts and writes; the records first go to a scratch file (the header
+ * before them needs the counts and the string table of the whole trace). */
+static int stream_write(cap_state_t *s, const char *out, const hr_program_time_t *prog,
+                        hr_trace_t *info, hr_repair_t *rep, cap_stream_t *w, hr_error_t *err) {
+    FILE *tmp = tmpfile();
+    w->vd = hr_validator_new(s->L.n_items, s->path);
+    w->enc = tmp ? hr_binenc_open(tmp, s->ts) : NULL;
+    w->evs = malloc(2 * CAP_CHUNK * sizeof *w->evs);
+    w->ts = malloc(2 * CAP_CHUNK * sizeof *w->ts);
+    hr_addrmap_t *m = hr_addrmap_new(info, rep, s->ts);
+    int rc = tmp && w->vd && w->enc && w->evs && w->ts && m ? 0 : -1;
+    if (rc == 0)
+        rc = convert_pass(s, info, rep, m, stream_flush, w, err);
+    hr_addrmap_finish(m);
+    if (rc == 0 && hr_validator_end(w->vd, err) != 0)
+        rc = -2;
+    rep->touched = w->n_notes;
+    rep->events_out = w->total;
+    if (rc == 0) {
+        hr_validator_result(w->vd, info);
+        if (prog)
+            info->program = *prog;
+        rc = give_kept(w, info);
+    }
+    hr_outfile_t o;
+    FILE *f = rc == 0 ? hr_outfile_open(&o, out, err) : NULL;
+    if (rc == 0 && !f)
+        rc = -2;
+    if (f && (hr_binenc_header(w->enc, info->peak_live, info, f) != 0 ||
+              copy_records(tmp, f) != 0)) {
+        hr_outfile_abort(&o); /* the commit reports write errors; this is a read or OOM */
+        hr_error_set(err, "%s: cannot write the trace: %s", out, strerror(errno ? errno : EIO));
+        f = NULL;
+        rc = -2;
+    }
+    if (f && hr_outfile_commit(&o, err) != 0)
+        rc = -2;
+    if (tmp)
+        fclose(tmp);
+    return rc;
+}
+
+int hr_import_capture_write(const char *path, const char *out, const hr_program_time_t *prog,
+                            hr_trace_t *info, hr_repair_t *rep, hr_error_t *err) {
+    memset(rep, 0, sizeof *rep);
+    cap_state_t s;
+    if (cap_open(&s, path, rep, err) != 0) {
+        cap_close(&s);
+        return -1;
+    }
+    if (s.L.n_stks) { /* the sites go in the header: hr_import_capture */
+        cap_close(&s);
+        return 1;
+    }
+    cap_stream_t w = {.err = err, .path = path};
+    hr_touch_note_t *notes = NULL;
+    int rc = s.L.n_touched ? touch_notes(&s, &notes, &w.n_notes, err) : 0;
+    w.notes = notes;
+    if (rc == 0)
+        rc = stream_write(&s, out, prog, info, rep, &w, err);
+    if (rc == -1)
+        hr_error_set(err, "%s: out of memory while converting", path);
+    free(notes);
+    free(w.evs);
+    free(w.ts);
+    free(w.kept);
+    if (w.vd)
+        hr_validator_free(w.vd);
+    hr_binenc_free(w.enc);
+    cap_close(&s);
+    return rc ? -1 : 0;
 }

@@ -6,7 +6,7 @@
 check_PROGRAMS += tests/capture/cap_single tests/capture/cap_threads tests/capture/cap_fork \
 	tests/capture/cap_realloc tests/capture/cap_aligned tests/capture/cap_sigterm \
 	tests/capture/cap_annotate tests/capture/cap_exits tests/capture/cap_touch \
-	tests/capture/cap_sigalloc \
+	tests/capture/cap_sigalloc tests/capture/cap_loop \
 	tests/capture/hr_import_dump
 EXTRA_DIST += tests/capture/sample.mtrace
 EXTRA_DIST += tests/capture/annotate_game.cpp

@@ -40,6 +40,10 @@ EXTRA_DIST += tests/cli/test_bounds_cli.sh
 # capture --stacks and its symbols: the test builds tests/progs/ itself
 # (-g -O0 -fno-omit-frame-pointer, known lines) and captures it.
 TESTS += tests/cli/test_capture_stacks.sh
+# capture logs converted as they are read: the same bytes as the in-memory
+# import, memory that does not grow with the events (tests/capture/cap_loop).
+TESTS += tests/cli/test_capture_stream.sh
+EXTRA_DIST += tests/cli/test_capture_stream.sh
 EXTRA_DIST += tests/cli/test_capture_stacks.sh tests/progs/stacks_prog.c tests/progs/stacks_mod.c
 # test_sites_cli.sh: call sites, routing plans and replay --plan on a
 # hand-written trace with three known sites (sites_game.awk; docs/SITES.md).
