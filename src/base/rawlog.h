@@ -22,7 +22,7 @@
 #include "base/varint.h"
 
 #define HR_CAP_MAGIC "HRCAPLOG"          /* 8 bytes at offset 0 */
-#define HR_CAP_VERSION 4u     /* written; 3 = 2 + the TOUCHED op; 4 = 3 + stacks */
+#define HR_CAP_VERSION 5u     /* written; 3 = 2 + the TOUCHED op; 4 = 3 + stacks; 5 = 4 + PROC */
 #define HR_CAP_VERSION_MIN 2u /* oldest version the importer reads */
 #define HR_CAP_ENDIAN_TAG 0x01020304u
 #define HR_CAP_BLOCK_MAGIC 0x4b4c4248u   /* "HBLK" little-endian */
@@ -102,7 +102,12 @@ typedef struct hr_cap_block {
  *   STACK         a=stack id (from 1)  b=payload length; the payload is the
  *                 frames, 8-byte little-endian return addresses, innermost
  *                 (the caller of malloc) first (version 4: written by the
- *                 thread that first met the stack, before its first use) */
+ *                 thread that first met the stack, before its first use)
+ *   PROC          ptr=the process's own CPU time in ns (user + system,
+ *                 getrusage RUSAGE_SELF: its children not included)  a=its
+ *                 peak RSS in bytes  b=ns from the library's start (version 5:
+ *                 written with END, right before it, at a clean finish; the
+ *                 program time of a --follow-forks child's trace) */
 typedef enum hr_cap_op {
     HR_CAP_MALLOC = 1,
     HR_CAP_CALLOC,
@@ -121,6 +126,7 @@ typedef enum hr_cap_op {
     HR_CAP_TOUCHED, /* version 3 */
     HR_CAP_MODULE,  /* version 4 */
     HR_CAP_STACK,   /* version 4 */
+    HR_CAP_PROC,    /* version 5 */
     HR_CAP__COUNT
 } hr_cap_op_t;
 

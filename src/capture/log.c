@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -325,11 +326,23 @@ void hr_cap_finish(unsigned how) {
         uint64_t ev = atomic_load(&hr_tot_events), sn = atomic_load(&hr_tot_samples);
         uint64_t est = sn ? clk_to_ns(atomic_load(&hr_tot_sample_clk)) * ev / sn : 0;
         est += atomic_load(&hr_tot_flush_ns);
-        unsigned char blk[sizeof(hr_cap_block_t) + HR_CAP_REC_MAX];
+        unsigned char blk[sizeof(hr_cap_block_t) + 2 * HR_CAP_REC_MAX];
         hr_cap_delta_t d = {0, 0};
-        hr_cap_rec_t r = {hr_cap_tick(0), ev, est, how, 0, HR_CAP_END, 0};
-        size_t n = hr_cap_put_rec(blk + sizeof(hr_cap_block_t), &d, &r, NULL);
-        hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, (uint32_t)n, my_tid, 1, hr_cap_phys(), now_ns()};
+        /* the process's own time and peak RSS (a --follow-forks child's
+         * program time), then END */
+        struct rusage ru;
+        uint64_t cpu = 0, rss = 0, now = now_ns();
+        if (getrusage(RUSAGE_SELF, &ru) == 0) {
+            cpu = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+                  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+            rss = (uint64_t)ru.ru_maxrss * 1024u;
+        }
+        uint64_t tick = hr_cap_tick(0);
+        hr_cap_rec_t p = {tick, cpu, rss, now - hr_start_ns, 0, HR_CAP_PROC, 0};
+        size_t n = hr_cap_put_rec(blk + sizeof(hr_cap_block_t), &d, &p, NULL);
+        hr_cap_rec_t r = {tick, ev, est, how, 0, HR_CAP_END, 0};
+        n += hr_cap_put_rec(blk + sizeof(hr_cap_block_t) + n, &d, &r, NULL);
+        hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, (uint32_t)n, my_tid, 2, hr_cap_phys(), now};
         memcpy(blk, &h, sizeof h);
         write_all(blk, sizeof h + n);
     }

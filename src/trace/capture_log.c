@@ -86,7 +86,7 @@ static int get_rec(const hr_caplog_t *L, size_t *off, size_t end, hr_cap_delta_t
 }
 
 static int is_item(unsigned op) {
-    return op != HR_CAP_END && op != HR_CAP_MODULE && op != HR_CAP_STACK;
+    return op != HR_CAP_END && op != HR_CAP_MODULE && op != HR_CAP_STACK && op != HR_CAP_PROC;
 }
 
 /* 1 for a frame-by mark (src/base/rawlog.h, HR_CAP_FRAME_BY). */
@@ -119,6 +119,11 @@ static int note_rec(hr_caplog_t *L, frame_scan_t *fs, const hr_cap_rec_t *r, siz
     if (r->op == HR_CAP_END) {
         L->have_end = 1;
         L->end = *r;
+        return 0;
+    }
+    if (r->op == HR_CAP_PROC) {
+        L->have_proc = 1;
+        L->proc = *r;
         return 0;
     }
     if (r->op == HR_CAP_MODULE || r->op == HR_CAP_STACK) {
@@ -298,6 +303,17 @@ static void describe_end(hr_caplog_t *L) {
 }
 
 
+void hr_caplog_program(const hr_caplog_t *L, hr_program_time_t *p) {
+    if (!L->have_proc)
+        return;
+    memset(p, 0, sizeof *p);
+    p->runs = 1;
+    p->flags = HR_PROGF_CAPTURED;
+    p->wall_ns = L->proc.b;
+    p->cpu_ns = p->cpu_min_ns = p->cpu_max_ns = L->proc.ptr;
+    p->max_rss = L->proc.a;
+}
+
 int hr_caplog_open(hr_caplog_t *L, const char *path, hr_repair_t *rep, hr_error_t *err) {
     memset(L, 0, sizeof *L);
     L->path = path;
@@ -330,7 +346,8 @@ int hr_caplog_open(hr_caplog_t *L, const char *path, hr_repair_t *rep, hr_error_
                      path, HR_CAP_VERSION_MIN, HR_CAP_VERSION, HR_CAP_MAGIC);
         return -1;
     }
-    L->end_op = L->h.version >= 4   ? HR_CAP__COUNT
+    L->end_op = L->h.version >= 5   ? HR_CAP__COUNT
+                : L->h.version >= 4 ? HR_CAP_PROC
                 : L->h.version >= 3 ? HR_CAP_MODULE
                                     : HR_CAP_TOUCHED;
     L->stacked_ok = L->h.version >= 4;

@@ -38,6 +38,8 @@ typedef struct hr_caplog {
     int stacked_ok;  /* version 4: HR_CAP_OP_STACKED may be set */
     int have_end;
     hr_cap_rec_t end;
+    int have_proc;     /* version 5: the PROC record (the process's own time) */
+    hr_cap_rec_t proc;
     uint64_t cal_clk, cal_ns; /* the latest calibration pair (block headers) */
     uint64_t n_items;         /* event records (all but END, MODULE, STACK) */
     uint64_t n_touched;       /* of which TOUCHED */
@@ -57,6 +59,12 @@ typedef struct hr_caplog {
 /* Maps and indexes path. 0, or -1 with err (cannot read, not a capture log,
  * out of memory); a cut or damaged log is no error (rep says where). */
 int hr_caplog_open(hr_caplog_t *L, const char *path, hr_repair_t *rep, hr_error_t *err);
+/* The program time of the log's own process from its PROC record: one run,
+ * the captured one (the capture library's time included), its own CPU time
+ * (not its children's) and peak RSS; the program time of a --follow-forks
+ * child's trace. Leaves p alone when the log has none (older logs, a process
+ * that did not finish cleanly). */
+void hr_caplog_program(const hr_caplog_t *L, hr_program_time_t *p);
 /* Starts a pass over the records in order. 0, or -1 on out of memory. */
 int hr_caplog_rewind(hr_caplog_t *L);
 /* The next record: 1 (r, its annotation name at L->buf + *name_off, and

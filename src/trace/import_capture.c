@@ -289,6 +289,8 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
         rc = hr_addrmap_place_touched(m);
     if (rc == 0)
         rc = apply_sites(&s, out);
+    if (rc == 0) /* the process's own time; capture sets the whole run's over it */
+        hr_caplog_program(&s.L, &out->program);
     hr_addrmap_finish(m);
     if (rc == -1)
         hr_error_set(err, "%s: out of memory while converting", path);
@@ -429,6 +431,8 @@ static int stream_write(cap_state_t *s, const char *out, const hr_program_time_t
         hr_validator_result(w->vd, info);
         if (prog)
             info->program = *prog;
+        else /* a --follow-forks child: its own time from its log */
+            hr_caplog_program(&s->L, &info->program);
         rc = give_kept(w, info);
     }
     hr_outfile_t o;

@@ -123,9 +123,29 @@ if [ -f "$LIB" ]; then
     else
         not_ok "capture --follow-forks: child traces named" "exit $rc, raw logs $raw" "$(cat "$T/fk.err")"
     fi
+    # 6. each child trace carries its own process's program time (one
+    #    captured run, its own CPU > 0 and below the whole run's, peak RSS)
+    whole=$("$HR" info --json "$T/f.hrt" | "$JGET" 0.program.cpu_s /dev/stdin)
+    good=1; seen=0
+    for p in $named; do
+        j=$("$HR" info --json "$T/f.$p.hrt")
+        runs=$(echo "$j" | "$JGET" 0.program.runs /dev/stdin)
+        cpu=$(echo "$j" | "$JGET" 0.program.cpu_s /dev/stdin)
+        rss=$(echo "$j" | "$JGET" 0.program.max_rss /dev/stdin)
+        seen=$((seen + 1))
+        awk -v r="$runs" -v c="$cpu" -v w="$whole" -v m="$rss" \
+            'BEGIN { exit !(r == 1 && c > 0 && c < w && m > 0) }' || good=0
+    done
+    if [ "$seen" -gt 0 ] && [ $good = 1 ]; then
+        ok "capture --follow-forks: each child trace has its own program time ($seen children)"
+    else
+        not_ok "capture --follow-forks: each child trace has its own program time" \
+            "whole $whole; last child runs $runs cpu $cpu rss $rss"
+    fi
 else
     skip "capture: program stdout byte-identical" "capture library not built"
     skip "capture --summary FILE" "capture library not built"
+    skip "capture --follow-forks: each child trace has its own program time" "capture library not built"
     skip "capture --follow-forks" "capture library not built"
 fi
 tap_done
