@@ -30,6 +30,7 @@
 #include "report/ranking.h"
 #include "report/stats.h"
 #include "report/summary.h"
+#include "report/wholeprog.h"
 
 #define MAX_SAMPLES 1024
 
@@ -200,6 +201,15 @@ void hr_report_predict(hr_json_t *doc) {
         hr_json_set(doc, HR_REPORT_CROSS_TRACE, x);
     else
         hr_json_remove(doc, HR_REPORT_CROSS_TRACE);
+    /* a --follow-forks capture's processes together */
+    hr_json_t *w = NULL;
+    if (hr_report_view_init(&v, doc) == 0)
+        w = hr_wholeprog_json(&v);
+    hr_report_view_free(&v);
+    if (w)
+        hr_json_set(doc, HR_REPORT_WHOLE_PROGRAM, w);
+    else
+        hr_json_remove(doc, HR_REPORT_WHOLE_PROGRAM);
 }
 
 /* ---- rendering ------------------------------------------------------------ */

@@ -6,7 +6,7 @@
 HR_REPORT_SOURCES = \
 	src/report/access.c src/report/stats.c src/report/metric_name.c \
 	src/report/svg.c src/report/ranking.c src/report/answers.c \
-	src/report/summary.c src/report/phases.c src/report/detail.c src/report/crosstrace.c src/report/predict.c \
+	src/report/summary.c src/report/phases.c src/report/detail.c src/report/crosstrace.c src/report/wholeprog.c src/report/predict.c \
 	src/report/tables.c \
 	src/report/csv.c src/report/compare.c src/report/compare_fmt.c src/report/paired.c \
 	src/report/compare_program.c \
@@ -20,7 +20,7 @@ libhr_a_SOURCES += $(HR_REPORT_SOURCES)
 noinst_HEADERS += \
 	src/report/access.h src/report/stats.h src/report/metric_name.h \
 	src/report/svg.h src/report/ranking.h src/report/answers.h \
-	src/report/summary.h src/report/phases.h src/report/detail.h src/report/crosstrace.h src/report/predict.h \
+	src/report/summary.h src/report/phases.h src/report/detail.h src/report/crosstrace.h src/report/wholeprog.h src/report/predict.h \
 	src/report/tables.h \
 	src/report/csv.h src/report/compare.h src/report/paired.h src/report/charts.h \
 	src/report/chart.h \

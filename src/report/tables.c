@@ -6,6 +6,7 @@
 
 #include "report/access.h"
 #include "report/crosstrace.h"
+#include "report/wholeprog.h"
 #include "report/detail.h"
 #include "report/predict.h"
 #include "report/summary.h"
@@ -77,6 +78,7 @@ void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
     if (nt == 0)
         fputs("(no results)\n", em->out);
     hr_crosstrace_table(em, v, md); /* two traces or more */
+    hr_wholeprog_table(em, v, md); /* a --follow-forks capture's processes */
     if (opts->detail && nt > 0) {
         fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
         for (int t = 0; t < nt; t++)

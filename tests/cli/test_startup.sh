@@ -118,7 +118,31 @@ if grep -q "Process start-up, in the change" "$T/p.out" && grep -q "preload:.*+[
     ok "the report's prediction notes the start-up term"
 else not_ok "the report's prediction notes the start-up term" "$(grep -i -A2 start-up "$T/p.out")"; fi
 
-# 6. an unreadable library: its row fails on its own, no probe of it
+# 6. a --follow-forks capture's processes together: the parent (the whole
+#    run's time) and two children named as capture names them; the whole
+#    program's change is the sum of the three, with three start-up terms
+mkdir -p "$T/ff"
+for f in p.hrtt p.101.hrtt p.102.hrtt; do cp "$T/p.txt" "$T/ff/$f"; done
+"$HR" replay "$T/ff" -a "glibc,preload:$T/slowstart.so" -r 1 --warm-time 0 -q -f json \
+    > "$T/ff.json" 2> "$T/err"
+w="$(jget whole_program.0.processes "$T/ff.json") $(jget whole_program.0.allocators.1.allocator "$T/ff.json")"
+sum=$(for i in 0 1 2 3 4 5; do
+    [ "$(jget results.$i.allocator "$T/ff.json")" = glibc ] || jget results.$i.predict.change_s "$T/ff.json"
+done | awk '$1 != "null" { s += $1 } END { printf "%.9f", s }')
+wc=$(jget whole_program.0.allocators.1.change_s "$T/ff.json")
+wst=$(jget whole_program.0.allocators.1.startup_s "$T/ff.json")
+ov=$(jget startup.allocators.1.cpu_s_over_glibc "$T/ff.json")
+if [ "$w" = "3 preload:$T/slowstart.so" ] && awk -v a="$sum" -v b="$wc" -v s="$wst" -v o="$ov" \
+       'BEGIN { exit !((a - b) ^ 2 < 1e-12 && (s - 3 * o) ^ 2 < 1e-12) }'; then
+    ok "whole program: 3 processes, the sum of their changes, 3 start-up terms"
+else not_ok "whole program: 3 processes, the sum of their changes, 3 start-up terms" \
+    "got '$w', sum $sum vs $wc, start-up $wst vs 3 x $ov" "$(cat "$T/err")"; fi
+"$HR" report "$T/ff.json" > "$T/ff.out" 2>&1
+if grep -q "^Whole program: $T/ff/p.hrtt and its 2 child processes" "$T/ff.out"; then
+    ok "the report shows the whole program"
+else not_ok "the report shows the whole program" "$(grep -A3 Whole "$T/ff.out")"; fi
+
+# 7. an unreadable library: its row fails on its own, no probe of it
 "$HR" replay "$T/t.txt" -a "glibc,preload:$T/none.so" -r 1 --warm-time 0 -q -f json \
     > "$T/c.json" 2> "$T/err"
 if ! grep -q '"startup"' "$T/c.json"; then ok "an unreadable library: no start-up probe"
