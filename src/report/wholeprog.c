@@ -56,7 +56,7 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
         return NULL;
     }
     double cpu = parent_row->program.cpu_s;
-    hr_json_set(o, "trace", hr_json_new_str(parent));
+    hr_json_set(o, HR_WP_TRACE, hr_json_new_str(parent));
     hr_json_set(o, "processes", hr_json_new_u64((uint64_t)nf));
     hr_json_set(o, "cpu_s", hr_json_new_num(cpu));
     for (size_t i = 0; i < v->n; i++) {
@@ -67,7 +67,7 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
         if (s.n != nf) /* a process without this allocator's prediction */
             continue;
         hr_json_t *a = hr_json_new_object();
-        hr_json_set(a, "allocator", hr_json_new_str(r->allocator));
+        hr_json_set(a, HR_WP_ALLOC, hr_json_new_str(r->allocator));
         hr_json_set(a, "change_s", hr_json_new_num(s.change));
         if (cpu > 0)
             hr_json_set(a, "change_pct", hr_json_new_num(s.change / cpu * 100));
@@ -117,12 +117,12 @@ void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
         const hr_json_t *f = hr_json_at(all, k), *arr = hr_json_get(f, "allocators");
         fprintf(em->out, "%sWhole program: %s and its %.0f child processes (CPU %.3f s)\n%s"
                 "predicted change of its CPU time, each process's allocator start-up included:\n%s",
-                md ? "### " : "", hr_json_path_str(f, "trace"), hr_json_path_num(f, "processes") - 1,
+                md ? "### " : "", hr_json_path_str(f, HR_WP_TRACE), hr_json_path_num(f, "processes") - 1,
                 hr_json_path_num(f, "cpu_s"), md ? "\n" : "  ", md ? "\n" : "");
         for (size_t i = 0; i < hr_json_len(arr); i++) {
             const hr_json_t *a = hr_json_at(arr, i);
             fprintf(em->out, "%s%s %+.1f ms (%+.2f%%) [%+.1f..%+.1f ms], start-up %+.1f ms: %s\n",
-                    md ? "- " : "  ", hr_json_path_str(a, "allocator"),
+                    md ? "- " : "  ", hr_json_path_str(a, HR_WP_ALLOC),
                     hr_json_path_num(a, "change_s") * 1e3, hr_json_path_num(a, "change_pct"),
                     hr_json_path_num(a, "interval_s_lo") * 1e3,
                     hr_json_path_num(a, "interval_s_hi") * 1e3,

@@ -17,6 +17,10 @@
 #include "report/access.h"
 
 #define HR_REPORT_WHOLE_PROGRAM "whole_program"
+/* Keys of its objects that results also have, named once (written and read
+ * here only: these are not a result's keys). */
+#define HR_WP_TRACE "trace"
+#define HR_WP_ALLOC "allocator"
 
 /* The "whole_program" array over v's rows (their predict objects written),
  * or NULL when no trace family is complete enough. */

@@ -366,12 +366,17 @@ uint64_t hr_binenc_bytes(const hr_binenc_t *e) { return e->rec_bytes; }
 
 int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, FILE *f) {
     hr_buf_t b = {0};
-    uint32_t hsize = HR_BIN_HEADER_SIZE + (t->program.runs ? HR_BIN_PROGRAM_SIZE : 0);
+    /* 1.6: the noise record after the program time, as hr_trace_encode_binary */
+    int noise = t->program.runs && hr_program_has_noise(&t->program);
+    uint32_t hsize = HR_BIN_HEADER_SIZE + (t->program.runs ? HR_BIN_PROGRAM_SIZE : 0) +
+                     (noise ? HR_BIN_NOISE_SIZE : 0);
     if (hr_buf_reserve(&b, hsize))
         return -1;
     memset(b.data, 0, hsize);
     if (t->program.runs)
         hr_program_encode(&t->program, b.data + HR_BIN_HEADER_SIZE);
+    if (noise)
+        hr_program_encode_noise(&t->program, b.data + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE);
     b.len = hsize;
     for (uint32_t i = 0; i < t->n_strings; i++) {
         size_t n = strlen(t->strings[i]);
@@ -384,9 +389,14 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
         b.len += n;
     }
     /* as hr_trace_encode_binary: no timestamp flag without events, the
-     * program-time minor when t has program time */
-    enc_header_t hd = {t->program.runs && c->minor < HR_BIN_MINOR_PROGRAM ? HR_BIN_MINOR_PROGRAM
-                                                                          : c->minor,
+     * program-time minor when t has program time, the noise minor with
+     * its record */
+    unsigned minor = c->minor;
+    if (t->program.runs && minor < HR_BIN_MINOR_PROGRAM)
+        minor = HR_BIN_MINOR_PROGRAM;
+    if (noise && minor < HR_BIN_MINOR_NOISE)
+        minor = HR_BIN_MINOR_NOISE;
+    enc_header_t hd = {minor,
                        c->has_ts && c->n_events, c->n_events,
                        c->any_id ? (uint32_t)(c->max_id + 1) : 0,
                        c->n_events ? c->max_thr + 1 : 0, t->n_strings, hsize, peak,
