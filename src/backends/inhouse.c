@@ -13,6 +13,7 @@ void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err
         return NULL;
     }
     ih->cls = cls;
+    hr_fallback_keep_heap();
     hr_ptrmap_init(&ih->fb_set, 0);
     return ih;
 }
