@@ -84,6 +84,13 @@ void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const cha
     return p;
 }
 
+int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size) {
+    if (!hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL))
+        return 0;
+    hr_fallback_free(&ih->fb, ptr, size);
+    return 1;
+}
+
 uint64_t hr_inhouse_footprint(void *self) {
     hr_inhouse_t *ih = self;
     return ih->cls->footprint(self) + ih->fb.bytes_held;
