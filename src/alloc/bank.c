@@ -19,30 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct hr_bank_segment {
-    struct hr_bank_segment *next;
-    uint64_t *map;       /* bit i set = cell i in use */
-    char     *cells;
-    unsigned  nfree;
-    unsigned  index;     /* position in the chain (0 = first) */
-} hr_bank_segment_t;
-
-struct hr_bank {
-    hr_bank_options_t  opt;
-    hr_bank_segment_t *first, *last;
-    hr_bank_segment_t *hint;   /* no segment before it has a free cell */
-    size_t   map_words, seg_bytes, cells_off;
-    uint64_t used, high_water_cells, segments, peak_segments;
-    /* The lookup tables (last: the footprint counts the bank's header up to
-     * here, as it did before they existed; they are the replay's index into
-     * the bank, 16 B + 1 bit per segment, not memory the design holds). */
-    hr_bank_segment_t **by_index; /* [segments], chain order */
-    hr_bank_segment_t **by_addr;  /* [segments], sorted by address */
-    uint64_t *nonfull;            /* bit i: by_index[i] has a free cell */
-    size_t   cap;                 /* entries of the three tables above (bits: cap) */
-    uint64_t cell_inv;            /* 2^64 / cell_size rounded up; 0: divide */
-};
-
 /* The header bytes the footprint counts (see the struct). */
 #define BANK_HEADER_BYTES offsetof(hr_bank_t, by_index)
 
@@ -176,87 +152,31 @@ static hr_bank_segment_t *first_nonfull(const hr_bank_t *b) {
     return bits ? b->by_index[w * 64 + (size_t)__builtin_ctzll(bits)] : NULL;
 }
 
-void *hr_bank_alloc(hr_bank_t *b) {
+/* The rest of hr_bank_alloc (bank.h): the hint segment is full, so the
+ * first non-full one after it, or a new segment. */
+void *hr_bank_alloc_slow(hr_bank_t *b) {
     hr_bank_segment_t *s = first_nonfull(b);
     if (!s) {
         if (!b->opt.expandable || !(s = segment_new(b)))
             return NULL;
     }
     b->hint = s;
-    for (size_t w = 0; w < b->map_words; w++) {
-        uint64_t free_bits = ~s->map[w];
-        if (!free_bits)
-            continue;
-        unsigned bit = (unsigned)__builtin_ctzll(free_bits);
-        size_t cell = w * 64 + bit;
-        if (cell >= b->opt.cells_per_segment)
-            break;
-        s->map[w] |= (uint64_t)1 << bit;
-        if (--s->nfree == 0)
-            set_nonfull(b, s->index, 0);
-        if (++b->used > b->high_water_cells)
-            b->high_water_cells = b->used;
-        return s->cells + cell * b->opt.cell_size;
-    }
-    return NULL; /* unreachable while nfree agrees with the map */
+    return hr_bank_take(b, s);
 }
 
-static hr_bank_segment_t *owner(const hr_bank_t *b, const void *p, size_t *cell) {
-    /* The last segment starting at or below p (by_addr is sorted; the
-     * cells follow their header inside the one allocation). Branch-free
-     * halving: which segment a free hits is random, so a branch on the
-     * comparison mispredicts half the time. */
-    const char *q = p;
-    hr_bank_segment_t *const *base = b->by_addr;
-    for (size_t n = b->segments; n > 1;) {
-        size_t half = n / 2;
-        base = (const char *)base[half] <= q ? base + half : base;
-        n -= half;
-    }
-    hr_bank_segment_t *s = *base;
-    if ((const char *)s > q)
-        return NULL;
-    size_t span = (size_t)b->opt.cells_per_segment * b->opt.cell_size;
-    if (q < s->cells || q >= s->cells + span)
-        return NULL;
-    size_t off = (size_t)(q - s->cells), i;
-    if (b->cell_inv) /* a multiply instead of a 64-bit divide (exact: off < 2^32) */
-        i = (size_t)(((unsigned __int128)b->cell_inv * off) >> 64);
-    else
-        i = off / b->opt.cell_size;
-    if (off != i * b->opt.cell_size)
-        return NULL;
-    *cell = i;
-    return s;
-}
-
-int hr_bank_free(hr_bank_t *b, void *p) {
-    size_t cell;
-    hr_bank_segment_t *s = owner(b, p, &cell);
-    if (!s)
-        return HR_BANK_ENOTOWNED;
-    uint64_t bit = (uint64_t)1 << (cell % 64);
-    if (!(s->map[cell / 64] & bit))
-        return HR_BANK_EFREE;
-    s->map[cell / 64] &= ~bit;
-    if (s->nfree++ == 0)
-        set_nonfull(b, s->index, 1);
-    b->used--;
-    if (!b->hint || s->index < b->hint->index)
-        b->hint = s;
-    return HR_BANK_OK;
-}
+/* The rest of hr_bank_free (bank.h): the cell's segment was full. */
+void hr_bank_now_nonfull(hr_bank_t *b, hr_bank_segment_t *s) { set_nonfull(b, s->index, 1); }
 
 int hr_bank_owns(const hr_bank_t *b, const void *p) {
     size_t cell;
-    return owner(b, p, &cell) != NULL;
+    return hr_bank_owner(b, p, &cell) != NULL;
 }
 
 void *hr_bank_next(const hr_bank_t *b, const void *cell) {
     hr_bank_segment_t *s = b->first;
     size_t i = 0;
     if (cell) {
-        if (!(s = owner(b, cell, &i)))
+        if (!(s = hr_bank_owner(b, cell, &i)))
             return NULL;
         i++;
     }
