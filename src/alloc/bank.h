@@ -77,13 +77,25 @@ struct hr_bank {
     uint64_t used, high_water_cells, segments, peak_segments;
     /* The lookup tables (last: the footprint counts the bank's header up to
      * here, as it did before they existed; they are the replay's index into
-     * the bank, 16 B + 1 bit per segment, not memory the design holds). */
+     * the bank, 16 B + 1 bit per segment and the window table below, up to
+     * 96 B per segment: not memory the design holds). */
     hr_bank_segment_t **by_index; /* [segments], chain order */
     hr_bank_segment_t **by_addr;  /* [segments], sorted by address */
     uint64_t *nonfull;            /* bit i: by_index[i] has a free cell */
     size_t   cap;                 /* entries of the three tables above (bits: cap) */
     uint64_t cell_inv;            /* 2^64 / cell_size rounded up; 0: divide */
+    /* Address windows of 2^win_shift bytes -> the segments that overlap
+     * them (a segment spans at most 3), open addressing, key window + 1
+     * (0: empty slot): free finds a cell's segment in O(1). */
+    struct hr_bank_win { uintptr_t key; hr_bank_segment_t *seg; } *wins;
+    size_t   wins_cap, wins_used; /* slots (a power of two), entries */
+    unsigned win_shift;
 };
+
+/* The first slot to probe for window w. */
+static inline size_t hr_bank_win_slot(const hr_bank_t *b, uintptr_t w) {
+    return (size_t)(((uint64_t)w * 0x9E3779B97F4A7C15ull) >> 32) & (b->wins_cap - 1);
+}
 
 hr_bank_t *hr_bank_create(const hr_bank_options_t *opt); /* NULL opt = defaults */
 void hr_bank_destroy(hr_bank_t *b);
@@ -117,24 +129,21 @@ static inline void *hr_bank_alloc(hr_bank_t *b) {
 }
 
 /* The segment holding cell p (and its index), or NULL when p is no cell of
- * the bank. The last segment starting at or below p (by_addr is sorted; the
- * cells follow their header inside the one allocation), by branch-free
- * halving: which segment a free hits is random, so a branch on the
- * comparison mispredicts half the time. */
+ * the bank: the entries of p's address window, each a segment that overlaps
+ * it, until one holds p among its cells. */
 static inline hr_bank_segment_t *hr_bank_owner(const hr_bank_t *b, const void *p, size_t *cell) {
     const char *q = p;
-    hr_bank_segment_t *const *base = b->by_addr;
-    for (size_t n = b->segments; n > 1;) {
-        size_t half = n / 2;
-        base = (const char *)base[half] <= q ? base + half : base;
-        n -= half;
-    }
-    hr_bank_segment_t *s = *base;
-    if ((const char *)s > q)
-        return NULL;
+    uintptr_t key = ((uintptr_t)q >> b->win_shift) + 1;
     size_t span = (size_t)b->opt.cells_per_segment * b->opt.cell_size;
-    if (q < s->cells || q >= s->cells + span)
-        return NULL;
+    hr_bank_segment_t *s;
+    for (size_t h = hr_bank_win_slot(b, key - 1);; h = (h + 1) & (b->wins_cap - 1)) {
+        const struct hr_bank_win *e = &b->wins[h];
+        if (!e->key)
+            return NULL;
+        s = e->seg;
+        if (e->key == key && q >= s->cells && q < s->cells + span)
+            break;
+    }
     size_t off = (size_t)(q - s->cells), i;
     if (b->cell_inv) /* a multiply instead of a 64-bit divide (exact: off < 2^32) */
         i = (size_t)(((unsigned __int128)b->cell_inv * off) >> 64);
