@@ -12,8 +12,8 @@
  * Deviation from Orx: cell data starts 16-byte aligned inside each segment, so
  * cells whose size is a multiple of 16 are aligned like malloc's blocks.
  * Costs: alloc and free do not walk the chain (Orx does): a bitmap of
- * non-full segments and an address-sorted segment table make them O(1) and
- * O(log segments); segments come from and go back to src/alloc/segcache.h.
+ * non-full segments and a hash of address windows make both O(1);
+ * segments come from and go back to src/alloc/segcache.h.
  */
 #ifndef HEAPREPLAY_BANK_H
 #define HEAPREPLAY_BANK_H
