@@ -2,15 +2,19 @@
  * code: one allocation per segment = header + used-cell bitmap + cells,
  * segments chained, lowest free cell first.
  *
- * Two side tables keep alloc and free off the chain walk that made a bank
- * with many segments cost O(segments) per op (level_load, the freeciv
- * trace: 200-600 ns/op):
+ * Side tables keep alloc and free off the chain walk that made a bank with
+ * many segments cost O(segments) per op (level_load, the freeciv trace:
+ * 200-600 ns/op):
  *  - `nonfull`, one bit per segment in chain order, set while it has a free
  *    cell: alloc finds the first segment with a free cell at or after the
  *    hint by scanning 64 segments per word instead of visiting each one;
- *  - `by_addr`, the segments sorted by address: free (and owns/next) finds
- *    the segment of a cell by binary search instead of testing every one.
- * Neither changes which cell is handed out or what is counted. */
+ *  - `wins`, address windows of at least half a segment -> the segments
+ *    overlapping them (3 at most per segment, a hash table): free (and
+ *    owns/next) finds the segment of a cell in O(1). A binary search over
+ *    `by_addr` did it before, and its dependent loads were a quarter of a
+ *    free on particles; `by_addr` (sorted by address) stays for check(),
+ *    which proves the segments distinct with it.
+ * None of them changes which cell is handed out or what is counted. */
 #include "alloc/bank.h"
 
 #include "alloc/segcache.h"
@@ -18,30 +22,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct hr_bank_segment {
-    struct hr_bank_segment *next;
-    uint64_t *map;       /* bit i set = cell i in use */
-    char     *cells;
-    unsigned  nfree;
-    unsigned  index;     /* position in the chain (0 = first) */
-} hr_bank_segment_t;
-
-struct hr_bank {
-    hr_bank_options_t  opt;
-    hr_bank_segment_t *first, *last;
-    hr_bank_segment_t *hint;   /* no segment before it has a free cell */
-    size_t   map_words, seg_bytes, cells_off;
-    uint64_t used, high_water_cells, segments, peak_segments;
-    /* The lookup tables (last: the footprint counts the bank's header up to
-     * here, as it did before they existed; they are the replay's index into
-     * the bank, 16 B + 1 bit per segment, not memory the design holds). */
-    hr_bank_segment_t **by_index; /* [segments], chain order */
-    hr_bank_segment_t **by_addr;  /* [segments], sorted by address */
-    uint64_t *nonfull;            /* bit i: by_index[i] has a free cell */
-    size_t   cap;                 /* entries of the three tables above (bits: cap) */
-    uint64_t cell_inv;            /* 2^64 / cell_size rounded up; 0: divide */
-};
 
 /* The header bytes the footprint counts (see the struct). */
 #define BANK_HEADER_BYTES offsetof(hr_bank_t, by_index)
@@ -101,8 +81,48 @@ static void addr_insert(hr_bank_t *b, hr_bank_segment_t *s) {
     b->by_addr[lo] = s;
 }
 
+/* Enters s under each address window it overlaps (room is there). */
+static void wins_add(hr_bank_t *b, hr_bank_segment_t *s) {
+    uintptr_t lo = (uintptr_t)s >> b->win_shift;
+    uintptr_t hi = ((uintptr_t)s + b->seg_bytes - 1) >> b->win_shift;
+    for (uintptr_t w = lo; w <= hi; w++) {
+        size_t h = hr_bank_win_slot(b, w);
+        while (b->wins[h].key)
+            h = (h + 1) & (b->wins_cap - 1);
+        b->wins[h].key = w + 1;
+        b->wins[h].seg = s;
+        b->wins_used++;
+    }
+}
+
+/* The window table refilled from the chain, in place. */
+static void wins_refill(hr_bank_t *b) {
+    memset(b->wins, 0, b->wins_cap * sizeof *b->wins);
+    b->wins_used = 0;
+    for (hr_bank_segment_t *s = b->first; s; s = s->next)
+        wins_add(b, s);
+}
+
+/* The window table remade with `cap` slots; -1 when out of memory (the old
+ * table stays). */
+static int wins_rebuild(hr_bank_t *b, size_t cap) {
+    struct hr_bank_win *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    free(b->wins);
+    b->wins = t;
+    b->wins_cap = cap;
+    wins_refill(b);
+    return 0;
+}
+
 static hr_bank_segment_t *segment_new(hr_bank_t *b) {
     hr_bank_segment_t *s = NULL;
+    /* At most half the window slots used, with room for one more segment's
+     * 3 windows. */
+    if (2 * (b->wins_used + 3) > b->wins_cap &&
+        wins_rebuild(b, b->wins_cap ? 2 * b->wins_cap : 64) != 0)
+        return NULL;
     if (tables_grow(b) != 0 || !(s = hr_segcache_get(b->seg_bytes)))
         return NULL;
     memset(s, 0, b->cells_off); /* header + bitmap; cells stay as they are */
@@ -118,6 +138,7 @@ static hr_bank_segment_t *segment_new(hr_bank_t *b) {
     if (!b->hint)
         b->hint = s;
     addr_insert(b, s);
+    wins_add(b, s);
     b->by_index[s->index] = s;
     set_nonfull(b, s->index, 1);
     if (++b->segments > b->peak_segments)
@@ -141,6 +162,8 @@ hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
      * less than 4 GiB. */
     if ((uint64_t)o.cells_per_segment * o.cell_size < ((uint64_t)1 << 32) && o.cell_size > 1)
         b->cell_inv = UINT64_MAX / o.cell_size + 1;
+    /* Windows no smaller than half a segment: a segment overlaps 3 at most. */
+    b->win_shift = 63u - (unsigned)__builtin_clzll((unsigned long long)b->seg_bytes);
     /* Like orxBank_Create, the first segment is made at once. */
     if (!segment_new(b)) {
         hr_bank_destroy(b);
@@ -159,6 +182,7 @@ void hr_bank_destroy(hr_bank_t *b) {
     free(b->by_index);
     free(b->by_addr);
     free(b->nonfull);
+    free(b->wins);
     free(b);
 }
 
@@ -176,87 +200,31 @@ static hr_bank_segment_t *first_nonfull(const hr_bank_t *b) {
     return bits ? b->by_index[w * 64 + (size_t)__builtin_ctzll(bits)] : NULL;
 }
 
-void *hr_bank_alloc(hr_bank_t *b) {
+/* The rest of hr_bank_alloc (bank.h): the hint segment is full, so the
+ * first non-full one after it, or a new segment. */
+void *hr_bank_alloc_slow(hr_bank_t *b) {
     hr_bank_segment_t *s = first_nonfull(b);
     if (!s) {
         if (!b->opt.expandable || !(s = segment_new(b)))
             return NULL;
     }
     b->hint = s;
-    for (size_t w = 0; w < b->map_words; w++) {
-        uint64_t free_bits = ~s->map[w];
-        if (!free_bits)
-            continue;
-        unsigned bit = (unsigned)__builtin_ctzll(free_bits);
-        size_t cell = w * 64 + bit;
-        if (cell >= b->opt.cells_per_segment)
-            break;
-        s->map[w] |= (uint64_t)1 << bit;
-        if (--s->nfree == 0)
-            set_nonfull(b, s->index, 0);
-        if (++b->used > b->high_water_cells)
-            b->high_water_cells = b->used;
-        return s->cells + cell * b->opt.cell_size;
-    }
-    return NULL; /* unreachable while nfree agrees with the map */
+    return hr_bank_take(b, s);
 }
 
-static hr_bank_segment_t *owner(const hr_bank_t *b, const void *p, size_t *cell) {
-    /* The last segment starting at or below p (by_addr is sorted; the
-     * cells follow their header inside the one allocation). Branch-free
-     * halving: which segment a free hits is random, so a branch on the
-     * comparison mispredicts half the time. */
-    const char *q = p;
-    hr_bank_segment_t *const *base = b->by_addr;
-    for (size_t n = b->segments; n > 1;) {
-        size_t half = n / 2;
-        base = (const char *)base[half] <= q ? base + half : base;
-        n -= half;
-    }
-    hr_bank_segment_t *s = *base;
-    if ((const char *)s > q)
-        return NULL;
-    size_t span = (size_t)b->opt.cells_per_segment * b->opt.cell_size;
-    if (q < s->cells || q >= s->cells + span)
-        return NULL;
-    size_t off = (size_t)(q - s->cells), i;
-    if (b->cell_inv) /* a multiply instead of a 64-bit divide (exact: off < 2^32) */
-        i = (size_t)(((unsigned __int128)b->cell_inv * off) >> 64);
-    else
-        i = off / b->opt.cell_size;
-    if (off != i * b->opt.cell_size)
-        return NULL;
-    *cell = i;
-    return s;
-}
-
-int hr_bank_free(hr_bank_t *b, void *p) {
-    size_t cell;
-    hr_bank_segment_t *s = owner(b, p, &cell);
-    if (!s)
-        return HR_BANK_ENOTOWNED;
-    uint64_t bit = (uint64_t)1 << (cell % 64);
-    if (!(s->map[cell / 64] & bit))
-        return HR_BANK_EFREE;
-    s->map[cell / 64] &= ~bit;
-    if (s->nfree++ == 0)
-        set_nonfull(b, s->index, 1);
-    b->used--;
-    if (!b->hint || s->index < b->hint->index)
-        b->hint = s;
-    return HR_BANK_OK;
-}
+/* The rest of hr_bank_free (bank.h): the cell's segment was full. */
+void hr_bank_now_nonfull(hr_bank_t *b, hr_bank_segment_t *s) { set_nonfull(b, s->index, 1); }
 
 int hr_bank_owns(const hr_bank_t *b, const void *p) {
     size_t cell;
-    return owner(b, p, &cell) != NULL;
+    return hr_bank_owner(b, p, &cell) != NULL;
 }
 
 void *hr_bank_next(const hr_bank_t *b, const void *cell) {
     hr_bank_segment_t *s = b->first;
     size_t i = 0;
     if (cell) {
-        if (!(s = owner(b, cell, &i)))
+        if (!(s = hr_bank_owner(b, cell, &i)))
             return NULL;
         i++;
     }
@@ -292,6 +260,7 @@ unsigned hr_bank_compact(hr_bank_t *b) {
     }
     keep->next = NULL;
     b->last = keep;
+    wins_refill(b); /* the freed segments' windows out */
     if (!b->hint) /* it pointed into the freed tail: every kept segment is full */
         b->hint = keep->nfree ? keep : NULL;
     return n;
@@ -335,6 +304,9 @@ int hr_bank_check(const hr_bank_t *b) {
             return HR_BANK_ECORRUPT; /* a free cell before the hint */
         if (!s->next && s != b->last)
             return HR_BANK_ECORRUPT;
+        size_t c0;
+        if (hr_bank_owner(b, s->cells, &c0) != s || c0 != 0)
+            return HR_BANK_ECORRUPT; /* the window table misses it */
         used += ones;
     }
     /* Segments are separate allocations of seg_bytes each: no overlap unless

@@ -12,7 +12,7 @@ const size_t hr_block_class_sizes[HR_BLOCK_NUM_CLASSES] = {
 
 /* size -> class index for 0..640, filled once (Box2D fills it in the first
  * constructor; a static initializer keeps it thread-safe here). */
-static unsigned char size_map[HR_BLOCK_MAX_SIZE + 1];
+unsigned char hr_block_size_map[HR_BLOCK_MAX_SIZE + 1];
 static int size_map_ready;
 
 static void size_map_init(void) {
@@ -22,7 +22,7 @@ static void size_map_init(void) {
     for (int i = 1; i <= HR_BLOCK_MAX_SIZE; i++) {
         if ((size_t)i > hr_block_class_sizes[j])
             j++;
-        size_map[i] = (unsigned char)j;
+        hr_block_size_map[i] = (unsigned char)j;
     }
     size_map_ready = 1;
 }
@@ -33,31 +33,13 @@ int hr_block_class_of(size_t size) {
     if (size == 0 || size > HR_BLOCK_MAX_SIZE)
         return -1;
     size_map_init();
-    return size_map[size];
+    return hr_block_size_map[size];
 }
 
 size_t hr_block_usable(size_t size) {
     int c = hr_block_class_of(size);
     return c < 0 ? size : hr_block_class_sizes[c];
 }
-
-typedef struct hr_block_free { struct hr_block_free *next; } hr_block_free_t;
-
-typedef struct hr_block_chunk {
-    size_t block_size;
-    char  *blocks;
-} hr_block_chunk_t;
-
-struct hr_block {
-    hr_block_options_t opt;
-    hr_block_chunk_t *chunks;
-    int               chunk_count, chunk_space;
-    hr_block_free_t  *free_lists[HR_BLOCK_NUM_CLASSES];
-    uint64_t          class_live[HR_BLOCK_NUM_CLASSES];
-    uint64_t          class_blocks[HR_BLOCK_NUM_CLASSES]; /* blocks carved, per class */
-    uint64_t          live_bytes, high_water, peak_footprint, waste;
-    uint64_t          large_live, large_bytes;
-};
 
 hr_block_options_t hr_block_default(void) {
     hr_block_options_t o = {HR_BLOCK_CHUNK_SIZE, HR_BLOCK_CHUNK_ARRAY_INC};
@@ -104,7 +86,6 @@ void hr_block_clear(hr_block_t *b) {
     memset(b->free_lists, 0, sizeof b->free_lists);
     memset(b->class_live, 0, sizeof b->class_live);
     memset(b->class_blocks, 0, sizeof b->class_blocks);
-    b->waste = 0;
     /* Large blocks belong to the caller; their bytes stay counted. */
     b->live_bytes = b->large_bytes;
 }
@@ -146,7 +127,9 @@ static int add_chunk(hr_block_t *b, int c) {
     return 0;
 }
 
-void *hr_block_alloc(hr_block_t *b, size_t size) {
+/* The rest of hr_block_alloc (block.h): size 0, a large block, or a class
+ * whose free list is empty (a new chunk, then the inline pop). */
+void *hr_block_alloc_slow(hr_block_t *b, size_t size) {
     if (size == 0)
         return NULL;
     if (size > HR_BLOCK_MAX_SIZE) {
@@ -159,20 +142,13 @@ void *hr_block_alloc(hr_block_t *b, size_t size) {
         }
         return p;
     }
-    int c = size_map[size];
-    if (!b->free_lists[c] && add_chunk(b, c) != 0)
+    if (add_chunk(b, hr_block_size_map[size]) != 0)
         return NULL;
-    hr_block_free_t *blk = b->free_lists[c];
-    b->free_lists[c] = blk->next;
-    b->class_live[c]++;
-    b->live_bytes += size;
-    b->waste += hr_block_class_sizes[c] - size;
-    if (b->live_bytes > b->high_water) /* the footprint did not move: add_chunk noted it */
-        b->high_water = b->live_bytes;
-    return blk;
+    return hr_block_alloc(b, size);
 }
 
-void hr_block_free(hr_block_t *b, void *p, size_t size) {
+/* The rest of hr_block_free (block.h): size 0, NULL, or a large block. */
+void hr_block_free_slow(hr_block_t *b, void *p, size_t size) {
     if (size == 0 || !p)
         return;
     if (size > HR_BLOCK_MAX_SIZE) {
@@ -182,13 +158,7 @@ void hr_block_free(hr_block_t *b, void *p, size_t size) {
         b->live_bytes -= size;
         return;
     }
-    int c = size_map[size];
-    hr_block_free_t *blk = p;
-    blk->next = b->free_lists[c];
-    b->free_lists[c] = blk;
-    b->class_live[c]--;
-    b->live_bytes -= size;
-    b->waste -= hr_block_class_sizes[c] - size;
+    hr_block_free(b, p, size);
 }
 
 uint64_t hr_block_footprint(const hr_block_t *b) { return footprint_of(b); }
@@ -211,15 +181,19 @@ void hr_block_stats(const hr_block_t *b, hr_block_stats_t *st) {
     st->chunk_space = (uint64_t)b->chunk_space;
     st->large_live = b->large_live;
     st->large_bytes = b->large_bytes;
-    st->internal_waste = b->waste;
+    /* Class size - requested over the live small blocks: their class bytes
+     * less the small bytes live (summed here, not kept per op). */
+    uint64_t class_bytes = 0;
     st->head.objects = b->large_live;
     for (int c = 0; c < HR_BLOCK_NUM_CLASSES; c++) {
+        class_bytes += b->class_live[c] * hr_block_class_sizes[c];
         st->class_live[c] = b->class_live[c];
         st->class_free[c] = b->class_blocks[c] - b->class_live[c];
         st->head.objects += b->class_live[c];
         if (b->free_lists[c])
             st->head.largest_free = hr_block_class_sizes[c];
     }
+    st->internal_waste = class_bytes - (b->live_bytes - b->large_bytes);
 }
 
 static int cmp_chunk(const void *x, const void *y) {

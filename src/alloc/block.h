@@ -56,6 +56,31 @@ typedef struct hr_block_stats {
 
 typedef struct hr_block hr_block_t;
 
+/* The allocator's state, here only so that the hot paths below inline into
+ * the replay backend (one call per op, as malloc is, instead of two): its
+ * fields are block.c's business. */
+typedef struct hr_block_free { struct hr_block_free *next; } hr_block_free_t;
+
+typedef struct hr_block_chunk {
+    size_t block_size;
+    char  *blocks;
+} hr_block_chunk_t;
+
+struct hr_block {
+    hr_block_options_t opt;
+    hr_block_chunk_t *chunks;
+    int               chunk_count, chunk_space;
+    hr_block_free_t  *free_lists[HR_BLOCK_NUM_CLASSES];
+    uint64_t          class_live[HR_BLOCK_NUM_CLASSES];
+    uint64_t          class_blocks[HR_BLOCK_NUM_CLASSES]; /* blocks carved, per class */
+    uint64_t          live_bytes, high_water, peak_footprint;
+    uint64_t          large_live, large_bytes;
+};
+
+/* size -> class index for 1..640 (Box2D's s_blockSizeLookup), filled before
+ * main() and by hr_block_create(). */
+extern unsigned char hr_block_size_map[HR_BLOCK_MAX_SIZE + 1];
+
 /* The class sizes in order (Box2D's b2_blockSizes). */
 extern const size_t hr_block_class_sizes[HR_BLOCK_NUM_CLASSES];
 /* Class index for 1..640 through the lookup table; -1 for 0 or > 640. */
@@ -64,8 +89,39 @@ int hr_block_class_of(size_t size);
 hr_block_t *hr_block_create(const hr_block_options_t *opt); /* NULL opt = defaults */
 void hr_block_destroy(hr_block_t *b); /* frees chunks (large blocks are the caller's) */
 
-void *hr_block_alloc(hr_block_t *b, size_t size);
-void hr_block_free(hr_block_t *b, void *p, size_t size);
+/* Box2D's Allocate and Free. The common case (a small block, a non-empty
+ * free list) is the inline pop and push below; the rest (size 0, a large
+ * block, a new chunk) is the out-of-line part in block.c. */
+void *hr_block_alloc_slow(hr_block_t *b, size_t size);
+void hr_block_free_slow(hr_block_t *b, void *p, size_t size);
+
+static inline void *hr_block_alloc(hr_block_t *b, size_t size) {
+    if (size - 1 >= HR_BLOCK_MAX_SIZE) /* 0 wraps around: slow path */
+        return hr_block_alloc_slow(b, size);
+    int c = hr_block_size_map[size];
+    hr_block_free_t *blk = b->free_lists[c];
+    if (!blk)
+        return hr_block_alloc_slow(b, size);
+    b->free_lists[c] = blk->next;
+    b->class_live[c]++;
+    b->live_bytes += size;
+    if (b->live_bytes > b->high_water) /* the footprint did not move */
+        b->high_water = b->live_bytes;
+    return blk;
+}
+
+static inline void hr_block_free(hr_block_t *b, void *p, size_t size) {
+    if (size - 1 >= HR_BLOCK_MAX_SIZE || !p) {
+        hr_block_free_slow(b, p, size);
+        return;
+    }
+    int c = hr_block_size_map[size];
+    hr_block_free_t *blk = p;
+    blk->next = b->free_lists[c];
+    b->free_lists[c] = blk;
+    b->class_live[c]--;
+    b->live_bytes -= size;
+}
 /* Frees every chunk; all small blocks become invalid (Box2D Clear). */
 void hr_block_clear(hr_block_t *b);
 

@@ -7,36 +7,14 @@
 
 #include "alloc/chunk.h"
 
-typedef struct hr_sc_node { struct hr_sc_node *next; } hr_sc_node_t;
-
-/* The head of every chunk: the class's chain. 16 bytes so that the blocks
- * after it keep malloc's 16-byte alignment (classes >= 16). */
-typedef struct hr_sc_chunk {
-    struct hr_sc_chunk *next;
-    uint64_t            unused;
-} hr_sc_chunk_t;
-
 _Static_assert(sizeof(hr_sc_chunk_t) == HR_SIZECLASS_CHUNK_HEADER, "chunk header");
-
-struct hr_sizeclass {
-    hr_sizeclass_options_t opt;
-    int            nclasses;
-    unsigned       min_shift;
-    hr_sc_node_t  *lists[HR_SIZECLASS_MAX_CLASSES];
-    hr_sc_chunk_t *chunks[HR_SIZECLASS_MAX_CLASSES];  /* chain of the class's chunks */
-    uint64_t       nchunks[HR_SIZECLASS_MAX_CLASSES];
-    uint64_t       cached[HR_SIZECLASS_MAX_CLASSES];  /* blocks on the list */
-    uint64_t       charge[HR_SIZECLASS_MAX_CLASSES];  /* footprint of one chunk */
-    uint64_t       live_bytes, high_water, footprint, peak_footprint, waste;
-    uint64_t       large_live, large_bytes, large_charged, hits, misses;
-};
 
 hr_sizeclass_options_t hr_sizeclass_default(void) {
     hr_sizeclass_options_t o = {HR_SIZECLASS_SGI_MAX, HR_SIZECLASS_SGI_REFILL, 16};
     return o;
 }
 
-static unsigned log2_ceil(size_t x) { return x <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(x - 1); }
+static unsigned log2_ceil(size_t x) { return hr_sizeclass_log2_ceil(x); }
 
 static size_t class_size(const hr_sizeclass_t *sc, int c) {
     return (size_t)1 << (c + (int)sc->min_shift);
@@ -78,12 +56,7 @@ void hr_sizeclass_destroy(hr_sizeclass_t *sc) {
     free(sc);
 }
 
-static int class_of(const hr_sizeclass_t *sc, size_t size) {
-    if (size > sc->opt.max_class)
-        return -1;
-    unsigned s = log2_ceil(size);
-    return s <= sc->min_shift ? 0 : (int)(s - sc->min_shift);
-}
+static int class_of(const hr_sizeclass_t *sc, size_t size) { return hr_sizeclass_class_of(sc, size); }
 
 size_t hr_sizeclass_round(const hr_sizeclass_t *sc, size_t size) {
     int c = class_of(sc, size);
@@ -129,48 +102,34 @@ static void *alloc_large(hr_sizeclass_t *sc, size_t size) {
     return p;
 }
 
-void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
+/* The rest of hr_sizeclass_alloc (sizeclass.h): a large block, or a class
+ * whose list is empty (a refill). */
+void *hr_sizeclass_alloc_slow(hr_sizeclass_t *sc, size_t size) {
     int c = class_of(sc, size);
     void *p;
     if (c < 0) {
         if (!(p = alloc_large(sc, size)))
             return NULL;
+    } else if (sc->lists[c]) {
+        return hr_sizeclass_alloc(sc, size);
     } else {
-        if (sc->lists[c]) {
-            p = sc->lists[c];
-            sc->lists[c] = sc->lists[c]->next;
-            sc->cached[c]--;
-            sc->hits++;
-        } else {
-            if (!(p = refill(sc, c)))
-                return NULL;
-            sc->misses++;
-        }
-        sc->waste += class_size(sc, c) - size;
+        if (!(p = refill(sc, c)))
+            return NULL;
+        sc->misses++;
     }
     sc->live_bytes += size;
     note_peaks(sc);
     return p;
 }
 
-void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {
-    if (!p)
-        return;
-    int c = class_of(sc, size);
+/* The rest of hr_sizeclass_free (sizeclass.h): a large block. */
+void hr_sizeclass_free_slow(hr_sizeclass_t *sc, void *p, size_t size) {
     sc->live_bytes -= size;
-    if (c < 0) {
-        free(p);
-        sc->large_live--;
-        sc->large_bytes -= size;
-        sc->large_charged -= hr_chunk_usable(size);
-        sc->footprint -= hr_chunk_usable(size);
-        return;
-    }
-    hr_sc_node_t *n = p;
-    n->next = sc->lists[c];
-    sc->lists[c] = n;
-    sc->cached[c]++;
-    sc->waste -= class_size(sc, c) - size;
+    free(p);
+    sc->large_live--;
+    sc->large_bytes -= size;
+    sc->large_charged -= hr_chunk_usable(size);
+    sc->footprint -= hr_chunk_usable(size);
 }
 
 static int cmp_ptr(const void *a, const void *b) {
@@ -270,21 +229,26 @@ void hr_sizeclass_stats(const hr_sizeclass_t *sc, hr_sizeclass_stats_t *st) {
     st->head.footprint = sc->footprint;
     st->head.high_water = sc->high_water;
     st->head.peak_footprint = sc->peak_footprint;
-    st->internal_waste = sc->waste;
     st->large_live = sc->large_live;
     st->large_bytes = sc->large_bytes;
     st->hits = sc->hits;
     st->misses = sc->misses;
     st->nclasses = sc->nclasses;
     st->head.objects = sc->large_live;
+    /* Class - requested over the live small blocks: their class bytes less
+     * the small bytes live (summed here, not kept per op). */
+    uint64_t class_bytes = 0;
     for (int c = 0; c < sc->nclasses; c++) {
         size_t cs = class_size(sc, c);
-        st->head.objects += sc->nchunks[c] * sc->opt.refill - sc->cached[c];
+        uint64_t live = sc->nchunks[c] * sc->opt.refill - sc->cached[c];
+        st->head.objects += live;
+        class_bytes += live * cs;
         st->cached_bytes += sc->cached[c] * cs;
         st->chunks += sc->nchunks[c];
         if (sc->cached[c])
             st->head.largest_free = cs;
     }
+    st->internal_waste = class_bytes - (sc->live_bytes - sc->large_bytes);
 }
 
 /* The blocks on class c's list: each inside one of its chunks at a block

@@ -85,6 +85,43 @@ typedef struct hr_sizeclass_stats {
 
 typedef struct hr_sizeclass hr_sizeclass_t;
 
+/* The allocator's state, here only so that the hot paths below inline into
+ * the replay backend (one call per op, as malloc is, instead of two): its
+ * fields are sizeclass.c's business. */
+typedef struct hr_sc_node { struct hr_sc_node *next; } hr_sc_node_t;
+
+/* The head of every chunk: the class's chain. 16 bytes so that the blocks
+ * after it keep malloc's 16-byte alignment (classes >= 16). */
+typedef struct hr_sc_chunk {
+    struct hr_sc_chunk *next;
+    uint64_t            unused;
+} hr_sc_chunk_t;
+
+struct hr_sizeclass {
+    hr_sizeclass_options_t opt;
+    int            nclasses;
+    unsigned       min_shift;
+    hr_sc_node_t  *lists[HR_SIZECLASS_MAX_CLASSES];
+    hr_sc_chunk_t *chunks[HR_SIZECLASS_MAX_CLASSES];  /* chain of the class's chunks */
+    uint64_t       nchunks[HR_SIZECLASS_MAX_CLASSES];
+    uint64_t       cached[HR_SIZECLASS_MAX_CLASSES];  /* blocks on the list */
+    uint64_t       charge[HR_SIZECLASS_MAX_CLASSES];  /* footprint of one chunk */
+    uint64_t       live_bytes, high_water, footprint, peak_footprint;
+    uint64_t       large_live, large_bytes, large_charged, hits, misses;
+};
+
+static inline unsigned hr_sizeclass_log2_ceil(size_t x) {
+    return x <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(x - 1);
+}
+
+/* The class index of a request, -1 above max_class. */
+static inline int hr_sizeclass_class_of(const hr_sizeclass_t *sc, size_t size) {
+    if (size > sc->opt.max_class)
+        return -1;
+    unsigned s = hr_sizeclass_log2_ceil(size);
+    return s <= sc->min_shift ? 0 : (int)(s - sc->min_shift);
+}
+
 /* NULL = defaults; NULL on bad options or out of memory. */
 hr_sizeclass_t *hr_sizeclass_create(const hr_sizeclass_options_t *opt);
 /* Frees every chunk (live small blocks with them) and the allocator. Live
@@ -98,8 +135,40 @@ size_t hr_sizeclass_round(const hr_sizeclass_t *sc, size_t size);
  * header + refill * cls. */
 size_t hr_sizeclass_chunk_request(const hr_sizeclass_t *sc, size_t cls);
 
-void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size);
-void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size);
+/* The common case of alloc and free (a small block, a non-empty list) is
+ * the inline pop and push below; the rest (a refill, a large block) is the
+ * out-of-line part in sizeclass.c. */
+void *hr_sizeclass_alloc_slow(hr_sizeclass_t *sc, size_t size);
+void hr_sizeclass_free_slow(hr_sizeclass_t *sc, void *p, size_t size);
+
+static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
+    int c = hr_sizeclass_class_of(sc, size);
+    hr_sc_node_t *p = c < 0 ? NULL : sc->lists[c];
+    if (!p)
+        return hr_sizeclass_alloc_slow(sc, size);
+    sc->lists[c] = p->next;
+    sc->cached[c]--;
+    sc->hits++;
+    sc->live_bytes += size;
+    if (sc->live_bytes > sc->high_water) /* the footprint did not move */
+        sc->high_water = sc->live_bytes;
+    return p;
+}
+
+static inline void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {
+    if (!p)
+        return;
+    int c = hr_sizeclass_class_of(sc, size);
+    if (c < 0) {
+        hr_sizeclass_free_slow(sc, p, size);
+        return;
+    }
+    hr_sc_node_t *n = p;
+    n->next = sc->lists[c];
+    sc->lists[c] = n;
+    sc->cached[c]++;
+    sc->live_bytes -= size;
+}
 /* Returns to malloc every chunk whose blocks are all cached (and unlinks its
  * blocks from the list); returns the footprint released. */
 uint64_t hr_sizeclass_trim(hr_sizeclass_t *sc);

@@ -65,10 +65,21 @@ static size_t geo_cell(size_t i) {
     return (i - 2) % 2 ? (size_t)1 << k : (size_t)3 << (k - 2);
 }
 
+/* geo_index of 0..4096 (the default cells), looked up on every op instead
+ * of computed; filled before main(). */
+#define GEO_TABLE_MAX 4096
+static unsigned char geo_table[GEO_TABLE_MAX + 1];
+
+__attribute__((constructor)) static void geo_table_fill(void) {
+    for (size_t n = 0; n <= GEO_TABLE_MAX; n++)
+        geo_table[n] = (unsigned char)geo_index(n);
+}
+
 /* The bank index of a request; >= nbanks when it is oversize. */
-static size_t bank_index(const hr_bank_be_t *b, size_t size) {
+static inline size_t bank_index(const hr_bank_be_t *b, size_t size) {
     if (!b->round)
-        return size > b->max_cell ? b->nbanks : geo_index(size);
+        return size > b->max_cell ? b->nbanks
+               : size <= GEO_TABLE_MAX ? geo_table[size] : geo_index(size);
     return size ? (size - 1) >> b->round_shift : 0;
 }
 
@@ -126,7 +137,7 @@ static void *bank_native_alloc(void *self, size_t size, size_t align, const char
         *why = "oversize";
         return NULL;
     }
-    if (align > cell_align(bank_cell(b, i))) {
+    if (align > 8 && align > cell_align(bank_cell(b, i))) { /* every cell is 8-aligned */
         *why = "align";
         return NULL;
     }

@@ -37,6 +37,7 @@ typedef struct routed_be {
 } routed_be_t;
 
 static void *routed_create(const hr_backend_config_t *cfg, hr_error_t *err) {
+    hr_fallback_keep_heap();
     hr_heapcfg_t *hc = malloc(sizeof *hc);
     routed_be_t *b = calloc(1, sizeof *b);
     if (!hc || !b) {

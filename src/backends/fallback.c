@@ -3,8 +3,24 @@
 
 #include "alloc/chunk.h"
 
+#include <malloc.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit: the highest its dynamic
+ * threshold climbs after frees of mmapped blocks. */
+#define KEEP_MMAP_MAX ((size_t)32 << 20)
+
+void hr_fallback_keep_heap(void) {
+    static atomic_flag done = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&done))
+        return;
+#ifdef M_TRIM_THRESHOLD
+    mallopt(M_TRIM_THRESHOLD, -1); /* glibc: -1 (as size_t, the maximum) never trims */
+    mallopt(M_MMAP_THRESHOLD, (int)KEEP_MMAP_MAX);
+#endif
+}
 
 void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align) {
     void *p = hr_chunk_malloc(size, align);

@@ -29,6 +29,17 @@ typedef struct hr_fallback {
     int nkinds;
 } hr_fallback_t;
 
+/* Sets up glibc, once per process, as a long-running program has it warm:
+ * its heap top kept (no trim) and blocks up to 32 MiB served from its heap
+ * (the ceiling of glibc's own dynamic mmap threshold). Why: every timed lap
+ * replays the whole program and ends by freeing all of it; glibc, holding
+ * only the fallback blocks in an in-house row's worker, gave its heap back
+ * there and the next lap paid every page fault again (once per lap:
+ * level_load 27 trims in 26 laps; bank 8.5 k faults per lap), which a game
+ * that keeps running never pays. Called by each in-house backend's create()
+ * (a worker runs one row, so the glibc and external rows keep glibc's
+ * defaults). docs/ARCHITECTURE.md "Backends". */
+void hr_fallback_keep_heap(void);
 void *hr_fallback_alloc(hr_fallback_t *fb, size_t size, size_t align);
 /* size: the request the block was allocated with (the engine passes it). */
 void hr_fallback_free(hr_fallback_t *fb, void *ptr, size_t size);

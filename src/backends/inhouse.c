@@ -13,6 +13,7 @@ void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err
         return NULL;
     }
     ih->cls = cls;
+    hr_fallback_keep_heap();
     hr_ptrmap_init(&ih->fb_set, 0);
     return ih;
 }
@@ -81,6 +82,13 @@ void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const cha
         p = NULL;
     }
     return p;
+}
+
+int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size) {
+    if (!hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL))
+        return 0;
+    hr_fallback_free(&ih->fb, ptr, size);
+    return 1;
 }
 
 uint64_t hr_inhouse_footprint(void *self) {

@@ -93,6 +93,11 @@ int hr_inhouse_parse(const char *name, const hr_backend_config_t *cfg,
  * remembered; NULL when malloc fails. */
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why);
 
+/* Frees ptr when it is a live fallback block: 1, else 0. Out of line, so
+ * that a native free (no fallback block live, or not one of them) keeps the
+ * inline path free of the set's code and the registers it needs. */
+int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size);
+
 /* Native attempt of an allocator: the block, or NULL with *why set to the
  * violation kind (preset to "out_of_memory"). */
 typedef void *(*hr_inhouse_alloc_fn)(void *self, size_t size, size_t align, const char **why);
@@ -115,10 +120,8 @@ static inline void hr_inhouse_free(void *self, void *ptr, size_t size, hr_inhous
     hr_inhouse_t *ih = self;
     if (!ptr)
         return;
-    if (ih->fb_set.n && hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL)) {
-        hr_fallback_free(&ih->fb, ptr, size);
+    if (ih->fb_set.n && hr_inhouse_fb_free(ih, ptr, size))
         return;
-    }
     if (native(self, ptr, size))
         hr_fallback_native(&ih->fb);
 }

@@ -1,5 +1,8 @@
 /* hr_block (Box2D b2BlockAllocator semantics) and the "block" backend. */
+#include <malloc.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "alloc/block.h"
 #include "hr_test.h"
@@ -104,7 +107,7 @@ static void test_chunk_growth(void) {
 }
 
 static void test_property(void) {
-    uint64_t rng = 5, bad = 0;
+    uint64_t rng = 5, bad = 0, waste = 0; /* class size - requested, small blocks */
     hr_block_t *b = hr_block_create(NULL);
     hr_tm_t m = {0};
     for (int op = 0; op < 60000; op++) {
@@ -113,17 +116,20 @@ static void test_property(void) {
             hr_tm_block_t k = hr_tm_take(&m, (size_t)(r >> 8) % m.n, 0);
             bad += !hr_tm_verify(k.p, k.size, k.seed);
             hr_block_free(b, k.p, k.size);
+            waste -= hr_block_usable(k.size) - k.size;
         } else {
             size_t size = 1 + (size_t)(r >> 20) % ((r >> 60) ? 640 : 2000);
             void *p = hr_block_alloc(b, size);
             bad += p == NULL || (uintptr_t)p % 16 != 0;
             hr_tm_fill(p, size, (uint32_t)op);
             hr_tm_push(&m, p, size, (uint32_t)op);
+            waste += hr_block_usable(size) - size;
         }
         if (op % 499 == 0) {
             hr_block_stats_t st;
             hr_block_stats(b, &st);
             bad += st.head.live_bytes != m.live || st.head.objects != m.n || st.head.high_water != m.peak;
+            bad += st.internal_waste != waste;
             bad += hr_block_check(b) != 0 || !hr_tm_no_overlap(&m);
         }
     }
@@ -176,6 +182,27 @@ static void test_backend(void) {
     HR_TM_STATS_END(be, inst, js);
 }
 
+/* An in-house backend's create() sets the fallback's glibc as a long-running
+ * program has it (backends/fallback.h): a 1 MiB block comes from the heap,
+ * not a mapping of its own, and freeing the heap's top gives nothing back. */
+static void test_fallback_keeps_heap(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(&hr_backend_block, NULL, &err);
+    HR_CHECK(inst != NULL);
+    struct mallinfo2 before = mallinfo2();
+    char *volatile big = malloc((size_t)1 << 20); /* volatile: kept, not elided */
+    HR_CHECK(big != NULL);
+    memset(big, 1, (size_t)1 << 20);
+    struct mallinfo2 held = mallinfo2();
+    HR_CHECK_EQ_U64(held.hblks, before.hblks); /* not mmapped (default: >= 128 KiB) */
+    free(big);
+    struct mallinfo2 after = mallinfo2();
+    HR_CHECK_EQ_U64(after.arena, held.arena); /* not trimmed (default: > 128 KiB free on top) */
+    hr_backend_block.destroy(inst);
+#endif
+}
+
 int main(void) {
     HR_RUN(test_constants);
     HR_RUN(test_class_rounding);
@@ -183,5 +210,6 @@ int main(void) {
     HR_RUN(test_property);
     HR_RUN(test_check_detects);
     HR_RUN(test_backend);
+    HR_RUN(test_fallback_keeps_heap);
     return hr_test_done();
 }
