@@ -35,7 +35,7 @@ static int parse_pace(const char *v, double *out) {
 }
 
 enum {
-    O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_STALL, O_THREADS, O_PACE,
+    O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_WARM_STOP, O_STALL, O_THREADS, O_PACE,
     O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM, O_ROUTE_PLAN,
     O_MEMLIMIT, O_THREAD, O_PAIR, O_PAIR_TOL
 };
@@ -68,8 +68,12 @@ static const hr_opt_t replay_opts[] = {
      "block id, at most 3/4 of the RAM"},
     {O_BUDGET, "budget", "BYTES", "report the first op whose footprint exceeds it (64M)"},
     {O_HEAPCFG, "heap-config", "FILE", "heap table for the routed allocator"},
-    {O_WARM, "warm-time", "SECONDS", "warm laps per sample run this long (default 0.5; 0: one "
-     "warm lap); the cold lap is always the first"},
+    {O_WARM_STOP, "warm-stop", "PCT|off", "warm laps per sample run until the median lap is "
+     "known to +-PCT % (its 95% interval from order statistics; default 2), after at least 8 "
+     "laps and 20 ms, for at most --warm-time (default 0.25); off: --warm-time is a fixed "
+     "budget. The cold lap is always the first (docs/METRICS.md)"},
+    {O_WARM, "warm-time", "SECONDS", "alone: a fixed budget, warm laps per sample run this long "
+     "(0: one warm lap); with --warm-stop PCT: its cap"},
     {O_STALL, "stall-us", "US", "ops slower than this are checked for a context switch "
      "and kept out of latency and frames (default 20)"},
     {O_THREADS, "threads", "MODE", "recorded: one OS thread per recorded thread, blocks "
@@ -215,6 +219,13 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return 0;
     case O_HEAPCFG: a->opt.heap_config = o->arg; return 0;
     case O_WARM: return hr_opt_double(o, 0, 3600, 0, &a->opt.warm_time_s);
+    case O_WARM_STOP: {
+        double pct = 0;
+        if (strcmp(o->arg, "off") != 0 && hr_opt_double(o, 0, 50, 1, &pct) != 0)
+            return 2;
+        a->opt.warm_stop = pct / 100;
+        return 0;
+    }
     case O_STALL: return hr_opt_double(o, 0, 1e9, 1, &a->opt.stall_us);
     case O_THREADS: {
         hr_threads_mode_t m;
@@ -324,9 +335,16 @@ int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
     a->out_format = HR_EMIT_JSON;
     a->pair_tol = HR_PAIRED_DEFAULT_TOL;
     a->render = hr_render_opts_default();
+    a->opt.warm_time_s = a->opt.warm_stop = -1; /* not given */
     int first, rc = hr_opts_parse(&hr_spec_replay, argc, argv, on_opt, a, &first);
     if (rc)
         return rc == HR_OPTS_HELP ? 1 : rc;
+    /* --warm-time alone is a fixed budget; with --warm-stop, the rule's cap */
+    hr_replay_options_t def = hr_replay_options_default();
+    if (a->opt.warm_stop < 0)
+        a->opt.warm_stop = a->opt.warm_time_s < 0 ? def.warm_stop : 0;
+    if (a->opt.warm_time_s < 0)
+        a->opt.warm_time_s = def.warm_time_s;
     for (int i = first; i < argc; i++)
         if (add_trace_arg(a, argv[i]) != 0)
             return 2;

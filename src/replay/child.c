@@ -86,8 +86,8 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
 
 /* The worker's command line (argv[0] is the program to run). */
 typedef struct worker_cmd {
-    char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48], hz[32], access[32];
-    const char *argv[34];
+    char        fd[16], tfd[16], budget[32], warm[32], wstop[32], stall[32], pace[32], touch[48], hz[32], access[32];
+    const char *argv[36];
 } worker_cmd_t;
 
 static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
@@ -96,6 +96,7 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
     snprintf(w->tfd, sizeof w->tfd, "%d", job->trace_fd);
     snprintf(w->budget, sizeof w->budget, "%llu", (unsigned long long)o->budget);
     snprintf(w->warm, sizeof w->warm, "%.17g", o->warm_time_s);
+    snprintf(w->wstop, sizeof w->wstop, "%.17g", o->warm_stop);
     snprintf(w->stall, sizeof w->stall, "%.17g", o->stall_us);
     snprintf(w->pace, sizeof w->pace, "%.17g", o->pace);
     snprintf(w->hz, sizeof w->hz, "%.17g", hr_cycle_hz()); /* measured once, in the parent */
@@ -104,7 +105,7 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
                           "--touch", hr_touch_spec(o->touch, o->touch_cap, w->touch, sizeof w->touch),
                           "--access", hr_access_spec(&o->access, w->access, sizeof w->access),
                           "--budget", w->budget,
-                          "--warm-time", w->warm, "--stall-us", w->stall, "--pace", w->pace,
+                          "--warm-time", w->warm, "--warm-stop", w->wstop, "--stall-us", w->stall, "--pace", w->pace,
                           "--cycle-hz", w->hz,
                           "--threads", hr_threads_mode_name((hr_threads_mode_t)o->threads),
                           "--count", hr_count_mode_name((hr_count_mode_t)o->count),

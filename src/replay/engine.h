@@ -5,8 +5,9 @@
  * per mode (child.c starts them; the report builder joins their objects):
  *  - HR_MODE_TIME: the cold lap (the first replay of the trace in a fresh
  *    process: what a level load or a short tool run sees), then warm laps
- *    (the trace again, on a fresh instance each time, until opt->warm_time_s
- *    has passed: a game's steady state). No per-op instrumentation: wall and
+ *    (the trace again, on a fresh instance each time, until warmstop.h says
+ *    stop: the median lap known closely enough, or opt->warm_time_s has
+ *    passed: a game's steady state). No per-op instrumentation: wall and
  *    thread-CPU time per lap; CPU time is the ranking figure.
  *  - HR_MODE_MEASURE: one instrumented lap in a fresh process: every op timed
  *    with the cycle counter (latency histogram, ns/op per op type, worst
@@ -85,7 +86,10 @@ typedef struct hr_replay_options {
                                * default for the trace, HR_MEM_LIMIT_NONE = none
                                * (replay/memlimit.h) */
     int         repeat;       /* samples per (trace, allocator) */
-    double      warm_time_s;  /* warm laps run until this much wall time (>= 1 lap) */
+    double      warm_time_s;  /* warm_stop 0: warm laps run until this much wall time
+                               * (>= 1 lap); else the stopping rule's cap (warmstop.h) */
+    double      warm_stop;    /* stop once the median lap is known to +-this fraction
+                               * (warmstop.h); 0: the fixed budget warm_time_s */
     double      stall_us;     /* ops slower than this are checked for a context switch */
     int         verify;       /* add a verify process per (trace, allocator) */
     int         count;        /* hr_count_mode_t: add a counting process (0: none) */

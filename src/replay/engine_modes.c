@@ -9,6 +9,7 @@
 #include "replay/counter.h"
 #include "replay/engine_int.h"
 #include "replay/verify.h"
+#include "replay/warmstop.h"
 
 hr_replay_options_t hr_replay_options_default(void) {
     hr_replay_options_t o;
@@ -18,7 +19,8 @@ hr_replay_options_t hr_replay_options_default(void) {
     o.touch = HR_TOUCH_RECORDED;
     o.timeout_s = 600;
     o.repeat = 1;
-    o.warm_time_s = 0.5;
+    o.warm_time_s = HR_WARMSTOP_DEFAULT_MAX_S;
+    o.warm_stop = HR_WARMSTOP_DEFAULT_PCT / 100;
     o.stall_us = 20;
     o.mode = HR_MODE_MEASURE;
     return o;
@@ -163,8 +165,8 @@ static uint64_t median_u64(uint64_t *v, size_t n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The cold lap, then warm laps until opt->warm_time_s of wall time (at least
- * one); the warm figure is the median lap. */
+/* The cold lap, then warm laps until warmstop.h says stop (at least one);
+ * the warm figure is the median lap. */
 static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
                      const hr_replay_options_t *opt, laps_t *out, hr_error_t *err) {
     memset(out, 0, sizeof *out);
@@ -173,14 +175,16 @@ static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
         return -1;
     size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);
     uint64_t *walls = hr_hmem_alloc(bytes, HR_HMEM_POPULATE), *cpus = walls + HR_MAX_WARM_LAPS;
-    if (!walls) {
+    hr_warmstop_opts_t so = hr_warmstop_default(opt->warm_stop, opt->warm_time_s);
+    hr_warmstop_t ws;
+    if (!walls || hr_warmstop_open(&ws, &so) != 0) {
+        hr_hmem_free(walls, bytes);
         hr_error_set(err, "out of memory for the lap table");
         return -1;
     }
-    uint64_t budget = (uint64_t)(opt->warm_time_s * 1e9), spent = 0, n = 0;
+    uint64_t n = 0, w, c;
     int rc = 0;
     do {
-        uint64_t w, c;
         if ((rc = lap(t, a, opt, &w, &c, err)) != 0)
             break;
         if (n < HR_MAX_WARM_LAPS) {
@@ -188,14 +192,14 @@ static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
             cpus[n] = c;
         }
         n++;
-        spent += w;
-    } while (spent < budget);
+    } while (!hr_warmstop_lap(&ws, w, c));
     if (rc == 0) {
         size_t k = n < HR_MAX_WARM_LAPS ? (size_t)n : HR_MAX_WARM_LAPS;
         out->n_warm = n;
         out->warm_wall = median_u64(walls, k);
         out->warm_cpu = median_u64(cpus, k);
     }
+    hr_warmstop_close(&ws);
     hr_hmem_free(walls, bytes);
     return rc;
 }

@@ -46,6 +46,7 @@
 #include "replay/engine_int.h"
 #include "replay/engine_ops.h"
 #include "replay/sched.h"
+#include "replay/warmstop.h"
 
 #define HR_SPIN_ROUNDS 2000u          /* pauses before sleeping on a dependency */
 #define HR_YIELD_ROUNDS 16u           /* then sched_yield()s before sleeping */
@@ -469,16 +470,19 @@ static uint64_t median(uint64_t *v, size_t n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The cold lap, then warm laps until opt->warm_time_s of lap wall time. */
+/* The cold lap, then warm laps until warmstop.h says stop (at least one). */
 static int laps_loop(pool_t *p, const hr_run_alloc_t *a, laps_t *laps, thr_result_t *tr,
                      hr_error_t *err) {
     size_t bytes = 2 * HR_MAX_WARM_LAPS * sizeof(uint64_t);
     uint64_t *walls = hr_hmem_alloc(bytes, HR_HMEM_POPULATE), *cpus = walls + HR_MAX_WARM_LAPS;
-    if (!walls) {
+    hr_warmstop_opts_t so = hr_warmstop_default(p->opt->warm_stop, p->opt->warm_time_s);
+    hr_warmstop_t ws;
+    if (!walls || hr_warmstop_open(&ws, &so) != 0) {
+        hr_hmem_free(walls, bytes);
         hr_error_set(err, "out of memory for the lap table");
         return -1;
     }
-    uint64_t budget = (uint64_t)(p->opt->warm_time_s * 1e9), spent = 0, n = 0;
+    uint64_t n = 0;
     int rc = lap_open(p, a, err);
     if (rc == 0) {
         for (uint32_t k = 0; k < p->s->n; k++) /* as the serial cold lap (engine_int.h) */
@@ -497,8 +501,7 @@ static int laps_loop(pool_t *p, const hr_run_alloc_t *a, laps_t *laps, thr_resul
         if (n < HR_MAX_WARM_LAPS)
             walls[n] = w, cpus[n] = c;
         n++;
-        spent += w;
-        if (spent >= budget)
+        if (hr_warmstop_lap(&ws, w, c))
             break;
     }
     if (rc == 0) {
@@ -507,6 +510,7 @@ static int laps_loop(pool_t *p, const hr_run_alloc_t *a, laps_t *laps, thr_resul
         laps->warm_wall = median(walls, k);
         laps->warm_cpu = median(cpus, k);
     }
+    hr_warmstop_close(&ws);
     hr_hmem_free(walls, bytes);
     return rc;
 }

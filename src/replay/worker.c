@@ -58,6 +58,8 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             a->opt.budget = strtoull(v, NULL, 10);
         else if (strcmp(k, "--warm-time") == 0)
             a->opt.warm_time_s = strtod(v, NULL);
+        else if (strcmp(k, "--warm-stop") == 0)
+            a->opt.warm_stop = strtod(v, NULL);
         else if (strcmp(k, "--stall-us") == 0)
             a->opt.stall_us = strtod(v, NULL);
         else if (strcmp(k, "--pace") == 0)

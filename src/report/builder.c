@@ -56,6 +56,8 @@ hr_report_builder_t *hr_report_builder_new(const hr_replay_options_t *opt) {
     hr_json_set(o, "touch", hr_json_new_str(hr_touch_spec(opt->touch, opt->touch_cap, tb, sizeof tb)));
     hr_json_set(o, "access", hr_json_new_str(hr_access_spec(&opt->access, tb, sizeof tb)));
     hr_json_set(o, "warm_time_s", hr_json_new_num(opt->warm_time_s));
+    if (opt->warm_stop > 0) /* warm_time_s is then the stopping rule's cap */
+        hr_json_set(o, "warm_stop_pct", hr_json_new_num(opt->warm_stop * 100));
     hr_json_set(o, "stall_us", hr_json_new_num(opt->stall_us));
     hr_json_set(o, "verify", hr_json_new_bool(opt->verify));
     hr_json_set(o, "count", hr_json_new_str(hr_count_mode_name((hr_count_mode_t)opt->count)));
