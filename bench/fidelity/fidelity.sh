@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Does a replay predict what switching allocator does to the real program?
-# For each real program of traces/real/ and each allocator:
+# For each real program of traces/real/ and traces/fidelity/ and each allocator:
 #   real    the program itself under LD_PRELOAD=LIB, ROUNDS interleaved rounds
 #           (program x allocator inside a round): user+sys CPU time to the
 #           microsecond, max RSS and minor faults (bench/fidelity/rusage_run.py: wait4);
-#   replay  heapreplay replay traces/real/NAME.hrt -a ALLOCATORS -r REPEAT for
+#   replay  heapreplay replay TRACE -a ALLOCATORS -r REPEAT for
 #           each --touch policy in TOUCH and each --access model in ACCESS:
 #           the predicted allocator time is the cold lap (a program runs its
 #           allocations once) times the ops, and the predicted memory is the
-#           peak footprint.
+#           peak footprint. TRACE: traces/real/NAME.hrt, else
+#           traces/fidelity/NAME.hrt.zst, else every trace of the folder
+#           traces/fidelity/NAME/ (a multi-process program, one trace per
+#           process: their predictions are added up per allocator, below).
 # Then, per program and policy (touch and access model): real and predicted rankings, Spearman rho for
 # time and for memory, the predicted and the real saving against glibc, and
 # whether the real differences exceed the noise (the 95 % interval of the
@@ -22,7 +25,22 @@
 #   ACCESS="none"            --access models (docs/METRICS.md), e.g.
 #                            ACCESS='none reuse:4 spread:4'
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
-#   PROGRAMS="freeciv_ai python_json sqlite_index supertux"
+#   PROGRAMS="freeciv_ai python_json sqlite_index supertux mariadb_slap git_pack make_build"
+#                            mariadb_slap, git_pack, make_build: the programs of
+#                            traces/fidelity/ (bench/fidelity/progs/progs.sh,
+#                            traces/README.md "Fidelity programs"), each on a
+#                            fixed amount of work, made ready once in the work
+#                            folder (a data folder, a repository, sources) and
+#                            skipped (with a note) when not installed:
+#                            mariadb_slap the server mariadbd (its CPU and RSS
+#                            only: the client mariadb-slap, 4 connections,
+#                            MARIADB_QUERIES=80000 queries, runs beside it);
+#                            git_pack git pack-objects --threads=2; make_build
+#                            make -j2 -B of 12 C files (every process: wait4
+#                            adds the children's CPU, and max RSS is the
+#                            largest process's; the prediction adds the
+#                            per-process replays and leaves out each process's
+#                            allocator start-up, see traces/README.md)
 #                            supertux: SuperTux 0.6.3 in its first level for
 #                            GAME_SECS=20 seconds under Xvfb with Mesa's software
 #                            renderer, as traces/real/recapture.sh captured it
@@ -53,7 +71,7 @@ REPEAT=${REPEAT:-3}
 TOUCH=${TOUCH:-first:64K recorded}
 ACCESS=${ACCESS:-none}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
-PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index supertux}
+PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index supertux mariadb_slap git_pack make_build}
 SUPERTUX=${SUPERTUX:-/usr/games/supertux2}
 LEVEL=${LEVEL:-/usr/share/games/supertux2/levels/world1/welcome_antarctica.stl}
 GAME_SECS=${GAME_SECS:-20}
@@ -61,6 +79,7 @@ WARM_TIME=${WARM_TIME:-0.2}
 OUT=${OUT:-$S/results/fidelity-$(hostname).md}
 CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT TOUCH='$TOUCH' ACCESS='$ACCESS' ALLOCATORS='$ALLOCATORS' PROGRAMS='$PROGRAMS' WARM_TIME=$WARM_TIME bench/fidelity/fidelity.sh"
 R=$S/traces/real
+F=$S/traces/fidelity
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
 PYTHON=${PYTHON:-/usr/bin/python3}
 SQLITE=${SQLITE:-/usr/bin/sqlite3}
@@ -83,6 +102,55 @@ case " $PROGRAMS " in *" supertux "*)
         PROGRAMS=$(echo " $PROGRAMS " | sed 's/ supertux / /')
     fi ;;
 esac
+# The programs of traces/fidelity/: each made ready in $W/NAME (not timed)
+. "$S/bench/fidelity/progs/progs.sh"
+for p in mariadb_slap git_pack make_build; do
+    case " $PROGRAMS " in *" $p "*)
+        if why=$(progs_have "$p"); then
+            say "setting up $p"
+            progs_setup "$p" "$W/$p"
+        else
+            say "skipping $p: not installed ($why)"
+            PROGRAMS=$(echo " $PROGRAMS " | sed "s/ $p / /")
+        fi ;;
+    esac
+done
+
+# The traces of program NAME: traces/real/NAME.hrt, traces/fidelity/NAME.hrt.zst
+# or the per-process traces of the folder traces/fidelity/NAME/
+traces_of() {
+    if [ -f "$R/$1.hrt" ]; then echo "$R/$1.hrt"
+    elif [ -f "$F/$1.hrt.zst" ]; then echo "$F/$1.hrt.zst"
+    else ls "$F/$1"/*.hrt.zst
+    fi
+}
+
+# A replay report of several traces (one per process of a program) made into
+# one result per allocator, as for a one-process program: ops, the predicted
+# allocator time (cold ns/op x ops: the ops-weighted mean ns/op) and the
+# report's predicted change and interval are added up; peak footprint, RSS and
+# baseline are the largest process's (what wait4's max RSS of a process tree
+# is); status ok when every process's is; within noise when every process's is.
+# Left out: each process's allocator start-up, which a replay does not measure.
+add_up_processes() {
+    jq '.results |= (group_by(.allocator) | map(
+        (map(.ops.total) | add) as $ops
+        | def wmean(f): if any(f == null) then null else (map(f * .ops.total) | add) / $ops end;
+          def total(f): if any(f == null) then null else (map(f) | add) end;
+        .[0] + {trace: "\(length) processes", ops: (.[0].ops + {total: $ops}),
+          status: (if all(.status == "ok") then "ok" else ([.[].status] | unique | join(",")) end),
+          time: (.[0].time + {cold_ns_per_op: wmean(.time.cold_ns_per_op),
+                 cold_ns_per_op_min: wmean(.time.cold_ns_per_op_min),
+                 cold_ns_per_op_max: wmean(.time.cold_ns_per_op_max),
+                 ns_per_op: wmean(.time.ns_per_op)}),
+          memory: (.[0].memory + {peak_footprint: ([.[].memory.peak_footprint] | max),
+                   peak_rss_above_baseline: ([.[].memory.peak_rss_above_baseline] | max),
+                   rss_baseline: ([.[].memory.rss_baseline] | max)}),
+          predict: (if any(.predict == null) then null else
+                   {change_s: total(.predict.change_s), interval_s_lo: total(.predict.interval_s_lo),
+                    interval_s_hi: total(.predict.interval_s_hi),
+                    within_noise: all(.predict.within_noise)} end)}))' "$1"
+}
 
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT (the
 # server's output goes to $W/fc.log); one line on stdout:
@@ -110,6 +178,17 @@ run_real() {
         "${RUN[@]}" "${pre[@]}" timeout --preserve-status -s TERM "$GAME_SECS" "$SUPERTUX" \
             --disable-sound --disable-music --renderer opengl -g 640x480 -w "$LEVEL" \
             < /dev/null > /dev/null 2>&1 || true ;;
+    mariadb_slap) # the server measured, its client beside it (progs/mariadb_drive.sh)
+        progs_cmd "$name" "$W/$name"
+        "$S/bench/fidelity/progs/mariadb_drive.sh" "$W/$name/sock" 1 "$MARIADB_QUERIES" \
+            > /dev/null 2> "$W/fc.log" &
+        local drive=$!
+        (cd "$W/$name" && "${RUN[@]}" "${pre[@]}" "${PROG_CMD[@]}" < /dev/null > /dev/null 2>&1) || true
+        # a client that failed makes the run fail (exit 1 in place of the server's 0)
+        wait "$drive" || sed -i 's/^\([^ ]* [^ ]* [^ ]*\) 0 /\1 1 /' "$W/time.txt" ;;
+    git_pack|make_build)
+        progs_cmd "$name" "$W/$name"
+        "${RUN[@]}" "${pre[@]}" "${PROG_CMD[@]}" < /dev/null > /dev/null 2>&1 || true ;;
     *) echo "fidelity.sh: unknown program $name" >&2; exit 2 ;;
     esac
     cat "$W/time.txt"
@@ -155,8 +234,12 @@ for p in $PROGRAMS; do
             pol=$t
             [ "$ac" = none ] || pol="$t --access $ac"
             say "replay $p --touch $pol"
-            "$HR" replay "$R/$p.hrt" -a "$alist" -r "$REPEAT" --touch "$t" --access "$ac" \
+            mapfile -t tr < <(traces_of "$p")
+            "$HR" replay "${tr[@]}" -a "$alist" -r "$REPEAT" --touch "$t" --access "$ac" \
                 --warm-time "$WARM_TIME" -q -f json > "$W/rep.json" 2> "$W/rep.err" || true
+            if [ "${#tr[@]}" -gt 1 ]; then # one process a trace: added up (add_up_processes)
+                add_up_processes "$W/rep.json" > "$W/rep1.json" && mv "$W/rep1.json" "$W/rep.json"
+            fi
             jq -r --arg p "$p" --arg t "$pol" '.results[] | [$p, $t, .allocator, .ops.total,
                 (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
                 (.time.cold_ns_per_op_max // "null"), (.time.ns_per_op // "null"),
@@ -180,6 +263,12 @@ done
     echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
          "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`$(case " $PROGRAMS " in *" supertux "*)
          echo ", \`$SUPERTUX\` for $GAME_SECS s (time-bounded: its CPU time is not a fixed amount of work)";; esac)."
+    case " $PROGRAMS " in *" mariadb_slap "*)
+        echo "mariadb_slap: $(mariadbd --version | cut -d' ' -f2-4), $MARIADB_QUERIES queries.";; esac
+    case " $PROGRAMS " in *" git_pack "*) echo "git_pack: $(git --version).";; esac
+    case " $PROGRAMS " in *" make_build "*)
+        echo "make_build: $(make --version | head -n 1), $(gcc --version | head -n 1);" \
+             "its prediction adds up one replay per process and leaves out each process's allocator start-up.";; esac
     echo
     python3 "$S/bench/fidelity/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS" "$W/verdict.tsv"
     echo

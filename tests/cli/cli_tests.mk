@@ -34,6 +34,11 @@ EXTRA_DIST += tests/cli/test_results_index.sh
 hr-print-compile:
 	@echo '$(COMPILE)'
 .PHONY: hr-print-compile
+# test_fidelity_traces.sh: the shipped traces of traces/fidelity/ read and
+# replay (the fidelity benchmark's programs, made by traces/fidelity/recapture.sh
+# with bench/fidelity/progs/).
+TESTS += tests/cli/test_fidelity_traces.sh
+EXTRA_DIST += tests/cli/test_fidelity_traces.sh traces/fidelity bench/fidelity/progs
 # test_bounds_cli.sh: compressed-input limits, one-line output failures,
 # stale temporary files, argument errors (docs/TRACE_FORMAT.md, "Input limits").
 TESTS += tests/cli/test_bounds_cli.sh
