@@ -87,7 +87,7 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
 /* The worker's command line (argv[0] is the program to run). */
 typedef struct worker_cmd {
     char        fd[16], tfd[16], budget[32], warm[32], stall[32], pace[32], touch[48], hz[32], access[32];
-    const char *argv[34];
+    const char *argv[36];
 } worker_cmd_t;
 
 static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
@@ -108,6 +108,7 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
                           "--cycle-hz", w->hz,
                           "--threads", hr_threads_mode_name((hr_threads_mode_t)o->threads),
                           "--count", hr_count_mode_name((hr_count_mode_t)o->count),
+                          "--memory-lap", hr_memory_lap_name((hr_memory_lap_t)o->memory_lap),
                           "--name", job->trace_name,
                           o->heap_config ? "--heap-config" : NULL, o->heap_config, NULL};
     _Static_assert(sizeof argv <= sizeof w->argv, "worker argv fits");

@@ -75,6 +75,11 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             if (hr_count_mode_parse(v, &c) != 0)
                 return -1;
             a->opt.count = (int)c;
+        } else if (strcmp(k, "--memory-lap") == 0) {
+            hr_memory_lap_t m;
+            if (hr_memory_lap_parse(v, &m) != 0)
+                return -1;
+            a->opt.memory_lap = (int)m;
         } else if (strcmp(k, "--heap-config") == 0)
             a->opt.heap_config = v;
         else
