@@ -77,7 +77,7 @@ static const hr_opt_t replay_opts[] = {
      "shared across threads wait for each other (default "
      "when the trace has several threads); serial: every "
      "event on one thread in trace order; auto. Timed laps "
-     "only: memory figures always come from trace order"},
+     "and the paced memory lap (--memory-lap) only: the measure lap runs in trace order"},
     {O_PACE, "pace", "timestamps[:F]", "threaded laps also wait for each event's recorded time "
      "(times F, default 1); none (default)"},
     {O_COUNT, "count", "MODE", "also count the instructions of the allocator calls (one "
