@@ -144,21 +144,6 @@ static void *sampler_main(void *arg) {
     return NULL;
 }
 
-/* VmHWM of this process, bytes, read without stdio (no malloc). */
-static uint64_t hwm_now(void) {
-    char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
-    const char *p = strstr(buf, "VmHWM:");
-    return p ? strtoull(p + 6, NULL, 10) * 1024 : 0;
-}
-
 /* ---- the lap ------------------------------------------------------------- */
 
 /* Every event in trace order on one instance, each at its time on map. */
@@ -221,7 +206,7 @@ static void child_main(int fd, const hr_trace_t *t, const hr_run_alloc_t *a,
         atomic_store(&s.stop, 1);
         pthread_join(s.th, NULL);
     }
-    uint64_t hwm = hwm_now();
+    uint64_t hwm = hr_rss_peak(); /* opens /proc/self/status each time: the child's */
     cm.peak_rss = hwm > s.peak ? hwm : s.peak;
     snprintf(cm.msg, sizeof cm.msg, "%.150s", err.msg);
     ssize_t n = write(fd, &cm, sizeof cm);

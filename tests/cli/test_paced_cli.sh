@@ -60,6 +60,16 @@ jq_check "no timestamps: the fast lap, with the note" "$T/nots.json" \
     '.results[0].memory | .lap == "fast" and
      .lap_note == "memory lap not paced: the trace has no timestamps" and .peak_rss_fast == null'
 
+# the text report says which lap gave peak RSS
+"$HR" report "$T/gap.json" > "$T/gap.txt" 2>&1
+"$HR" report "$T/nots.json" > "$T/nots.txt" 2>&1
+if grep -q "peak RSS from the paced memory lap" "$T/gap.txt" &&
+   grep -q "memory lap not paced: the trace has no timestamps" "$T/nots.txt" &&
+   ! grep -q "not paced" "$T/gap.txt"; then
+    ok "text report: the memory lap's line (paced; the note without timestamps)"
+else not_ok "text report: the memory lap's line (paced; the note without timestamps)" \
+    "$(grep -i "memory lap" "$T/gap.txt" "$T/nots.txt")"; fi
+
 replay -a glibc --memory-lap fast "$T/gap.hrtt" > "$T/fast.json" 2> "$T/err"
 jq_check "--memory-lap fast: no paced lap, no note" "$T/fast.json" \
     '.results[0].memory | .lap == "fast" and .lap_note == null and .paced_lap_s == null'
