@@ -220,6 +220,8 @@ static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
     run_t r;
     hr_paced_result_t paced; /* first, in a child: the lap below never sees it */
     hr_paced_memory(res->t, res->alloc, res->opt, &paced);
+    if (paced.only)
+        return 0;
     res->paced = &paced;
     measure_t *m = hr_hmem_alloc(sizeof *m, HR_HMEM_POPULATE);
     if (!m || hr_run_open(&r, res->t, res->alloc, res->opt, err) != 0) {

@@ -68,6 +68,8 @@ typedef struct hr_paced_result {
     uint64_t    lap_ns;       /* its wall time */
     uint64_t    recorded_ns, paced_ns;
     int         threaded;     /* paced per recorded thread */
+    int         only;         /* this process exists for the paced lap alone
+                               * (its message is written): no measure lap */
 } hr_paced_result_t;
 
 /* Chooses the memory lap of a measured row (opt->memory_lap, the trace's
@@ -75,6 +77,10 @@ typedef struct hr_paced_result {
  * fails the row: a paced lap that cannot run leaves paced 0 and a note. */
 void hr_paced_memory(const hr_trace_t *t, const hr_run_alloc_t *a,
                      const hr_replay_options_t *opt, hr_paced_result_t *out);
+
+/* The worker's arguments (argv[0] "__worker"), for the paced lap's own
+ * worker process; a process that never sets them forks without exec. */
+void hr_paced_worker_argv(int argc, char **argv);
 
 /* The memory figures the paced lap decides (memory.lap, memory.peak_rss,
  * memory.peak_rss_fast, memory.paced_lap_s, memory.lap_note), over the

@@ -20,6 +20,7 @@
 #include "backends/backend.h"
 #include "replay/child.h"
 #include "replay/engine.h"
+#include "replay/paced.h"
 #include "backends/extstats.h"
 #include "base/hmem.h"
 #include "base/sysinfo.h"
@@ -153,6 +154,7 @@ int hr_worker_main(int argc, char **argv) {
     }
     if (!(result_out = open_result(a.fd)))
         return 3;
+    hr_paced_worker_argv(argc, argv); /* the paced lap's own worker (paced.h) */
     hr_alloc_spec_t spec; /* the parent's text, parsed once in this process; no copy (malloc) */
     hr_trace_t t;
     hr_error_t err = {{0}};
