@@ -90,6 +90,14 @@ fidelity: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/fidelity/fidelity.sh $(top_builddir)
 bench-fidelity: fidelity
 
+# The paced memory lap against the fast one: each allocator's real max RSS
+# change against glibc and what each lap predicts (results/paced-memory-<host>.md;
+# ROUNDS=N PROGRAMS="supertux freeciv_ai").
+.PHONY: bench-paced
+bench-paced: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/paced/paced.sh $(top_builddir)
+EXTRA_DIST += bench/paced/paced.sh bench/paced/paced_report.py
+
 # Resident bytes per event of info and replay -a all on 10 M and 100 M events
 # (results/scale-<host>.md; SIZES="10M 100M 1G" for more).
 .PHONY: bench-scale

@@ -194,6 +194,13 @@ enum {
       NONE, NULL)                                                                                   \
     X(PEAK_RSS_ALL, "memory.peak_rss", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,      \
       NONE, NULL)                                                                                   \
+    X(MEM_LAP, "memory.lap", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE, NULL)        \
+    X(PEAK_RSS_FAST, "memory.peak_rss_fast", BYTES, U64, FIRST, MEASURED, ENGINE, NONE, 0, NULL,   \
+      -1, NONE, NULL)                                                                               \
+    X(PACED_S, "memory.paced_lap_s", SECONDS, F64, FIRST, MEASURED, ENGINE, NONE, 0, NULL, -1,     \
+      NONE, NULL)                                                                                   \
+    X(MEM_LAP_NOTE, "memory.lap_note", TEXT, STR, FIRST, TRACE, ENGINE, NONE, 0, NULL, -1, NONE,   \
+      NULL)                                                                                         \
     X(FRAG_JW4, "memory.frag_jw4", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, "frag",    \
       -1, PCT, "frag #4")                                                                           \
     X(FRAG_JW3, "memory.frag_jw3", RATIO, F64, FIRST, INHOUSE, ENGINE, NONE, CSV | PLOT, NULL, -1,  \

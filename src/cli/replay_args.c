@@ -37,7 +37,8 @@ static int parse_pace(const char *v, double *out) {
 enum {
     O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_WARM_STOP, O_STALL, O_THREADS, O_PACE,
     O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM, O_ROUTE_PLAN,
-    O_MEMLIMIT, O_THREAD, O_PAIR, O_PAIR_TOL
+    O_MEMLIMIT, O_THREAD, O_PAIR, O_PAIR_TOL,
+    O_MEMORY_LAP
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -80,7 +81,7 @@ static const hr_opt_t replay_opts[] = {
      "shared across threads wait for each other (default "
      "when the trace has several threads); serial: every "
      "event on one thread in trace order; auto. Timed laps "
-     "only: memory figures always come from trace order"},
+     "and the paced memory lap (--memory-lap) only: the measure lap runs in trace order"},
     {O_PACE, "pace", "timestamps[:F]", "threaded laps also wait for each event's recorded time "
      "(times F, default 1); none (default)"},
     {O_COUNT, "count", "MODE", "also count the instructions of the allocator calls (one "
@@ -115,6 +116,12 @@ static const hr_opt_t replay_opts[] = {
      "and the interval lies above 1"},
     {O_PAIR_TOL, "pair-tol", "PCT", "--pair's tolerance on the ratio, percent "
      "(default 3)"},
+    {O_MEMORY_LAP, "memory-lap", "MODE", "the lap whose peak RSS is memory.peak_rss and "
+     "the RSS prediction: paced (the events at their recorded times, idle gaps over 12 s "
+     "cut to 12 s, so time-based release happens as recorded; takes as long as the trace "
+     "did, in a process of its own, per row and sample), fast (the measure lap, back to "
+     "back), auto (default: paced when the trace has timestamps and its paced duration is "
+     "at most 60 s)"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};
@@ -232,6 +239,13 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         if (hr_threads_mode_parse(o->arg, &m) != 0)
             return hr_opt_bad(o, "recorded|serial|auto");
         a->opt.threads = (int)m;
+        return 0;
+    }
+    case O_MEMORY_LAP: {
+        hr_memory_lap_t m;
+        if (hr_memory_lap_parse(o->arg, &m) != 0)
+            return hr_opt_bad(o, "auto|fast|paced");
+        a->opt.memory_lap = (int)m;
         return 0;
     }
     case O_PACE:

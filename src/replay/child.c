@@ -109,6 +109,7 @@ static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {
                           "--cycle-hz", w->hz,
                           "--threads", hr_threads_mode_name((hr_threads_mode_t)o->threads),
                           "--count", hr_count_mode_name((hr_count_mode_t)o->count),
+                          "--memory-lap", hr_memory_lap_name((hr_memory_lap_t)o->memory_lap),
                           "--name", job->trace_name,
                           o->heap_config ? "--heap-config" : NULL, o->heap_config, NULL};
     _Static_assert(sizeof argv <= sizeof w->argv, "worker argv fits");

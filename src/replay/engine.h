@@ -97,10 +97,24 @@ typedef struct hr_replay_options {
     int         event_form;   /* hr_event_form_t: how the parent shares the events */
     double      pace;         /* 0: no pacing; else wait for each event's recorded
                                * time since the first, times this factor */
+    int         memory_lap;   /* hr_memory_lap_t (replay/paced.h): the lap whose peak
+                               * RSS a measured row reports */
     const char *heap_config;  /* routed heap config file, or NULL */
     const char *library;      /* worker: file that provides malloc (dladdr) */
     hr_replay_mode_t mode;    /* what this process does */
 } hr_replay_options_t;
+
+/* --memory-lap: which lap gives the RSS figures of a measured row
+ * (replay/paced.h, docs/METRICS.md "Memory lap: paced or fast"). */
+typedef enum hr_memory_lap {
+    HR_MEMLAP_AUTO = 0, /* paced when the trace has timestamps and its
+                         * compressed duration is <= HR_PACED_AUTO_MAX_S */
+    HR_MEMLAP_FAST,     /* the measure lap (back to back) */
+    HR_MEMLAP_PACED,    /* paced whenever the trace has timestamps */
+} hr_memory_lap_t;
+const char *hr_memory_lap_name(hr_memory_lap_t m);
+/* "auto", "fast" or "paced"; 0, or -1 for anything else. */
+int hr_memory_lap_parse(const char *s, hr_memory_lap_t *out);
 
 hr_replay_options_t hr_replay_options_default(void);
 const char *hr_touch_name(hr_touch_t t);

@@ -7,6 +7,7 @@
 
 #include "replay/engine_int.h"
 #include "replay/kcount.h"
+#include "replay/paced.h"
 #include "replay/sched.h"
 #include "replay/verify.h"
 #include "base/metrics.h"
@@ -250,6 +251,7 @@ void hr_result_emit(const result_t *res, hr_emit_t *em) {
     if (res->m) {
         measure_values(res, v);
         memory_values(res, v);
+        hr_paced_values(res->paced, v); /* which lap's peak RSS (paced.h) */
     }
     if (res->verify)
         verify_values(res, v);

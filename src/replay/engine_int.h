@@ -180,6 +180,7 @@ typedef struct result {
     const count_t              *count; /* count mode; NULL otherwise */
     const thr_result_t         *thr;   /* threaded time mode; NULL otherwise */
     run_t                      *r;     /* open instance at the end of the trace, or NULL */
+    const struct hr_paced_result *paced; /* measure mode: its memory lap (paced.h) */
 } result_t;
 
 /* Writes the whole result object (status ok). */

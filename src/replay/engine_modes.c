@@ -8,6 +8,7 @@
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "replay/engine_int.h"
+#include "replay/paced.h"
 #include "replay/verify.h"
 #include "replay/warmstop.h"
 
@@ -231,6 +232,11 @@ static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *e
 
 static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
     run_t r;
+    hr_paced_result_t paced; /* first, in a child: the lap below never sees it */
+    hr_paced_memory(res->t, res->alloc, res->opt, &paced);
+    if (paced.only)
+        return 0;
+    res->paced = &paced;
     measure_t *m = hr_hmem_alloc(sizeof *m, HR_HMEM_POPULATE);
     if (!m || hr_run_open(&r, res->t, res->alloc, res->opt, err) != 0) {
         if (m)
@@ -318,7 +324,7 @@ int hr_replay_spec(const hr_trace_t *t, const char *trace_name, const char *dige
     hr_error_t err = {{0}};
     hr_run_alloc_t a = {spec, NULL};
     result_t res = {t, trace_name, digest, spec->text, spec->be, &a, ext, opt,
-                    NULL, NULL, NULL, NULL, NULL, NULL};
+                    NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     laps_t laps;
     int rc = -1;
     int mode = (int)opt->mode;

@@ -45,6 +45,7 @@
 #include "base/sysinfo.h"
 #include "replay/engine_int.h"
 #include "replay/engine_ops.h"
+#include "replay/paced.h"
 #include "replay/sched.h"
 #include "replay/warmstop.h"
 
@@ -92,6 +93,7 @@ struct pool {
     _Atomic uint32_t          *lock;    /* per instance, 16 words apart */
     int                        shared;  /* HR_CAP_THREAD_SAFE: one instance */
     uint64_t                   lap_t0;  /* pacing origin (CLOCK_MONOTONIC) */
+    const hr_paced_map_t      *map;     /* the paced memory lap's timeline, or NULL */
     _Atomic uint32_t           go;      /* lap generation */
     _Atomic uint32_t           done;    /* streams finished in this lap */
     _Atomic int                quit;
@@ -181,18 +183,12 @@ static void unlock_inst(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memor
 static inline _Atomic uint32_t *inst_lock(pool_t *p, uint32_t k) { return &p->lock[(size_t)k * 16]; }
 
 /* Pacing: wait for the event's recorded time since the first event, times
- * the factor, after the lap's start. */
+ * the factor, after the lap's start; on the paced memory lap, for its time
+ * on the compressed timeline (paced.h). */
 static void pace_to(const pool_t *p, uint64_t ts) {
     uint64_t rel = ts > p->s->ts0 ? ts - p->s->ts0 : 0;
-    uint64_t target = p->lap_t0 + (uint64_t)((double)rel * p->opt->pace);
-    for (uint64_t now = hr_now_ns(); now < target; now = hr_now_ns()) {
-        if (target - now > 200000) {
-            struct timespec ts_ = {0, (long)(target - now - 100000)};
-            nanosleep(&ts_, NULL);
-        } else {
-            cpu_pause();
-        }
-    }
+    hr_paced_wait_until(p->lap_t0 + (p->map ? hr_paced_rel(p->map, ts)
+                                            : (uint64_t)((double)rel * p->opt->pace)));
 }
 
 /* The op of an event on a block another thread's instance owns: on that
@@ -298,7 +294,8 @@ static void run_stream(tctx_t *c) {
     r.touch = p->opt->touch;
     r.touch_cap = p->opt->touch_cap;
     c->hs.n = 0;
-    int locked = p->s->s[c->k].locked && !p->shared, paced = p->opt->pace > 0 && p->s->s[c->k].ts;
+    int locked = p->s->s[c->k].locked && !p->shared;
+    int paced = (p->opt->pace > 0 || p->map) && p->s->s[c->k].ts;
     memset(&c->st, 0, sizeof c->st);
     c->st.start_ns = hr_now_ns();
     uint64_t cpu0 = hr_thread_cpu_ns();
@@ -557,4 +554,35 @@ void hr_threads_done(thr_result_t *tr) {
         hr_hmem_free((void *)tr->sched, sizeof(hr_sched_t));
     }
     memset(tr, 0, sizeof *tr);
+}
+
+/* The paced memory lap on threads (paced.h): the pool and schedule of the
+ * time mode, one lap whose streams wait on the compressed timeline. */
+int hr_threads_paced_lap(const hr_trace_t *t, const hr_run_alloc_t *a,
+                         const hr_replay_options_t *opt, const hr_paced_map_t *map,
+                         hr_error_t *err) {
+    if (t->n_threads > HR_MAX_REPLAY_THREADS) {
+        hr_error_set(err, "the trace has %u threads, at most %u can be replayed on threads",
+                     t->n_threads, HR_MAX_REPLAY_THREADS);
+        return -1;
+    }
+    hr_sched_t *s = hr_hmem_alloc(sizeof *s, 0);
+    pool_t *p = hr_hmem_alloc(sizeof *p, 0);
+    int rc = -1;
+    if (!s || !p)
+        hr_error_set(err, "threaded replay: out of memory");
+    else if (hr_sched_build(s, t, err) == 0) {
+        if (pool_open(p, s, t, a->spec->be, opt, err) == 0) {
+            uint64_t wall, cpu;
+            p->map = map;
+            if ((rc = lap_open(p, a, err)) == 0)
+                lap_run(p, &wall, &cpu, NULL, NULL);
+            lap_close(p);
+        }
+        pool_close(p);
+        hr_sched_free(s);
+    }
+    hr_hmem_free(p, sizeof *p);
+    hr_hmem_free(s, sizeof *s);
+    return rc;
 }

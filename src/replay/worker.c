@@ -20,6 +20,7 @@
 #include "backends/backend.h"
 #include "replay/child.h"
 #include "replay/engine.h"
+#include "replay/paced.h"
 #include "backends/extstats.h"
 #include "base/hmem.h"
 #include "base/sysinfo.h"
@@ -77,6 +78,11 @@ static int parse_args(int argc, char **argv, worker_args_t *a) {
             if (hr_count_mode_parse(v, &c) != 0)
                 return -1;
             a->opt.count = (int)c;
+        } else if (strcmp(k, "--memory-lap") == 0) {
+            hr_memory_lap_t m;
+            if (hr_memory_lap_parse(v, &m) != 0)
+                return -1;
+            a->opt.memory_lap = (int)m;
         } else if (strcmp(k, "--heap-config") == 0)
             a->opt.heap_config = v;
         else
@@ -150,6 +156,7 @@ int hr_worker_main(int argc, char **argv) {
     }
     if (!(result_out = open_result(a.fd)))
         return 3;
+    hr_paced_worker_argv(argc, argv); /* the paced lap's own worker (paced.h) */
     hr_alloc_spec_t spec; /* the parent's text, parsed once in this process; no copy (malloc) */
     hr_trace_t t;
     hr_error_t err = {{0}};

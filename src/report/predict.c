@@ -88,6 +88,22 @@ static int difference(const double *a, int na, const double *g, int ng, hr_stats
     return 0;
 }
 
+/* The RSS source (docs/METRICS.md, "Memory lap: paced or fast"): the paced
+ * lap's peak when both rows have one, else the fast lap's of both (a paced
+ * figure against a fast one would mix two timelines). Sets *lap to the lap
+ * used, or NULL when neither row says (reports made before memory.lap). */
+static void rss_pair(const hr_result_t *r, const hr_result_t *b, double *pr, double *pb,
+                     const char **lap) {
+    const char *lr = r->m.MEM_LAP, *lb = b->m.MEM_LAP;
+    int paced = lr && lb && !strcmp(lr, "paced") && !strcmp(lb, "paced");
+    *pr = r->m.PEAK_RSS_ALL, *pb = b->m.PEAK_RSS_ALL;
+    if (!paced) {
+        *pr = isfinite(r->m.PEAK_RSS_FAST) ? r->m.PEAK_RSS_FAST : *pr;
+        *pb = isfinite(b->m.PEAK_RSS_FAST) ? b->m.PEAK_RSS_FAST : *pb;
+    }
+    *lap = lr || lb ? (paced ? "paced" : "fast") : NULL;
+}
+
 /* The "predict" object of r against the baseline b, or NULL when either
  * has no allocator time. */
 /* The start-up term of row r (docs/METRICS.md, "Process start-up"): the
@@ -165,9 +181,13 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
         hr_json_set(o, "loaded", hr_json_new_bool(1));
     /* the program's max RSS moves with the worker's whole peak RSS (its
      * allocator's start-up included; docs/METRICS.md, "Peak RSS") */
-    double pr = r->m.PEAK_RSS_ALL, pb = b->m.PEAK_RSS_ALL;
+    double pr, pb;
+    const char *lap;
+    rss_pair(r, b, &pr, &pb, &lap);
     if (isfinite(pr) && isfinite(pb))
         hr_json_set(o, "rss_change_bytes", hr_json_new_num(pr - pb));
+    if (lap && isfinite(pr) && isfinite(pb))
+        hr_json_set(o, "rss_lap", hr_json_new_str(lap));
     return o;
 }
 

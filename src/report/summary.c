@@ -482,6 +482,36 @@ static void unknown_heaps(FILE *out, const hr_result_t *r, const char *pre) {
         fputc('\n', out);
 }
 
+/* Which memory lap gave the rows' peak RSS (memory.lap; docs/METRICS.md,
+ * "Memory lap: paced or fast"): one line when any row says, none for
+ * reports made before the paced lap or when fast was asked for. */
+static void memory_lap_line(FILE *out, const hr_ranking_t *rk, const char *pre) {
+    int paced = 0, fast = 0;
+    double secs = 0;
+    const char *note = NULL;
+    for (int i = 0; i < rk->n; i++) {
+        const hr_result_t *r = rk->e[i].r;
+        const char *lap = r->m.MEM_LAP;
+        if (!hr_result_ok(r) || !lap)
+            continue;
+        if (!strcmp(lap, "paced")) {
+            paced++;
+            secs = r->m.PACED_S > secs ? r->m.PACED_S : secs;
+        } else {
+            fast++;
+            note = note ? note : r->m.MEM_LAP_NOTE;
+        }
+    }
+    if (paced && !fast)
+        fprintf(out, "%speak RSS from the paced memory lap: the events at their recorded "
+                "times (up to %.1f s per row; --memory-lap fast skips it)\n", pre, secs);
+    else if (paced)
+        fprintf(out, "%speak RSS: %d rows from the paced memory lap, %d from the fast one "
+                "(%s)\n", pre, paced, fast, note ? note : "--memory-lap fast");
+    else if (note)
+        fprintf(out, "%s%s (peak RSS from the back-to-back lap)\n", pre, note);
+}
+
 /* Failed rows (one line each), the rows not ranked, the budget, the
  * threads lines, start-up RSS, unknown heaps, the legends. */
 static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const hr_ranking_t *rk,
@@ -516,6 +546,7 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
     hr_report_threads(out, v, trace, md);
     hr_report_thread_figures(out, rk, pre);
     startup_line(out, rk, pre);
+    memory_lap_line(out, rk, pre);
     for (int i = 0; i < rk->n; i++)
         if (hr_result_ok(rk->e[i].r))
             unknown_heaps(out, rk->e[i].r, pre);

@@ -18,7 +18,8 @@ CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
 	tests/cli/test_touch_cli.sh tests/cli/test_capture_touch.sh tests/cli/test_self_explain.sh \
 	tests/cli/test_proc_cli.sh tests/cli/test_asan_replay.sh \
 	tests/cli/test_capture_frames.sh tests/cli/test_game_ci.sh tests/cli/test_gates_cli.sh \
-	tests/cli/test_warmstop_cli.sh
+	tests/cli/test_warmstop_cli.sh \
+	tests/cli/test_paced_cli.sh
 TESTS += $(CLI_TESTS)
 check_PROGRAMS += tests/cli/jget
 EXTRA_DIST += $(CLI_TESTS) tests/cli/tap.sh
