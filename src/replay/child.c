@@ -87,7 +87,7 @@ static char *synth_result(const hr_child_job_t *job, const char *status, const c
 /* The worker's command line (argv[0] is the program to run). */
 typedef struct worker_cmd {
     char        fd[16], tfd[16], budget[32], warm[32], wstop[32], stall[32], pace[32], touch[48], hz[32], access[32];
-    const char *argv[36];
+    const char *argv[40];
 } worker_cmd_t;
 
 static void worker_argv(worker_cmd_t *w, const hr_child_job_t *job, int fd) {

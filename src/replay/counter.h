@@ -95,7 +95,7 @@ void *hr_counted_realloc(hr_count_realloc_fn fn, void *self, void *p, size_t old
 
 /* ---- callgrind ----------------------------------------------------------- */
 
-#define HR_CALLGRIND_MAX_ARGS 48 /* the prefix (12) and a worker command */
+#define HR_CALLGRIND_MAX_ARGS 56 /* the prefix (12) and a worker command (up to 40) */
 
 /* The command prefix that runs a program under callgrind collecting only
  * inside hr_counted_*: argv[0..argc-1] (then the caller appends its own
