@@ -108,7 +108,7 @@ typedef struct hr_replay_options {
  * (replay/paced.h, docs/METRICS.md "Memory lap: paced or fast"). */
 typedef enum hr_memory_lap {
     HR_MEMLAP_AUTO = 0, /* paced when the trace has timestamps and its
-                         * compressed duration is <= HR_PACED_AUTO_MAX_S */
+                         * compressed duration is <= HR_PACED_AUTO_MAX_S, for the C library and external allocators */
     HR_MEMLAP_FAST,     /* the measure lap (back to back) */
     HR_MEMLAP_PACED,    /* paced whenever the trace has timestamps */
 } hr_memory_lap_t;

@@ -309,7 +309,11 @@ void hr_paced_memory(const hr_trace_t *t, const hr_run_alloc_t *a,
     }
     out->recorded_ns = map.recorded_ns;
     out->paced_ns = map.paced_ns;
-    if (want == HR_MEMLAP_AUTO && (double)map.paced_ns / 1e9 > HR_PACED_AUTO_MAX_S) {
+    if (want == HR_MEMLAP_AUTO && !(a->spec->be->caps & HR_CAP_EXTERNAL_PROCESS)) {
+        /* an in-house allocator's footprint follows its calls alone */
+        out->note = "memory lap not paced: an in-house allocator releases nothing by time "
+                    "(--memory-lap paced)";
+    } else if (want == HR_MEMLAP_AUTO && (double)map.paced_ns / 1e9 > HR_PACED_AUTO_MAX_S) {
         snprintf(out->why, sizeof out->why, "memory lap not paced: the trace's paced duration "
                  "%.1f s is over auto's %.0f s (--memory-lap paced)", (double)map.paced_ns / 1e9,
                  HR_PACED_AUTO_MAX_S);

@@ -28,7 +28,7 @@
  * its decay epochs and the next op that acts on it. */
 #define HR_PACED_IDLE_CAP_NS 12000000000ull
 /* auto paces traces whose compressed duration is at most this. */
-#define HR_PACED_AUTO_MAX_S 60.0
+#define HR_PACED_AUTO_MAX_S 10.0
 /* RSS samples during the paced lap, one per this many microseconds. */
 #define HR_PACED_SAMPLE_US 1000u
 /* At most this many cut gaps; later gaps are kept whole (a trace with

@@ -86,7 +86,12 @@ else not_ok "--memory-lap slow: one-line error, exit 2" "exit $rc" "$(cat "$T/er
 { echo "heapreplay-trace 1 timestamps runs=3 timed=plain wall_ns=400000000 cpu_ns=300000000" \
        "cpu_min_ns=290000000 cpu_max_ns=310000000 max_rss=10000000"; sed 1d "$T/gap.hrtt"; } \
     > "$T/prog.hrtt"
-replay -a glibc,sizeclass "$T/prog.hrtt" > "$T/prog.json" 2> "$T/err"
+replay -a glibc,sizeclass "$T/prog.hrtt" > "$T/proga.json" 2> "$T/err"
+jq_check "auto paces the C library's row, not an in-house allocator's (which releases nothing by time)" \
+    "$T/proga.json" '(.results | map({(.allocator): .}) | add) as $r |
+     $r.glibc.memory.lap == "paced" and $r.sizeclass.memory.lap == "fast" and
+     ($r.sizeclass.memory.lap_note | test("in-house")) and $r.sizeclass.predict.rss_lap == "fast"'
+replay -a glibc,sizeclass --memory-lap paced "$T/prog.hrtt" > "$T/prog.json" 2> "$T/err"
 jq_check "predict: rss_change_bytes from the paced laps (rss_lap paced)" "$T/prog.json" \
     '(.results | map({(.allocator): .}) | add) as $r |
      $r.sizeclass.predict.rss_lap == "paced" and
