@@ -70,7 +70,9 @@ cli_signals() {
     # sh forks the program (the command is not its last): the signal reaches
     # the whole process group; sh's own log still ends with its END record
     interrupt_capture "$W/j.log" -f -o "$W/j.hrt" -- sh -c "\"$T/cap_sigterm\" 200 \"$W/ready\"; exit 0"
-    jc=$(ls "$W"/j.[0-9]*.hrt 2>/dev/null | head -n 1)
+    # the program's trace: the largest child trace (sh may fork more than
+    # the program, e.g. a subshell that records next to nothing)
+    jc=$(ls -S "$W"/j.[0-9]*.hrt 2>/dev/null | head -n 1)
     if [ "$rc" = 143 ] && [ -n "$prog" ] && gone "$prog" && [ -n "$jc" ] &&
         grep -q "^ended: signal 15 (buffers flushed)" "$W/j.log"; then
         check_dump "heapreplay capture: SIGTERM to capture of a launcher: its child gets it too" \
