@@ -232,7 +232,7 @@ static int replay_time(result_t *res, hr_emit_t *em, laps_t *laps, hr_error_t *e
 
 static int replay_measure(result_t *res, hr_emit_t *em, hr_error_t *err) {
     run_t r;
-    hr_paced_result_t paced; /* first, in a child: the lap below never sees it */
+    hr_paced_result_t paced; /* first, in a process of its own: the lap below never sees it */
     hr_paced_memory(res->t, res->alloc, res->opt, &paced);
     if (paced.only)
         return 0;

@@ -1,6 +1,6 @@
 /* The paced memory lap (paced.h; docs/METRICS.md, "Memory lap: paced or
  * fast"): the compressed timeline, the serial paced lap, the RSS sampler and
- * the forked child that runs them. */
+ * the process of its own that runs them. */
 #include "replay/paced.h"
 
 #include <fcntl.h>

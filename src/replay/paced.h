@@ -11,10 +11,11 @@
  * every time-based release of the allocators heapreplay knows is due by
  * then; shorter gaps are kept whole. Its peak RSS becomes memory.peak_rss.
  *
- * It runs in a child forked from the measure worker before the measure lap,
- * so that the measure lap and every other figure of the row are those of a
- * worker that never ran it; the child starts from the worker's state (its
- * events, its untouched allocator) as the program starts fresh. */
+ * It runs before the measure lap in a process of its own, a fresh worker
+ * (fork, then exec of the worker's own arguments) that runs the paced lap
+ * alone and sends back its peak RSS: the measure lap and every other figure
+ * of the row are those of a worker that never ran it, and the paced lap's
+ * process starts as fresh as the program did. */
 #ifndef HR_REPLAY_PACED_H
 #define HR_REPLAY_PACED_H
 
