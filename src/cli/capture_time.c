@@ -5,6 +5,7 @@
  * adds up), its max RSS the largest peak resident set among them (ru_maxrss),
  * its wall time from before fork to after the wait (CLOCK_MONOTONIC). */
 #include "cli/capture_time.h"
+#include "base/order.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,15 +103,10 @@ static int run_plain(char **cmd, off_t in_off, hr_run_time_t *rt) {
     return rc;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of v[0..n-1] (sorts v): the middle value, or the mean of the two
  * middle ones. */
 static uint64_t median_u64(uint64_t *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    qsort(v, (size_t)n, sizeof *v, hr_cmp_u64);
     return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 

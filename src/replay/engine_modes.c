@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/hmem.h"
+#include "base/order.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "replay/engine_int.h"
@@ -156,13 +157,8 @@ int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec
     return rc;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t median_u64(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
+    qsort(v, n, sizeof *v, hr_cmp_u64);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

@@ -1,5 +1,6 @@
 /* Each allocator's process start-up (startup.h). */
 #include "replay/startup.h"
+#include "base/order.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -55,16 +56,6 @@ static int probe_once(const char *self_exe, const char *lib, double *cpu_s, uint
     return 0;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The q-quantile of sorted v[0..n) by linear interpolation. */
 static double quantile(const double *v, unsigned n, double q) {
     double pos = q * (double)(n - 1);
@@ -89,8 +80,8 @@ int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
     for (size_t i = 0; rc == 0 && i < n; i++) {
         double *c = &cpu[i * runs];
         uint64_t *m = &rss[i * runs];
-        qsort(c, runs, sizeof *c, cmp_d);
-        qsort(m, runs, sizeof *m, cmp_u64);
+        qsort(c, runs, sizeof *c, hr_cmp_f64);
+        qsort(m, runs, sizeof *m, hr_cmp_u64);
         out[i] = (hr_startup_t){libs[i], runs, quantile(c, runs, 0.5), quantile(c, runs, 0.25),
                                 quantile(c, runs, 0.75), m[runs / 2]};
     }

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "base/hmem.h"
+#include "base/order.h"
 #include "base/sysinfo.h"
 #include "replay/engine_int.h"
 #include "replay/engine_ops.h"
@@ -457,13 +458,8 @@ static void lap_run(pool_t *p, uint64_t *wall, uint64_t *cpu, tstat_t *sum, tsta
     *cpu = c;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t median(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
+    qsort(v, n, sizeof *v, hr_cmp_u64);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

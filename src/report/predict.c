@@ -210,22 +210,21 @@ void hr_report_predict(hr_json_t *doc) {
             hr_json_remove((hr_json_t *)r->json, HR_RK_PREDICT);
     }
     hr_report_view_free(&v);
-    /* the table across traces ranks by the predictions just written */
-    hr_json_t *x = NULL;
-    if (hr_report_view_init(&v, doc) == 0)
+    /* the table across traces ranks by the predictions just written; the
+     * whole program of a --follow-forks capture adds them up: one view of
+     * the rows serves both */
+    hr_json_t *x = NULL, *w = NULL;
+    if (hr_report_view_init(&v, doc) == 0) {
         x = hr_crosstrace_json(&v);
-    else
-        hr_outfile_note_oom(); /* the report would lack the table across traces */
+        w = hr_wholeprog_json(&v);
+    } else {
+        hr_outfile_note_oom(); /* the report would lack both sections */
+    }
     hr_report_view_free(&v);
     if (x)
         hr_json_set(doc, HR_REPORT_CROSS_TRACE, x);
     else
         hr_json_remove(doc, HR_REPORT_CROSS_TRACE);
-    /* a --follow-forks capture's processes together */
-    hr_json_t *w = NULL;
-    if (hr_report_view_init(&v, doc) == 0)
-        w = hr_wholeprog_json(&v);
-    hr_report_view_free(&v);
     if (w)
         hr_json_set(doc, HR_REPORT_WHOLE_PROGRAM, w);
     else

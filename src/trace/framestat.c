@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "trace/framestat.h"
+#include "base/order.h"
 #include "trace/lifetime.h"
 
 /* Per play frame: blocks made, their bytes, the frame's number. */
@@ -12,11 +13,6 @@ typedef struct fcounts {
     uint64_t *allocs, *bytes, *num;
     size_t    n;
 } fcounts_t;
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Mean, nearest-rank p99 and max (the first frame holding it) of v[0..n);
  * sorts a copy in `tmp`. */
@@ -33,7 +29,7 @@ static void dist(const uint64_t *v, const uint64_t *num, size_t n, uint64_t *tmp
     }
     d->mean = sum / (double)n;
     memcpy(tmp, v, n * sizeof *tmp);
-    qsort(tmp, n, sizeof *tmp, cmp_u64);
+    qsort(tmp, n, sizeof *tmp, hr_cmp_u64);
     size_t rank = (size_t)ceil(0.99 * (double)n);
     d->p99 = (double)tmp[rank ? rank - 1 : 0];
 }
