@@ -117,26 +117,43 @@ for p in mariadb_slap git_pack make_build; do
 done
 
 # The traces of program NAME: traces/real/NAME.hrt, traces/fidelity/NAME.hrt.zst
-# or the per-process traces of the folder traces/fidelity/NAME/
+# or the per-process traces of the folder traces/fidelity/NAME/, those
+# decompressed into $W/NAME.traces/ (once): the report pairs a parent trace
+# NAME.hrt with its children NAME.PID.hrt into its whole_program section
+# (docs/METRICS.md, "A program of several processes"), and it does not pair
+# the compressed names NAME.hrt.zst and NAME.PID.hrt.zst
 traces_of() {
     if [ -f "$R/$1.hrt" ]; then echo "$R/$1.hrt"
     elif [ -f "$F/$1.hrt.zst" ]; then echo "$F/$1.hrt.zst"
-    else ls "$F/$1"/*.hrt.zst
+    else
+        local d="$W/$1.traces" f
+        if [ ! -d "$d" ]; then
+            mkdir -p "$d"
+            for f in "$F/$1"/*.hrt.zst; do
+                zstd -q -d -f "$f" -o "$d/$(basename "${f%.zst}")"
+            done
+        fi
+        ls "$d"/*.hrt
     fi
 }
 
 # A replay report of several traces (one per process of a program) made into
-# one result per allocator, as for a one-process program: ops, the predicted
-# allocator time (cold ns/op x ops: the ops-weighted mean ns/op) and the
-# report's predicted change and interval are added up; peak footprint, RSS and
-# baseline are the largest process's (what wait4's max RSS of a process tree
-# is); status ok when every process's is; within noise when every process's is.
-# Left out: each process's allocator start-up, which a replay does not measure.
+# one result per allocator, as for a one-process program: ops and the
+# predicted allocator time (cold ns/op x ops: the ops-weighted mean ns/op) are
+# added up; peak footprint, RSS and baseline are the largest process's (what
+# wait4's max RSS of a process tree is); status ok when every process's is.
+# The prediction (predict: change, interval, "is the change real?") is the
+# report's own whole-program answer (WHOLE, the whole_program section of
+# `heapreplay report -f json`: every process's change with its allocator
+# start-up, added up), never one made here; that section has no "will one run
+# show it?" (runs_to_see), so (b) is left unscored for such a program, and
+# its predicted max RSS change is the largest process's peak RSS against
+# glibc's (fidelity.sh's, not the report's). add_up_processes REPLAY WHOLE
 add_up_processes() {
-    jq '.results |= (group_by(.allocator) | map(
-        (map(.ops.total) | add) as $ops
+    jq --slurpfile wp "$2" '($wp[0].whole_program[0].allocators // []) as $whole
+      | .results |= (group_by(.allocator) | map(
+        (map(.ops.total) | add) as $ops | .[0].allocator as $a
         | def wmean(f): if any(f == null) then null else (map(f * .ops.total) | add) / $ops end;
-          def total(f): if any(f == null) then null else (map(f) | add) end;
         .[0] + {trace: "\(length) processes", ops: (.[0].ops + {total: $ops}),
           status: (if all(.status == "ok") then "ok" else ([.[].status] | unique | join(",")) end),
           time: (.[0].time + {cold_ns_per_op: wmean(.time.cold_ns_per_op),
@@ -145,11 +162,14 @@ add_up_processes() {
                  ns_per_op: wmean(.time.ns_per_op)}),
           memory: (.[0].memory + {peak_footprint: ([.[].memory.peak_footprint] | max),
                    peak_rss_above_baseline: ([.[].memory.peak_rss_above_baseline] | max),
+                   peak_rss: ([.[].memory.peak_rss] | max),
                    rss_baseline: ([.[].memory.rss_baseline] | max)}),
-          predict: (if any(.predict == null) then null else
-                   {change_s: total(.predict.change_s), interval_s_lo: total(.predict.interval_s_lo),
-                    interval_s_hi: total(.predict.interval_s_hi),
-                    within_noise: all(.predict.within_noise)} end)}))' "$1"
+          predict: ($whole | map(select(.allocator == $a)) | .[0]
+                    | if . == null then null else
+                      {change_s, interval_s_lo, interval_s_hi, real, startup_s} end)}))
+      | (.results | map(select(.allocator == "glibc")) | .[0].memory.peak_rss) as $g
+      | .results |= map(if .predict != null and $g != null and .memory.peak_rss != null
+                        then .predict.rss_change_bytes = (.memory.peak_rss - $g) else . end)' "$1"
 }
 
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT (the
@@ -194,6 +214,9 @@ run_real() {
     cat "$W/time.txt"
 }
 
+# secs[NAME]: the benchmark's wall seconds on NAME (its real runs, then its
+# replays), printed at the end so that a longer run can be planned
+declare -A secs
 # real.tsv: program allocator round cpu_s max_rss_kb wall_s minflt
 : > "$W/real.tsv"
 for r in $(seq 1 "$ROUNDS"); do
@@ -201,6 +224,7 @@ for r in $(seq 1 "$ROUNDS"); do
         for a in $ALLOCATORS; do
             lib=$(hr_lib "$a") || { say "skipping $a: not found at configure time"; continue; }
             say "round $r/$ROUNDS $p on $a (real)"
+            t0=$SECONDS
             # a port the kernel says is free, per server (a fixed one is shared
             # with every other run on the machine; the last one may be in
             # TIME_WAIT); a server that still cannot bind it is run again on
@@ -213,6 +237,7 @@ for r in $(seq 1 "$ROUNDS"); do
             done
             [ "$code" = 0 ] || { echo "fidelity.sh: $p on $a exited $code" >&2; tail -n 5 "$W/fc.log" >&2; exit 1; }
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$a" "$r" "$cpu" "$rss" "$wall" "$flt" >> "$W/real.tsv"
+            secs[$p]=$(( ${secs[$p]:-0} + SECONDS - t0 ))
         done
     done
 done
@@ -234,11 +259,13 @@ for p in $PROGRAMS; do
             pol=$t
             [ "$ac" = none ] || pol="$t --access $ac"
             say "replay $p --touch $pol"
+            t0=$SECONDS
             mapfile -t tr < <(traces_of "$p")
             "$HR" replay "${tr[@]}" -a "$alist" -r "$REPEAT" --touch "$t" --access "$ac" \
                 --warm-time "$WARM_TIME" -q -f json > "$W/rep.json" 2> "$W/rep.err" || true
             if [ "${#tr[@]}" -gt 1 ]; then # one process a trace: added up (add_up_processes)
-                add_up_processes "$W/rep.json" > "$W/rep1.json" && mv "$W/rep1.json" "$W/rep.json"
+                "$HR" report "$W/rep.json" -f json > "$W/whole.json" 2> /dev/null || echo '{}' > "$W/whole.json"
+                add_up_processes "$W/rep.json" "$W/whole.json" > "$W/rep1.json" && mv "$W/rep1.json" "$W/rep.json"
             fi
             jq -r --arg p "$p" --arg t "$pol" '.results[] | [$p, $t, .allocator, .ops.total,
                 (.time.cold_ns_per_op // "null"), (.time.cold_ns_per_op_min // "null"),
@@ -247,13 +274,15 @@ for p in $PROGRAMS; do
                 (.memory.peak_rss_above_baseline // "null"), (.predict.change_s // "null"),
                 (.predict.interval_s_lo // "null"), (.predict.interval_s_hi // "null"),
                 (.predict.real // "null"), (.predict.runs_to_see // "null"),
-                (.memory.rss_baseline // "null")] | @tsv' "$W/rep.json" >> "$W/replay.tsv"
+                (.memory.rss_baseline // "null"), (.predict.rss_change_bytes // "null")] | @tsv' \
+                "$W/rep.json" >> "$W/replay.tsv"
             # the report's one answer (its verdict paragraph, as a user reads
             # it in `heapreplay report`), set beside the real outcome
             printf '%s\t%s\t%s\n' "$p" "$pol" "$("$HR" report "$W/rep.json" 2> /dev/null |
                 awk '/^(ship |keep |no allocator )/ { on = 1; printf "%s", $0; next }
                      on && /^    / { sub(/^ +/, " "); printf "%s", $0; next } on { exit }')" \
                 >> "$W/verdict.tsv"
+            secs[$p]=$(( ${secs[$p]:-0} + SECONDS - t0 ))
         done
     done
 done
@@ -283,6 +312,8 @@ done
     echo
     echo "</details>"
     echo
+    echo "Wall time per program (real runs and replays, s): $(for p in $PROGRAMS; do
+        printf '%s %s; ' "$p" "${secs[$p]:-0}"; done)total $SECONDS."
     echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 } > "$W/out.md"
 mkdir -p "$(dirname "$OUT")"

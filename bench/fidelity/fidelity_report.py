@@ -25,9 +25,18 @@ more rounds made fewer differences visible. The report's prediction gives
 two answers, each scored against the same question asked of the real rounds:
 (a) "is the change real?" (predict.real: saving / cost / none) against the
 real paired test (faster / slower beyond noise, or not); (b) "will one run
-show it?" (predict.runs_to_see 1, or more) against whether the real change
-exceeds 1.96 x the robust sd of the paired differences (the difference of two
-single runs); (b) is not scored where the report's noise is unknown. Per program and touch
+show it?" (predict.runs_to_see 1, or more) against whether one real run
+shows it: the real change (Hodges-Lehmann) exceeds 1.96 x 1.4826 x the MAD
+of the rounds' paired differences (1.4826 x MAD: a robust sd of the
+difference of two single runs; 1.96: the report's own z, HR_PREDICT_Z); (b)
+is not scored where the report has no runs_to_see (its noise unknown, or a
+multi-process program, whose whole_program section has none). The
+interval width ratio of a row is the width of the report's (a) interval over
+the width of the real paired 95 % interval (needs 6 rounds or more): how much
+wider than the truth the report's uncertainty is (target: at most 3). Per
+row also the predicted change in ms and the predicted max RSS change in MiB
+(predict.rss_change_bytes) beside the real paired changes. The totals over
+all programs (per policy) count the rows whose (a), and (b), agree. Per program and touch
 policy: the predicted allocator time (cold ns/op x ops; a program runs its
 allocations once), the predicted saving against glibc in seconds and in % of
 glibc's real CPU time, with the range from the repeats' cold min/max, and
@@ -75,13 +84,15 @@ def spearman(a, b):
     return cov / (va * vb) if va and vb else float("nan")
 
 
-def report_prediction(f):
+def report_prediction(f, rss=None):
     """The report's predict fields (change_s, lo, hi, real, runs_to_see) or
-    None; runs_to_see None when the report's noise is unknown."""
+    None; runs_to_see None when the report's noise is unknown; rss: its
+    predicted max RSS change in bytes (None: none)."""
     if len(f) < 5 or "null" in f[:4]:
         return None
     return dict(change=float(f[0]), lo=float(f[1]), hi=float(f[2]), real=f[3],
-                runs=float(f[4]) if f[4] != "null" else None)
+                runs=float(f[4]) if f[4] != "null" else None,
+                rss=float(rss) if rss not in (None, "null", "") else None)
 
 
 def signed_rank_counts(n):
@@ -117,10 +128,11 @@ def paired_change(x, g, level=0.95):
     return est, walsh[c - 1], walsh[len(walsh) - c]
 
 
-def paired_rounds(real_p, a):
-    """The CPU times of a and of glibc from the rounds both ran, in round order."""
-    mine = {r: c for r, c, _ in real_p.get(a, [])}
-    base = {r: c for r, c, _ in real_p.get("glibc", [])}
+def paired_rounds(real_p, a, col=1):
+    """The CPU times (col 1; col 2: max RSS KiB) of a and of glibc from the
+    rounds both ran, in round order."""
+    mine = {row[0]: row[col] for row in real_p.get(a, [])}
+    base = {row[0]: row[col] for row in real_p.get("glibc", [])}
     rounds = sorted(set(mine) & set(base))
     return [mine[r] for r in rounds], [base[r] for r in rounds]
 
@@ -147,7 +159,9 @@ def real_change(real_p, a):
         m = median(d)
         if abs(est) > 1.96 * 1.4826 * median([abs(w - m) for w in d]):
             one = "faster" if est < 0 else "slower"
-    return dict(v=v, est=est, lo=lo, hi=hi, one=one)
+    rx, rg = paired_rounds(real_p, a, 2)
+    rss = paired_change(rx, rg)[0] / 1024  # MiB
+    return dict(v=v, est=est, lo=lo, hi=hi, one=one, rss=rss)
 
 
 # (a): the report's word -> the real paired test's
@@ -167,36 +181,58 @@ def one_run_words(pred):
 
 def verdict_lines(both, rows, rc, has_base):
     """The report's predicted change and its two answers beside the real ones
-    (rc: real_change per allocator): (a) its real / not real against the
-    paired test, (b) its one-run answer against whether the real change
-    exceeds one run's noise. Returns the agreement counts of (a), (b) and
-    how often the real change lies inside the report's interval."""
-    cells, agree_a, agree_b, nb, n, inside = [], 0, 0, 0, 0, 0
+    (rc: real_change per allocator), one table row per allocator: (a) its
+    real / not real against the paired test, (b) its one-run answer against
+    whether the real change exceeds one run's noise, the interval width
+    ratio, the predicted and real change in ms and MiB. Returns the counts
+    (a agree, a rows, b agree, b rows, inside, width ratios)."""
+    agree_a = agree_b = nb = n = inside = 0
+    ratios = []
+    out = []
     for a in both:
         pred = rows[a].get("pred")
         if a == "glibc" or not pred or not has_base:
             continue
-        rv, est, ov = rc[a]["v"], rc[a]["est"], rc[a]["one"]
+        c = rc[a]
+        rv, est, ov = c["v"], c["est"], c["one"]
         words, seen = one_run_words(pred)
         n += 1
-        agree_a += REAL_OF.get(pred["real"]) == rv
+        ok_a = REAL_OF.get(pred["real"]) == rv
+        agree_a += ok_a
         if seen is not None:
             nb += 1
-            agree_b += seen == (ov != "within noise")
+            ok_b = seen == (ov != "within noise")
+            agree_b += ok_b
+            b = "%s / %s: %s" % (words, "one run shows it" if ov != "within noise" else
+                                 "not in one run", "yes" if ok_b else "no")
+        else:
+            b = "%s: -" % words
         inside += pred["lo"] <= est <= pred["hi"]
-        cells.append("%s %+.3f s [%+.3f, %+.3f] %s, %s (real: %+.3f s, %s; in one run: %s)" % (
-            a, pred["change"], pred["lo"], pred["hi"],
+        if c["lo"] is not None and c["hi"] > c["lo"]:
+            ratio = (pred["hi"] - pred["lo"]) / (c["hi"] - c["lo"])
+            ratios.append(ratio)
+            wr = "%.1f" % ratio
+        else:
+            wr = "-"
+        real_iv = "[%+.0f, %+.0f]" % (1000 * c["lo"], 1000 * c["hi"]) if c["lo"] is not None else ""
+        out.append("| %s | %+.0f [%+.0f, %+.0f] | %+.0f %s | %s / %s: %s | %s | %s | %s / %+.1f |" % (
+            a, 1000 * pred["change"], 1000 * pred["lo"], 1000 * pred["hi"], 1000 * est, real_iv,
             {"saving": "real saving", "cost": "real cost"}.get(pred["real"], "no real change"),
-            words, est, rv, ov))
+            rv, "yes" if ok_a else "no", b, wr,
+            "%+.1f" % (pred["rss"] / 1048576) if pred.get("rss") is not None else "-", c["rss"]))
     if n:
-        print("- the report's predicted change of the program's run time: " + "; ".join(cells) +
-              "; (a) real agrees with the paired test for %d of %d; (b) one run agrees for %s; the"
-              " real change is inside the report's interval for %d of %d" % (
-                  agree_a, n, "%d of %d" % (agree_b, nb) if nb else "- (noise unknown)", inside, n))
-    if not n:
-        return "-", "-", "-"
-    return ("%d of %d" % (agree_a, n), "%d of %d" % (agree_b, nb) if nb else "-",
-            "%d of %d" % (inside, n))
+        print()
+        print("The report's two answers (ms: change of the program's CPU time vs glibc; MiB: of its max RSS):")
+        print()
+        print("| allocator | predicted ms [interval] | real ms [95 %] | (a) report / real: agree |"
+              " (b) report / real: agree | width ratio | MiB predicted / real |")
+        print("|---|---:|---:|---|---|---:|---:|")
+        print("\n".join(out))
+        print()
+        print("- (a) agrees for %d of %d; (b) for %s; the real change is inside the report's interval"
+              " for %d of %d" % (agree_a, n, "%d of %d" % (agree_b, nb) if nb else "- (not answered)",
+                                  inside, n))
+    return agree_a, n, agree_b, nb, inside, ratios
 
 
 def shipped_of(verdict):
@@ -243,26 +279,42 @@ def headline_lines(verdict, present, rc):
     return "yes" if ok else "no"
 
 
-def print_summary(summary):
-    """One line per (policy, program): the figures the default is chosen on."""
+def pct(k, n):
+    return "%d of %d (%.0f %%)" % (k, n, 100.0 * k / n) if n else "-"
+
+
+def print_summary(summary, totals):
+    """One line per (policy, program): the figures the default is chosen on;
+    then, per policy, the totals over all programs."""
     print()
     print("## Summary")
     print()
-    print("Change against glibc in ms, predicted (cold lap x ops) / real (paired Hodges-Lehmann, CPU).")
+    print("Change against glibc in ms, predicted (the report's predict.change_s; a multi-process")
+    print("program: its whole_program change) / real (paired Hodges-Lehmann, CPU).")
     print("*Real beyond noise*: the allocators whose real change's 95 % interval excludes 0. Memory")
     print("rho against the real max RSS by the replay's peak footprint / peak RSS above its baseline /")
-    print("peak RSS (baseline + above: with the allocator's own start-up). *(a) real agrees*: the report's")
+    print("peak RSS (baseline + above: with the allocator's own start-up). *(a) agrees*: the report's")
     print("\"is the change real?\" (real saving / real cost / no real change) against the paired test")
-    print("(faster / slower beyond noise / within noise). *(b) one run agrees*: the report's \"will one run")
-    print("show it?\" against whether the real change exceeds 1.96 x the robust sd of the rounds'")
-    print("differences (\"-\" where the report's noise is unknown).")
-    print("*Inside*: the real change lies in the report's predicted interval. *Headline right*: the")
-    print("report's one answer (ship X / keep glibc) against the real paired rounds (see each program).")
+    print("(faster / slower beyond noise / within noise). *(b) agrees*: the report's \"will one run")
+    print("show it?\" against whether the real change exceeds 1.96 x 1.4826 x the MAD of the rounds'")
+    print("paired differences (\"-\" where the report gives no runs_to_see). *Inside*: the real change")
+    print("lies in the report's interval. *Width ratio*: median over the allocators of the report's")
+    print("interval width / the real paired 95 % interval's (\"-\" under 6 rounds). *Headline right*:")
+    print("the report's one answer (ship X / keep glibc) against the real paired rounds.")
     print()
-    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | (a) real agrees | (b) one run agrees | inside | headline right | predicted / real change, ms |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---|---|")
+    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | (a) agrees | (b) agrees | inside | width ratio | headline right | predicted / real change, ms |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|")
     for s in summary:
-        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s | %s |" % s)
+        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s | %s | %s |" % s)
+    print()
+    print("Over all programs (targets: (a) at least 90 %; width ratio at most 3):")
+    print()
+    for t, (na, n, nbb, nb, ratios, progs) in totals.items():
+        print("- `%s` (%d programs): (a) agrees %s; (b) agrees %s; width ratio %s" % (
+            t, len(progs), pct(na, n), pct(nbb, nb),
+            "median %.1f [%.1f-%.1f], at most 3 for %d of %d" % (
+                median(ratios), min(ratios), max(ratios), sum(r <= 3 for r in ratios), len(ratios))
+            if ratios else "- (under 6 rounds: no real 95 % interval)"))
 
 
 def fmt_range(v, f="%.3f"):
@@ -286,6 +338,7 @@ def main(real_path, replay_path, allocators, verdict_path=None):
         real[p][a].append((int(r), float(cpu), int(rss)))
     rep = defaultdict(dict)  # (program, policy) -> alloc -> row
     summary = []
+    totals = {}  # policy -> [a agree, a rows, b agree, b rows, width ratios, programs]
     touches = []
     for line in open(replay_path):
         f = line.rstrip("\n").split("\t")
@@ -298,7 +351,7 @@ def main(real_path, replay_path, allocators, verdict_path=None):
                               warm=float(f[7]) if f[7] != "null" else float("nan"),
                               fp=int(f[8]) if f[8] != "null" else 0,
                               rss=int(f[10]) if len(f) > 10 and f[10] != "null" else 0,
-                              pred=report_prediction(f[11:16]),
+                              pred=report_prediction(f[11:16], f[17] if len(f) > 17 else None),
                               base=int(f[16]) if len(f) > 16 and f[16] != "null" else 0)
     print("Real: the program under `LD_PRELOAD` (user+sys CPU s, max RSS MiB; median [min-max] over")
     print("the rounds). Change vs glibc: the Hodges-Lehmann estimate of the rounds' paired differences")
@@ -366,19 +419,28 @@ def main(real_path, replay_path, allocators, verdict_path=None):
                   " baseline %s, rho = %.2f; by peak RSS %s, rho = %.2f" % (
                       order(both, rm), order(both, pm), spearman(rm, pm), order(both, pr),
                       spearman(rm, pr), order(both, pa), spearman(rm, pa)))
-            agree_a, agree_b, inside = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
+            na, n, nbb, nb, inside, ratios = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
             right = headline_lines(verdicts.get((p, t), ""), present, rc) if verdict_path else "-"
             beyond = [a for a in both if a != "glibc" and rc[a]["v"] != "within noise"]
             changes = []
             for a in both:
-                if a != "glibc" and g and base:
-                    changes.append("%s %+.0f / %+.0f" % (
-                        a, (rows[a]["cold"] - g["cold"]) * rows[a]["ops"] / 1e6,
-                        1000 * rc[a]["est"]))
+                pred = rows[a].get("pred")
+                if a != "glibc" and pred and base:
+                    changes.append("%s %+.0f / %+.0f" % (a, 1000 * pred["change"], 1000 * rc[a]["est"]))
+            tot = totals.setdefault(t, [0, 0, 0, 0, [], []])
+            tot[0] += na
+            tot[1] += n
+            tot[2] += nbb
+            tot[3] += nb
+            tot[4] += ratios
+            tot[5].append(p)
             summary.append((t, p, ", ".join(beyond) or "none", spearman(rt, pt), spearman(rm, pm),
-                            spearman(rm, pr), spearman(rm, pa), agree_a, agree_b, inside, right,
+                            spearman(rm, pr), spearman(rm, pa),
+                            "%d of %d" % (na, n) if n else "-", "%d of %d" % (nbb, nb) if nb else "-",
+                            "%d of %d" % (inside, n) if n else "-",
+                            "%.1f" % median(ratios) if ratios else "-", right,
                             "; ".join(changes)))
-    print_summary(summary)
+    print_summary(summary, totals)
     return 0
 
 
