@@ -11,12 +11,25 @@
 #           peak footprint. TRACE: traces/real/NAME.hrt, else
 #           traces/fidelity/NAME.hrt.zst, else every trace of the folder
 #           traces/fidelity/NAME/ (a multi-process program, one trace per
-#           process: their predictions are added up per allocator, below).
+#           process: the report's whole_program prediction, below).
 # Then, per program and policy (touch and access model): real and predicted rankings, Spearman rho for
 # time and for memory, the predicted and the real saving against glibc, and
 # whether the real differences exceed the noise (the 95 % interval of the
-# rounds' paired differences excludes 0). bench/fidelity/fidelity_report.py does the
-# arithmetic.
+# rounds' paired differences excludes 0); and the report's two answers
+# (`heapreplay report`'s predict section per allocator) scored against the
+# real rounds, per program and over all programs:
+#   (a) "is the change real?" (predict.real: saving / cost / none) against the
+#       real paired test: the Hodges-Lehmann change of the rounds' paired
+#       differences with its exact signed-rank 95 % interval (faster / slower
+#       when it excludes 0, else within noise; 6 rounds or more);
+#   (b) "will one run show it?" (predict.runs_to_see 1, or more) against
+#       whether one real run shows it: |real change| > 1.96 x 1.4826 x MAD of
+#       the rounds' paired differences (a robust sd of the difference of two
+#       single runs, at the report's own z);
+#   the interval width ratio: the report's (a) interval width over the real
+#       paired 95 % interval's (target at most 3), and the predicted against
+#       the real change in ms and in MiB of max RSS.
+# bench/fidelity/fidelity_report.py does the arithmetic; docs in bench/README.md.
 # Writes results/fidelity-<host>.md (or $OUT).
 #
 # Usage: bench/fidelity/fidelity.sh [BUILDDIR]      (make fidelity)
@@ -38,9 +51,10 @@
 #                            git_pack git pack-objects --threads=2; make_build
 #                            make -j2 -B of 12 C files (every process: wait4
 #                            adds the children's CPU, and max RSS is the
-#                            largest process's; the prediction adds the
-#                            per-process replays and leaves out each process's
-#                            allocator start-up, see traces/README.md)
+#                            largest process's; the prediction is the report's
+#                            whole_program answer: each process's predicted
+#                            change with its allocator start-up, added up;
+#                            see traces/README.md)
 #                            supertux: SuperTux 0.6.3 in its first level for
 #                            GAME_SECS=20 seconds under Xvfb with Mesa's software
 #                            renderer, as traces/real/recapture.sh captured it
@@ -297,7 +311,7 @@ done
     case " $PROGRAMS " in *" git_pack "*) echo "git_pack: $(git --version).";; esac
     case " $PROGRAMS " in *" make_build "*)
         echo "make_build: $(make --version | head -n 1), $(gcc --version | head -n 1);" \
-             "its prediction adds up one replay per process and leaves out each process's allocator start-up.";; esac
+             "its prediction is the report's whole_program answer (every process's change, its allocator start-up included, added up).";; esac
     echo
     python3 "$S/bench/fidelity/fidelity_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS" "$W/verdict.tsv"
     echo
