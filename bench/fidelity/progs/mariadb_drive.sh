@@ -5,7 +5,10 @@
 # clients and QUERIES queries in all (a mixed insert and select load on
 # auto-generated tables with an auto-increment key; the schema is created at
 # the start and dropped at the end, so every run starts from the same data
-# folder), then shuts the server down and waits for its socket to go. RUNS is
+# folder), then shuts the server down and waits for that server process to
+# end (its pid from mariadbd.pid beside SOCK: waiting for the socket to go
+# raced with a capture's next timing run, whose new server made the socket
+# again at once, and the wait ran its whole 120 s). RUNS is
 # 1 for a fidelity run and 1 + --time-runs for a capture, whose timing runs
 # start the server again.
 #
@@ -31,6 +34,12 @@ for r in $(seq 1 "$runs"); do
         --auto-generate-sql-add-autoincrement --auto-generate-sql-write-number=2000 > /dev/null ||
         { echo "mariadb_drive.sh: mariadb-slap failed (run $r of $runs)" >&2
           mariadb-admin --no-defaults -S "$sock" -uroot shutdown; exit 1; }
+    pid=$(cat "$(dirname "$sock")/mariadbd.pid" 2> /dev/null || true)
     mariadb-admin --no-defaults -S "$sock" -uroot shutdown
-    for i in $(seq 1200); do [ -S "$sock" ] || break; sleep 0.1; done
+    for i in $(seq 1200); do
+        if [ -n "$pid" ]; then kill -0 "$pid" 2> /dev/null || break
+        else [ -S "$sock" ] || break
+        fi
+        sleep 0.1
+    done
 done
