@@ -34,7 +34,16 @@
 #
 # Usage: bench/fidelity/fidelity.sh [BUILDDIR]      (make fidelity)
 # Environment (defaults):
-#   ROUNDS=11  REPEAT=3  TOUCH="first:64K recorded"
+#   ROUNDS=11  REPEAT=3  TOUCH=recorded
+#                            TOUCH: the report's default policy; add first:64K
+#                            (TOUCH='first:64K recorded') to compare the two:
+#                            each policy is one more replay of every program
+#                            (about 8.5 min of the 2026-11-28 smoke run's
+#                            17 min, results/raw/fidelity/). Planning a run: one
+#                            round of the seven programs took 161 s on the
+#                            loaded 2-core VM, 80 s of it supertux's fixed
+#                            GAME_SECS x 4 allocators, so ROUNDS=11 is about
+#                            25-30 min of real runs plus 5-8 min of replays
 #   ACCESS="none"            --access models (docs/METRICS.md), e.g.
 #                            ACCESS='none reuse:4 spread:4'
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
@@ -82,7 +91,7 @@ set -euo pipefail
 hr_bench_setup "${1:-.}"
 ROUNDS=${ROUNDS:-11}
 REPEAT=${REPEAT:-3}
-TOUCH=${TOUCH:-first:64K recorded}
+TOUCH=${TOUCH:-recorded}
 ACCESS=${ACCESS:-none}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 PROGRAMS=${PROGRAMS:-freeciv_ai python_json sqlite_index supertux mariadb_slap git_pack make_build}
