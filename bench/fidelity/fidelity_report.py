@@ -173,7 +173,7 @@ def one_run_words(pred):
     (None: noise unknown)."""
     k = pred["runs"]
     if k is None:
-        return "noise unknown", None
+        return "no runs_to_see", None
     if k <= 1:
         return "one run shows it", True
     return ("needs ~%.0f runs" % k if k <= 100 else "not in 100 runs"), False
