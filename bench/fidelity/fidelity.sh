@@ -143,8 +143,8 @@ done
 # or the per-process traces of the folder traces/fidelity/NAME/, those
 # decompressed into $W/NAME.traces/ (once): the report pairs a parent trace
 # NAME.hrt with its children NAME.PID.hrt into its whole_program section
-# (docs/METRICS.md, "A program of several processes"), and it does not pair
-# the compressed names NAME.hrt.zst and NAME.PID.hrt.zst
+# (docs/METRICS.md, "A program of several processes"; it pairs the
+# compressed names NAME.hrt.zst and NAME.PID.hrt.zst too)
 traces_of() {
     if [ -f "$R/$1.hrt" ]; then echo "$R/$1.hrt"
     elif [ -f "$F/$1.hrt.zst" ]; then echo "$F/$1.hrt.zst"

@@ -7,18 +7,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The length of a compression suffix ending name (".zst" or ".gz": a
+ * capture's traces compressed after the run keep their names), else 0. */
+static size_t compressed_suffix(const char *name, size_t len) {
+    static const char *const sfx[] = {".zst", ".gz"};
+    for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++) {
+        size_t n = strlen(sfx[i]);
+        if (len > n && strcmp(name + len - n, sfx[i]) == 0)
+            return n;
+    }
+    return 0;
+}
+
 /* 1 when `child` is `parent` with ".DIGITS" before its extension
- * (game.hrt -> game.1234.hrt; game -> game.1234). */
+ * (game.hrt -> game.1234.hrt; game -> game.1234), both names with the same
+ * compression suffix or none (game.hrt.zst -> game.1234.hrt.zst). */
 static int is_child_of(const char *child, const char *parent) {
-    const char *slash = strrchr(parent, '/'), *dot = strrchr(parent, '.');
-    size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - parent) : strlen(parent);
-    const char *ext = parent + stem;
-    if (strncmp(child, parent, stem) != 0 || child[stem] != '.')
+    size_t plen = strlen(parent), clen = strlen(child);
+    size_t z = compressed_suffix(parent, plen);
+    if (z != compressed_suffix(child, clen) || strcmp(parent + plen - z, child + clen - z) != 0)
+        return 0;
+    plen -= z;
+    clen -= z;
+    const char *slash = strrchr(parent, '/'), *dot = NULL;
+    for (const char *q = parent; q < parent + plen; q++)
+        if (*q == '.')
+            dot = q;
+    size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - parent) : plen;
+    size_t ext = plen - stem; /* the extension's length, its dot included */
+    if (clen <= stem + ext || strncmp(child, parent, stem) != 0 || child[stem] != '.')
         return 0;
     const char *p = child + stem + 1, *q = p;
-    while (isdigit((unsigned char)*q))
+    while (q < child + clen && isdigit((unsigned char)*q))
         q++;
-    return q > p && strcmp(q, ext) == 0;
+    return q > p && (size_t)(child + clen - q) == ext && strncmp(q, parent + stem, ext) == 0;
 }
 
 /* Sums of one allocator's predictions over a family. */

@@ -142,6 +142,18 @@ if grep -q "^Whole program: $T/ff/p.hrtt and its 2 child processes" "$T/ff.out";
     ok "the report shows the whole program"
 else not_ok "the report shows the whole program" "$(grep -A3 Whole "$T/ff.out")"; fi
 
+# 6b. the same family compressed after the capture (gzip keeps the names'
+#     .PID part before .hrt.gz): still one whole program of 2 processes
+mkdir -p "$T/fz"
+"$HR" convert "$T/p.txt" -o "$T/fz/q.hrt" > /dev/null 2>&1
+cp "$T/fz/q.hrt" "$T/fz/q.101.hrt"
+gzip "$T/fz/q.hrt" "$T/fz/q.101.hrt"
+"$HR" replay "$T/fz/q.hrt.gz" "$T/fz/q.101.hrt.gz" -a "glibc,preload:$T/slowstart.so" -r 1 \
+    --warm-time 0 -q -f json > "$T/fz.json" 2> "$T/err"
+w="$(jget whole_program.0.trace "$T/fz.json") $(jget whole_program.0.processes "$T/fz.json")"
+if [ "$w" = "$T/fz/q.hrt.gz 2" ]; then ok "whole program: compressed traces pair as the plain ones do"
+else not_ok "whole program: compressed traces pair as the plain ones do" "got '$w'" "$(cat "$T/err")"; fi
+
 # 7. an unreadable library: its row fails on its own, no probe of it
 "$HR" replay "$T/t.txt" -a "glibc,preload:$T/none.so" -r 1 --warm-time 0 -q -f json \
     > "$T/c.json" 2> "$T/err"
