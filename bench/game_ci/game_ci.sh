@@ -15,11 +15,7 @@
 #              OUT=results/game-ci-<host>.md
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
-B="$(cd "${1:-.}" && pwd)"
-S="$(cd "$(dirname "$0")/../.." && pwd)"
-HR="$B/heapreplay"
-[ -x "$HR" ] || { echo "game_ci.sh: $HR: build heapreplay first" >&2; exit 2; }
-hr_bench_start
+hr_bench_need_hr game_ci.sh "${1:-.}"
 PAIRS=${PAIRS:-20}
 ALLOCS=${ALLOCS:-glibc,jemalloc}
 OPTS=${OPTS:-"-r 3 --count callgrind"}

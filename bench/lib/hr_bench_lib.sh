@@ -3,6 +3,7 @@
 # pipefail in the caller). Not named bench_*.sh: bench/run.sh runs those.
 #
 #   hr_bench_start            HR_START_DATE/_LOAD and W only (builds nothing)
+#   hr_bench_need_hr NAME BUILDDIR   B, S, HR (exit 2 without a built heapreplay), then hr_bench_start
 #   hr_bench_setup BUILDDIR   sets S (source top), B (build top), HR, FRESH,
 #                             FRESH_MT, DUMP, SHIM, JQ_NOTE, HR_START_DATE/_LOAD and W (a
 #                             work folder removed on exit); builds what is
@@ -41,6 +42,18 @@ hr_bench_setup() {
         apt-get install -y jq >&2 || { echo "jq is required (apt-get install jq)" >&2; exit 2; }
         JQ_NOTE="jq was installed by this script (apt-get install -y jq)."
     fi
+    hr_bench_start
+}
+
+# The start of a script that needs only a built heapreplay (no test tools):
+# B, S and HR as hr_bench_setup sets them, exit 2 naming the script when
+# BUILDDIR has no heapreplay, then hr_bench_start.
+#   hr_bench_need_hr SCRIPT_NAME BUILDDIR
+hr_bench_need_hr() {
+    B="$(cd "${2:-.}" && pwd)"
+    S="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    HR="$B/heapreplay"
+    [ -x "$HR" ] || { echo "$1: $HR: build heapreplay first" >&2; exit 2; }
     hr_bench_start
 }
 

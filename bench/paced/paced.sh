@@ -22,11 +22,7 @@
 #   GAME_SECS=20  OUT=results/paced-memory-$(hostname).md
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
-B="$(cd "${1:-.}" && pwd)"
-S="$(cd "$(dirname "$0")/../.." && pwd)"
-HR="$B/heapreplay"
-[ -x "$HR" ] || { echo "paced.sh: $HR: build heapreplay first" >&2; exit 2; }
-hr_bench_start
+hr_bench_need_hr paced.sh "${1:-.}"
 ROUNDS=${ROUNDS:-5}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 PROGRAMS=${PROGRAMS:-supertux freeciv_ai}

@@ -12,22 +12,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/nametab.h"
+
 /* ---- modes ---------------------------------------------------------------- */
 
 static const char *const mode_names[] = {"none", "auto", "perf", "callgrind"};
-#define HR_N_MODES ((int)(sizeof mode_names / sizeof mode_names[0]))
 
 int hr_count_mode_parse(const char *s, hr_count_mode_t *out) {
-    for (int i = 0; s && i < HR_N_MODES; i++)
-        if (strcmp(s, mode_names[i]) == 0) {
-            *out = (hr_count_mode_t)i;
-            return 0;
-        }
-    return -1;
+    int i = hr_name_index(mode_names, HR_NAMES_N(mode_names), s);
+    if (i >= 0)
+        *out = (hr_count_mode_t)i;
+    return i >= 0 ? 0 : -1;
 }
 
 const char *hr_count_mode_name(hr_count_mode_t m) {
-    return (unsigned)m < (unsigned)HR_N_MODES ? mode_names[m] : "?";
+    return hr_name_at(mode_names, HR_NAMES_N(mode_names), (int)m);
 }
 
 /* ---- the counted calls ---------------------------------------------------- */

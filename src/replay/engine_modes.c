@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/hmem.h"
+#include "base/nametab.h"
 #include "base/order.h"
 #include "base/sysinfo.h"
 #include "replay/counter.h"
@@ -76,29 +77,25 @@ const char *hr_touch_spec(hr_touch_t t, uint64_t cap, char *buf, size_t n) {
 }
 
 const char *hr_replay_mode_name(hr_replay_mode_t m) {
-    return (unsigned)m < HR_MODE__COUNT ? mode_names[m] : "?";
+    return hr_name_at(mode_names, HR_MODE__COUNT, (int)m);
 }
 
 int hr_replay_mode_parse(const char *s, hr_replay_mode_t *out) {
-    for (int i = 0; i < HR_MODE__COUNT; i++)
-        if (strcmp(s, mode_names[i]) == 0) {
-            *out = (hr_replay_mode_t)i;
-            return 0;
-        }
-    return -1;
+    int i = hr_name_index(mode_names, HR_MODE__COUNT, s);
+    if (i >= 0)
+        *out = (hr_replay_mode_t)i;
+    return i >= 0 ? 0 : -1;
 }
 
 const char *hr_threads_mode_name(hr_threads_mode_t m) {
-    return (unsigned)m < 3 ? threads_names[m] : "?";
+    return hr_name_at(threads_names, HR_NAMES_N(threads_names), (int)m);
 }
 
 int hr_threads_mode_parse(const char *s, hr_threads_mode_t *out) {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, threads_names[i]) == 0) {
-            *out = (hr_threads_mode_t)i;
-            return 0;
-        }
-    return -1;
+    int i = hr_name_index(threads_names, HR_NAMES_N(threads_names), s);
+    if (i >= 0)
+        *out = (hr_threads_mode_t)i;
+    return i >= 0 ? 0 : -1;
 }
 
 int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt) {
@@ -108,15 +105,15 @@ int hr_threads_on(const hr_trace_t *t, const hr_replay_options_t *opt) {
 
 static const char *const form_names[] = {"auto", "decoded", "packed"};
 
-const char *hr_event_form_name(hr_event_form_t f) { return (unsigned)f < 3 ? form_names[f] : "?"; }
+const char *hr_event_form_name(hr_event_form_t f) {
+    return hr_name_at(form_names, HR_NAMES_N(form_names), (int)f);
+}
 
 int hr_event_form_parse(const char *s, hr_event_form_t *out) {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, form_names[i]) == 0) {
-            *out = (hr_event_form_t)i;
-            return 0;
-        }
-    return -1;
+    int i = hr_name_index(form_names, HR_NAMES_N(form_names), s);
+    if (i >= 0)
+        *out = (hr_event_form_t)i;
+    return i >= 0 ? 0 : -1;
 }
 
 /* ---- time mode ----------------------------------------------------------- */

@@ -16,21 +16,20 @@
 
 #include "base/hmem.h"
 #include "base/metrics.h"
+#include "base/nametab.h"
 #include "base/sysinfo.h"
 
 static const char *const lap_names[] = {"auto", "fast", "paced"};
 
 const char *hr_memory_lap_name(hr_memory_lap_t m) {
-    return (unsigned)m < 3 ? lap_names[m] : "?";
+    return hr_name_at(lap_names, HR_NAMES_N(lap_names), (int)m);
 }
 
 int hr_memory_lap_parse(const char *s, hr_memory_lap_t *out) {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, lap_names[i]) == 0) {
-            *out = (hr_memory_lap_t)i;
-            return 0;
-        }
-    return -1;
+    int i = hr_name_index(lap_names, HR_NAMES_N(lap_names), s);
+    if (i >= 0)
+        *out = (hr_memory_lap_t)i;
+    return i >= 0 ? 0 : -1;
 }
 
 /* ---- the compressed timeline ------------------------------------------- */
