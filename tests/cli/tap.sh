@@ -10,6 +10,11 @@
 #   skip_all_if_asan BIN WHAT  skip_all when BIN is built with AddressSanitizer:
 #                              WHAT (a library preloaded into a program) cannot
 #                              run under it
+#   tap_setup NAME [jget]      the usual start of a CLI test: HR (the built
+#                              heapreplay, from $top_builddir, default .) and T
+#                              (a fresh folder hr_NAME.* removed at exit);
+#                              with jget also JGET and `jget FILE PATH`;
+#                              skip_all when a binary is not built
 #   plan                       prints the plan "1..N" for the cases so far
 #   tap_done                   prints the plan and exits 1 if any case failed
 #                              (`done` itself is a shell keyword)
@@ -57,6 +62,20 @@ skip_all_if_asan() {
     if nm "$1" 2>/dev/null | grep -q __asan_init; then
         skip_all "ASan build: $2 cannot run under AddressSanitizer (its runtime must come first)"
     fi
+}
+
+tap_setup() {
+    top_builddir=${top_builddir:-.}
+    HR="$top_builddir/heapreplay"
+    if [ "${2:-}" = jget ]; then
+        JGET="$top_builddir/tests/cli/jget"
+        [ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
+        jget() { "$JGET" "$1" "$2"; }
+    else
+        [ -x "$HR" ] || skip_all "$HR not built"
+    fi
+    T=$(mktemp -d "${TMPDIR:-/tmp}/hr_$1.XXXXXX") || exit 1
+    trap 'rm -rf "$T"' EXIT
 }
 
 plan() {

@@ -9,17 +9,10 @@
 # process. Skips everything in a build without AddressSanitizer. TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup asan jget
 top_srcdir="$(cd "$(dirname "$0")/../.." && pwd)"
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$JGET" ] || skip_all "$JGET not built"
 nm "$HR" 2>/dev/null | grep -q __asan_init ||
     skip_all "not an AddressSanitizer build (./configure --enable-asan --enable-ubsan)"
-jget() { "$JGET" "$1" "$2"; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_asan.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 # halt on the first report, in every worker too (the environment reaches them)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

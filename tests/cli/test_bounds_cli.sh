@@ -7,11 +7,7 @@
 # are removed by the next write; argument errors exit 2. Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_bounds.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+tap_setup bounds
 "$HR" gen level_load -n 2000 --seed 3 -o "$T/l.hrt" >/dev/null || skip_all "cannot generate"
 asan=0
 nm "$HR" 2>/dev/null | grep -q __asan_init && asan=1

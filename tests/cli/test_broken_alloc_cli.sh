@@ -7,17 +7,10 @@
 # "crashed". TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$JGET" ] || skip_all "$JGET not built"
-jget() { "$JGET" "$1" "$2"; }
+tap_setup broken jget
 LIB="$(cd "$top_builddir" && pwd)/tests/fixtures/.libs/null_big.so"
 [ -e "$LIB" ] || skip_all "tests/fixtures/.libs/null_big.so not built"
 skip_all_if_asan "$HR" "a malloc replacement preloaded into a worker"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_broken.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 # large blocks (assets up to 4 MiB) and small ones
 "$HR" gen level_load -n 20000 --seed 9 -o "$T/big.hrt" >/dev/null || skip_all "cannot generate"
 "$HR" gen particles -n 20000 --seed 9 -o "$T/small.hrt" >/dev/null || skip_all "cannot generate"

@@ -12,13 +12,8 @@
 # Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
+tap_setup gates jget
 SHIM="$top_builddir/bench/power/.libs/spin_shim.so"
-[ -x "$HR" ] || skip_all "$HR not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_gates.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 "$HR" gen frame_loop -n 6000 --seed 2 -o "$T/fl.hrt" > /dev/null || skip_all "cannot generate"
 R="-q -a bump -r 1 --warm-time 0"
 

@@ -5,11 +5,7 @@
 # Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_in_cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+tap_setup in_cli
 "$HR" gen level_load -n 20000 --seed 5 -o "$T/l.hrt" >/dev/null || skip_all "cannot generate"
 digest() { "$HR" info --json "$1" 2>/dev/null | tr ',' '\n' | sed -n 's/.*"digest": *"\([0-9a-f]*\)".*/\1/p'; }
 want=$(digest "$T/l.hrt")

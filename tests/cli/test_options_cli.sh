@@ -7,12 +7,8 @@
 # directory holding t.hrt (a small trace) and r.json (a report).
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup opts
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_opts.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 
 "$HR" gen frame_loop -n 3000 -o "$T/t.hrt" > /dev/null || skip_all "cannot generate a trace"
 "$HR" replay -a bump -r 1 --warm-time 0 -q -o "$T/r.json" "$T/t.hrt" > /dev/null ||

@@ -8,14 +8,9 @@
 # traces that need the decoded form (pools) get it with a note.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup packed jget
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
 skip_all_if_asan "$HR" "a replay worker (its malloc is the allocator under test)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_packed.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 jget() { "$JGET" "$@"; }
 
 # 1. a bad value

@@ -6,13 +6,7 @@
 # trace computes independently. No timing is asserted beyond "> 0".
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_phases.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-jget() { "$JGET" "$1" "$2"; }
+tap_setup phases jget
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 + 1e-9 * (b < 0 ? -b : b)) }'; }
 
 # The trace: a load of 3000 blocks (2500 freed LIFO before the first frame),

@@ -8,15 +8,10 @@
 # pool and malloc blocks apart.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup pools jget
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
 LIB="$top_builddir/.libs/libheapreplay-capture.so"
 CC=${CC:-cc}
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_pools.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 
 # 1. the trace format (hand-written text trace)
 cat > "$T/p.txt" << 'SRC'

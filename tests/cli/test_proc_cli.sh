@@ -12,14 +12,7 @@
 # --verify (crashed without it). TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$JGET" ] || skip_all "$JGET not built"
-jget() { "$JGET" "$1" "$2"; }
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_proc.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+tap_setup proc jget
 "$HR" gen particles -n 20000 --seed 9 -o "$T/p.hrt" >/dev/null || skip_all "cannot generate"
 RUN=(-q -r 1 --warm-time 0)
 

@@ -7,12 +7,7 @@
 # --follow-forks turns each child's log into its own named trace.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_proc.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+tap_setup proc jget
 "$HR" gen session -n 20000 -o "$T/s.hrt" > /dev/null || skip_all "cannot generate a trace"
 
 # Processes whose command line names this test's directory (the replay

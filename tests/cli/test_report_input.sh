@@ -8,14 +8,10 @@
 # refusals come from the edits. Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup report_input
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
 SRC="$srcdir/results/shipped-traces.json"
-[ -x "$HR" ] || skip_all "$HR not built"
 [ -f "$SRC" ] || skip_all "no $SRC"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_report_input.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 
 cp "$SRC" "$T/good.json"
 # The first peak_live (results[0].memory.peak_live) made negative, the first

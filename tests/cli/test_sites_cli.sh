@@ -10,13 +10,8 @@
 # Stack-less traces are written as before.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup sites jget
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_sites.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 awk -f "$srcdir/tests/cli/sites_game.awk" > "$T/g.txt"
 awk -v LEAK=1 -f "$srcdir/tests/cli/sites_game.awk" > "$T/leak.txt"
 

@@ -10,13 +10,8 @@
 # captured with --stacks, when g++ is here.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup sitescxx jget
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_sitescxx.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 
 # A level loader: 300 surfaces of 64 bytes made through operator new and
 # freed in the next frame (Surface::from_file, surface.cpp:72), half of them

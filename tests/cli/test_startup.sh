@@ -8,16 +8,10 @@
 # glibc alone has no section.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
+tap_setup startup jget
 skip_all_if_asan "$HR" "a preloaded malloc"
 CC=${CC:-cc}
 command -v "$CC" > /dev/null 2>&1 || skip_all "no C compiler ($CC)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_startup.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-jget() { "$JGET" "$1" "$2"; }
 
 # slowstart.so: the C library's malloc under its own names (the worker checks
 # that the preloaded file provides malloc), and a constructor that spins until

@@ -8,15 +8,11 @@
 # replay wrote). Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
+tap_setup summary_cli
 srcdir=${srcdir:-.}
-HR="$top_builddir/heapreplay"
 RENDER="$top_builddir/tests/tools/render_report"
-[ -x "$HR" ] || skip_all "$HR not built"
 [ -x "$RENDER" ] || skip_all "$RENDER not built"
 command -v perl >/dev/null || skip_all "no perl to count code points"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_summary_cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 
 set -- "$srcdir"/traces/*.hrt
 [ -f "$1" ] || skip_all "no shipped traces in $srcdir/traces"

@@ -7,13 +7,7 @@
 # and the report shows the per-thread lines of a trace with several threads.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_thrsel.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-jget() { "$JGET" "$1" "$2"; }
+tap_setup thrsel jget
 
 cat > "$T/t.txt" <<'TRACE'
 heapreplay-trace 1

@@ -11,13 +11,8 @@
 # is the pages written): no timing assertions. Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
+tap_setup touch jget
 skip_all_if_asan "$HR" "a replay worker (its malloc is the allocator under test)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_touch.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 jget() { "$JGET" "$@"; }
 MiB=1048576
 

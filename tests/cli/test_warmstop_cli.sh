@@ -6,12 +6,8 @@
 # 0 s makes exactly one warm lap, and the rule never stops before 8.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
+tap_setup warmstop
 command -v jq > /dev/null || skip_all "jq not installed"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_warmstop.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 "$HR" gen frame_loop -n 3000 -o "$T/t.hrt" > /dev/null || skip_all "cannot generate a trace"
 
 # opts NAME EXPECTED ARGS...: the report's options warm_time_s and
