@@ -200,7 +200,7 @@ EXTRA_DIST += bench/capture/capture_cost.sh
 .PHONY: bench-capture-overhead
 bench-capture-overhead: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/capture/overhead_fit.sh $(top_builddir)
-EXTRA_DIST += bench/capture/overhead_fit.sh
+EXTRA_DIST += bench/capture/overhead_fit.sh bench/capture/cap_programs.sh
 # What capture --frames=auto costs a program that never presents (cap_churn
 # captured with --frames=none and auto, interleaved; results/capture-frames-cost-<host>.md).
 .PHONY: bench-capture-frames

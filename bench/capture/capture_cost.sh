@@ -19,6 +19,7 @@
 #   OLD (a heapreplay binary to compare with; its capture library next to it)
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
+. "$(dirname "$0")/cap_programs.sh"
 B="$(cd "${1:-.}" && pwd)"
 S="$(cd "$(dirname "$0")/../.." && pwd)"
 HR="$B/heapreplay"
@@ -34,24 +35,13 @@ for need in "$HR" "$CHURN_BIN" "$PYTHON" "$(command -v sqlite3)" "$(command -v h
     [ -x "$need" ] || { echo "capture_cost: missing $need" >&2; exit 2; }
 done
 hr_bench_start
-SQL="$S/traces/real/sqlite_index.sql"
-PYS="$S/traces/real/python_json.py"
-
-# prog NAME: the command of program NAME (one word a line)
-prog() {
-    case "$1" in
-        churn) printf '%s\n' "$CHURN_BIN" "$CHURN" 1 ;;
-        sqlite) printf '%s\n' "$(command -v sqlite3)" :memory: ".read $SQL" ;;
-        python) printf '%s\n' "$PYTHON" "$PYS" ;;
-    esac
-}
 
 # one MODE NAME: appends "cpu_s max_rss_kb" to $W/NAME.MODE; a capture's
 # summary goes to $W/NAME.MODE.sum.N
 one() {
     local mode=$1 p=$2 n
     local -a cmd
-    mapfile -t cmd < <(prog "$p")
+    mapfile -t cmd < <(cap_prog "$p")
     rm -rf "$W/run" && mkdir -p "$W/run"
     n=0
     [ ! -f "$W/$p.$mode" ] || n=$(wc -l < "$W/$p.$mode")

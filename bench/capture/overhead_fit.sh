@@ -23,6 +23,7 @@
 #   PYTHON (default /usr/bin/python3)
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
+. "$(dirname "$0")/cap_programs.sh"
 hr_bench_need_hr overhead_fit.sh "${1:-.}"
 ROUNDS=${ROUNDS:-7}
 CHURN=${CHURN:-5000000}
@@ -37,23 +38,13 @@ for need in "$CHURN_BIN" "$PYTHON" "$(command -v sqlite3)" "$(command -v taskset
     [ -x "$need" ] || { echo "overhead_fit: missing $need" >&2; exit 2; }
 done
 [ "$ROUNDS" -ge 1 ] || { echo "overhead_fit: ROUNDS must be at least 1" >&2; exit 2; }
-SQL="$S/traces/real/sqlite_index.sql"
-PYS="$S/traces/real/python_json.py"
-
-prog() { # the command of program NAME, one word a line
-    case "$1" in
-        churn) printf '%s\n' "$CHURN_BIN" "$CHURN" 1 ;;
-        sqlite) printf '%s\n' "$(command -v sqlite3)" :memory: ".read $SQL" ;;
-        python) printf '%s\n' "$PYTHON" "$PYS" ;;
-        *) echo "overhead_fit: unknown program $1" >&2; exit 2 ;;
-    esac
-}
+for p in $PROGS; do cap_prog "$p" > /dev/null; done # an unknown name: exit 2 here
 
 # round NAME: appends "plain_cpu captured_cpu figure_s" to $W/NAME
 round() {
     local p=$1 plain cap est
     local -a cmd
-    mapfile -t cmd < <(prog "$p")
+    mapfile -t cmd < <(cap_prog "$p")
     taskset -c "$CPU" python3 "$RUSAGE" "$W/r" "${cmd[@]}" < /dev/null > /dev/null 2>&1
     plain=$(cut -d' ' -f1 "$W/r")
     rm -rf "$W/run" && mkdir -p "$W/run"

@@ -182,31 +182,43 @@ static inline uint32_t hr_cap_site(void) {
 }
 
 /* ---- the timed hook calls (docs/CAPTURE.md "Overhead") -------------------
- * A hook begins a span after it decided to record, passes its real
- * allocator call through HR_CAP_REAL and ends the span before it returns.
+ * A hook begins a span on entry (cancelled when it passes the call through
+ * unrecorded), passes its real allocator call through HR_CAP_REAL and ends
+ * the span before it returns.
  * When the thread's countdown runs out the span is timed: from begin to end,
  * less the real call, which is the library's own work on the program's
  * thread (the checks, the page probe, the stack, the clock and its stripe,
  * the record). Untimed spans cost a decrement and two untaken branches. */
 typedef struct hr_cap_span {
-    hr_tbuf_t *t; /* the buffer the sample goes to (NULL: not timed) */
-    uint64_t t0, real;
+    hr_tbuf_t *t; /* the thread's buffer at begin (NULL: none, or cancelled) */
+    uint64_t t0;  /* the clock at begin; 0: not timed */
+    uint64_t real;
 } hr_cap_span_t;
 
 static inline __attribute__((always_inline)) void hr_cap_span_begin(hr_cap_span_t *s) {
     hr_tbuf_t *t = hr_cap_tb;
-    s->t = NULL;
+    s->t = t;
+    s->t0 = 0;
     if (HR_UNLIKELY(t && t->sample_left-- == 0)) {
-        s->t = t;
         s->real = 0;
         s->t0 = hr_cap_phys();
     }
 }
 
+/* The hook passes the call through unrecorded after all (nested, not
+ * recording, bootstrap): the countdown is given its call back, so only
+ * recorded calls are counted and timed. Idempotent. */
+static inline __attribute__((always_inline)) void hr_cap_span_cancel(hr_cap_span_t *s) {
+    if (s->t)
+        s->t->sample_left++;
+    s->t = NULL;
+    s->t0 = 0;
+}
+
 /* `call` (the real allocator call), timed when the span is. */
 #define HR_CAP_REAL(s, call)                                                                       \
     do {                                                                                           \
-        if (HR_UNLIKELY((s).t != NULL)) {                                                          \
+        if (HR_UNLIKELY((s).t0 != 0)) {                                                            \
             uint64_t r0_ = hr_cap_phys();                                                          \
             call;                                                                                  \
             (s).real += hr_cap_phys() - r0_;                                                       \
@@ -219,7 +231,7 @@ static inline __attribute__((always_inline)) void hr_cap_span_begin(hr_cap_span_
 void hr_cap_span_stop(const hr_cap_span_t *s);
 
 static inline __attribute__((always_inline)) void hr_cap_span_end(const hr_cap_span_t *s) {
-    if (HR_UNLIKELY(s->t != NULL))
+    if (HR_UNLIKELY(s->t0 != 0))
         hr_cap_span_stop(s);
 }
 

@@ -297,13 +297,15 @@ static size_t touch_end(void *p, uint64_t clk) {
 
 /* ---- the hooks -------------------------------------------------------- */
 HR_CAP_API void *malloc(size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2)
         return pool_alloc(size, 16);
     if (b)
         return real.malloc(size);
-    hr_cap_span_t sp;
-    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     void *p;
     HR_CAP_REAL(sp, p = real.malloc(size));
@@ -318,15 +320,17 @@ HR_CAP_API void *malloc(size_t size) {
 HR_CAP_API void free(void *p) {
     if (!p || pool_owns(p))
         return; /* free(NULL) is not an event; pool blocks are never reused */
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2)
         return; /* cannot happen for a real pointer before resolution; leak */
     if (b) {
         real.free(p);
         return;
     }
-    hr_cap_span_t sp;
-    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     if (HR_UNLIKELY(hr_cap_touch_on) && big_take((uintptr_t)p))
         touch_end(p, 0);
@@ -337,7 +341,11 @@ HR_CAP_API void free(void *p) {
 }
 
 HR_CAP_API void *calloc(size_t n, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2) {
         if (size && n > SIZE_MAX / size)
             return NULL;
@@ -345,8 +353,6 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
     }
     if (b)
         return real.calloc(n, size);
-    hr_cap_span_t sp;
-    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     void *p;
     HR_CAP_REAL(sp, p = real.calloc(n, size));
@@ -360,8 +366,13 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
 }
 
 HR_CAP_API void *realloc(void *old, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (pool_owns(old) || b == 2) {
+        hr_cap_span_cancel(&sp);
         void *p = b == 2 ? pool_alloc(size, 16) : malloc(size);
         if (p && old) {
             size_t o = pool_owns(old) ? pool_size(old) : size;
@@ -371,8 +382,6 @@ HR_CAP_API void *realloc(void *old, size_t size) {
     }
     if (b)
         return real.realloc(old, size);
-    hr_cap_span_t sp;
-    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     size_t kept = 0; /* the old block's usable size (when the probe is on) */
     if (old) {
@@ -422,15 +431,16 @@ static void *aligned_real(int kind, size_t *align, size_t *size, size_t page) {
 }
 
 static void *aligned_common(int kind, size_t align, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (b == 2)
         return pool_alloc(kind == K_PVALLOC ? (size + page - 1) & ~(page - 1) : size,
                           kind >= K_VALLOC ? page : align);
     void *p;
-    hr_cap_span_t sp = {NULL, 0, 0};
-    if (!b)
-        hr_cap_span_begin(&sp);
     hr_cap_guard++;
     HR_CAP_REAL(sp, p = aligned_real(kind, &align, &size, page));
     if (!b) {
@@ -449,15 +459,17 @@ HR_CAP_API void *valloc(size_t size) { return aligned_common(K_VALLOC, 0, size);
 HR_CAP_API void *pvalloc(size_t size) { return aligned_common(K_PVALLOC, 0, size); }
 
 HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2) {
         *out = pool_alloc(size, align);
         return *out ? 0 : ENOMEM;
     }
     if (b)
         return real.posix_memalign(out, align, size);
-    hr_cap_span_t sp;
-    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     int rc;
     HR_CAP_REAL(sp, rc = real.posix_memalign(out, align, size));
