@@ -188,13 +188,19 @@ bench-gates: heapreplay$(EXEEXT) bench/power/spin_shim.la
 EXTRA_DIST += bench/gates/gates.sh bench/gates/kcost.c
 # The whole capture command against heaptrack: CPU (wait4, the process
 # tree) and max RSS of plain / capture / heaptrack runs of a 20 M-event
-# malloc/free loop, sqlite3 and CPython, interleaved rounds, and the
-# summary's overhead figure against the measured one
+# malloc/free loop, sqlite3 and CPython, interleaved rounds
 # (results/capture-cost-vm.md; ROUNDS=N CHURN=N OLD=other/heapreplay).
 .PHONY: bench-capture-cost
 bench-capture-cost: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/capture/capture_cost.sh $(top_builddir)
 EXTRA_DIST += bench/capture/capture_cost.sh
+# The capture summary's overhead figure against the measured overhead: plain
+# and captured runs alternated, pinned (the end of results/capture-cost-vm.md;
+# ROUNDS=N CHURN=N CPU=N PROGS="churn sqlite python").
+.PHONY: bench-capture-overhead
+bench-capture-overhead: bench/capture/cap_churn$(EXEEXT) heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/capture/overhead_fit.sh $(top_builddir)
+EXTRA_DIST += bench/capture/overhead_fit.sh bench/capture/cap_programs.sh
 # What capture --frames=auto costs a program that never presents (cap_churn
 # captured with --frames=none and auto, interleaved; results/capture-frames-cost-<host>.md).
 .PHONY: bench-capture-frames

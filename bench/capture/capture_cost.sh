@@ -10,16 +10,16 @@
 # (and D old: $OLD capture, another build's heapreplay, when OLD is set).
 # Programs: bench/capture/cap_churn (a malloc/free loop, 1 thread, CHURN rounds
 # = 2 x CHURN events), sqlite3 on traces/real/sqlite_index.sql and CPython on
-# traces/real/python_json.py. Beside it, the capture summary's overhead
-# figure (the library's estimate of its own time) against the measured one
-# (the captured program's CPU time minus the median of the plain runs).
-# Prints Markdown and writes it to $OUT.
+# traces/real/python_json.py. Prints Markdown and writes it to $OUT, keeping
+# the section bench/capture/overhead_fit.sh wrote at its end (the summary's
+# overhead figure against the measured one).
 # Usage: capture_cost.sh BUILDDIR
 #   ROUNDS (env, default 5), CHURN (default 10000000: 20 M events),
 #   OUT (default results/capture-cost-vm.md), PYTHON (default /usr/bin/python3),
 #   OLD (a heapreplay binary to compare with; its capture library next to it)
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
+. "$(dirname "$0")/cap_programs.sh"
 B="$(cd "${1:-.}" && pwd)"
 S="$(cd "$(dirname "$0")/../.." && pwd)"
 HR="$B/heapreplay"
@@ -35,24 +35,13 @@ for need in "$HR" "$CHURN_BIN" "$PYTHON" "$(command -v sqlite3)" "$(command -v h
     [ -x "$need" ] || { echo "capture_cost: missing $need" >&2; exit 2; }
 done
 hr_bench_start
-SQL="$S/traces/real/sqlite_index.sql"
-PYS="$S/traces/real/python_json.py"
-
-# prog NAME: the command of program NAME (one word a line)
-prog() {
-    case "$1" in
-        churn) printf '%s\n' "$CHURN_BIN" "$CHURN" 1 ;;
-        sqlite) printf '%s\n' "$(command -v sqlite3)" :memory: ".read $SQL" ;;
-        python) printf '%s\n' "$PYTHON" "$PYS" ;;
-    esac
-}
 
 # one MODE NAME: appends "cpu_s max_rss_kb" to $W/NAME.MODE; a capture's
 # summary goes to $W/NAME.MODE.sum.N
 one() {
     local mode=$1 p=$2 n
     local -a cmd
-    mapfile -t cmd < <(prog "$p")
+    mapfile -t cmd < <(cap_prog "$p")
     rm -rf "$W/run" && mkdir -p "$W/run"
     n=0
     [ ! -f "$W/$p.$mode" ] || n=$(wc -l < "$W/$p.$mode")
@@ -106,30 +95,12 @@ mr() { # median (min-max) of column $1 of file $2
         done
     done
     echo
-    echo "The summary's overhead figure against the measured overhead, per capture run: the"
-    echo "library's estimate (\"overhead: ~X ms\") and the percentage the summary prints"
-    echo "(estimate / (program CPU - estimate)), against (program CPU under capture - median CPU"
-    echo "of the plain runs) / that median. Program CPU: the summary's \"capture: ... (CPU X s\"."
-    echo
-    echo "| program | estimate ms | summary says | measured | summary / measured |"
-    echo "|---|---:|---:|---:|---:|"
-    for p in $PROGS; do
-        none=$(col 1 "$W/$p.none" | hr_median)
-        for f in "$W/$p.capture.sum."*; do
-            awk -v none="$none" '
-                /^capture: / { for (i = 1; i <= NF; i++) if ($i == "(CPU") cpu = $(i + 1) }
-                /^overhead: ~/ { est = substr($2, 2) / 1000 }
-                END { if (est > 0 && cpu > est) printf "%.1f %.1f %.1f\n", est * 1000,
-                          100 * est / (cpu - est), 100 * (cpu - none) / none }' "$f"
-        done > "$W/$p.ovh"
-        awk -v p="$p" '{ e[NR] = $1; s[NR] = $2; m[NR] = $3 }
-            END { for (i = 1; i <= NR; i++) printf "| %s | %.1f | %+.0f%% | %+.0f%% | %.2f |\n",
-                  p, e[i], s[i], m[i], (m[i] > 0 ? s[i] / m[i] : 0) }' "$W/$p.ovh"
-    done
-    echo
     for p in $PROGS; do
         for m in $MODES; do echo "rounds $p $m (cpu rss_kb): $(tr '\n' ' ' < "$W/$p.$m")"; done
     done
     echo
 } > "$W/out.md"
+: > "$W/fit.md"
+[ ! -f "$OUT" ] || sed -n '/^<!-- overhead-fit/,$p' "$OUT" > "$W/fit.md"
 hr_write_out
+if [ -s "$W/fit.md" ]; then echo >> "$OUT"; cat "$W/fit.md" >> "$OUT"; fi

@@ -91,9 +91,16 @@ static inline uint64_t hr_cap_tick(uint64_t addr) {
 
 /* ---- the per-thread buffer (log.c owns it; the hooks append inline) ---- */
 #define HR_BUF_BYTES (256u * 1024u) /* block header + records */
-#define HR_SAMPLE_EVERY 64u        /* time one event in 64 for the overhead estimate */
-/* A timed event longer than this (in clock ticks: ~30 us at 3 GHz, 100 us
- * with the ns clock) was interrupted (preempted, a fault): not a sample. */
+/* The overhead estimate (docs/CAPTURE.md "Overhead"): about one hook call in
+ * 64 per thread is timed (hr_cap_span_t below). The gap to the next timed
+ * call is drawn from HR_SAMPLE_GAP_MIN .. +63 (mean 63.5): a fixed "every
+ * 64th" would, in a program that alternates malloc and free, time only one
+ * of the two. */
+#define HR_SAMPLE_GAP_MIN 32u
+/* A timed call whose own part (the real allocator call left out) is longer
+ * than this, in clock ticks (~30 us at 3 GHz, 100 us with the ns clock), was
+ * interrupted (preempted, a long fault): not a sample. On a loaded machine
+ * those would count other programs' time. */
 #define HR_SAMPLE_MAX_CLK 100000u
 
 typedef struct hr_tbuf {
@@ -103,7 +110,13 @@ typedef struct hr_tbuf {
     _Atomic uint32_t len; /* bytes of whole records, including the block header */
     uint32_t nrecs;
     hr_cap_delta_t d; /* encoder state of the block being filled */
-    uint64_t events, sample_clk, samples;
+    uint64_t events;  /* records since the last flush */
+    /* sampling (hr_cap_span_t): hook calls left before the next timed one,
+     * the gap that ends there, the gap generator's state; the timed calls
+     * of whole gaps since the last flush (hooks), their summed own ticks
+     * (sample_clk) and how many were kept (samples) */
+    uint32_t sample_left, gap;
+    uint64_t rng, hooks, sample_clk, samples;
     unsigned char data[HR_BUF_BYTES];
 } hr_tbuf_t;
 
@@ -168,15 +181,73 @@ static inline uint32_t hr_cap_site(void) {
     return HR_UNLIKELY(hr_cap_stack_depth) ? hr_cap_stack_id() : 0;
 }
 
-/* The timed sample of an event recorded through the inline path (log.c):
- * from its clock to now (see hr_cap_emit_s). */
-void hr_cap_sample(hr_tbuf_t *t, uint64_t clk);
+/* ---- the timed hook calls (docs/CAPTURE.md "Overhead") -------------------
+ * A hook begins a span on entry (cancelled when it passes the call through
+ * unrecorded), passes its real allocator call through HR_CAP_REAL and ends
+ * the span before it returns.
+ * When the thread's countdown runs out the span is timed: from begin to end,
+ * less the real call, which is the library's own work on the program's
+ * thread (the checks, the page probe, the stack, the clock and its stripe,
+ * the record). Untimed spans cost a decrement and two untaken branches. */
+typedef struct hr_cap_span {
+    hr_tbuf_t *t; /* the thread's buffer at begin (NULL: none, or cancelled) */
+    uint64_t t0;  /* the clock at begin; 0: not timed */
+    uint64_t real;
+} hr_cap_span_t;
+
+static inline __attribute__((always_inline)) void hr_cap_span_begin(hr_cap_span_t *s) {
+    hr_tbuf_t *t = hr_cap_tb;
+    s->t = t;
+    s->t0 = 0;
+    if (HR_UNLIKELY(t && t->sample_left-- == 0)) {
+        s->real = 0;
+        s->t0 = hr_cap_phys();
+    }
+}
+
+/* The hook passes the call through unrecorded after all (nested, not
+ * recording, bootstrap): the countdown is given its call back, so only
+ * recorded calls are counted and timed. Idempotent. */
+static inline __attribute__((always_inline)) void hr_cap_span_cancel(hr_cap_span_t *s) {
+    if (s->t)
+        s->t->sample_left++;
+    s->t = NULL;
+    s->t0 = 0;
+}
+
+/* `call` (the real allocator call), timed when the span is. */
+#define HR_CAP_REAL(s, call)                                                                       \
+    do {                                                                                           \
+        if (HR_UNLIKELY((s).t0 != 0)) {                                                            \
+            uint64_t r0_ = hr_cap_phys();                                                          \
+            call;                                                                                  \
+            (s).real += hr_cap_phys() - r0_;                                                       \
+        } else {                                                                                   \
+            call;                                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* log.c: keeps a timed span's sample and draws the next gap. */
+void hr_cap_span_stop(const hr_cap_span_t *s);
+
+static inline __attribute__((always_inline)) void hr_cap_span_end(const hr_cap_span_t *s) {
+    if (HR_UNLIKELY(s->t0 != 0))
+        hr_cap_span_stop(s);
+}
+
+/* log.c: the calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID), and
+ * CPU time the library spent outside the timed spans (start-up), added to
+ * its estimate. */
+uint64_t hr_cap_cpu_ns(void);
+void hr_cap_add_own_ns(uint64_t ns);
+/* log.c: a buffer's sampling state for a fresh start (a new thread, a
+ * signal handler's side buffer). */
+void hr_cap_sampling_reset(hr_tbuf_t *b);
 
 /* Records one allocation-family event (no name). The common case is encoded
- * right here into the thread's buffer, and one event in 64 is timed here, so
- * that the overhead estimate measures this path; everything else (no buffer
- * yet, buffer full, not recording) goes through hr_cap_emit, which does the
- * same thing the slow way. */
+ * right here into the thread's buffer; everything else (no buffer yet,
+ * buffer full, not recording) goes through hr_cap_emit, which does the same
+ * thing the slow way. */
 static inline __attribute__((always_inline)) void hr_cap_record_s(uint64_t clk, unsigned op,
                                                                   uint64_t ptr, uint64_t a,
                                                                   uint64_t b, uint32_t stack) {
@@ -186,8 +257,6 @@ static inline __attribute__((always_inline)) void hr_cap_record_s(uint64_t clk, 
         if (HR_LIKELY(at + HR_CAP_REC_MAX <= hr_cap_buf_limit)) {
             hr_cap_rec_t r = {clk, ptr, a, b, 0, (uint8_t)op, stack};
             at += (uint32_t)hr_cap_put_rec(t->data + at, &t->d, &r, NULL);
-            if (HR_UNLIKELY((t->events % HR_SAMPLE_EVERY) == 0))
-                hr_cap_sample(t, clk);
             t->nrecs++;
             t->events++;
             atomic_store_explicit(&t->len, at, memory_order_release);

@@ -93,6 +93,7 @@ static void resolve(void) {
     if (!__atomic_compare_exchange_n(&hr_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
         return; /* another thread (or a nested call) is resolving */
+    uint64_t c0 = hr_cap_cpu_ns(); /* the start-up's CPU time is the library's own */
     hr_cap_guard++;
     real.malloc = (hr_malloc_fn)dlsym(RTLD_NEXT, "malloc");
     real.free = (hr_free_fn)dlsym(RTLD_NEXT, "free");
@@ -113,6 +114,7 @@ static void resolve(void) {
     }
     __atomic_store_n(&hr_state, 2, __ATOMIC_RELEASE);
     hr_cap_log_init();
+    hr_cap_add_own_ns(hr_cap_cpu_ns() - c0);
 }
 
 /* True when the hook must not record: not ready, nested, or not recording. */
@@ -295,24 +297,34 @@ static size_t touch_end(void *p, uint64_t clk) {
 
 /* ---- the hooks -------------------------------------------------------- */
 HR_CAP_API void *malloc(size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2)
         return pool_alloc(size, 16);
     if (b)
         return real.malloc(size);
     hr_cap_guard++;
-    void *p = real.malloc(size);
+    void *p;
+    HR_CAP_REAL(sp, p = real.malloc(size));
     touch_new(p, size, 0);
     uint32_t st = hr_cap_site(); /* first: it may write records of its own */
     hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_MALLOC, (uintptr_t)p, size, 0, st);
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
     return p;
 }
 
 HR_CAP_API void free(void *p) {
     if (!p || pool_owns(p))
         return; /* free(NULL) is not an event; pool blocks are never reused */
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2)
         return; /* cannot happen for a real pointer before resolution; leak */
     if (b) {
@@ -323,12 +335,17 @@ HR_CAP_API void free(void *p) {
     if (HR_UNLIKELY(hr_cap_touch_on) && big_take((uintptr_t)p))
         touch_end(p, 0);
     hr_cap_record(hr_cap_tick((uintptr_t)p), HR_CAP_FREE, (uintptr_t)p, 0, 0);
-    real.free(p);
+    HR_CAP_REAL(sp, real.free(p));
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
 }
 
 HR_CAP_API void *calloc(size_t n, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2) {
         if (size && n > SIZE_MAX / size)
             return NULL;
@@ -337,18 +354,25 @@ HR_CAP_API void *calloc(size_t n, size_t size) {
     if (b)
         return real.calloc(n, size);
     hr_cap_guard++;
-    void *p = real.calloc(n, size);
+    void *p;
+    HR_CAP_REAL(sp, p = real.calloc(n, size));
     if (p) /* no overflow: the real calloc succeeded */
         touch_new(p, n * size, 0);
     uint32_t st = hr_cap_site(); /* first: it may write records of its own */
     hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_CALLOC, (uintptr_t)p, n, size, st);
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
     return p;
 }
 
 HR_CAP_API void *realloc(void *old, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (pool_owns(old) || b == 2) {
+        hr_cap_span_cancel(&sp);
         void *p = b == 2 ? pool_alloc(size, 16) : malloc(size);
         if (p && old) {
             size_t o = pool_owns(old) ? pool_size(old) : size;
@@ -367,12 +391,14 @@ HR_CAP_API void *realloc(void *old, size_t size) {
         if (HR_UNLIKELY(hr_cap_touch_on))
             kept = touch_end(old, c);
     }
-    void *p = real.realloc(old, size);
+    void *p;
+    HR_CAP_REAL(sp, p = real.realloc(old, size));
     touch_new(p, size, kept < size ? kept : size);
     uint32_t st = hr_cap_site(); /* first: it may write records of its own */
     hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_REALLOC, (uintptr_t)p, (uintptr_t)old, size,
                     st);
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
     return p;
 }
 
@@ -387,30 +413,43 @@ HR_CAP_API void *reallocarray(void *old, size_t n, size_t size) {
 /* memalign-family: `kind` selects the real function; all record MEMALIGN. */
 enum { K_MEMALIGN, K_ALIGNED, K_VALLOC, K_PVALLOC };
 
+/* The real call of `kind`; valloc and pvalloc set *align to the page, and
+ * pvalloc *size to the whole pages it gives. */
+static void *aligned_real(int kind, size_t *align, size_t *size, size_t page) {
+    switch (kind) {
+    case K_ALIGNED:
+        return real.aligned_alloc ? real.aligned_alloc(*align, *size) : real.memalign(*align, *size);
+    case K_VALLOC: *align = page; return real.valloc(*size);
+    case K_PVALLOC: {
+        void *p = real.pvalloc(*size);
+        *align = page;
+        *size = *size ? (*size + page - 1) & ~(page - 1) : page;
+        return p;
+    }
+    default: return real.memalign(*align, *size);
+    }
+}
+
 static void *aligned_common(int kind, size_t align, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (b == 2)
         return pool_alloc(kind == K_PVALLOC ? (size + page - 1) & ~(page - 1) : size,
                           kind >= K_VALLOC ? page : align);
     void *p;
     hr_cap_guard++;
-    switch (kind) {
-    case K_ALIGNED: p = real.aligned_alloc ? real.aligned_alloc(align, size) : real.memalign(align, size); break;
-    case K_VALLOC: p = real.valloc(size); align = page; break;
-    case K_PVALLOC:
-        p = real.pvalloc(size);
-        align = page;
-        size = size ? (size + page - 1) & ~(page - 1) : page;
-        break;
-    default: p = real.memalign(align, size); break;
-    }
+    HR_CAP_REAL(sp, p = aligned_real(kind, &align, &size, page));
     if (!b) {
         touch_new(p, size, 0);
         uint32_t st = hr_cap_site(); /* first: it may write records of its own */
         hr_cap_record_s(hr_cap_tick((uintptr_t)p), HR_CAP_MEMALIGN, (uintptr_t)p, size, align, st);
     }
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
     return p;
 }
 
@@ -420,7 +459,11 @@ HR_CAP_API void *valloc(size_t size) { return aligned_common(K_VALLOC, 0, size);
 HR_CAP_API void *pvalloc(size_t size) { return aligned_common(K_PVALLOC, 0, size); }
 
 HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp); /* first: the checks in bypass are the library's time too */
     int b = bypass();
+    if (b)
+        hr_cap_span_cancel(&sp);
     if (b == 2) {
         *out = pool_alloc(size, align);
         return *out ? 0 : ENOMEM;
@@ -428,12 +471,14 @@ HR_CAP_API int posix_memalign(void **out, size_t align, size_t size) {
     if (b)
         return real.posix_memalign(out, align, size);
     hr_cap_guard++;
-    int rc = real.posix_memalign(out, align, size);
+    int rc;
+    HR_CAP_REAL(sp, rc = real.posix_memalign(out, align, size));
     uintptr_t p = rc == 0 ? (uintptr_t)*out : 0;
     touch_new((void *)p, size, 0);
     uint32_t st = hr_cap_site(); /* first: it may write records of its own */
     hr_cap_record_s(hr_cap_tick(p), HR_CAP_MEMALIGN, p, size, align, st);
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
     return rc;
 }
 

@@ -51,7 +51,11 @@ uint32_t hr_cap_buf_limit = HR_BUF_BYTES;
 _Atomic uint64_t hr_cap_stripes[1u << HR_CAP_STRIPE_BITS];
 HR_CAP_TLS uint64_t hr_cap_lclk;
 static long hr_log_pid; /* process the open log belongs to */
-static _Atomic uint64_t hr_tot_events, hr_tot_sample_clk, hr_tot_samples, hr_tot_flush_ns;
+/* The estimate's parts (hr_cap_finish): records, timed hook calls (whole
+ * gaps), their own ticks and count, and the CPU time of the flushes and the
+ * start-up, measured on the thread's own CPU clock. */
+static _Atomic uint64_t hr_tot_events, hr_tot_hooks, hr_tot_sample_clk, hr_tot_samples;
+static _Atomic uint64_t hr_tot_own_ns;
 static hr_tbuf_t *hr_bufs;
 static pthread_mutex_t hr_bufs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t hr_key;
@@ -67,6 +71,15 @@ static uint64_t now_ns(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+uint64_t hr_cap_cpu_ns(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void hr_cap_add_own_ns(uint64_t ns) { atomic_fetch_add(&hr_tot_own_ns, ns); }
 
 static void write_all(const void *buf, size_t len) {
     const unsigned char *p = buf;
@@ -115,25 +128,53 @@ static void open_log(const char *path) {
 }
 
 /* ---- per-thread buffers --------------------------------------------------- */
+/* The flush's cost is its thread's CPU time around the write (the kernel's
+ * copy into the page cache, the file's blocks): the wall clock would also
+ * count the time the thread waited or was preempted. */
 void hr_cap_flush_buf(hr_tbuf_t *b, int reset) {
     uint32_t len = atomic_load_explicit(&b->len, memory_order_acquire);
     if (len <= sizeof(hr_cap_block_t))
         return;
-    uint64_t t0 = now_ns();
+    uint64_t c0 = hr_cap_cpu_ns();
     hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, len - (uint32_t)sizeof h, b->tid, b->nrecs,
-                        hr_cap_phys(), t0};
+                        hr_cap_phys(), now_ns()};
     memcpy(b->data, &h, sizeof h);
     write_all(b->data, len);
-    atomic_fetch_add(&hr_tot_flush_ns, now_ns() - t0);
+    uint64_t c1 = hr_cap_cpu_ns();
+    atomic_fetch_add(&hr_tot_own_ns, c1 > c0 ? c1 - c0 : 0);
     atomic_fetch_add(&hr_tot_events, b->events);
+    atomic_fetch_add(&hr_tot_hooks, b->hooks);
     atomic_fetch_add(&hr_tot_sample_clk, b->sample_clk);
     atomic_fetch_add(&hr_tot_samples, b->samples);
-    b->events = b->sample_clk = b->samples = 0;
+    b->events = b->hooks = b->sample_clk = b->samples = 0;
     if (reset) {
         b->nrecs = 0;
         b->d.clk = b->d.ptr = 0;
         atomic_store_explicit(&b->len, sizeof(hr_cap_block_t), memory_order_release);
     }
+}
+
+/* The next gap between timed hook calls: HR_SAMPLE_GAP_MIN + 0..63
+ * (xorshift64). */
+static uint32_t next_gap(hr_tbuf_t *b) {
+    uint64_t x = b->rng ? b->rng : 0x9E3779B97F4A7C15ull;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    b->rng = x;
+    return HR_SAMPLE_GAP_MIN + (uint32_t)(x >> 58);
+}
+
+void hr_cap_sampling_reset(hr_tbuf_t *b) {
+    b->rng = (hr_cap_phys() ^ ((uint64_t)hr_cap_tid() << 32)) | 1u;
+    b->gap = next_gap(b);
+    b->sample_left = b->gap - 1;
+    b->events = b->hooks = b->sample_clk = b->samples = 0;
+}
+
+/* The hook calls of b's gap in progress (not yet counted in b->hooks). */
+static uint64_t partial_gap(const hr_tbuf_t *b) {
+    return b->gap > b->sample_left ? b->gap - 1 - b->sample_left : 0;
 }
 
 static hr_tbuf_t *acquire_buf(void) {
@@ -155,10 +196,10 @@ static hr_tbuf_t *acquire_buf(void) {
     b->in_use = 1;
     b->nrecs = 0;
     b->d.clk = b->d.ptr = 0;
-    b->events = b->sample_clk = b->samples = 0;
     atomic_store(&b->len, sizeof(hr_cap_block_t));
     pthread_mutex_unlock(&hr_bufs_lock);
     b->tid = hr_cap_tid();
+    hr_cap_sampling_reset(b);
     return b;
 }
 
@@ -172,6 +213,7 @@ uint32_t hr_cap_tid(void) {
 static void thread_exit(void *arg) {
     hr_tbuf_t *b = arg;
     hr_cap_guard++;
+    atomic_fetch_add(&hr_tot_hooks, partial_gap(b));
     if (hr_cap_recording)
         hr_cap_flush_buf(b, 1);
     hr_cap_sig_flush(1);
@@ -229,39 +271,42 @@ void hr_cap_emit_s(uint64_t clk, unsigned op, uint64_t ptr, uint64_t a, uint64_t
             return;
         }
     }
-    if (HR_UNLIKELY((buf->events % HR_SAMPLE_EVERY) == 0)) {
-        /* Timed from the event's own clock, read by hr_cap_tick in the hook
-         * before the stripe update, to the end of the record: the sample
-         * covers the clock, the stripe and the record. A clock raised past
-         * the physical one (another thread's stripe was ahead) gives no
-         * sample, nor does an event the thread was descheduled in (or that
-         * faulted for long): on a loaded machine those would count other
-         * programs' time. */
-        put_rec(buf, &r, name);
-        hr_cap_sample(buf, clk);
-        return;
-    }
     put_rec(buf, &r, name);
 }
 
-/* What a sample's own clock read adds to it: the least of back-to-back
- * reads, taken once at start (sample_self_init). */
+/* What a timed span measures when the library does nothing in it: its own
+ * clock reads (four, and the branches between them) make the two kept
+ * intervals longer than the work in them. The median of 31 empty spans,
+ * timed once at start (span_self_init), is taken off each sample. */
 static uint64_t hr_sample_self;
 
-static void sample_self_init(void) {
-    uint64_t best = UINT64_MAX;
-    for (int i = 0; i < 64; i++) {
-        uint64_t a = hr_cap_phys(), b = hr_cap_phys();
-        if (b - a < best)
-            best = b - a;
+static void span_self_init(void) {
+    uint64_t v[31];
+    for (int i = 0; i < 31; i++) {
+        hr_cap_span_t sp = {NULL, hr_cap_phys(), 0};
+        uint64_t r0 = hr_cap_phys();
+        __asm__ __volatile__("" ::: "memory"); /* the empty "real call" */
+        sp.real = hr_cap_phys() - r0;
+        uint64_t e = hr_cap_phys();
+        uint64_t d = e - sp.t0 > sp.real ? e - sp.t0 - sp.real : 0;
+        int j = i; /* insertion sort: nothing here may call malloc */
+        for (; j > 0 && v[j - 1] > d; j--)
+            v[j] = v[j - 1];
+        v[j] = d;
     }
-    hr_sample_self = best == UINT64_MAX ? 0 : best;
+    hr_sample_self = v[15];
 }
 
-void hr_cap_sample(hr_tbuf_t *t, uint64_t clk) {
+void hr_cap_span_stop(const hr_cap_span_t *s) {
     uint64_t e = hr_cap_phys();
-    if (clk && clk <= e && e - clk < HR_SAMPLE_MAX_CLK) {
-        uint64_t d = e - clk;
+    hr_tbuf_t *t = s->t;
+    t->hooks += t->gap;
+    t->gap = next_gap(t);
+    t->sample_left = t->gap - 1;
+    if (e < s->t0 || e - s->t0 < s->real)
+        return;
+    uint64_t d = e - s->t0 - s->real;
+    if (d < HR_SAMPLE_MAX_CLK) {
         t->sample_clk += d > hr_sample_self ? d - hr_sample_self : 0;
         t->samples++;
     }
@@ -303,6 +348,16 @@ static void count_finish(void) {
     errno = saved;
 }
 
+/* The library's estimate of its own time (END's a field; docs/CAPTURE.md
+ * "Overhead"): the hook calls x the mean own time of the timed ones, plus
+ * `own`: the CPU time it measured on its threads' clocks (the flushes, the
+ * start-up, this finish). */
+static uint64_t estimate_ns(uint64_t own) {
+    uint64_t sn = atomic_load(&hr_tot_samples), hooks = atomic_load(&hr_tot_hooks);
+    double per = sn ? (double)clk_to_ns(atomic_load(&hr_tot_sample_clk)) / (double)sn : 0;
+    return (uint64_t)(per * (double)hooks) + own;
+}
+
 void hr_cap_finish(unsigned how) {
     /* A vfork child shares our memory: its _exit/exec must not touch the log. */
     if (hr_cap_counting && (long)getpid() == hr_log_pid) {
@@ -316,16 +371,19 @@ void hr_cap_finish(unsigned how) {
     if (!hr_cap_recording || (long)getpid() != hr_log_pid)
         return;
     hr_cap_guard++;
+    uint64_t own0 = atomic_load(&hr_tot_own_ns), c0 = hr_cap_cpu_ns();
     if (how != 2)
         hr_cap_recording = 0; /* nothing after the END record */
     for (hr_tbuf_t *b = hr_bufs; b; b = b->next)
-        if (b->in_use)
+        if (b->in_use) {
+            if (how != 2)
+                atomic_fetch_add(&hr_tot_hooks, partial_gap(b));
             hr_cap_flush_buf(b, b == hr_cap_tb || how == 2);
+        }
     hr_cap_sig_flush(0); /* finishing from inside a signal handler */
     if (how != 2) {
-        uint64_t ev = atomic_load(&hr_tot_events), sn = atomic_load(&hr_tot_samples);
-        uint64_t est = sn ? clk_to_ns(atomic_load(&hr_tot_sample_clk)) * ev / sn : 0;
-        est += atomic_load(&hr_tot_flush_ns);
+        uint64_t est = estimate_ns(own0 + (hr_cap_cpu_ns() - c0));
+        uint64_t ev = atomic_load(&hr_tot_events);
         unsigned char blk[sizeof(hr_cap_block_t) + 2 * HR_CAP_REC_MAX];
         hr_cap_delta_t d = {0, 0};
         /* the process's own time and peak RSS (a --follow-forks child's
@@ -377,6 +435,13 @@ static void fork_child(void) {
         atomic_store(&hr_cap_tb->len, sizeof(hr_cap_block_t));
     }
     pthread_mutex_init(&hr_bufs_lock, NULL);
+    /* the child's estimate starts at 0: what the parent spent is in the
+     * parent's log */
+    atomic_store(&hr_tot_events, 0);
+    atomic_store(&hr_tot_hooks, 0);
+    atomic_store(&hr_tot_sample_clk, 0);
+    atomic_store(&hr_tot_samples, 0);
+    atomic_store(&hr_tot_own_ns, 0);
     my_tid = (uint32_t)syscall(SYS_gettid);
     if (hr_cap_tb)
         hr_cap_tb->tid = my_tid;
@@ -407,7 +472,7 @@ void hr_cap_log_init(void) {
         hr_cap_buf_limit = v < 4096 ? 4096u : v > (long)HR_BUF_BYTES ? HR_BUF_BYTES : (uint32_t)v;
     }
     hr_children = !ch ? 1 : strcmp(ch, "0") == 0 ? 0 : strcmp(ch, "count") == 0 ? 2 : 1;
-    sample_self_init();
+    span_self_init();
     hr_cap_touch_init();
     hr_cap_frames_init();
     hr_cap_stacks_init();

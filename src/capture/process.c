@@ -57,10 +57,13 @@ HR_CAP_API int execvpe(const char *file, char *const argv[], char *const envp[])
 static void annot(unsigned op, const char *name) {
     if (!hr_cap_recording || hr_cap_guard)
         return;
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     size_t len = name ? strlen(name) : 0;
     hr_cap_emit(hr_cap_tick(0), op, 0, 0, len, name, len);
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
 }
 
 HR_CAP_API void hr_capture_heap_push(const char *name) { annot(HR_CAP_HEAP_PUSH, name); }
@@ -76,10 +79,13 @@ HR_CAP_API void hr_capture_frame_named(const char *stream) { annot(HR_CAP_FRAME_
 static void pool_event(unsigned op, uint64_t ptr, uint64_t a, uint64_t b, const char *name) {
     if (!hr_cap_recording || hr_cap_guard)
         return;
+    hr_cap_span_t sp;
+    hr_cap_span_begin(&sp);
     hr_cap_guard++;
     size_t len = name ? strlen(name) : 0;
     hr_cap_emit(hr_cap_tick(ptr), op, ptr, a, name ? len : b, name, len);
     hr_cap_guard--;
+    hr_cap_span_end(&sp);
 }
 
 HR_CAP_API void hr_capture_alloc_named(void *ptr, size_t size, const char *pool) {

@@ -75,6 +75,7 @@ static hr_tbuf_t *side_buf(int d) {
             return NULL;
         b = hr_sig_bufs[d] = m;
         atomic_store(&b->len, sizeof(hr_cap_block_t));
+        hr_cap_sampling_reset(b);
     }
     b->tid = hr_cap_tid();
     return b;

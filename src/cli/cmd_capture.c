@@ -19,6 +19,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <limits.h>
+#include <math.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -315,28 +316,57 @@ static hr_format_t out_format(const char *path) {
     return HR_FMT_BINARY;
 }
 
+/* --time-runs N: the measured overhead, the captured run's CPU time less the
+ * median of the N runs without the library, with those runs' spread: the
+ * farthest one of them fell from their median (`noise`; none for one run).
+ * A difference within it is not a measurement of the library; an estimate
+ * within it of the difference agrees as well as this measurement can say. */
+static void measured(FILE *f, double est, double cpu, const hr_program_time_t *prog) {
+    double plain = (double)prog->cpu_ns / 1e9, lo = (double)prog->cpu_min_ns / 1e9,
+           hi = (double)prog->cpu_max_ns / 1e9, diff = cpu - plain;
+    double noise = plain - lo > hi - plain ? plain - lo : hi - plain;
+    fprintf(f, "overhead measured: CPU %.3f s with the library, %.3f s without (median of %u "
+            "run%s, min %.3f, max %.3f), %+.0f%% (%+.1f ms)", cpu, plain, prog->runs,
+            prog->runs == 1 ? "" : "s", lo, hi, 100.0 * diff / plain, diff * 1e3);
+    if (prog->runs < 2)
+        fprintf(f, "; one run without: its noise is unknown");
+    else if (fabs(diff) <= noise)
+        fprintf(f, "; within the runs' spread (+-%.1f ms): too small to measure this way, "
+                "the library's ~%.1f ms is the figure", noise * 1e3, est * 1e3);
+    else if (diff <= 0)
+        fprintf(f, "; the captured run was the faster: the runs scatter more than the library "
+                "costs, the library's ~%.1f ms is the figure", est * 1e3);
+    else if (fabs(est - diff) <= noise)
+        fprintf(f, "; the library's ~%.1f ms is within the runs' spread (+-%.1f ms) of it",
+                est * 1e3, noise * 1e3);
+    else
+        fprintf(f, "; the library's ~%.1f ms is %.2fx it (runs' spread +-%.1f ms)", est * 1e3,
+                est / diff, noise * 1e3);
+    fputc('\n', f);
+}
+
 /* The library's overhead (docs/CAPTURE.md "Overhead"): its estimate of its
- * own time (END record: events x the mean sampled cost + the flushes), set
- * against the captured run's CPU time: the program alone took about
- * cpu - estimate, so the capture made it estimate / (cpu - estimate) more
- * expensive. With --time-runs the program also ran without the library,
- * and the measured difference is printed beside it. rt: the captured run
- * (NULL: a child process, whose run is not timed on its own). */
+ * own time (END record: the hook calls x the mean own time of the timed
+ * ones, plus the CPU time of its flushes, start-up and exit), set against
+ * the captured run's CPU time: the program alone took about cpu - estimate,
+ * so the capture made it estimate / (cpu - estimate) more expensive. With
+ * --time-runs the program also ran without the library: measured() prints
+ * that difference beside it. rt: the captured run (NULL: a child process,
+ * whose run is not timed on its own). */
 static void overhead(FILE *f, const hr_repair_t *rep, const hr_run_time_t *rt,
                      const hr_program_time_t *prog) {
     if (!rep->overhead_ns || !rep->events_in || !rt || !rt->cpu_ns)
         return;
     double est = (double)rep->overhead_ns / 1e9, cpu = (double)rt->cpu_ns / 1e9;
-    fprintf(f, "overhead: ~%.1f ms in the capture library (%.0f ns/event; sampled by the "
-            "library)", est * 1e3, (double)rep->overhead_ns / (double)rep->events_in);
+    fprintf(f, "overhead: ~%.1f ms in the capture library (%.0f ns/event; timed by the "
+            "library: its hooks, flushes, start-up and exit)", est * 1e3,
+            (double)rep->overhead_ns / (double)rep->events_in);
     if (est < cpu)
         fprintf(f, ": CPU %.3f s with it, ~%.3f s without, +%.0f%%", cpu, cpu - est,
                 100.0 * est / (cpu - est));
     fputc('\n', f);
     if (prog && prog->runs && !(prog->flags & HR_PROGF_CAPTURED) && prog->cpu_ns)
-        fprintf(f, "overhead measured: CPU %.3f s with the library, %.3f s without (median of "
-                "%u runs), +%.0f%%\n", cpu, (double)prog->cpu_ns / 1e9, prog->runs,
-                100.0 * (cpu - (double)prog->cpu_ns / 1e9) / ((double)prog->cpu_ns / 1e9));
+        measured(f, est, cpu, prog);
 }
 
 /* t: the trace, or what hr_import_capture_write leaves of it (its counts and

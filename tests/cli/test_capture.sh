@@ -243,6 +243,53 @@ else
     skip "heaptrack agrees on cap_threads" "heaptrack not installed"
 fi
 
+# The summary's overhead lines (docs/CAPTURE.md "Overhead"): the library's
+# figure, and with --time-runs the measured one, whose verdict must follow
+# from the figures the line itself prints: within the runs' spread when
+# |difference| <= spread, "the faster" when the difference is negative,
+# within the spread of it when |estimate - difference| <= spread, else the
+# ratio estimate / difference (to the 2 decimals printed).
+OVH_RE='^overhead: ~[0-9]+\.[0-9] ms in the capture library \([0-9]+ ns/event; timed by the library: its hooks, flushes, start-up and exit\)(: CPU [0-9.]+ s with it, ~[0-9.]+ s without, \+[0-9]+%)?$'
+MEAS_RE='^overhead measured: CPU [0-9.]+ s with the library, [0-9.]+ s without \(median of [0-9]+ runs?, min [0-9.]+, max [0-9.]+\), [+-][0-9]+% \([+-][0-9]+\.[0-9] ms\); '
+# verdict_ok LINE: 0 when the line's verdict is the one its figures call for
+# (they are rounded: to 1 ms, the difference to 0.1 ms, the ratio to 0.01)
+verdict_ok() {
+    echo "$1" | awk '{
+        match($0, /\([+-][0-9]+\.[0-9] ms\)/); diff = substr($0, RSTART + 1, RLENGTH - 5) / 1000
+        line = $0; gsub(/[(),;~]/, " "); n = split($0, f, " ")
+        for (i = 1; i <= n; i++) {
+            if (f[i] == "min") lo = f[i + 1]; if (f[i] == "max") hi = f[i + 1]
+            if (f[i] == "without" && med == "") med = f[i - 2]
+            if (f[i] == "library'"'"'s") est = f[i + 1] / 1000
+        }
+        noise = med - lo > hi - med ? med - lo : hi - med; slack = 0.0011
+        ad = diff < 0 ? -diff : diff; de = est - diff; de = de < 0 ? -de : de
+        if (index(line, "too small to measure")) ok = ad <= noise + slack
+        else if (index(line, "was the faster")) ok = ad > noise - slack && diff <= 0
+        else if (index(line, "is within the runs'"'"' spread")) ok = ad > noise - slack && de <= noise + slack
+        else if (match(line, /is [0-9.]+x it/)) {
+            r = substr(line, RSTART + 3, RLENGTH - 7) + 0
+            ok = ad > noise - slack && de > noise - slack && diff > 0 &&
+                 (r - est / diff) ^ 2 < (0.01 + 0.0002 * est / diff / diff) ^ 2
+        }
+        exit ok ? 0 : 1 }'
+}
+overhead_lines() {
+    "$HR" capture -o "$W/o.hrt" -- "$T/cap_single" > "$W/o.log" 2>&1
+    if grep -Eq "$OVH_RE" "$W/o.log"; then ok "heapreplay capture: the overhead line's form"
+    else not_ok "heapreplay capture: the overhead line's form" "$(grep overhead "$W/o.log" || echo "no overhead line")"; fi
+    "$HR" capture --time-runs 3 -o "$W/o.hrt" -- "$T/cap_single" < /dev/null > "$W/o3.log" 2>&1
+    line=$(grep '^overhead measured: ' "$W/o3.log")
+    if echo "$line" | grep -Eq "${MEAS_RE}" && echo "$line" | grep -q "median of 3 runs" &&
+        verdict_ok "$line"; then ok "heapreplay capture: overhead measured: form and verdict (3 runs)"
+    else not_ok "heapreplay capture: overhead measured: form and verdict (3 runs)" "${line:-no line}"; fi
+    "$HR" capture --time-runs 1 -o "$W/o.hrt" -- "$T/cap_single" < /dev/null > "$W/o1.log" 2>&1
+    line=$(grep '^overhead measured: ' "$W/o1.log")
+    if echo "$line" | grep -Eq "${MEAS_RE}one run without: its noise is unknown\$"; then
+        ok "heapreplay capture: overhead measured: one run, noise unknown"
+    else not_ok "heapreplay capture: overhead measured: one run, noise unknown" "${line:-no line}"; fi
+}
+
 # The CLI: heapreplay capture (when the lead's binary is built).
 HR="$B/heapreplay"
 if [ -x "$HR" ] && "$HR" capture --help >/dev/null 2>&1; then
@@ -264,12 +311,17 @@ if [ -x "$HR" ] && "$HR" capture --help >/dev/null 2>&1; then
     else not_ok "heapreplay capture: program killed by SIGTERM (rc $rc)"; sed 's/^/#   /' "$W/k.log"; fi
     "$HR" capture -o "$W/z.hrt" > /dev/null 2>&1
     [ $? = 2 ] && ok "heapreplay capture: usage error exits 2" || not_ok "heapreplay capture: usage error exits 2"
+    overhead_lines
     cli_signals
 else
     skip "heapreplay capture: trace written" "heapreplay not built"
     skip "heapreplay capture: raw log removed" "heapreplay not built"
     skip "heapreplay capture: program killed by SIGTERM" "heapreplay not built"
     skip "heapreplay capture: usage error exits 2" "heapreplay not built"
+    for t in "the overhead line's form" "overhead measured: form and verdict (3 runs)" \
+        "overhead measured: one run, noise unknown"; do
+        skip "heapreplay capture: $t" "heapreplay not built"
+    done
     for t in "SIGTERM to capture" "SIGTERM to capture of a launcher" "^C at the terminal" \
         "^Z and fg" "relative -o through cd && exec" \
         "launcher without --follow-forks" "launcher with --follow-forks"; do
