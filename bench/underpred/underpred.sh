@@ -15,19 +15,23 @@
 #   base       the default replay
 #   l2         --pollute 2M:16   the program's work between calls evicts L1/L2
 #   llc        --pollute 64M:16  ... and the last-level cache (35.8 MiB here)
-#   touchall   --touch all       every new block written whole (page faults,
-#                                the program's first touch of new memory)
-# The program's own use of its heap between calls (--access) is one more
-# (MODELS='...;spread=--access spread:4'), left out by default: it makes a
-# replay of sqlite_index take ~70 s here, and results/fidelity-access-vm.md
-# measured it on the same three programs.
+# Two more can be added (MODELS='...;touchall=--touch all;spread=--access
+# spread:4'): every new block written whole (an upper bound on the page
+# faults of new memory) and the program's own use of its heap between calls.
+# They are left out by default because they are slow here (a replay of
+# freeciv_ai under --touch all writes its 8 MiB buffers whole: > 3 min; of
+# sqlite_index under spread:4: ~70 s), and results/fidelity-access-vm.md
+# measured the access models on the same three programs. The instructions
+# the allocators change in a real program: bench/underpred/instructions.sh.
 # From the base replays also: the warm laps as the predictor (time.cpu_s
 # instead of time.cold_cpu_s), and the median of three rounds' predictions.
 # The table and its reading: bench/underpred/underpred_report.py.
 #
 # Environment: ROUNDS (11), REPEAT (3), PROGRAMS (python_json sqlite_index
 # freeciv_ai), ALLOCATORS (glibc jemalloc mimalloc tcmalloc), MODELS, OUT
-# (results/underpred-$(hostname).md), KEEP (a folder to keep the raw TSVs in).
+# (results/underpred-$(hostname).md), KEEP (a folder to keep the raw TSVs in),
+# FROM (a KEEP folder of an earlier run: its rounds written up again, none run;
+# the header's date and load are then the write-up's, its command says FROM).
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
 hr_bench_need_hr underpred.sh "${1:-.}"
@@ -36,7 +40,7 @@ ROUNDS=${ROUNDS:-11}
 REPEAT=${REPEAT:-3}
 PROGRAMS=${PROGRAMS:-python_json sqlite_index freeciv_ai}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
-MODELS=${MODELS:-base=;l2=--pollute 2M:16;llc=--pollute 64M:16;touchall=--touch all}
+MODELS=${MODELS:-base=;l2=--pollute 2M:16;llc=--pollute 64M:16}
 OUT=${OUT:-$S/results/underpred-$(hostname).md}
 CMD="ROUNDS=$ROUNDS REPEAT=$REPEAT PROGRAMS='$PROGRAMS' ALLOCATORS='$ALLOCATORS' MODELS='$MODELS' bench/underpred/underpred.sh"
 R=$S/traces/real
@@ -75,10 +79,14 @@ rotate() {
 }
 
 IFS=';' read -r -a model_list <<< "$MODELS"
+if [ -n "${FROM:-}" ]; then # written up again from an earlier run's raw values
+    cp "$FROM/real.tsv" "$FROM/replay.tsv" "$W/"
+    ROUNDS=0
+    CMD="FROM=$FROM $CMD"
+fi
 read -r -a alloc_list <<< "$ALLOCATORS"
 alist=$(echo "$ALLOCATORS" | tr ' ' ',')
-: > "$W/real.tsv"
-: > "$W/replay.tsv"
+[ -n "${FROM:-}" ] || { : > "$W/real.tsv"; : > "$W/replay.tsv"; }
 for r in $(seq 1 "$ROUNDS"); do
     for p in $PROGRAMS; do
         for a in $(rotate "$r" "${alloc_list[@]}"); do
@@ -114,6 +122,8 @@ done
     hr_header "Under-prediction: the replay's models against the real programs" "$CMD"
     echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
          "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`."
+    echo
+    echo "Rounds: $(cut -f3 "$W/real.tsv" | sort -un | wc -l); one replay per round, program and model (\`-r $REPEAT\`)."
     echo
     python3 "$S/bench/underpred/underpred_report.py" "$W/real.tsv" "$W/replay.tsv" "$ALLOCATORS"
     echo

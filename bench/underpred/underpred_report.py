@@ -9,10 +9,10 @@ REPLAY_TSV: program model round allocator ops cold_cpu_s warm_cpu_s change_s
 startup_s real lo_s hi_s cold_samples warm_samples (one replay's row).
 
 Per program and allocator against glibc:
-- real: the median of the rounds' paired differences (round r's run on the
-  allocator minus round r's on glibc) with its 95 % interval from order
-  statistics (the sign test's: no assumption about the noise's shape);
-  beyond noise when the interval excludes 0
+- real: the Hodges-Lehmann change of the rounds' paired differences (round
+  r's run on the allocator minus round r's on glibc) with its exact
+  signed-rank 95 % interval, as bench/fidelity/fidelity_report.py computes
+  it; beyond noise when the interval excludes 0
 - per model: the median over the rounds of the replay's predicted change
   (predict.change_s: the cold laps' paired difference plus start-up), its
   range over the rounds (the stability of one replay's prediction), and
@@ -28,51 +28,15 @@ Per program and allocator against glibc:
   none from the replay's interval) against the real one, over the rounds
 """
 import math
+import os
 import statistics as st
 import sys
 from collections import defaultdict
 
-
-def sign_ci(v):
-    """Median and 95 % interval (order statistics of the sign test)."""
-    v = sorted(v)
-    n = len(v)
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    med = st.median(v)
-    # largest k with P(Binom(n, 1/2) < k) <= 2.5 %: the interval (v[k-1], v[n-k])
-    k, cum = 0, 0.0
-    while True:
-        p = math.comb(n, k) / 2 ** n
-        if cum + p > 0.025:
-            break
-        cum += p
-        k += 1
-    if k == 0:  # fewer than 6 rounds: no interval reaches 95 %
-        return med, math.nan, math.nan
-    return med, v[k - 1], v[n - k]
-
-
-def rank(xs):
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2
-        i = j + 1
-    return r
-
-
-def spearman(a, b):
-    ra, rb = rank(a), rank(b)
-    ma, mb = st.mean(ra), st.mean(rb)
-    num = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    den = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
-    return num / den if den else math.nan
+# the fidelity benchmark's paired test and rank correlation, so that both
+# benchmarks call a change real by the same rule
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fidelity"))
+from fidelity_report import paired_change, spearman  # noqa: E402
 
 
 def ms(x, sign=True):
@@ -132,7 +96,8 @@ def main(argv):
     # per predictor: [sum of closed gap, sum of base gap, rho list, agree, n, spreads]
     tot = {m: [0.0, 0.0, [], 0, 0, []] for m in preds}
     print("Real: the program's CPU (user + system, wait4), median over the rounds; change: the "
-          "median of the rounds' paired differences to glibc, [95 % interval, sign test]. "
+          "Hodges-Lehmann change of the rounds' paired differences to glibc [exact signed-rank "
+          "95 % interval]. "
           "Predicted (ms): the median over the rounds of one replay's change, "
           "[min .. max over the rounds]; closes: (predicted - base) / (real - base), for the "
           "rows whose real change is beyond noise and at least 10 ms from base.\n")
@@ -153,8 +118,9 @@ def main(argv):
             if a == "glibc":
                 print("| glibc | %.3f | %.0f | - | - |%s" % (cpu, flt, " - |" * len(preds)))
                 continue
-            d = [x[r][0] - g[r][0] for r in x if r in g]
-            med, lo, hi = sign_ci(d)
+            rounds = [r for r in sorted(x) if r in g]
+            med, lo, hi = paired_change([x[r][0] for r in rounds], [g[r][0] for r in rounds])
+            lo, hi = (math.nan, math.nan) if lo is None else (lo, hi)
             realch[a] = med
             beyond[a] = verdict(lo, hi)
             cells = []

@@ -7,11 +7,12 @@
  * the program, the program's own work between the calls evicts some of them
  * and the next call misses. An allocator whose metadata is compact or
  * close to the blocks it returns misses less, and its saving in the program
- * is larger than in a back-to-back replay. The model: after every event of
- * a timed lap, write LINES cache lines of a scratch buffer of SIZE bytes
+ * is larger than in a back-to-back replay. The model: after every alloc,
+ * calloc, realloc and free of a timed lap, write LINES cache lines of a
+ * scratch buffer of SIZE bytes
  * (harness memory, mapped and faulted in once per process), continuing where
- * the last event stopped and wrapping at its end, so that every
- * SIZE / (64 x LINES) events the whole buffer has passed through the caches.
+ * the last call stopped and wrapping at its end, so that every
+ * SIZE / (64 x LINES) calls the whole buffer has passed through the caches.
  *
  *   none          nothing (the default: the laps as without the option)
  *   SIZE[:LINES]  SIZE 64K..1G (K, M or G suffix), LINES 1..1024 (default 16)
@@ -38,7 +39,7 @@
 
 typedef struct hr_pollute {
     uint64_t bytes; /* the scratch buffer; 0: the model is off */
-    uint32_t lines; /* lines written after each event */
+    uint32_t lines; /* lines written after each allocator call */
 } hr_pollute_t;
 
 /* Parses "none" or "SIZE[:LINES]"; 0, or -1 with *out untouched. */
@@ -50,11 +51,12 @@ const char *hr_pollute_spec(const hr_pollute_t *p, char *buf, size_t n);
  * model other than none (read once; a value that does not parse is off). */
 int hr_pollute_on(void);
 
-/* The events [from, to) of r, each followed by the model's writes; libc:
+/* The events [from, to) of r, each allocator call followed by the model's
+ * writes (frames, marks and the rest: none); libc:
  * the run calls the C library directly (engine.c's run_libc). */
 void hr_pollute_range(run_t *r, const hr_event_t *from, const hr_event_t *to, int libc);
 
-/* The model's writes after n events, on their own (tests: the lines written
+/* The model's writes after n allocator calls, on their own (tests: the lines written
  * and the cursor's wrap). Returns the cursor's byte offset after them. */
 uint64_t hr_pollute_steps(uint64_t n);
 
