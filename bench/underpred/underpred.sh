@@ -22,7 +22,8 @@
 # freeciv_ai under --touch all writes its 8 MiB buffers whole: > 3 min; of
 # sqlite_index under spread:4: ~70 s), and results/fidelity-access-vm.md
 # measured the access models on the same three programs. The instructions
-# the allocators change in a real program: bench/underpred/instructions.sh.
+# the allocators change in a real program: bench/underpred/instructions.sh;
+# user and system time apart: bench/underpred/user_sys.sh.
 # From the base replays also: the warm laps as the predictor (time.cpu_s
 # instead of time.cold_cpu_s), and the median of three rounds' predictions.
 # The table and its reading: bench/underpred/underpred_report.py.
