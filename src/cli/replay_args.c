@@ -14,6 +14,7 @@
 #include "alloc/routed.h"
 #include "replay/counter.h"
 #include "replay/memlimit.h"
+#include "replay/pollute.h"
 #include "report/paired.h"
 #include "base/outfile.h"
 
@@ -38,7 +39,7 @@ enum {
     O_TOUCH = HR_OPT_LONG, O_ACCESS, O_TIMEOUT, O_BUDGET, O_HEAPCFG, O_WARM, O_WARM_STOP, O_STALL, O_THREADS, O_PACE,
     O_COUNT, O_VERIFY, O_POOL, O_DETAIL, O_SHARD, O_FORM, O_ROUTE_PLAN,
     O_MEMLIMIT, O_THREAD, O_PAIR, O_PAIR_TOL,
-    O_MEMORY_LAP
+    O_MEMORY_LAP, O_POLLUTE
 };
 
 static const hr_opt_t replay_opts[] = {
@@ -62,6 +63,10 @@ static const hr_opt_t replay_opts[] = {
      "them: none (default) | reuse:N (after each op N cache lines of the new block and of "
      "recently allocated ones) | spread:N (N lines of blocks picked from the whole heap); "
      "+free also reads a block before its free. N 1..64. Serial laps only"},
+    {O_POLLUTE, "pollute", "SIZE[:LINES]|none", "after each allocator call of a timed lap, write "
+     "LINES cache lines (default 16) of a SIZE-byte scratch buffer (64K..1G), as the program's "
+     "own work evicts the allocator's metadata between calls; the same writes for every "
+     "allocator. Default none (docs/METRICS.md, \"Cache pollution\")"},
     {O_TIMEOUT, "timeout", "SECONDS", "per replay process (default 600)"},
     {O_MEMLIMIT, "mem-limit", "SIZE|none", "per replay process: its anonymous resident memory "
      "(RSS less shared pages), read every 5 ms; over it the process is killed and its row is "
@@ -207,6 +212,13 @@ static int on_opt(void *ctx, const hr_optarg_t *o) {
         return hr_access_parse(o->arg, &a->opt.access) != 0
                    ? hr_opt_bad(o, "none, reuse:N or spread:N (N 1..64), optionally +free, or free")
                    : 0;
+    case O_POLLUTE: { /* to the workers through their environment (replay/pollute.h) */
+        hr_pollute_t p;
+        char b[48];
+        if (hr_pollute_parse(o->arg, &p) != 0)
+            return hr_opt_bad(o, "none or SIZE[:LINES], SIZE 64K..1G, LINES 1..1024");
+        return setenv(HR_POLLUTE_ENV, hr_pollute_spec(&p, b, sizeof b), 1) == 0 ? 0 : -1;
+    }
     case O_TIMEOUT: return hr_opt_double(o, 0, 1e7, 1, &a->opt.timeout_s);
     case O_MEMLIMIT:
         if (strcmp(o->arg, "none") == 0) {

@@ -8,6 +8,7 @@
 #include "base/hmem.h"
 #include "base/sysinfo.h"
 #include "replay/engine_access.h"
+#include "replay/pollute.h"
 #include "replay/engine_int.h"
 #include "replay/engine_ops.h"
 
@@ -283,6 +284,10 @@ __attribute__((optimize("no-jump-tables")))
 #endif
 void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     int libc = run_libc(r);
+    if (__builtin_expect(hr_pollute_on(), 0)) { /* --pollute: its own loop (replay/pollute.h) */
+        hr_pollute_range(r, from, to, libc);
+        return;
+    }
     if (__builtin_expect(r->acc != NULL, 0)) {
         run_range_access(r, from, to, libc);
         return;

@@ -17,3 +17,6 @@ noinst_HEADERS += src/replay/engine.h src/replay/engine_int.h src/replay/engine_
 # Routing plans by call site (replay --plan; docs/SITES.md).
 libhr_a_SOURCES += src/replay/route.c src/replay/route_apply.c
 noinst_HEADERS += src/replay/route.h
+# The cache-pollution model of the timed laps (replay --pollute; replay/pollute.h).
+libhr_a_SOURCES += src/replay/pollute.c
+noinst_HEADERS += src/replay/pollute.h

@@ -10,7 +10,7 @@ UNIT_TESTS = tests/unit/test_varint tests/unit/test_trace_format tests/unit/test
 	tests/unit/test_backends tests/unit/test_ptrmap tests/unit/test_verify tests/unit/test_threads \
 	tests/unit/test_compose tests/unit/test_trace_input tests/unit/test_scan_canonical tests/unit/test_program tests/unit/test_predict tests/unit/test_ranking \
 	tests/unit/test_series tests/unit/test_packed tests/unit/test_access tests/unit/test_spec tests/unit/test_plan tests/unit/test_result tests/unit/test_lifetime \
-	tests/unit/test_paired tests/unit/test_warmstop tests/unit/test_paced
+	tests/unit/test_paired tests/unit/test_warmstop tests/unit/test_paced tests/unit/test_pollute
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 noinst_HEADERS += tests/unit/hr_test.h tests/unit/golden.h tests/unit/seed_model.h tests/unit/trace_mem.h

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# User and system CPU apart: sqlite_index (traces/real) under each allocator
+# in interleaved rounds, each run's user and system seconds from wait4
+# (python's os.wait4), so that a real change of the program's CPU time can
+# be told kernel work (page faults, zeroing, madvise) or user work.
+#
+#   taskset -c 1 bench/underpred/user_sys.sh [BUILDDIR]   > TSV: round allocator user_s sys_s minflt
+#
+# Environment: ROUNDS (7), ALLOCATORS (glibc jemalloc mimalloc).
+set -euo pipefail
+. "$(dirname "$0")/../lib/hr_bench_lib.sh"
+hr_bench_need_hr user_sys.sh "${1:-.}"
+ROUNDS=${ROUNDS:-7}
+ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc}
+printf 'round\tallocator\tuser_s\tsys_s\tminflt\n'
+for r in $(seq 1 "$ROUNDS"); do
+    for a in $ALLOCATORS; do
+        lib=$(hr_lib "$a") || { say "skipping $a: not built"; continue; }
+        python3 - "$r" "$a" "$lib" /usr/bin/sqlite3 :memory: ".read $S/traces/real/sqlite_index.sql" <<'PY'
+import os, sys
+r, a, lib, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+env = dict(os.environ)
+env.pop("LD_PRELOAD", None)
+if lib:
+    env["LD_PRELOAD"] = lib
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    os.execvpe(cmd[0], cmd, env)
+_, st, ru = os.wait4(pid, 0)
+print("%s\t%s\t%.6f\t%.6f\t%d" % (r, a, ru.ru_utime, ru.ru_stime, ru.ru_minflt))
+PY
+    done
+done
