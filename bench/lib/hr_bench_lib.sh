@@ -118,7 +118,10 @@ hr_free_port() {
     "${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
 }
 
-hr_has_warm_time() { "$HR" replay --help 2>&1 | grep -q -- --warm-time; }
+# The help is read whole: `grep -q` would exit at its first match and, under
+# `set -o pipefail`, the help's SIGPIPE would make the answer "no" at random
+# (on a loaded machine a benchmark then ran without --warm-time).
+hr_has_warm_time() { "$HR" replay --help 2>&1 | grep -- --warm-time > /dev/null; }
 
 hr_median() { grep -v '^null$' | sort -g | awk '{ v[NR] = $1 } END {
     if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

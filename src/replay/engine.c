@@ -192,14 +192,68 @@ static __attribute__((noinline)) void lean_other(run_t *r, const hr_event_t *ev)
     dispatch(r, ev);
 }
 
-/* The loop a hand-written replay runs (tests/tools/fresh_replay.c): alloc
- * and free inline, the slot table and the event pointer in registers and
+/* op_REALLOC and op_CALLOC of engine_ops.h with libc set, no touch cap and
+ * the pending `touched` record in *pend: inline in the lean loop as in the
+ * hand-written replay, where a call to lean_other per op (dispatch on a
+ * run_t in memory, touch policy tested at run time) cost strings.hrt, 57 %
+ * reallocs, 3-5 % beside it (docs/METRICS.md, "Harness cost"). A failed
+ * realloc frees the old block, as op_REALLOC does. */
+static inline __attribute__((always_inline)) void lean_realloc(run_t *r, hr_slot_t *s,
+                                                               const hr_event_t *ev,
+                                                               hr_touch_t touch, uint64_t *pend,
+                                                               uint64_t *empty) {
+    void *old = s[ev->aux].p, *p;
+    const uint64_t size = ev->size, osz = old ? s[ev->aux].size : 0;
+    uint64_t used = size;
+    if (__builtin_expect(old != NULL, 1)) {
+        p = realloc(old, size);
+    } else {
+        ++*empty;
+        p = malloc(size);
+    }
+    if (touch == HR_TOUCH_RECORDED && __builtin_expect(*pend != 0, 0)) {
+        used = *pend - 1 < size ? *pend - 1 : size;
+        *pend = 0;
+    }
+    if (__builtin_expect(p == NULL, 0)) {
+        if (old)
+            free(old);
+        note_fail(r, ev);
+    } else if (touch != HR_TOUCH_NONE) {
+        touch_pages(p, osz, used, 1);
+    }
+    s[ev->aux].p = NULL;
+    s[ev->id].p = p;
+    s[ev->id].size = size;
+}
+
+/* A calloc'd block is zeroed: only a `touched` record writes it (zeros). */
+static inline __attribute__((always_inline)) void lean_calloc(run_t *r, hr_slot_t *s,
+                                                              const hr_event_t *ev,
+                                                              hr_touch_t touch, uint64_t *pend) {
+    const uint64_t bytes = (uint64_t)ev->aux * ev->size;
+    void *p = calloc(ev->aux, ev->size);
+    s[ev->id].p = p;
+    s[ev->id].size = bytes;
+    if (__builtin_expect(p == NULL, 0))
+        note_fail(r, ev);
+    if (touch == HR_TOUCH_RECORDED && __builtin_expect(*pend != 0, 0)) {
+        uint64_t used = *pend - 1 < bytes ? *pend - 1 : bytes;
+        *pend = 0;
+        if (p)
+            touch_pages(p, 0, used, 0);
+    }
+}
+
+/* The loop a hand-written replay runs (tests/tools/fresh_replay.c): alloc,
+ * free, realloc and calloc inline, the slot table and the event pointer in registers and
  * nothing else live across the calls. fast_loop_t's copy of run_t kept
  * ~20 values live across each malloc and free; GCC spilled them, moved the
  * malloc call out of line and reloaded the touch cap from the stack on every
  * alloc, which on the 3-8 ns/op traces cost 5-15 % beside the hand-written
  * loop (docs/METRICS.md, "Harness cost"). Same semantics as fast_loop_t
- * with libc set, no access model and no touch cap: a failed alloc is noted,
+ * with libc set, no access model and no touch cap (the other ops, rare in
+ * a trace, go through lean_other): a failed alloc is noted,
  * an empty free counted, a block touched one byte a page (touch `first`),
  * or as far as its `touched` record says (`recorded`: the pending record is
  * a local here, in r->pend around the other ops), or not at all (`none`).
@@ -234,6 +288,10 @@ static inline __attribute__((always_inline)) void lean_loop_t(run_t *r, const hr
                 note_fail(r, ev);
             else if (touch != HR_TOUCH_NONE)
                 touch_pages(p, 0, used, 1);
+        } else if (op == HR_OP_REALLOC) {
+            lean_realloc(r, s, ev, touch, &pend, &empty);
+        } else if (op == HR_OP_CALLOC) {
+            lean_calloc(r, s, ev, touch, &pend);
         } else if (touch == HR_TOUCH_RECORDED && op == HR_OP_TOUCHED) {
             pend = ev->size < UINT64_MAX ? ev->size + 1 : ev->size; /* as op_TOUCHED */
         } else {
