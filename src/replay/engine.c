@@ -216,9 +216,11 @@ static inline __attribute__((always_inline)) void lean_realloc(run_t *r, hr_slot
         *pend = 0;
     }
     if (__builtin_expect(p == NULL, 0)) {
-        if (old)
-            free(old);
-        note_fail(r, ev);
+        if (!(old && size == 0)) { /* realloc(old, 0) may free old: op_REALLOC */
+            if (old)
+                free(old);
+            note_fail(r, ev);
+        }
     } else if (touch != HR_TOUCH_NONE) {
         touch_pages(p, osz, used, 1);
     }

@@ -116,6 +116,14 @@ static inline HR_ALWAYS_INLINE void *realloc_emulated(run_t *r, void *old, uint6
     return p;
 }
 
+/* Whether a realloc(old, 0) that returned NULL has freed old: the C
+ * library's realloc does (glibc; jemalloc's and tcmalloc's defaults), so the
+ * replay must neither free old again nor count a failure. A capture records
+ * such a call as a free; hand-written and imported traces may still hold it. */
+static inline int hr_zero_realloc_freed(const run_t *r, const void *old, uint64_t size) {
+    return old && size == 0 && (r->libc || r->be->realloc == hr_sys_realloc);
+}
+
 static inline HR_ALWAYS_INLINE void op_REALLOC(run_t *r, const hr_event_t *ev) {
     void *old = r->slots[ev->aux].p;
     uint64_t osz = old ? r->slots[ev->aux].size : 0;
@@ -130,10 +138,15 @@ static inline HR_ALWAYS_INLINE void op_REALLOC(run_t *r, const hr_event_t *ev) {
     else
         p = realloc_emulated(r, old, osz, ev->size);
     if (__builtin_expect(p == NULL, 0)) {
-        /* The old block stays allocated: release it so nothing leaks. */
-        if (old)
-            be_free(r, old, osz);
-        note_fail(r, ev);
+        /* realloc(old, 0) of the C library may free old and return NULL
+         * (glibc, jemalloc's and tcmalloc's default): a free, not a failure;
+         * the slot stays empty. Otherwise the old block stays allocated:
+         * release it so nothing leaks. */
+        if (!hr_zero_realloc_freed(r, old, ev->size)) {
+            if (old)
+                be_free(r, old, osz);
+            note_fail(r, ev);
+        }
     }
     touch_made(r, p, osz, ev->size, 0);
     r->slots[ev->aux].p = NULL;

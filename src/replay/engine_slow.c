@@ -9,6 +9,7 @@
 
 #include "base/hmem.h"
 #include "replay/counter.h"
+#include "replay/engine_ops.h"
 #include "replay/engine_int.h"
 #include "replay/verify.h"
 
@@ -93,19 +94,27 @@ static void slow_realloc(slow_t *s, const hr_event_t *ev) {
         slow_alloc(s, ev, 0);
         return;
     }
-    if (s->v)
+    /* realloc(old, 0) may free old (hr_zero_realloc_freed): the checker
+     * sees old freed first and any block returned as a new one of 0 bytes */
+    const int to_zero = ev->size == 0;
+    if (s->v && to_zero)
+        hr_verify_before_free(s->v, s->ev, ev->aux, old, osz);
+    else if (s->v)
         hr_verify_before_realloc(s->v, s->ev, ev->aux, old, osz);
     void *p = call_realloc(s, old, osz, ev->size);
     hr_run_touch_made(r, p, osz, ev->size, 0);
     if (!p) {
         /* the old block stays allocated: release it so nothing leaks */
-        if (s->v)
-            hr_verify_before_free(s->v, s->ev, ev->aux, old, osz);
-        call_free(s, old, osz);
-        note_null(r, s->ev);
-    } else {
-        if (s->v)
-            hr_verify_after_realloc(s->v, s->ev, ev->aux, ev->id, p, osz, ev->size);
+        if (!hr_zero_realloc_freed(r, old, ev->size)) {
+            if (s->v && !to_zero)
+                hr_verify_before_free(s->v, s->ev, ev->aux, old, osz);
+            call_free(s, old, osz);
+            note_null(r, s->ev);
+        }
+    } else if (s->v && to_zero) {
+        hr_verify_alloc(s->v, s->ev, ev->id, p, 0, 0, 0);
+    } else if (s->v) {
+        hr_verify_after_realloc(s->v, s->ev, ev->aux, ev->id, p, osz, ev->size);
     }
     r->slots[ev->aux].p = NULL;
     r->slots[ev->id].p = p;

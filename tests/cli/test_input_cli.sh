@@ -98,4 +98,19 @@ if timeout 60 "$HR" replay -q -a glibc,bump -r 1 --warm-time 0 "$T/huge.hrt" -o 
 else
     not_ok "replay of a huge id: slot table by live ids" "$(cat "$T/err")"
 fi
+# realloc to 0 bytes: the C library's realloc(p, 0) frees p and may return
+# NULL (glibc, jemalloc, tcmalloc): a free, not a failure, never a double free
+printf 'heapreplay-trace 1\nalloc 0 100\nrealloc 0 1 0\nfree 1\nalloc 2 10\nrealloc 2 3 0\nalloc 4 24\nfree 4\n' >"$T/z.txt"
+for vf in "" --verify; do
+    if "$HR" replay -q -a glibc,jemalloc,mimalloc,tcmalloc,block -r 1 --warm-time 0 $vf "$T/z.txt" \
+           -o "$T/z.json" >/dev/null 2>"$T/err" &&
+       [ "$(grep -c '"status": *"ok"' "$T/z.json")" -ge 5 ] &&
+       ! grep '"status": *"' "$T/z.json" | grep -qv '"ok"' &&
+       ! grep -q '"failed_allocs": *[1-9]' "$T/z.json"; then
+        ok "realloc to 0 bytes is a free on every allocator ${vf:-(timed)}"
+    else
+        not_ok "realloc to 0 bytes is a free on every allocator ${vf:-(timed)}" "$(cat "$T/err")" \
+            "$(grep -o '"status": *"[a-z]*"' "$T/z.json" 2>/dev/null | tr '\n' ' ')"
+    fi
+done
 tap_done
