@@ -141,8 +141,9 @@ size_t hr_sizeclass_chunk_request(const hr_sizeclass_t *sc, size_t cls);
 void *hr_sizeclass_alloc_slow(hr_sizeclass_t *sc, size_t size);
 void hr_sizeclass_free_slow(hr_sizeclass_t *sc, void *p, size_t size);
 
-static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
-    int c = hr_sizeclass_class_of(sc, size);
+/* hr_sizeclass_alloc of a request whose class c (-1: above max_class) the
+ * caller has found already. */
+static inline void *hr_sizeclass_alloc_in(hr_sizeclass_t *sc, int c, size_t size) {
     hr_sc_node_t *p = c < 0 ? NULL : sc->lists[c];
     if (!p)
         return hr_sizeclass_alloc_slow(sc, size);
@@ -153,6 +154,10 @@ static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
     if (sc->live_bytes > sc->high_water) /* the footprint did not move */
         sc->high_water = sc->live_bytes;
     return p;
+}
+
+static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
+    return hr_sizeclass_alloc_in(sc, hr_sizeclass_class_of(sc, size), size);
 }
 
 static inline void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {
