@@ -79,7 +79,9 @@ static __attribute__((noinline)) void block_free_rest(void *self, void *ptr, siz
     hr_inhouse_free(self, ptr, size, block_native_free);
 }
 
-/* As block_alloc: no fallback block live, a small block. */
+/* As block_alloc: a small block, and no fallback block live (block has no
+ * oversize refusals: each of its fallback blocks, refused for its
+ * alignment, may have any size, and its free must search the set). */
 static void block_free(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
     if (__builtin_expect(!b->ih.fb_set.n && size - 1 < HR_BLOCK_MAX_SIZE && ptr, 1)) {

@@ -25,6 +25,7 @@
  */
 #include <stdlib.h>
 
+#include "alloc/chunk.h"
 #include "backends/inhouse.h"
 #include "alloc/sizeclass.h"
 
@@ -70,7 +71,7 @@ static void *sizeclass_native_alloc(void *self, size_t size, size_t align, const
     hr_sizeclass_be_t *b = self;
     int c = hr_sizeclass_class_of(b->a, size);
     if (c < 0) {
-        *why = "oversize";
+        *why = hr_inhouse_oversize;
         return NULL;
     }
     if (!align_ok(b->a, c, align)) {
@@ -109,11 +110,20 @@ static int sizeclass_native_free(void *self, void *ptr, size_t size) {
     return 1;
 }
 
+/* The rest of sizeclass_free: an oversize block is a fallback one, not in
+ * the adapter's set; a small one goes the adapter's way. */
 static __attribute__((noinline)) void sizeclass_free_rest(void *self, void *ptr, size_t size) {
-    hr_inhouse_free(self, ptr, size, sizeclass_native_free);
+    hr_sizeclass_be_t *b = self;
+    if (hr_sizeclass_class_of(b->a, size) < 0)
+        hr_inhouse_fb_free_oversize(&b->ih, ptr, size);
+    else
+        hr_inhouse_free(self, ptr, size, sizeclass_native_free);
 }
 
-/* As sizeclass_alloc: no fallback block live, a small block. */
+/* As sizeclass_alloc: a small block, and no fallback block of a small size
+ * live (the adapter's set holds only those: an oversize block is never
+ * freed with a small size). Before, every free of strings searched the set
+ * while its oversize blocks, 58 % of its ops, were live. */
 static void sizeclass_free(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
     int c = hr_sizeclass_class_of(b->a, size);
@@ -134,7 +144,7 @@ static size_t sizeclass_usable_size(void *self, void *ptr, size_t size) {
     (void)ptr;
     hr_sizeclass_be_t *b = self;
     size_t r = hr_sizeclass_round(b->a, size);
-    return r ? r : size;
+    return r ? r : hr_chunk_usable(size); /* oversize: a fallback block */
 }
 
 static void sizeclass_stats_of(void *self, void *st) {

@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 #include "alloc/bank.h"
+#include "alloc/chunk.h"
 #include "hr_test.h"
 #include "seed_model.h"
 
@@ -233,6 +234,9 @@ static void test_backend(void) {
     HR_CHECK_EQ_U64(be->usable_size(inst, p[17], 17), 32);
     void *over = be->alloc(inst, 65, 0, -1);
     void *al = be->alloc(inst, 16, 64, -1);
+    /* fallback blocks answer malloc's usable size, oversize or not */
+    HR_CHECK_EQ_U64(be->usable_size(inst, over, 65), hr_chunk_usable(65));
+    HR_CHECK_EQ_U64(be->usable_size(inst, al, 16), hr_chunk_usable(16));
     int x;
     be->free(inst, &x, 8); /* not a cell: refused, counted */
     char *js = hr_tm_stats_json(be, inst);
