@@ -77,49 +77,51 @@ trace_path() {
 
 sides="new"
 [ -z "$OLD_BIN" ] || sides="old new"
-raw="$W/raw.tsv"
-: > "$raw"
-for round in $(seq 1 "$ROUNDS"); do
+
+# Runs "$@" TRACE ALLOCS SIDE BINARY for every case, each side in turn.
+each_case() {
+    local c side
     for c in $CASES; do
-        trace=${c%%:*} allocs=${c#*:}
         for side in $sides; do
-            bin=$HR
-            [ "$side" = new ] || bin=$OLD_BIN
-            say "round $round/$ROUNDS $trace $side"
-            path=$(trace_path "$trace")
-            taskset -c "$CPU" "$bin" replay "$path" -a "mimalloc,$allocs" -r 1 --warm-time="$WARM" \
-                -f csv 2>/dev/null | grep -v '^#' | python3 -c '
+            if [ "$side" = new ]; then "$@" "${c%%:*}" "${c#*:}" new "$HR"
+            else "$@" "${c%%:*}" "${c#*:}" old "$OLD_BIN"; fi
+        done
+    done
+}
+
+# One timed replay: raw lines (round, trace, side, allocator, warm ns/op).
+time_one() { # time_one ROUND TRACE ALLOCS SIDE BINARY
+    say "round $1/$ROUNDS $2 $4"
+    taskset -c "$CPU" "$5" replay "$(trace_path "$2")" -a "mimalloc,$3" -r 1 \
+        --warm-time="$WARM" -f csv 2>/dev/null | grep -v '^#' | python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r.get("status") == "ok"]
 for r in rows:
     print("\t".join([sys.argv[1], sys.argv[2], sys.argv[3], r["allocator"], r["time.ns_per_op"]]))
-' "$round" "$trace" "$side" >> "$raw" || true
-        done
-    done
-done
+' "$1" "$2" "$4" >> "$raw" || true
+}
 
-# Instructions per op (count.per_op: callgrind's count of the allocator's
-# calls over the ops), once per trace and side: deterministic.
-counts="$W/counts.tsv"
-: > "$counts"
-if [ "${COUNT:-1}" = 1 ]; then
-    for c in $CASES; do
-        trace=${c%%:*} allocs=${c#*:}
-        for side in $sides; do
-            bin=$HR
-            [ "$side" = new ] || bin=$OLD_BIN
-            say "count $trace $side"
-            "$bin" replay "$(trace_path "$trace")" -a "mimalloc,$allocs" -r 1 --count callgrind \
-                -f json 2>/dev/null | python3 -c '
+# One counted replay: instructions per op (count.per_op: callgrind's count
+# of the allocator's calls over the ops), deterministic, so once per trace.
+count_one() { # count_one TRACE ALLOCS SIDE BINARY
+    say "count $1 $3"
+    "$4" replay "$(trace_path "$1")" -a "mimalloc,$2" -r 1 --count callgrind -f json \
+        2>/dev/null | python3 -c '
 import json, sys
 for r in json.load(sys.stdin)["results"]:
     c = r.get("count") or {}
     if r.get("status") == "ok" and c.get("per_op") is not None:
         print("\t".join(["1", sys.argv[1], sys.argv[2], r["allocator"], str(c["per_op"])]))
-' "$trace" "$side" >> "$counts" || true
-        done
-    done
-fi
+' "$1" "$3" >> "$counts" || true
+}
+
+raw="$W/raw.tsv" counts="$W/counts.tsv"
+: > "$raw"
+: > "$counts"
+for round in $(seq 1 "$ROUNDS"); do
+    each_case time_one "$round"
+done
+[ "${COUNT:-1}" != 1 ] || each_case count_one
 
 {
     hr_header "In-house allocators on their own patterns, against mimalloc" \
