@@ -11,15 +11,15 @@
  *    hint by scanning 64 segments per word instead of visiting each one;
  *  - `sum` in each segment's header, one bit per group of bitmap words with
  *    a free cell: the lowest free cell is two count-trailing-zeros away,
- *    where a scan over the words cost a mispredicted branch per word it
- *    passed;
+ *    where a scan over the words branched once per word it passed;
  *  - regions: the bank's segments side by side, `stride` apart, in address
  *    regions of its own (the first for at least 4 MiB of segments, each
- *    next twice the last), so free finds a cell's segment by a subtraction
- *    and a multiply. A hash of address windows did it before, and its
- *    dependent loads were a third of a free on particles. A region is
- *    mapped untouched: its pages are faulted in as segments are made, as
- *    the blocks they were carved from before. */
+ *    next twice the last, at most 2 GiB), so free finds a cell's segment by
+ *    a subtraction and a multiply. A hash of address windows did it before:
+ *    a probe loop of dependent loads on every free. A region is mapped
+ *    untouched: its pages are faulted in as segments are made in it, as
+ *    were the blocks the segments were carved from before.
+ */
 #include "alloc/bank.h"
 
 #include "alloc/segcache.h"
