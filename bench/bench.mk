@@ -112,7 +112,7 @@ EXTRA_DIST += bench/scale/scale.sh bench/scale/repeat_trace.py
 bench-inhouse-speed: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/inhouse_speed/inhouse_speed.sh $(top_builddir)
 EXTRA_DIST += bench/inhouse_speed/inhouse_speed.sh bench/inhouse_speed/inhouse_report.py \
-	bench/inhouse_speed/frame_temps.py
+	bench/inhouse_speed/frame_temps.py bench/inhouse_speed/size_cut.py
 
 # Each libFuzzer target for SECS seconds (default 600) from its seed corpus
 # -> results/fuzz-<host>.md (executions, coverage, crashes).

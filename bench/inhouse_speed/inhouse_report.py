@@ -2,13 +2,16 @@
 """Table of bench/inhouse_speed/inhouse_speed.sh: reads its raw lines
 (round, trace, side, allocator, warm ns/op) and prints, per trace and
 in-house allocator, the median [min-max] over rounds of ns/op and of the
-ratio to mimalloc's ns/op in the same replay call, old and new side."""
+ratio to mimalloc's ns/op in the same replay call, old and new side.
+With --count the figure is callgrind's instructions per op (one round)."""
 import statistics
 import sys
 from collections import defaultdict
 
+count = sys.argv[1] == "--count"
+unit = "instr/op" if count else "ns/op"
 ns = {}                    # (round, trace, side, alloc) -> ns/op
-for line in open(sys.argv[1]):
+for line in open(sys.argv[-1]):
     rnd, trace, side, alloc, v = line.rstrip("\n").split("\t")
     if v:
         ns[(rnd, trace, side, alloc)] = float(v)
@@ -33,13 +36,15 @@ def fmt(vals, digits):
     if not vals:
         return "-"
     f = "%%.%df" % digits
+    if min(vals) == max(vals):
+        return f % vals[0]
     return (f + " [" + f + "-" + f + "]") % (statistics.median(vals), min(vals), max(vals))
 
 
 sides = [s for s in ("old", "new") if any(k[2] == s for k in cells)]
 head = ["trace", "allocator"]
 for s in sides:
-    head += [s + " ns/op", s + " / mimalloc"]
+    head += [s + " " + unit, s + " / mimalloc"]
 if len(sides) == 2:
     head.append("new / old (median ratio)")
 print("| " + " | ".join(head) + " |")
@@ -56,7 +61,13 @@ for trace in dict.fromkeys(t for t, _ in order):
         print("| " + " | ".join(row) + " |")
 n = len({k[0] for k in ns})
 print()
-print("%d rounds. ns/op: CPU ns of the median warm lap per op (time.ns_per_op);"
-      " `/ mimalloc`: that figure over mimalloc's in the same replay call;"
-      " median [min-max] over the rounds. A ratio at or below 1 is at or"
-      " below mimalloc's warm cost." % n)
+if count:
+    print("instr/op: instructions of the allocator's calls per op under callgrind"
+          " (count.per_op of --count callgrind; one replay, deterministic);"
+          " `/ mimalloc`: that figure over mimalloc's in the same replay call."
+          " It does not include the replay loop around the calls.")
+else:
+    print("%d rounds. ns/op: CPU ns of the median warm lap per op (time.ns_per_op);"
+          " `/ mimalloc`: that figure over mimalloc's in the same replay call;"
+          " median [min-max] over the rounds. A ratio at or below 1 is at or"
+          " below mimalloc's warm cost." % n)

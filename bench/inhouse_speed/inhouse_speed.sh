@@ -12,6 +12,9 @@
 #   WARM=SECONDS   --warm-time of each replay (default 0.3)
 #   OUT=PATH       where to write (default results/inhouse-speed-<host>.md)
 #   CPU=N          the CPU every replay is pinned to (taskset -c; default 1)
+#   COUNT=0|1      also count each side's instructions per op under callgrind
+#                  (--count callgrind, one replay per trace; default 1): the
+#                  figure a loaded machine does not move
 #
 # Figure: time.ns_per_op (CPU ns of the median warm lap per op) and its ratio
 # to mimalloc's in the same replay call, median and [min-max] over rounds.
@@ -33,45 +36,104 @@ CPU=${CPU:-1}
 python3 "$S/bench/inhouse_speed/frame_temps.py" "$W/frame_loop.txt" "$W/frame_temps.txt"
 "$HR" convert "$W/frame_temps.txt" -o "$W/frame_temps.hrt" >/dev/null
 
+# TRACE-640B, -4KiB, -128B: the blocks of TRACE that block, bank or
+# sizeclass serve themselves (size_cut.py says why and how), made here.
+size_cut() { # size_cut TRACE BYTES NAME
+    "$HR" convert "$S/traces/$1.hrt" -o "$W/cut.txt" >/dev/null
+    python3 "$S/bench/inhouse_speed/size_cut.py" "$W/cut.txt" "$W/cut2.txt" "$2" 2>&1 |
+        sed "s|^|$1: |" >&2
+    mkdir -p "$(dirname "$W/$3")"
+    "$HR" convert "$W/cut2.txt" -o "$W/$3.hrt" >/dev/null
+}
+size_cut frame_loop 640 frame_loop-640B
+size_cut frame_loop 4096 frame_loop-4KiB
+size_cut game_session 640 game_session-640B
+size_cut game_session 4096 game_session-4KiB
+size_cut level_load 4096 level_load-4KiB
+size_cut strings 128 strings-128B
+size_cut real/freeciv_ai 4096 real/freeciv_ai-4KiB
+
 # trace (under traces/, or made above) : the in-house allocators whose
 # pattern it is (block and bank on frame_loop: rows of the earlier runs)
 CASES="frame_temps:stack,stack+block
 frame_loop:stack+block,block,bank
+frame_loop-640B:block
+frame_loop-4KiB:bank
 particles:block,bank,sizeclass
 game_session:block,bank
+game_session-640B:block
+game_session-4KiB:bank
 level_load:bank
+level_load-4KiB:bank
 strings:sizeclass
-real/freeciv_ai:bank"
+strings-128B:sizeclass
+real/freeciv_ai:bank
+real/freeciv_ai-4KiB:bank"
+
+# The file of a trace named in CASES.
+trace_path() {
+    if [ -f "$W/$1.hrt" ]; then echo "$W/$1.hrt"; else echo "$S/traces/$1.hrt"; fi
+}
 
 sides="new"
 [ -z "$OLD_BIN" ] || sides="old new"
-raw="$W/raw.tsv"
-: > "$raw"
-for round in $(seq 1 "$ROUNDS"); do
+
+# Runs "$@" TRACE ALLOCS SIDE BINARY for every case, each side in turn.
+each_case() {
+    local c side
     for c in $CASES; do
-        trace=${c%%:*} allocs=${c#*:}
         for side in $sides; do
-            bin=$HR
-            [ "$side" = new ] || bin=$OLD_BIN
-            say "round $round/$ROUNDS $trace $side"
-            path="$S/traces/$trace.hrt"
-            [ "$trace" != frame_temps ] || path="$W/frame_temps.hrt"
-            taskset -c "$CPU" "$bin" replay "$path" -a "mimalloc,$allocs" -r 1 --warm-time="$WARM" \
-                -f csv 2>/dev/null | grep -v '^#' | python3 -c '
+            if [ "$side" = new ]; then "$@" "${c%%:*}" "${c#*:}" new "$HR"
+            else "$@" "${c%%:*}" "${c#*:}" old "$OLD_BIN"; fi
+        done
+    done
+}
+
+# One timed replay: raw lines (round, trace, side, allocator, warm ns/op).
+time_one() { # time_one ROUND TRACE ALLOCS SIDE BINARY
+    say "round $1/$ROUNDS $2 $4"
+    taskset -c "$CPU" "$5" replay "$(trace_path "$2")" -a "mimalloc,$3" -r 1 \
+        --warm-time="$WARM" -f csv 2>/dev/null | grep -v '^#' | python3 -c '
 import csv, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r.get("status") == "ok"]
 for r in rows:
     print("\t".join([sys.argv[1], sys.argv[2], sys.argv[3], r["allocator"], r["time.ns_per_op"]]))
-' "$round" "$trace" "$side" >> "$raw" || true
-        done
-    done
+' "$1" "$2" "$4" >> "$raw" || true
+}
+
+# One counted replay: instructions per op (count.per_op: callgrind's count
+# of the allocator's calls over the ops), deterministic, so once per trace.
+count_one() { # count_one TRACE ALLOCS SIDE BINARY
+    say "count $1 $3"
+    "$4" replay "$(trace_path "$1")" -a "mimalloc,$2" -r 1 --count callgrind -f json \
+        2>/dev/null | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["results"]:
+    c = r.get("count") or {}
+    if r.get("status") == "ok" and c.get("per_op") is not None:
+        print("\t".join(["1", sys.argv[1], sys.argv[2], r["allocator"], str(c["per_op"])]))
+' "$1" "$3" >> "$counts" || true
+}
+
+raw="$W/raw.tsv" counts="$W/counts.tsv"
+: > "$raw"
+: > "$counts"
+for round in $(seq 1 "$ROUNDS"); do
+    each_case time_one "$round"
 done
+[ "${COUNT:-1}" != 1 ] || each_case count_one
 
 {
     hr_header "In-house allocators on their own patterns, against mimalloc" \
-        "OLD_BIN=${OLD_BIN:-} ROUNDS=$ROUNDS WARM=$WARM CPU=$CPU bash bench/inhouse_speed/inhouse_speed.sh $B"
+        "OLD_BIN=${OLD_BIN:-} ROUNDS=$ROUNDS WARM=$WARM CPU=$CPU COUNT=${COUNT:-1} bash bench/inhouse_speed/inhouse_speed.sh $B"
     echo "- old binary: ${OLD_BIN:-none}"
     echo
     python3 "$S/bench/inhouse_speed/inhouse_report.py" "$raw"
+    if [ -s "$counts" ]; then
+        echo
+        echo "### Instructions per op (callgrind)"
+        echo
+        python3 "$S/bench/inhouse_speed/inhouse_report.py" --count "$counts"
+    fi
 } > "$OUT"
 say "wrote $OUT"

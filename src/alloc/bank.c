@@ -1,30 +1,46 @@
 /* hr_bank: Orx orxBank semantics (see src/alloc/bank.h). Our own C
- * code: one allocation per segment = header + used-cell bitmap + cells,
+ * code: one block per segment = header + used-cell bitmap + cells,
  * segments chained, lowest free cell first.
  *
- * Side tables keep alloc and free off the chain walk that made a bank with
- * many segments cost O(segments) per op (level_load, the freeciv trace:
- * 200-600 ns/op):
+ * What keeps alloc and free O(1) (a chain walk made a bank with many
+ * segments cost O(segments) per op, 200-600 ns/op on level_load and the
+ * freeciv trace), none of it changing which cell is handed out or what is
+ * counted:
  *  - `nonfull`, one bit per segment in chain order, set while it has a free
  *    cell: alloc finds the first segment with a free cell at or after the
  *    hint by scanning 64 segments per word instead of visiting each one;
- *  - `wins`, address windows of at least half a segment -> the segments
- *    overlapping them (3 at most per segment, a hash table): free (and
- *    owns/next) finds the segment of a cell in O(1). A binary search over
- *    `by_addr` did it before, and its dependent loads were a quarter of a
- *    free on particles; `by_addr` (sorted by address) stays for check(),
- *    which proves the segments distinct with it.
- * None of them changes which cell is handed out or what is counted. */
+ *  - `sum` in each segment's header, one bit per group of bitmap words with
+ *    a free cell: the lowest free cell is two count-trailing-zeros away,
+ *    where a scan over the words branched once per word it passed;
+ *  - regions: the bank's segments side by side, `stride` apart, in address
+ *    regions of its own (the first for at least 4 MiB of segments, each
+ *    next twice the last, at most 2 GiB), so free finds a cell's segment by
+ *    a subtraction and a multiply. A hash of address windows did it before:
+ *    a probe loop of dependent loads on every free. A region is mapped
+ *    untouched: its pages are faulted in as segments are made in it, as
+ *    were the blocks the segments were carved from before.
+ */
 #include "alloc/bank.h"
 
 #include "alloc/segcache.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The header bytes the footprint counts (see the struct). */
 #define BANK_HEADER_BYTES offsetof(hr_bank_t, by_index)
+
+_Static_assert(sizeof(hr_bank_segment_t) == HR_BANK_SEG_HDR, "the map follows the header");
+/* The footprint's figures are those of the bank before its lookup tables. */
+_Static_assert(BANK_HEADER_BYTES == 96, "bank header bytes counted");
+
+/* The first region holds at least this many bytes of segments; no region
+ * is larger than BANK_REGION_MAX while the stride is below it, so that an
+ * offset in a region divides by a multiply (hr_bank_div). */
+#define BANK_REGION_MIN ((size_t)4 << 20)
+#define BANK_REGION_MAX ((size_t)1 << 31)
 
 hr_bank_options_t hr_bank_default(void) {
     hr_bank_options_t o = {16, 256, 1};
@@ -54,10 +70,6 @@ static int tables_grow(hr_bank_t *b) {
     if (!bi)
         return -1;
     b->by_index = bi;
-    hr_bank_segment_t **ba = realloc(b->by_addr, cap * sizeof *ba);
-    if (!ba)
-        return -1;
-    b->by_addr = ba;
     uint64_t *nf = realloc(b->nonfull, cap / 64 * sizeof *nf);
     if (!nf)
         return -1;
@@ -67,67 +79,45 @@ static int tables_grow(hr_bank_t *b) {
     return 0;
 }
 
-/* Inserts s into by_addr (segments are added rarely: a memmove is fine). */
-static void addr_insert(hr_bank_t *b, hr_bank_segment_t *s) {
-    size_t lo = 0, hi = b->segments;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (b->by_addr[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    memmove(b->by_addr + lo + 1, b->by_addr + lo, (b->segments - lo) * sizeof *b->by_addr);
-    b->by_addr[lo] = s;
+/* The hint and its index together. */
+static void set_hint(hr_bank_t *b, hr_bank_segment_t *s) {
+    b->hint = s;
+    b->hint_index = s ? s->index : UINT_MAX;
 }
 
-/* Enters s under each address window it overlaps (room is there). */
-static void wins_add(hr_bank_t *b, hr_bank_segment_t *s) {
-    uintptr_t lo = (uintptr_t)s >> b->win_shift;
-    uintptr_t hi = ((uintptr_t)s + b->seg_bytes - 1) >> b->win_shift;
-    for (uintptr_t w = lo; w <= hi; w++) {
-        size_t h = hr_bank_win_slot(b, w);
-        while (b->wins[h].key)
-            h = (h + 1) & (b->wins_cap - 1);
-        b->wins[h].key = w + 1;
-        b->wins[h].seg = s;
-        b->wins_used++;
-    }
-}
-
-/* The window table refilled from the chain, in place. */
-static void wins_refill(hr_bank_t *b) {
-    memset(b->wins, 0, b->wins_cap * sizeof *b->wins);
-    b->wins_used = 0;
-    for (hr_bank_segment_t *s = b->first; s; s = s->next)
-        wins_add(b, s);
-}
-
-/* The window table remade with `cap` slots; -1 when out of memory (the old
- * table stays). */
-static int wins_rebuild(hr_bank_t *b, size_t cap) {
-    struct hr_bank_win *t = calloc(cap, sizeof *t);
-    if (!t)
+/* Room for one more segment at the end of the last region: a new region
+ * when it is full (twice the last one); -1 when out of memory. */
+static int region_room(hr_bank_t *b) {
+    hr_bank_region_t *r = b->nregions ? &b->regions[b->nregions - 1] : NULL;
+    if (r && r->bytes - r->used >= b->stride)
+        return 0;
+    if (b->nregions == HR_BANK_REGIONS)
         return -1;
-    free(b->wins);
-    b->wins = t;
-    b->wins_cap = cap;
-    wins_refill(b);
+    size_t n = r ? 2 * r->bytes : (BANK_REGION_MIN + b->stride - 1) / b->stride * b->stride;
+    if (n < b->stride || (r && n < r->bytes))
+        return -1; /* overflow */
+    if (b->stride_inv && n > BANK_REGION_MAX) /* offsets stay below 2^32 */
+        n = r ? r->bytes : b->stride;
+    char *base = hr_segcache_get(n);
+    if (!base)
+        return -1;
+    r = &b->regions[b->nregions++];
+    r->base = base;
+    r->bytes = n;
+    r->used = 0;
     return 0;
 }
 
 static hr_bank_segment_t *segment_new(hr_bank_t *b) {
-    hr_bank_segment_t *s = NULL;
-    /* At most half the window slots used, with room for one more segment's
-     * 3 windows. */
-    if (2 * (b->wins_used + 3) > b->wins_cap &&
-        wins_rebuild(b, b->wins_cap ? 2 * b->wins_cap : 64) != 0)
+    if (tables_grow(b) != 0 || region_room(b) != 0)
         return NULL;
-    if (tables_grow(b) != 0 || !(s = hr_segcache_get(b->seg_bytes)))
-        return NULL;
+    hr_bank_region_t *r = &b->regions[b->nregions - 1];
+    hr_bank_segment_t *s = (hr_bank_segment_t *)(r->base + r->used);
+    r->used += b->stride;
     memset(s, 0, b->cells_off); /* header + bitmap; cells stay as they are */
-    s->map = (uint64_t *)((char *)s + round16(sizeof *s));
     s->cells = (char *)s + b->cells_off;
+    size_t groups = ((b->map_words - 1) >> b->sum_shift) + 1; /* 1..64 */
+    s->sum = groups == 64 ? ~(uint64_t)0 : ((uint64_t)1 << groups) - 1;
     s->nfree = b->opt.cells_per_segment;
     s->index = b->last ? b->last->index + 1 : 0;
     if (b->last)
@@ -136,9 +126,7 @@ static hr_bank_segment_t *segment_new(hr_bank_t *b) {
         b->first = s;
     b->last = s;
     if (!b->hint)
-        b->hint = s;
-    addr_insert(b, s);
-    wins_add(b, s);
+        set_hint(b, s);
     b->by_index[s->index] = s;
     set_nonfull(b, s->index, 1);
     if (++b->segments > b->peak_segments)
@@ -156,14 +144,19 @@ hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
     b->opt = o;
     b->map_words = (o.cells_per_segment + 63) / 64;
     b->cells_off = round16(sizeof(hr_bank_segment_t)) + round16(b->map_words * 8);
-    b->seg_bytes = b->cells_off + (size_t)o.cells_per_segment * o.cell_size;
+    b->span = (size_t)o.cells_per_segment * o.cell_size;
+    b->seg_bytes = b->cells_off + b->span;
+    b->stride = round16(b->seg_bytes);
+    /* stride >= 48: no wrap; a stride above the largest region: divide */
+    b->stride_inv = b->stride < BANK_REGION_MAX ? UINT64_MAX / b->stride + 1 : 0;
+    b->hint_index = UINT_MAX;
+    while (((b->map_words - 1) >> b->sum_shift) + 1 > 64) /* 64 groups at most */
+        b->sum_shift++;
     /* Lemire's fastdiv: floor(n * ceil(2^64 / d) / 2^64) == n / d for every
      * 32-bit n and d, so owner() divides by a multiply when the cells span
      * less than 4 GiB. */
     if ((uint64_t)o.cells_per_segment * o.cell_size < ((uint64_t)1 << 32) && o.cell_size > 1)
         b->cell_inv = UINT64_MAX / o.cell_size + 1;
-    /* Windows no smaller than half a segment: a segment overlaps 3 at most. */
-    b->win_shift = 63u - (unsigned)__builtin_clzll((unsigned long long)b->seg_bytes);
     /* Like orxBank_Create, the first segment is made at once. */
     if (!segment_new(b)) {
         hr_bank_destroy(b);
@@ -175,14 +168,10 @@ hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
 void hr_bank_destroy(hr_bank_t *b) {
     if (!b)
         return;
-    for (hr_bank_segment_t *s = b->first, *n; s; s = n) {
-        n = s->next;
-        hr_segcache_put(s, b->seg_bytes);
-    }
+    for (unsigned i = 0; i < b->nregions; i++)
+        hr_segcache_put(b->regions[i].base, b->regions[i].bytes);
     free(b->by_index);
-    free(b->by_addr);
     free(b->nonfull);
-    free(b->wins);
     free(b);
 }
 
@@ -208,7 +197,7 @@ void *hr_bank_alloc_slow(hr_bank_t *b) {
         if (!b->opt.expandable || !(s = segment_new(b)))
             return NULL;
     }
-    b->hint = s;
+    set_hint(b, s);
     return hr_bank_take(b, s);
 }
 
@@ -230,7 +219,7 @@ void *hr_bank_next(const hr_bank_t *b, const void *cell) {
     }
     for (; s; s = s->next, i = 0)
         for (; i < b->opt.cells_per_segment; i++)
-            if (s->map[i / 64] & ((uint64_t)1 << (i % 64)))
+            if (hr_bank_map(s)[i / 64] & ((uint64_t)1 << (i % 64)))
                 return s->cells + i * b->opt.cell_size;
     return NULL;
 }
@@ -242,27 +231,29 @@ unsigned hr_bank_compact(hr_bank_t *b) {
     for (hr_bank_segment_t *s = b->first; s; s = s->next)
         if (s->nfree < b->opt.cells_per_segment)
             keep = s;
-    /* by_addr keeps the segments that stay, in their order (before the
-     * tail is freed: the test reads their headers). */
-    size_t j = 0;
-    for (size_t i = 0; i < b->segments; i++)
-        if (b->by_addr[i]->index <= keep->index)
-            b->by_addr[j++] = b->by_addr[i];
+    /* The tail's segments are the last in the last regions: their places
+     * there are given up, and a region left empty (never the first) goes
+     * back to the cache. */
     unsigned n = 0;
-    for (hr_bank_segment_t *s = keep->next, *nx; s; s = nx) {
-        nx = s->next;
+    for (hr_bank_segment_t *s = keep->next; s; s = s->next) {
         if (b->hint == s)
-            b->hint = NULL;
+            set_hint(b, NULL);
         set_nonfull(b, s->index, 0);
-        hr_segcache_put(s, b->seg_bytes);
         b->segments--;
         n++;
     }
+    for (unsigned k = 0; k < n; k++) {
+        hr_bank_region_t *r = &b->regions[b->nregions - 1];
+        r->used -= b->stride;
+        if (!r->used && b->nregions > 1) {
+            hr_segcache_put(r->base, r->bytes);
+            b->nregions--;
+        }
+    }
     keep->next = NULL;
     b->last = keep;
-    wins_refill(b); /* the freed segments' windows out */
     if (!b->hint) /* it pointed into the freed tail: every kept segment is full */
-        b->hint = keep->nfree ? keep : NULL;
+        set_hint(b, keep->nfree ? keep : NULL);
     return n;
 }
 
@@ -283,17 +274,43 @@ void hr_bank_stats(const hr_bank_t *b, hr_bank_stats_t *st) {
     st->head.largest_free = st->free_cells ? b->opt.cell_size : 0;
 }
 
+/* Whether s's summary word has exactly the bits of its groups with a zero. */
+static int sum_agrees(const hr_bank_t *b, const hr_bank_segment_t *s) {
+    const uint64_t *map = hr_bank_map(s);
+    uint64_t want = 0;
+    for (size_t w = 0; w < b->map_words; w++)
+        if (~map[w])
+            want |= (uint64_t)1 << (w >> b->sum_shift);
+    return want == s->sum;
+}
+
+/* Whether s is the next place of the regions walked in chain order: region
+ * *r, at byte *at (both advanced). */
+static int in_place(const hr_bank_t *b, const hr_bank_segment_t *s, unsigned *r, size_t *at) {
+    if (*r < b->nregions && *at == b->regions[*r].used) {
+        ++*r;
+        *at = 0;
+    }
+    if (*r >= b->nregions || (const char *)s != b->regions[*r].base + *at)
+        return 0;
+    *at += b->stride;
+    return 1;
+}
+
 int hr_bank_check(const hr_bank_t *b) {
     uint64_t used = 0, nseg = 0;
-    unsigned n = b->opt.cells_per_segment;
+    unsigned n = b->opt.cells_per_segment, r = 0;
+    size_t at = 0;
     int hint_seen = 0;
     for (hr_bank_segment_t *s = b->first; s; s = s->next, nseg++) {
+        const uint64_t *map = hr_bank_map(s);
         unsigned ones = 0;
         for (size_t w = 0; w < b->map_words; w++)
-            ones += (unsigned)__builtin_popcountll(s->map[w]);
-        if (n % 64 && (s->map[b->map_words - 1] >> (n % 64)))
+            ones += (unsigned)__builtin_popcountll(map[w]);
+        if (n % 64 && (map[b->map_words - 1] >> (n % 64)))
             return HR_BANK_ECORRUPT; /* bits beyond the last cell */
-        if (ones + s->nfree != n || s->index != nseg || ((uintptr_t)s->cells & 15))
+        if (ones + s->nfree != n || s->index != nseg || ((uintptr_t)s->cells & 15) ||
+            !sum_agrees(b, s))
             return HR_BANK_ECORRUPT;
         if (nseg >= b->cap || b->by_index[nseg] != s ||
             !(b->nonfull[nseg / 64] >> (nseg % 64) & 1) != !s->nfree)
@@ -305,17 +322,15 @@ int hr_bank_check(const hr_bank_t *b) {
         if (!s->next && s != b->last)
             return HR_BANK_ECORRUPT;
         size_t c0;
-        if (hr_bank_owner(b, s->cells, &c0) != s || c0 != 0)
-            return HR_BANK_ECORRUPT; /* the window table misses it */
+        if (!in_place(b, s, &r, &at) || hr_bank_owner(b, s->cells, &c0) != s || c0 != 0)
+            return HR_BANK_ECORRUPT; /* not where the regions say */
         used += ones;
     }
-    /* Segments are separate allocations of seg_bytes each: no overlap unless
-     * the allocator below is broken; the counts are what can drift. */
-    if (used != b->used || nseg != b->segments || (b->hint && !hint_seen))
+    /* Every region but the last is full up to its used bytes, which end at
+     * the last segment of the chain. */
+    if (used != b->used || nseg != b->segments || (b->hint && !hint_seen) ||
+        b->hint_index != (b->hint ? b->hint->index : UINT_MAX) ||
+        r + 1 != b->nregions || at != b->regions[r].used)
         return HR_BANK_ECORRUPT;
-    for (size_t i = 0; i < nseg; i++) /* sorted, and every segment once */
-        if ((i && b->by_addr[i - 1] >= b->by_addr[i]) || b->by_addr[i]->index >= nseg ||
-            b->by_index[b->by_addr[i]->index] != b->by_addr[i])
-            return HR_BANK_ECORRUPT;
     return HR_BANK_OK;
 }

@@ -12,8 +12,9 @@
  * Deviation from Orx: cell data starts 16-byte aligned inside each segment, so
  * cells whose size is a multiple of 16 are aligned like malloc's blocks.
  * Costs: alloc and free do not walk the chain (Orx does): a bitmap of
- * non-full segments and a hash of address windows make both O(1);
- * segments come from and go back to src/alloc/segcache.h.
+ * non-full segments, a summary word over each segment's bitmap and the
+ * segments' places side by side in regions of the bank's own make both
+ * O(1); regions come from and go back to src/alloc/segcache.h.
  */
 #ifndef HEAPREPLAY_BANK_H
 #define HEAPREPLAY_BANK_H
@@ -60,14 +61,34 @@ typedef struct hr_bank hr_bank_t;
 
 /* The bank's state, here only so that the hot paths below inline into the
  * replay backend (one call per op, as malloc is, instead of three): its
- * fields are bank.c's business. */
+ * fields are bank.c's business.
+ *
+ * A segment is its 32-byte header, the used-cell bitmap (`map`, at
+ * HR_BANK_SEG_HDR) and the cells (at cells_off). `sum` summarises the
+ * bitmap: bit k is set while map words [k << sum_shift, (k + 1) << sum_shift)
+ * are not all ones, so alloc finds the lowest free cell with two count-
+ * trailing-zeros instead of a scan over the words. */
 typedef struct hr_bank_segment {
     struct hr_bank_segment *next;
-    uint64_t *map;       /* bit i set = cell i in use */
     char     *cells;
+    uint64_t  sum;       /* bit k: word group k of the map has a zero bit */
     unsigned  nfree;
     unsigned  index;     /* position in the chain (0 = first) */
 } hr_bank_segment_t;
+
+#define HR_BANK_SEG_HDR 32 /* sizeof(hr_bank_segment_t), 16-rounded: where the map starts */
+
+/* A bank's segments lie side by side, `stride` bytes apart, in address
+ * regions of its own (one, until it outgrows it; each next region twice the
+ * last), so that the segment of a cell is its offset in the region divided
+ * by the stride: no search. */
+typedef struct hr_bank_region {
+    char  *base;
+    size_t bytes;  /* size of the region */
+    size_t used;   /* bytes holding segments: their count * stride */
+} hr_bank_region_t;
+
+#define HR_BANK_REGIONS 40 /* doubling from 4 MiB: more than any address space */
 
 struct hr_bank {
     hr_bank_options_t  opt;
@@ -77,24 +98,31 @@ struct hr_bank {
     uint64_t used, high_water_cells, segments, peak_segments;
     /* The lookup tables (last: the footprint counts the bank's header up to
      * here, as it did before they existed; they are the replay's index into
-     * the bank, 16 B + 1 bit per segment and the window table below, up to
-     * 96 B per segment: not memory the design holds). */
+     * the bank, 8 B + 1 bit per segment and the region list: not memory the
+     * design holds). */
     hr_bank_segment_t **by_index; /* [segments], chain order */
-    hr_bank_segment_t **by_addr;  /* [segments], sorted by address */
     uint64_t *nonfull;            /* bit i: by_index[i] has a free cell */
-    size_t   cap;                 /* entries of the three tables above (bits: cap) */
+    size_t   cap;                 /* entries of the two tables above (bits: cap) */
+    size_t   stride, span;        /* seg_bytes rounded to 16; the cells' bytes */
     uint64_t cell_inv;            /* 2^64 / cell_size rounded up; 0: divide */
-    /* Address windows of 2^win_shift bytes -> the segments that overlap
-     * them (a segment spans at most 3), open addressing, key window + 1
-     * (0: empty slot): free finds a cell's segment in O(1). */
-    struct hr_bank_win { uintptr_t key; hr_bank_segment_t *seg; } *wins;
-    size_t   wins_cap, wins_used; /* slots (a power of two), entries */
-    unsigned win_shift;
+    uint64_t stride_inv;          /* 2^64 / stride rounded up */
+    unsigned sum_shift;           /* log2 of the map words per `sum` bit */
+    unsigned hint_index;          /* hint->index; UINT_MAX when hint is NULL */
+    unsigned nregions;
+    hr_bank_region_t regions[HR_BANK_REGIONS];
 };
 
-/* The first slot to probe for window w. */
-static inline size_t hr_bank_win_slot(const hr_bank_t *b, uintptr_t w) {
-    return (size_t)(((uint64_t)w * 0x9E3779B97F4A7C15ull) >> 32) & (b->wins_cap - 1);
+static inline uint64_t *hr_bank_map(const hr_bank_segment_t *s) {
+    return (uint64_t *)((char *)(uintptr_t)s + HR_BANK_SEG_HDR);
+}
+
+/* floor(n / d) by a multiply with inv = ceil(2^64 / d) (Lemire's fastdiv:
+ * exact for n and d below 2^32), or by a divide when inv is 0. The bank
+ * sets an inv only where every n it divides is below 2^32. */
+static inline size_t hr_bank_div(size_t n, size_t d, uint64_t inv) {
+    if (!inv)
+        return n / d;
+    return (size_t)(((unsigned __int128)inv * n) >> 64);
 }
 
 hr_bank_t *hr_bank_create(const hr_bank_options_t *opt); /* NULL opt = defaults */
@@ -104,14 +132,29 @@ void hr_bank_destroy(hr_bank_t *b);
 void *hr_bank_alloc_slow(hr_bank_t *b);
 void hr_bank_now_nonfull(hr_bank_t *b, hr_bank_segment_t *s);
 
+/* Whether the map words of w's group are all ones (w's word is). */
+static inline int hr_bank_group_full(const hr_bank_t *b, const uint64_t *map, size_t w) {
+    if (!b->sum_shift)
+        return 1;
+    size_t g = (w >> b->sum_shift) << b->sum_shift, end = g + ((size_t)1 << b->sum_shift);
+    for (; g < end && g < b->map_words; g++)
+        if (~map[g])
+            return 0;
+    return 1;
+}
+
 /* Takes the lowest free cell of s, which has one. */
 static inline void *hr_bank_take(hr_bank_t *b, hr_bank_segment_t *s) {
-    size_t w = 0;
-    while (!~s->map[w]) /* nfree > 0: a word with a free cell exists, and the
-                         * lowest zero bit is a cell (tail bits lie above) */
+    uint64_t *map = hr_bank_map(s);
+    /* nfree > 0: the lowest group with a zero bit holds a free cell (the
+     * last word's tail bits stay clear but lie above every cell) */
+    size_t w = (size_t)__builtin_ctzll(s->sum) << b->sum_shift;
+    while (!~map[w]) /* only in a group of several words */
         w++;
-    unsigned bit = (unsigned)__builtin_ctzll(~s->map[w]);
-    s->map[w] |= (uint64_t)1 << bit;
+    unsigned bit = (unsigned)__builtin_ctzll(~map[w]);
+    map[w] |= (uint64_t)1 << bit;
+    if (!~map[w] && hr_bank_group_full(b, map, w))
+        s->sum &= ~((uint64_t)1 << (w >> b->sum_shift));
     if (--s->nfree == 0)
         b->nonfull[s->index / 64] &= ~((uint64_t)1 << (s->index % 64));
     if (++b->used > b->high_water_cells)
@@ -129,30 +172,47 @@ static inline void *hr_bank_alloc(hr_bank_t *b) {
 }
 
 /* The segment holding cell p (and its index), or NULL when p is no cell of
- * the bank: the entries of p's address window, each a segment that overlaps
- * it, until one holds p among its cells. */
+ * the bank: the region holding p (the newest, largest first), then p's
+ * offset in it divided by the stride and by the cell size. */
 static inline hr_bank_segment_t *hr_bank_owner(const hr_bank_t *b, const void *p, size_t *cell) {
-    const char *q = p;
-    uintptr_t key = ((uintptr_t)q >> b->win_shift) + 1;
-    size_t span = (size_t)b->opt.cells_per_segment * b->opt.cell_size;
-    hr_bank_segment_t *s;
-    for (size_t h = hr_bank_win_slot(b, key - 1);; h = (h + 1) & (b->wins_cap - 1)) {
-        const struct hr_bank_win *e = &b->wins[h];
-        if (!e->key)
-            return NULL;
-        s = e->seg;
-        if (e->key == key && q >= s->cells && q < s->cells + span)
+    const hr_bank_region_t *r = &b->regions[b->nregions - 1];
+    size_t off;
+    for (;; r--) {
+        off = (size_t)((uintptr_t)p - (uintptr_t)r->base);
+        if (off < r->used)
             break;
+        if (r == b->regions)
+            return NULL;
     }
-    size_t off = (size_t)(q - s->cells), i;
-    if (b->cell_inv) /* a multiply instead of a 64-bit divide (exact: off < 2^32) */
-        i = (size_t)(((unsigned __int128)b->cell_inv * off) >> 64);
-    else
-        i = off / b->opt.cell_size;
-    if (off != i * b->opt.cell_size)
+    size_t soff = hr_bank_div(off, b->stride, b->stride_inv) * b->stride;
+    size_t coff = off - soff - b->cells_off; /* wraps when p lies in the header */
+    if (coff >= b->span)
+        return NULL;
+    size_t i = hr_bank_div(coff, b->opt.cell_size, b->cell_inv);
+    if (coff != i * b->opt.cell_size)
         return NULL;
     *cell = i;
-    return s;
+    return (hr_bank_segment_t *)(r->base + soff);
+}
+
+/* Whether cell `cell` of s is in use. */
+static inline int hr_bank_in_use(const hr_bank_segment_t *s, size_t cell) {
+    return (int)(hr_bank_map(s)[cell / 64] >> (cell % 64) & 1);
+}
+
+/* The bank's part of a free once the checks passed: cell `cell` of s, in
+ * use, made free. The rare call comes last, so that a caller inlining this
+ * keeps no registers across it. */
+static inline void hr_bank_release(hr_bank_t *b, hr_bank_segment_t *s, size_t cell) {
+    hr_bank_map(s)[cell / 64] &= ~((uint64_t)1 << (cell % 64));
+    s->sum |= (uint64_t)1 << ((cell / 64) >> b->sum_shift);
+    b->used--;
+    if (s->index < b->hint_index) {
+        b->hint = s;
+        b->hint_index = s->index;
+    }
+    if (s->nfree++ == 0)
+        hr_bank_now_nonfull(b, s);
 }
 
 /* HR_BANK_OK, HR_BANK_ENOTOWNED or HR_BANK_EFREE (state unchanged on error). */
@@ -161,17 +221,12 @@ static inline int hr_bank_free(hr_bank_t *b, void *p) {
     hr_bank_segment_t *s = hr_bank_owner(b, p, &cell);
     if (!s)
         return HR_BANK_ENOTOWNED;
-    uint64_t bit = (uint64_t)1 << (cell % 64);
-    if (!(s->map[cell / 64] & bit))
+    if (!hr_bank_in_use(s, cell))
         return HR_BANK_EFREE;
-    s->map[cell / 64] &= ~bit;
-    if (s->nfree++ == 0)
-        hr_bank_now_nonfull(b, s);
-    b->used--;
-    if (!b->hint || s->index < b->hint->index)
-        b->hint = s;
+    hr_bank_release(b, s, cell);
     return HR_BANK_OK;
 }
+
 /* Used cells in allocation order: pass NULL to get the first; NULL at the end. */
 void *hr_bank_next(const hr_bank_t *b, const void *cell);
 /* Frees empty segments at the tail of the chain; returns how many. */

@@ -95,13 +95,14 @@ void hr_block_destroy(hr_block_t *b); /* frees chunks (large blocks are the call
 void *hr_block_alloc_slow(hr_block_t *b, size_t size);
 void hr_block_free_slow(hr_block_t *b, void *p, size_t size);
 
-static inline void *hr_block_alloc(hr_block_t *b, size_t size) {
-    if (size - 1 >= HR_BLOCK_MAX_SIZE) /* 0 wraps around: slow path */
-        return hr_block_alloc_slow(b, size);
+/* The pop of a small request (1..640) from its class list; NULL, with
+ * nothing done, when the list is empty. No call: a caller inlining it and
+ * tail-calling its own slow path saves no registers. */
+static inline void *hr_block_pop(hr_block_t *b, size_t size) {
     int c = hr_block_size_map[size];
     hr_block_free_t *blk = b->free_lists[c];
     if (!blk)
-        return hr_block_alloc_slow(b, size);
+        return NULL;
     b->free_lists[c] = blk->next;
     b->class_live[c]++;
     b->live_bytes += size;
@@ -110,17 +111,26 @@ static inline void *hr_block_alloc(hr_block_t *b, size_t size) {
     return blk;
 }
 
-static inline void hr_block_free(hr_block_t *b, void *p, size_t size) {
-    if (size - 1 >= HR_BLOCK_MAX_SIZE || !p) {
-        hr_block_free_slow(b, p, size);
-        return;
-    }
+static inline void *hr_block_alloc(hr_block_t *b, size_t size) {
+    void *p = size - 1 < HR_BLOCK_MAX_SIZE ? hr_block_pop(b, size) : NULL; /* 0 wraps */
+    return p ? p : hr_block_alloc_slow(b, size);
+}
+
+/* The push of a small block (size 1..640, p not NULL) onto its class list. */
+static inline void hr_block_push(hr_block_t *b, void *p, size_t size) {
     int c = hr_block_size_map[size];
     hr_block_free_t *blk = p;
     blk->next = b->free_lists[c];
     b->free_lists[c] = blk;
     b->class_live[c]--;
     b->live_bytes -= size;
+}
+
+static inline void hr_block_free(hr_block_t *b, void *p, size_t size) {
+    if (size - 1 >= HR_BLOCK_MAX_SIZE || !p)
+        hr_block_free_slow(b, p, size);
+    else
+        hr_block_push(b, p, size);
 }
 /* Frees every chunk; all small blocks become invalid (Box2D Clear). */
 void hr_block_clear(hr_block_t *b);

@@ -1,5 +1,6 @@
 /* hr_segcache: a process-wide cache of the big blocks the in-house
- * allocators take from malloc for their own segments and chunks.
+ * allocators take for their own segments (bank: the address regions its
+ * segments lie in, src/alloc/bank.h).
  *
  * Why: a game creates its bank or block allocator once and keeps it for its
  * life, so the pages under its segments stay mapped from frame to frame.
@@ -10,9 +11,11 @@
  * released here are kept for the next instance instead, as an external
  * allocator keeps its own pages across laps.
  *
- * The blocks are carved from 4 MiB anonymous mappings of their own, not
- * from malloc: a segment held across instances inside glibc's heap changed
- * how glibc placed and trimmed the fallback and large blocks around it
+ * The blocks are carved from 4 MiB anonymous mappings of their own (a block
+ * of 4 MiB or more is a mapping of its own, its pages faulted in as they
+ * are first written), not from malloc: a segment held across instances
+ * inside glibc's heap changed how glibc placed and trimmed the fallback
+ * and large blocks around it
  * (game_session: block twice as slow). The in-house allocators' own memory
  * and the malloc heap their fallback uses now stay apart.
  *

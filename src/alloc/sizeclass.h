@@ -141,11 +141,13 @@ size_t hr_sizeclass_chunk_request(const hr_sizeclass_t *sc, size_t cls);
 void *hr_sizeclass_alloc_slow(hr_sizeclass_t *sc, size_t size);
 void hr_sizeclass_free_slow(hr_sizeclass_t *sc, void *p, size_t size);
 
-static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
-    int c = hr_sizeclass_class_of(sc, size);
-    hr_sc_node_t *p = c < 0 ? NULL : sc->lists[c];
+/* The pop of a request of class c (>= 0) from its list; NULL, with nothing
+ * done, when the list is empty. No call: a caller inlining it and
+ * tail-calling its own slow path saves no registers. */
+static inline void *hr_sizeclass_pop(hr_sizeclass_t *sc, int c, size_t size) {
+    hr_sc_node_t *p = sc->lists[c];
     if (!p)
-        return hr_sizeclass_alloc_slow(sc, size);
+        return NULL;
     sc->lists[c] = p->next;
     sc->cached[c]--;
     sc->hits++;
@@ -155,19 +157,34 @@ static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
     return p;
 }
 
-static inline void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {
-    if (!p)
-        return;
-    int c = hr_sizeclass_class_of(sc, size);
-    if (c < 0) {
-        hr_sizeclass_free_slow(sc, p, size);
-        return;
-    }
+/* hr_sizeclass_alloc of a request whose class c (-1: above max_class) the
+ * caller has found already. */
+static inline void *hr_sizeclass_alloc_in(hr_sizeclass_t *sc, int c, size_t size) {
+    void *p = c < 0 ? NULL : hr_sizeclass_pop(sc, c, size);
+    return p ? p : hr_sizeclass_alloc_slow(sc, size);
+}
+
+static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
+    return hr_sizeclass_alloc_in(sc, hr_sizeclass_class_of(sc, size), size);
+}
+
+/* The push of block p (not NULL) of class c (>= 0) onto its list. */
+static inline void hr_sizeclass_push(hr_sizeclass_t *sc, int c, void *p, size_t size) {
     hr_sc_node_t *n = p;
     n->next = sc->lists[c];
     sc->lists[c] = n;
     sc->cached[c]++;
     sc->live_bytes -= size;
+}
+
+static inline void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {
+    if (!p)
+        return;
+    int c = hr_sizeclass_class_of(sc, size);
+    if (c < 0)
+        hr_sizeclass_free_slow(sc, p, size);
+    else
+        hr_sizeclass_push(sc, c, p, size);
 }
 /* Returns to malloc every chunk whose blocks are all cached (and unlinks its
  * blocks from the list); returns the footprint released. */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/chunk.h"
 #include "backends/inhouse.h"
 #include "alloc/bank.h"
 
@@ -134,7 +135,7 @@ static void *bank_native_alloc(void *self, size_t size, size_t align, const char
     hr_bank_be_t *b = self;
     size_t i = bank_index(b, size);
     if (i >= b->nbanks) {
-        *why = "oversize";
+        *why = hr_inhouse_oversize;
         return NULL;
     }
     if (align > 8 && align > cell_align(bank_cell(b, i))) { /* every cell is 8-aligned */
@@ -153,9 +154,27 @@ static void *bank_native_alloc(void *self, size_t size, size_t align, const char
     return hr_bank_alloc(bk);
 }
 
+/* Everything but the common case below: the adapter's path (a bank to
+ * create, a full hint segment, a fallback). */
+static __attribute__((noinline)) void *bank_alloc_rest(void *self, size_t size, size_t align) {
+    return hr_inhouse_alloc(self, size, align, bank_native_alloc);
+}
+
+/* The common case, what bank_native_alloc and the adapter do when the
+ * request's bank exists and its hint segment has a free cell, with its one
+ * call a tail call: the function then saves no registers (their pushes and
+ * pops were a sixth of an op on particles, callgrind). */
 static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)heap;
-    return hr_inhouse_alloc(self, size, align, bank_native_alloc);
+    hr_bank_be_t *b = self;
+    size_t i = bank_index(b, size);
+    hr_bank_t *bk;
+    if (__builtin_expect(align <= 8 && i < b->nbanks && (bk = b->banks[i]) != NULL &&
+                         bk->hint && bk->hint->nfree, 1)) {
+        hr_fallback_native(&b->ih.fb);
+        return hr_bank_take(bk, bk->hint);
+    }
+    return bank_alloc_rest(self, size, align);
 }
 
 static int bank_native_free(void *self, void *ptr, size_t size) {
@@ -168,8 +187,34 @@ static int bank_native_free(void *self, void *ptr, size_t size) {
     return 1;
 }
 
+/* The rest of bank_free: an oversize block is a fallback one, not in the
+ * adapter's set; any other goes the adapter's way. */
+static __attribute__((noinline)) void bank_free_rest(void *self, void *ptr, size_t size) {
+    hr_bank_be_t *b = self;
+    if (bank_index(b, size) >= b->nbanks)
+        hr_inhouse_fb_free_oversize(&b->ih, ptr, size);
+    else
+        hr_inhouse_free(self, ptr, size, bank_native_free);
+}
+
+/* The common case as in bank_alloc: the block a used cell of its size's
+ * bank. Found there, it is no fallback block whatever fallback blocks are
+ * live (those come from malloc, never from a bank's regions), so the
+ * adapter's search of their set, which every free paid while one was live
+ * (82-100 % of the frees on frame_loop, game_session, level_load), comes
+ * only after a miss. */
 static void bank_free(void *self, void *ptr, size_t size) {
-    hr_inhouse_free(self, ptr, size, bank_native_free);
+    hr_bank_be_t *b = self;
+    size_t i = bank_index(b, size), cell;
+    hr_bank_t *bk;
+    hr_bank_segment_t *s;
+    if (__builtin_expect(i < b->nbanks && (bk = b->banks[i]) != NULL &&
+                         (s = hr_bank_owner(bk, ptr, &cell)) != NULL && hr_bank_in_use(s, cell), 1)) {
+        hr_fallback_native(&b->ih.fb);
+        hr_bank_release(bk, s, cell);
+        return;
+    }
+    bank_free_rest(self, ptr, size);
 }
 
 /* Summed when asked (the measuring lap asks after each op; the timed laps
@@ -186,7 +231,7 @@ static size_t bank_usable_size(void *self, void *ptr, size_t size) {
     (void)ptr;
     hr_bank_be_t *b = self;
     size_t i = bank_index(b, size);
-    return i < b->nbanks ? bank_cell(b, i) : size;
+    return i < b->nbanks ? bank_cell(b, i) : hr_chunk_usable(size); /* oversize: fallback */
 }
 
 /* Totals over the banks; high_water is the sum of the banks' own peaks

@@ -42,8 +42,15 @@ void hr_fallback_free(hr_fallback_t *fb, void *ptr, size_t size) {
 }
 
 void hr_fallback_violation(hr_fallback_t *fb, const char *name) {
+    /* The same literal each time a backend refuses for the same reason:
+     * its address first, the text only for a kind not seen by address. */
     for (int i = 0; i < fb->nkinds; i++)
-        if (fb->kind_names[i] == name || strcmp(fb->kind_names[i], name) == 0) {
+        if (fb->kind_names[i] == name) {
+            fb->kind_counts[i]++;
+            return;
+        }
+    for (int i = 0; i < fb->nkinds; i++)
+        if (strcmp(fb->kind_names[i], name) == 0) {
             fb->kind_counts[i]++;
             return;
         }

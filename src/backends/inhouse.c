@@ -74,10 +74,12 @@ int hr_inhouse_parse(const char *name, const hr_backend_config_t *cfg,
     return 0;
 }
 
+const char hr_inhouse_oversize[] = "oversize";
+
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why) {
     hr_fallback_violation(&ih->fb, why);
     void *p = hr_fallback_alloc(&ih->fb, size, align);
-    if (p && !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
+    if (p && why != hr_inhouse_oversize && !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
         hr_fallback_free(&ih->fb, p, size);
         p = NULL;
     }

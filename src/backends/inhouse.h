@@ -7,10 +7,14 @@
  *  - alloc: the allocator's hook tries the request natively; a refusal (NULL
  *    with the violation kind) is served by system malloc, counted, and the
  *    block remembered in a pointer set so that free, usable_size and destroy
- *    know it is a fallback block;
+ *    know it is a fallback block; an oversize one is not remembered: its
+ *    size tells it apart, and the backend's free and usable_size answer it
+ *    (bank, sizeclass), which keeps the set's upkeep off the fallback path;
  *  - free: a fallback block goes back to malloc; anything else is the hook's;
  *  - footprint, usable_size, destroy: fallback bytes added, fallback blocks
- *    answered and released here, the rest asked of the class;
+ *    in the set answered and released here, the rest asked of the class
+ *    (an oversize block still live at destroy is the caller's: the engine
+ *    frees every live block before it destroys an instance);
  *  - stats: fallback figures, then the class's fields by table (the head of
  *    its stats struct, src/alloc/alloc_stats.h, under the key names that
  *    allocator has always used, in its order), then "check".
@@ -75,7 +79,13 @@ typedef struct hr_inhouse_class {
 typedef struct hr_inhouse {
     const hr_inhouse_class_t *cls;
     hr_fallback_t             fb;
-    hr_ptrmap_t               fb_set; /* live fallback blocks (a set) */
+    /* Live fallback blocks of a size the allocator serves (refused for their
+     * alignment or for want of memory): a free of such a size must look
+     * here first. Oversize ones are not kept: a free of a size the
+     * allocator refuses is of a fallback block (the engine frees with the
+     * size it allocated), and the backend sends it to
+     * hr_inhouse_fb_free_oversize. */
+    hr_ptrmap_t               fb_set;
 } hr_inhouse_t;
 
 /* A zeroed backend state of `size` bytes whose first member is the
@@ -89,9 +99,20 @@ int hr_inhouse_parse(const char *name, const hr_backend_config_t *cfg,
                      const char *const *keys, uint64_t *vals, const char *usage,
                      hr_error_t *err);
 
+/* The violation kind of a request above the sizes an allocator serves:
+ * the hooks set *why to this very string, which the adapter tells apart by
+ * its address. */
+extern const char hr_inhouse_oversize[];
+
 /* A fallback block: violation `why` (a string literal) counted, the block
- * remembered; NULL when malloc fails. */
+ * remembered unless `why` is hr_inhouse_oversize; NULL when malloc fails. */
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why);
+
+/* Frees a fallback block of a size the allocator refuses (an oversize one:
+ * not in the set). Only backends that refuse by size call it. */
+static inline void hr_inhouse_fb_free_oversize(hr_inhouse_t *ih, void *ptr, size_t size) {
+    hr_fallback_free(&ih->fb, ptr, size);
+}
 
 /* Frees ptr when it is a live fallback block: 1, else 0. Out of line, so
  * that a native free (no fallback block live, or not one of them) keeps the

@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 #include "alloc/bank.h"
+#include "alloc/chunk.h"
 #include "hr_test.h"
 #include "seed_model.h"
 
@@ -170,6 +171,53 @@ static void test_property(void) {
     hr_bank_destroy(b);
 }
 
+/* Segments of more than 4096 cells (a summary bit per two or more bitmap
+ * words) and banks that outgrow their first address region (4 MiB of
+ * segments: 1 MiB ones here) still hand out the lowest free cell, find every
+ * cell's segment and give regions back when compacted. */
+static void test_big_segments_and_regions(void) {
+    hr_bank_t *b = small_bank(16, 9000, 1); /* 141 bitmap words, 2-3 per summary bit */
+    static char *p[9000 * 2];
+    for (int i = 0; i < 18000; i++)
+        p[i] = hr_bank_alloc(b);
+    for (int i = 1; i < 9000; i++)
+        HR_CHECK(p[i] == p[0] + 16 * i);
+    for (int i = 8999; i >= 0; i -= 7) /* free from the top down, every 7th */
+        HR_CHECK_EQ_I64(hr_bank_free(b, p[i]), HR_BANK_OK);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    for (int i = 8999 % 7; i < 9000; i += 7) /* back in ascending order */
+        HR_CHECK(hr_bank_alloc(b) == p[i]);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    hr_bank_destroy(b);
+
+    b = small_bank(4096, 256, 1); /* 1 MiB segments: 4 fit the first region */
+    enum { SEGS = 13, N = SEGS * 256 };
+    static char *q[N];
+    for (int i = 0; i < N; i++)
+        q[i] = hr_bank_alloc(b);
+    hr_bank_stats_t st;
+    hr_bank_stats(b, &st);
+    HR_CHECK_EQ_U64(st.segments, SEGS);
+    HR_CHECK_EQ_U64(b->nregions, 3); /* 4, 8 and 16 MiB of segments */
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    uint64_t bad = 0;
+    for (int i = N - 1; i >= 0; i--) {
+        bad += !hr_bank_owns(b, q[i]) || hr_bank_owns(b, q[i] + 8);
+        bad += hr_bank_free(b, q[i]) != HR_BANK_OK;
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+    HR_CHECK_EQ_I64(hr_bank_free(b, q[N - 1]), HR_BANK_EFREE);
+    HR_CHECK_EQ_I64(hr_bank_free(b, (char *)q[0] - 64), HR_BANK_ENOTOWNED); /* a header */
+    HR_CHECK_EQ_U64(hr_bank_compact(b), SEGS - 1);
+    HR_CHECK_EQ_U64(b->nregions, 1);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    HR_CHECK(hr_bank_alloc(b) == q[0]);
+    for (int i = 1; i < 300; i++) /* a second segment, where the old one was */
+        HR_CHECK(hr_bank_alloc(b) == q[i]);
+    HR_CHECK_EQ_U64(hr_bank_check(b), 0);
+    hr_bank_destroy(b);
+}
+
 static void test_backend(void) {
     const hr_backend_t *be = &hr_backend_bank;
     hr_error_t err = {{0}};
@@ -186,6 +234,9 @@ static void test_backend(void) {
     HR_CHECK_EQ_U64(be->usable_size(inst, p[17], 17), 32);
     void *over = be->alloc(inst, 65, 0, -1);
     void *al = be->alloc(inst, 16, 64, -1);
+    /* fallback blocks answer malloc's usable size, oversize or not */
+    HR_CHECK_EQ_U64(be->usable_size(inst, over, 65), hr_chunk_usable(65));
+    HR_CHECK_EQ_U64(be->usable_size(inst, al, 16), hr_chunk_usable(16));
     int x;
     be->free(inst, &x, 8); /* not a cell: refused, counted */
     char *js = hr_tm_stats_json(be, inst);
@@ -283,6 +334,7 @@ int main(void) {
     HR_RUN(test_segment_growth);
     HR_RUN(test_not_expandable);
     HR_RUN(test_property);
+    HR_RUN(test_big_segments_and_regions);
     HR_RUN(test_backend);
     HR_RUN(test_default_cells);
     return hr_test_done();
