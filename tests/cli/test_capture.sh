@@ -269,8 +269,12 @@ verdict_ok() {
         else if (index(line, "is within the runs'"'"' spread")) ok = ad > noise - slack && de <= noise + slack
         else if (match(line, /is [0-9.]+x it/)) {
             r = substr(line, RSTART + 3, RLENGTH - 7) + 0
+            # est and diff are printed to 0.1 ms: the ratio lies between
+            # the extremes of their rounding, the ratio itself to 0.01
+            h = 0.00005; rlo = (est - h) / (diff + h)
+            rhi = diff > h ? (est + h) / (diff - h) : 1e18
             ok = ad > noise - slack && de > noise - slack && diff > 0 &&
-                 (r - est / diff) ^ 2 < (0.01 + 0.0002 * est / diff / diff) ^ 2
+                 r >= rlo - 0.005 && r <= rhi + 0.005
         }
         exit ok ? 0 : 1 }'
 }
