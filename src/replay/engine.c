@@ -322,67 +322,6 @@ static __attribute__((noinline)) void lean_range_none(run_t *r, const hr_event_t
     lean_loop_t(r, from, to, HR_TOUCH_NONE);
 }
 
-/* The lean loop of an in-house backend (stack, block, bank, sizeclass,
- * routed, compositions): alloc and free through the backend's two functions
- * held in registers with its instance, the slot table and the event
- * pointer, every other op through lean_other. Through fast_loop_t (a copy
- * of run_t, the dispatch switch, r->libc tested per op) an in-house row paid
- * ~2.4 ns/op of loop where an external allocator's paid ~1.8 (perf on
- * particles): the harness cost, not the allocator's. The heap on top
- * (r->top) is read per alloc: a heap push or pop in lean_other moves it.
- * Same semantics as op_ALLOC and op_FREE with libc clear. */
-static inline __attribute__((always_inline)) void lean_be_loop_t(run_t *r, const hr_event_t *ev,
-                                                                 const hr_event_t *end,
-                                                                 hr_touch_t touch) {
-    hr_slot_t *const s = r->slots;
-    void *const inst = r->inst;
-    void *(*const alloc)(void *, size_t, size_t, int32_t) = r->alloc;
-    void (*const release)(void *, void *, size_t) = r->free;
-    uint64_t empty = 0, pend = r->pend;
-    for (; ev < end; ev++) {
-        const uint8_t op = ev->op;
-        if (op == HR_OP_FREE) {
-            void *p = s[ev->id].p;
-            if (__builtin_expect(p != NULL, 1))
-                release(inst, p, s[ev->id].size);
-            else
-                empty++;
-            s[ev->id].p = NULL;
-        } else if (op == HR_OP_ALLOC) {
-            const uint64_t size = ev->size;
-            uint64_t used = size;
-            void *p = alloc(inst, size, ev->align, r->top);
-            s[ev->id].p = p;
-            s[ev->id].size = size;
-            if (touch == HR_TOUCH_RECORDED && __builtin_expect(pend != 0, 0)) {
-                used = pend - 1 < size ? pend - 1 : size;
-                pend = 0;
-            }
-            if (__builtin_expect(p == NULL, 0))
-                note_fail(r, ev);
-            else if (touch != HR_TOUCH_NONE)
-                touch_pages(p, 0, used, 1);
-        } else if (touch == HR_TOUCH_RECORDED && op == HR_OP_TOUCHED) {
-            pend = ev->size < UINT64_MAX ? ev->size + 1 : ev->size; /* as op_TOUCHED */
-        } else {
-            r->pend = pend;
-            lean_other(r, ev);
-            pend = r->pend;
-        }
-    }
-    r->pend = pend;
-    r->empty_frees += empty;
-}
-
-static __attribute__((noinline)) void lean_be_range(run_t *r, const hr_event_t *from,
-                                                    const hr_event_t *to) {
-    switch (r->touch) {
-    case HR_TOUCH_NONE: lean_be_loop_t(r, from, to, HR_TOUCH_NONE); break;
-    case HR_TOUCH_RECORDED: lean_be_loop_t(r, from, to, HR_TOUCH_RECORDED); break;
-    default: lean_be_loop_t(r, from, to, HR_TOUCH_FIRST); break; /* lean_ok: not `all` */
-    }
-}
-
 /* The run calls the C library directly in its loops: a system backend that
  * frees plainly, called through its own functions (the counting and
  * verifying laps wrap them and go through engine_slow.c). */
@@ -421,10 +360,6 @@ void hr_run_range(run_t *r, const hr_event_t *from, const hr_event_t *to) {
             lean_range_first(r, from, to);
         else
             lean_range_recorded(r, from, to);
-        return;
-    }
-    if (!libc && lean_ok(r)) {
-        lean_be_range(r, from, to);
         return;
     }
     if (libc) {
