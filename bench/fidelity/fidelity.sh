@@ -204,14 +204,8 @@ run_real() {
     [ -n "$lib" ] || pre=(env -u LD_PRELOAD)
     case "$name" in
     freeciv_ai)
-        local d="$W/fc"
-        chmod o+x "$W" # the freeciv server runs as nobody when we are root
-        rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"; cp "$R/freeciv_ai.serv" "$d/"
-        local as=()
-        [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-        (cd "$d" && "${RUN[@]}" "${pre[@]}" HOME="$d" TMPDIR="$d" \
-            "${as[@]}" "$FREECIV" --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
-            -p "$port" < /dev/null > "$W/fc.log" 2>&1) || true ;;
+        hr_freeciv_game "$W/fc" "$R/freeciv_ai.serv" "$FREECIV" "$port" "$W/fc.log" \
+            "${RUN[@]}" "${pre[@]}" ;;
     python_json)
         "${RUN[@]}" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)

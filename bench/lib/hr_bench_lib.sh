@@ -118,6 +118,21 @@ hr_free_port() {
     "${PYTHON:-python3}" -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'
 }
 
+# hr_freeciv_game DIR SERV FREECIV PORT LOG CMD...: one freeciv-server game
+# from the script SERV, run in a folder DIR of its own (made afresh, writable
+# by all: as root the server runs as nobody, which it requires) after CMD...
+# (a timer and an `env ...` prefix; HOME and TMPDIR are added to it), its
+# output to LOG. Its exit status is the timer's to record, not returned.
+hr_freeciv_game() {
+    local d=$1 serv=$2 fc=$3 port=$4 log=$5 as=()
+    shift 5
+    chmod o+x "$(dirname "$d")"
+    rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"; cp "$serv" "$d/"
+    [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+    (cd "$d" && "$@" HOME="$d" TMPDIR="$d" "${as[@]}" "$fc" --read "$(basename "$serv")" \
+        --exit-on-end --quitidle 5 --Announce none -p "$port" < /dev/null > "$log" 2>&1) || true
+}
+
 # The help is read whole: `grep -q` would exit at its first match and, under
 # `set -o pipefail`, the help's SIGPIPE would make the answer "no" at random
 # (on a loaded machine a benchmark then ran without --warm-time).

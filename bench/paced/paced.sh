@@ -56,13 +56,8 @@ real_rss() {
             --disable-sound --disable-music --renderer opengl -g 640x480 -w "$LEVEL" \
             < /dev/null > /dev/null 2>&1 || true ;;
     freeciv_ai)
-        local d="$W/fc" as=()
-        chmod o+x "$W"
-        rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"; cp "$R/freeciv_ai.serv" "$d/"
-        [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-        (cd "$d" && "${RUN[@]}" "${pre[@]}" HOME="$d" TMPDIR="$d" "${as[@]}" "$FREECIV" \
-            --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
-            -p "$(hr_free_port)" < /dev/null > "$W/fc.log" 2>&1) || true ;;
+        hr_freeciv_game "$W/fc" "$R/freeciv_ai.serv" "$FREECIV" "$(hr_free_port)" "$W/fc.log" \
+            "${RUN[@]}" "${pre[@]}" ;;
     *) echo "paced.sh: unknown program $name" >&2; exit 2 ;;
     esac
     read -r _ rss _ code _ < "$W/time.txt"

@@ -55,14 +55,9 @@ run_real() {
     local name=$1 lib=$2 pre=(env "LD_PRELOAD=$2")
     [ -n "$lib" ] || pre=(env -u LD_PRELOAD)
     case "$name" in
-    freeciv_ai) # as bench/fidelity/fidelity.sh runs it: its own folder, nobody when root
-        local d="$W/fc" as=()
-        chmod o+x "$W"
-        rm -rf "$d"; mkdir -p "$d"; chmod 777 "$d"; cp "$R/freeciv_ai.serv" "$d/"
-        [ "$(id -u)" != 0 ] || as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
-        (cd "$d" && "${RUN[@]}" "${pre[@]}" HOME="$d" TMPDIR="$d" "${as[@]}" "$FREECIV" \
-            --read freeciv_ai.serv --exit-on-end --quitidle 5 --Announce none \
-            -p "$(hr_free_port)" < /dev/null > "$W/fc.log" 2>&1) || true ;;
+    freeciv_ai)
+        hr_freeciv_game "$W/fc" "$R/freeciv_ai.serv" "$FREECIV" "$(hr_free_port)" "$W/fc.log" \
+            "${RUN[@]}" "${pre[@]}" ;;
     python_json)
         "${RUN[@]}" "${pre[@]}" "$PYTHON" "$R/python_json.py" > /dev/null 2>&1 || true ;;
     sqlite_index)

@@ -7,13 +7,7 @@
 # --verify. No timing assertions. Prints TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
-HR="${HR:-./heapreplay}"
-[ -x "$HR" ] || HR="$(dirname "$0")/../../heapreplay"
-[ -x "$HR" ] || skip_all "heapreplay not built"
-T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
-JGET="${JGET:-$(dirname "$HR")/tests/cli/jget}"
-jget() { "$JGET" "$1" "$2"; }
+tap_setup access jget
 
 "$HR" gen session -o "$T/s.hrt" --events 20000 --seed 11 > /dev/null || skip_all "cannot generate"
 R=("$HR" replay --warm-time 0 -r 1 -q "$T/s.hrt")
