@@ -10,6 +10,10 @@
 #   skip_all_if_asan BIN WHAT  skip_all when BIN is built with AddressSanitizer:
 #                              WHAT (a library preloaded into a program) cannot
 #                              run under it
+#   fails_one_line NAME RE CMD [ARG...]
+#                              runs CMD: ok when it exits 2 with nothing on
+#                              stdout and one line on stderr matching RE
+#                              (grep's basic regex)
 #   tap_setup NAME [jget]      the usual start of a CLI test: HR (the built
 #                              heapreplay, from $top_builddir, default .) and T
 #                              (a fresh folder hr_NAME.* removed at exit);
@@ -62,6 +66,20 @@ skip_all_if_asan() {
     if nm "$1" 2>/dev/null | grep -q __asan_init; then
         skip_all "ASan build: $2 cannot run under AddressSanitizer (its runtime must come first)"
     fi
+}
+
+fails_one_line() {
+    local name=$1 re=$2 out err rc
+    shift 2
+    out=$(mktemp) && err=$(mktemp) || exit 1
+    "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ $rc = 2 ] && [ "$(wc -l <"$err")" = 1 ] && [ ! -s "$out" ] && grep -q -- "$re" "$err"; then
+        ok "$name"
+    else
+        not_ok "$name" "rc=$rc" "$(cat "$err")"
+    fi
+    rm -f "$out" "$err"
 }
 
 tap_setup() {

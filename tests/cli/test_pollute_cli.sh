@@ -16,14 +16,9 @@ R=("$HR" replay --warm-time 0 -r 1 -q "$T/s.hrt")
 
 # 1. bad values: exit 2, one line on stderr naming the option and what it expects
 for bad in some 0 63K 2G 4M: 4M:0 4M:1025 4M:8x NONE; do
-    "${R[@]}" -a glibc --pollute "$bad" > "$T/out" 2> "$T/err"
-    rc=$?
-    if [ $rc = 2 ] && [ "$(wc -l < "$T/err")" = 1 ] && [ ! -s "$T/out" ] &&
-       grep -q "option '--pollute' expects none or SIZE\[:LINES\], SIZE 64K..1G, LINES 1..1024, got '$bad'" "$T/err"; then
-        ok "--pollute $bad: exit 2, one line"
-    else
-        not_ok "--pollute $bad: exit 2, one line" "rc=$rc" "$(cat "$T/err")"
-    fi
+    fails_one_line "--pollute $bad: exit 2, one line" \
+        "option '--pollute' expects none or SIZE\[:LINES\], SIZE 64K..1G, LINES 1..1024, got '$bad'" \
+        "${R[@]}" -a glibc --pollute "$bad"
 done
 
 # 2. good values are accepted (parse only: --help after them)
