@@ -216,7 +216,7 @@ static inline __attribute__((always_inline)) void lean_realloc(run_t *r, hr_slot
         *pend = 0;
     }
     if (__builtin_expect(p == NULL, 0)) {
-        if (!(old && size == 0)) { /* realloc(old, 0) may free old: op_REALLOC */
+        if (!hr_zero_realloc_freed(r, old, size)) {
             if (old)
                 free(old);
             note_fail(r, ev);
