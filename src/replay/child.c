@@ -167,6 +167,12 @@ static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib
         execv(cg.valgrind, (char *const *)cg.argv);
         exec_failed(job, fd, cg.valgrind, strerror(errno));
     }
+    /* argv[0] the same wherever heapreplay is installed: the dynamic
+     * linker names the program by it in the error string a failed dlsym
+     * leaves on the heap (extstats.c looks up every allocator's statistics
+     * call), so a longer path made the allocator under test start from
+     * another heap (jemalloc's footprint moved by 28 KiB on particles) */
+    w.argv[0] = HR_WORKER_ARGV0;
     execv(job->self_exe, (char *const *)w.argv);
     exec_failed(job, fd, job->self_exe, strerror(errno));
 }

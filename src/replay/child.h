@@ -22,6 +22,11 @@
 #define HR_ASAN_BUILD 0
 #endif
 
+/* argv[0] of every re-executed process (worker, start-up probe): a fixed
+ * name, so that nothing the allocator under test sees depends on where
+ * heapreplay is installed (child.c says how it did). */
+#define HR_WORKER_ARGV0 "heapreplay"
+
 typedef struct hr_child_job {
     const hr_trace_t          *trace;      /* decoded */
     int                        trace_fd;   /* the same, shared (trace/shared.h): workers map it */

@@ -1,6 +1,7 @@
 /* Each allocator's process start-up (startup.h). */
 #include "replay/startup.h"
 #include "base/order.h"
+#include "replay/child.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -37,7 +38,7 @@ static int probe_once(const char *self_exe, const char *lib, double *cpu_s, uint
             setenv("LD_PRELOAD", lib, 1);
         else
             unsetenv("LD_PRELOAD");
-        execl(self_exe, self_exe, "__startup-probe", (char *)NULL);
+        execl(self_exe, HR_WORKER_ARGV0, "__startup-probe", (char *)NULL);
         _exit(127);
     }
     int status;

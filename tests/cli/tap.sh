@@ -17,7 +17,7 @@
 #   tap_setup NAME [jget]      the usual start of a CLI test: HR (the built
 #                              heapreplay, from $top_builddir, default .) and T
 #                              (a fresh folder hr_NAME.* removed at exit);
-#                              with jget also JGET and `jget FILE PATH`;
+#                              with jget also JGET and `jget PATH FILE`;
 #                              skip_all when a binary is not built
 #   plan                       prints the plan "1..N" for the cases so far
 #   tap_done                   prints the plan and exits 1 if any case failed
