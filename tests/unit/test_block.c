@@ -182,6 +182,37 @@ static void test_backend(void) {
     HR_TM_STATS_END(be, inst, js);
 }
 
+/* A free looks for a fallback block only when one of its 16-byte size step
+ * is live: frees of the step of a live align-refused block, of another
+ * step, and of that block itself (before and after the others) each go
+ * their own way, so the fallback bytes and the counts come back even. */
+static void test_fallback_steps(void) {
+    const hr_backend_t *be = &hr_backend_block;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, NULL, &err);
+    uint64_t base = be->footprint(inst);
+    void *al = be->alloc(inst, 20, 256, -1);   /* refused: step 1 */
+    void *al2 = be->alloc(inst, 600, 256, -1); /* refused: step 37 */
+    void *same = be->alloc(inst, 24, 0, -1);   /* step 1, native */
+    void *other = be->alloc(inst, 40, 0, -1);  /* step 2, native */
+    uint64_t held = be->footprint(inst);
+    be->free(inst, other, 40);  /* no fallback block of its step: not searched */
+    be->free(inst, same, 24);   /* searched, not found: native */
+    be->free(inst, al, 20);     /* found: the fallback's */
+    void *again = be->alloc(inst, 24, 0, -1); /* back on its list */
+    HR_CHECK(again == same);
+    be->free(inst, again, 24);  /* its step empty again: not searched */
+    be->free(inst, al2, 600);
+    HR_CHECK(held > be->footprint(inst));
+    HR_CHECK_EQ_U64(be->footprint(inst), base + 2 * 16384);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "fallback_ops", 4));
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 6));
+    HR_CHECK(hr_tm_json_has(js, "align", 2));
+    HR_CHECK(hr_tm_json_has(js, "live_bytes", 0));
+    HR_TM_STATS_END(be, inst, js);
+}
+
 /* An in-house backend's create() sets the fallback's glibc as a long-running
  * program has it (backends/fallback.h): a 1 MiB block comes from the heap,
  * not a mapping of its own, and freeing the heap's top gives nothing back. */
@@ -210,6 +241,7 @@ int main(void) {
     HR_RUN(test_property);
     HR_RUN(test_check_detects);
     HR_RUN(test_backend);
+    HR_RUN(test_fallback_steps);
     HR_RUN(test_fallback_keeps_heap);
     return hr_test_done();
 }
