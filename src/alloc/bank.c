@@ -1,24 +1,27 @@
-/* hr_bank: Orx orxBank semantics (see src/alloc/bank.h). Our own C
- * code: one block per segment = header + used-cell bitmap + cells,
- * segments chained, lowest free cell first.
+/* hr_bank: Orx orxBank semantics (see src/alloc/bank.h). Our own C code:
+ * segments of N cells side by side in address regions, one used-cell bitmap
+ * for the bank, lowest free cell first.
  *
- * What keeps alloc and free O(1) (a chain walk made a bank with many
- * segments cost O(segments) per op, 200-600 ns/op on level_load and the
- * freeciv trace), none of it changing which cell is handed out or what is
- * counted:
- *  - `nonfull`, one bit per segment in chain order, set while it has a free
- *    cell: alloc finds the first segment with a free cell at or after the
- *    hint by scanning 64 segments per word instead of visiting each one;
- *  - `sum` in each segment's header, one bit per group of bitmap words with
- *    a free cell: the lowest free cell is two count-trailing-zeros away,
- *    where a scan over the words branched once per word it passed;
- *  - regions: the bank's segments side by side, `stride` apart, in address
- *    regions of its own (the first for at least 4 MiB of segments, each
- *    next twice the last, at most 2 GiB), so free finds a cell's segment by
- *    a subtraction and a multiply. A hash of address windows did it before:
- *    a probe loop of dependent loads on every free. A region is mapped
- *    untouched: its pages are faulted in as segments are made in it, as
- *    were the blocks the segments were carved from before.
+ * What keeps alloc and free O(1) and short (a chain walk made a bank with
+ * many segments cost O(segments) per op, 200-600 ns/op on level_load and the
+ * freeciv trace; per-segment headers with their own bitmaps cost two
+ * divisions, a region search and three counters per free), none of it
+ * changing which cell is handed out or what is counted:
+ *  - the cells of segment s are cells s * N .. s * N + N - 1 of the bank, so
+ *    the first non-full segment's lowest free cell is the bank's lowest free
+ *    cell: the lowest set bit of one bitmap (1 = free, as Orx's map);
+ *  - `sum`, a bit per bitmap word with a free cell, and `hint`, the first
+ *    summary word that may have one: the lowest free cell is two
+ *    count-trailing-zeros away, where a scan over the words (Orx's) branched
+ *    once per word it passed; the hint moves on in the slow path only;
+ *  - regions: the cells of the first region (at least 4 MiB of them) are at
+ *    base0 + index * cell size, so free divides the offset by the cell size
+ *    (a multiply) and checks the remainder; the later regions' cells (a bank
+ *    that outgrew 4 MiB) take an out-of-line search over the regions;
+ *  - the per-segment free counts Orx keeps are not kept: nothing but stats
+ *    and compact read them, and those count the bitmap when asked.
+ * A region is mapped untouched: its pages are faulted in as cells are
+ * written, and nothing of the bank's own lies in them.
  */
 #include "alloc/bank.h"
 
@@ -29,16 +32,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The header bytes the footprint counts (see the struct). */
-#define BANK_HEADER_BYTES offsetof(hr_bank_t, by_index)
+/* The bank header bytes the footprint counts: Orx's bank as it was counted
+ * from the start (options, chain, counters); the lookup state (bitmap,
+ * summary, regions) is the replay's index into the bank, not memory the
+ * design holds. */
+#define BANK_HEADER_BYTES 96
+/* A segment as Orx lays it out, for the footprint: a 32-byte header, its
+ * used-cell bitmap (64-bit words), each rounded to 16, then the cells. */
+#define BANK_SEG_HDR 32
 
-_Static_assert(sizeof(hr_bank_segment_t) == HR_BANK_SEG_HDR, "the map follows the header");
-/* The footprint's figures are those of the bank before its lookup tables. */
-_Static_assert(BANK_HEADER_BYTES == 96, "bank header bytes counted");
+_Static_assert(offsetof(hr_bank_t, high_water_cells) == 64, "the hot fields fill one cache line");
 
-/* The first region holds at least this many bytes of segments; no region
- * is larger than BANK_REGION_MAX while the stride is below it, so that an
- * offset in a region divides by a multiply (hr_bank_div). */
+/* The first region holds at least this many bytes of cells; no region is
+ * larger than BANK_REGION_MAX unless one segment is. */
 #define BANK_REGION_MIN ((size_t)4 << 20)
 #define BANK_REGION_MAX ((size_t)1 << 31)
 
@@ -53,85 +59,90 @@ static uint64_t footprint_of(const hr_bank_t *b) {
     return BANK_HEADER_BYTES + b->segments * b->seg_bytes;
 }
 
-static void set_nonfull(hr_bank_t *b, unsigned i, int on) {
-    uint64_t bit = (uint64_t)1 << (i % 64);
-    if (on)
-        b->nonfull[i / 64] |= bit;
-    else
-        b->nonfull[i / 64] &= ~bit;
-}
+/* The bytes of one segment's cells. */
+static size_t span_of(const hr_bank_t *b) { return (size_t)b->opt.cells_per_segment * b->cell; }
 
-/* Room in the side tables for one more segment; -1 when out of memory. */
-static int tables_grow(hr_bank_t *b) {
-    if (b->segments < b->cap)
+/* Cells the segments hold: bits of the map that may be set. */
+static size_t capacity(const hr_bank_t *b) { return (size_t)b->segments * b->opt.cells_per_segment; }
+
+/* Room in the bitmap for `cells` cells (whole summary words); -1 when out of memory. */
+static int map_grow(hr_bank_t *b, size_t cells) {
+    size_t words = (cells + 63) / 64;
+    if (words <= b->map_cap)
         return 0;
-    size_t cap = b->cap ? b->cap * 2 : 64; /* a multiple of 64: whole bitmap words */
-    hr_bank_segment_t **bi = realloc(b->by_index, cap * sizeof *bi);
-    if (!bi)
+    size_t cap = b->map_cap ? b->map_cap : 64;
+    while (cap < words)
+        cap *= 2; /* a multiple of 64: whole summary words */
+    uint64_t *m = realloc(b->map, cap * sizeof *m);
+    if (!m)
         return -1;
-    b->by_index = bi;
-    uint64_t *nf = realloc(b->nonfull, cap / 64 * sizeof *nf);
-    if (!nf)
+    memset(m + b->map_cap, 0, (cap - b->map_cap) * sizeof *m);
+    b->map = m;
+    uint64_t *s = realloc(b->sum, cap / 64 * sizeof *s);
+    if (!s)
         return -1;
-    memset(nf + b->cap / 64, 0, (cap - b->cap) / 64 * sizeof *nf);
-    b->nonfull = nf;
-    b->cap = cap;
+    memset(s + b->map_cap / 64, 0, (cap - b->map_cap) / 64 * sizeof *s);
+    b->sum = s;
+    b->map_cap = cap;
     return 0;
 }
 
-/* The hint and its index together. */
-static void set_hint(hr_bank_t *b, hr_bank_segment_t *s) {
-    b->hint = s;
-    b->hint_index = s ? s->index : UINT_MAX;
+/* Marks cells [lo, hi) free or clear (not a cell), with their summary bits. */
+static void mark_range(hr_bank_t *b, size_t lo, size_t hi, int is_free) {
+    for (size_t i = lo; i < hi;) {
+        size_t n = 64 - i % 64 < hi - i ? 64 - i % 64 : hi - i; /* bits in this word */
+        uint64_t bits = (n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1) << (i % 64);
+        uint64_t *m = &b->map[i / 64];
+        *m = is_free ? *m | bits : *m & ~bits;
+        uint64_t sbit = (uint64_t)1 << (i / 64 % 64);
+        b->sum[i / 64 / 64] = *m ? b->sum[i / 64 / 64] | sbit : b->sum[i / 64 / 64] & ~sbit;
+        i += n;
+    }
+}
+
+/* The first-region fields the fast paths read, from regions[0]. */
+static void sync_first(hr_bank_t *b) {
+    b->base0 = b->regions[0].base;
+    b->cells0 = b->regions[0].used / b->cell;
 }
 
 /* Room for one more segment at the end of the last region: a new region
  * when it is full (twice the last one); -1 when out of memory. */
 static int region_room(hr_bank_t *b) {
+    size_t span = span_of(b);
     hr_bank_region_t *r = b->nregions ? &b->regions[b->nregions - 1] : NULL;
-    if (r && r->bytes - r->used >= b->stride)
+    if (r && r->bytes - r->used >= span)
         return 0;
     if (b->nregions == HR_BANK_REGIONS)
         return -1;
-    size_t n = r ? 2 * r->bytes : (BANK_REGION_MIN + b->stride - 1) / b->stride * b->stride;
-    if (n < b->stride || (r && n < r->bytes))
+    size_t n = r ? 2 * r->bytes : (BANK_REGION_MIN + span - 1) / span * span;
+    if (n < span || (r && n < r->bytes))
         return -1; /* overflow */
-    if (b->stride_inv && n > BANK_REGION_MAX) /* offsets stay below 2^32 */
-        n = r ? r->bytes : b->stride;
+    if (r && n > BANK_REGION_MAX)
+        n = r->bytes;
     char *base = hr_segcache_get(n);
     if (!base)
         return -1;
-    r = &b->regions[b->nregions++];
-    r->base = base;
-    r->bytes = n;
-    r->used = 0;
+    hr_bank_region_t *nr = &b->regions[b->nregions++];
+    nr->base = base;
+    nr->bytes = n;
+    nr->used = 0;
+    nr->first = r ? r->first + r->used / b->cell : 0;
     return 0;
 }
 
-static hr_bank_segment_t *segment_new(hr_bank_t *b) {
-    if (tables_grow(b) != 0 || region_room(b) != 0)
-        return NULL;
-    hr_bank_region_t *r = &b->regions[b->nregions - 1];
-    hr_bank_segment_t *s = (hr_bank_segment_t *)(r->base + r->used);
-    r->used += b->stride;
-    memset(s, 0, b->cells_off); /* header + bitmap; cells stay as they are */
-    s->cells = (char *)s + b->cells_off;
-    size_t groups = ((b->map_words - 1) >> b->sum_shift) + 1; /* 1..64 */
-    s->sum = groups == 64 ? ~(uint64_t)0 : ((uint64_t)1 << groups) - 1;
-    s->nfree = b->opt.cells_per_segment;
-    s->index = b->last ? b->last->index + 1 : 0;
-    if (b->last)
-        b->last->next = s;
-    else
-        b->first = s;
-    b->last = s;
-    if (!b->hint)
-        set_hint(b, s);
-    b->by_index[s->index] = s;
-    set_nonfull(b, s->index, 1);
+/* Appends a segment: its cells made free. -1 when out of memory. */
+static int segment_new(hr_bank_t *b) {
+    size_t lo = capacity(b), hi = lo + b->opt.cells_per_segment;
+    if (map_grow(b, hi) != 0 || region_room(b) != 0)
+        return -1;
+    b->regions[b->nregions - 1].used += span_of(b);
+    if (b->nregions == 1)
+        sync_first(b);
+    mark_range(b, lo, hi, 1);
     if (++b->segments > b->peak_segments)
         b->peak_segments = b->segments;
-    return s;
+    return 0;
 }
 
 hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
@@ -142,23 +153,16 @@ hr_bank_t *hr_bank_create(const hr_bank_options_t *opt) {
     if (!b)
         return NULL;
     b->opt = o;
-    b->map_words = (o.cells_per_segment + 63) / 64;
-    b->cells_off = round16(sizeof(hr_bank_segment_t)) + round16(b->map_words * 8);
-    b->span = (size_t)o.cells_per_segment * o.cell_size;
-    b->seg_bytes = b->cells_off + b->span;
-    b->stride = round16(b->seg_bytes);
-    /* stride >= 48: no wrap; a stride above the largest region: divide */
-    b->stride_inv = b->stride < BANK_REGION_MAX ? UINT64_MAX / b->stride + 1 : 0;
-    b->hint_index = UINT_MAX;
-    while (((b->map_words - 1) >> b->sum_shift) + 1 > 64) /* 64 groups at most */
-        b->sum_shift++;
-    /* Lemire's fastdiv: floor(n * ceil(2^64 / d) / 2^64) == n / d for every
-     * 32-bit n and d, so owner() divides by a multiply when the cells span
-     * less than 4 GiB. */
-    if ((uint64_t)o.cells_per_segment * o.cell_size < ((uint64_t)1 << 32) && o.cell_size > 1)
-        b->cell_inv = UINT64_MAX / o.cell_size + 1;
+    b->cell = o.cell_size;
+    size_t map_words = (o.cells_per_segment + 63) / 64;
+    b->seg_bytes = round16(BANK_SEG_HDR) + round16(map_words * 8) + span_of(b);
+    b->cell_shift = (uint32_t)__builtin_ctzll((unsigned long long)b->cell);
+    uint64_t odd = (uint64_t)b->cell >> b->cell_shift, inv = odd;
+    for (int k = 0; k < 5; k++) /* Newton: each step doubles the bits inv is right in */
+        inv *= 2 - odd * inv;
+    b->cell_inv = inv;
     /* Like orxBank_Create, the first segment is made at once. */
-    if (!segment_new(b)) {
+    if (segment_new(b) != 0) {
         hr_bank_destroy(b);
         return NULL;
     }
@@ -170,90 +174,102 @@ void hr_bank_destroy(hr_bank_t *b) {
         return;
     for (unsigned i = 0; i < b->nregions; i++)
         hr_segcache_put(b->regions[i].base, b->regions[i].bytes);
-    free(b->by_index);
-    free(b->nonfull);
+    free(b->map);
+    free(b->sum);
     free(b);
 }
 
-/* The first segment with a free cell at or after the hint (none before it
- * has one), or NULL when every segment is full. */
-static hr_bank_segment_t *first_nonfull(const hr_bank_t *b) {
-    if (!b->hint)
-        return NULL;
-    if (b->hint->nfree)
-        return b->hint;
-    size_t words = (b->segments + 63) / 64, w = b->hint->index / 64;
-    uint64_t bits = b->nonfull[w] & (~(uint64_t)0 << (b->hint->index % 64));
-    while (!bits && ++w < words)
-        bits = b->nonfull[w];
-    return bits ? b->by_index[w * 64 + (size_t)__builtin_ctzll(bits)] : NULL;
-}
-
-/* The rest of hr_bank_alloc (bank.h): the hint segment is full, so the
- * first non-full one after it, or a new segment. */
+/* The rest of hr_bank_alloc (bank.h): the hint's summary word is empty. The
+ * first summary word after it with a bit, or a new segment. */
 void *hr_bank_alloc_slow(hr_bank_t *b) {
-    hr_bank_segment_t *s = first_nonfull(b);
-    if (!s) {
-        if (!b->opt.expandable || !(s = segment_new(b)))
+    size_t words = b->map_cap / 64, k = b->hint;
+    while (k < words && !b->sum[k])
+        k++;
+    if (k == words) {
+        if (!b->opt.expandable || segment_new(b) != 0)
             return NULL;
+        k = (capacity(b) - b->opt.cells_per_segment) / 64 / 64; /* the new segment's first word */
     }
-    set_hint(b, s);
-    return hr_bank_take(b, s);
+    b->hint = (uint32_t)k;
+    return hr_bank_take(b);
 }
 
-/* The rest of hr_bank_free (bank.h): the cell's segment was full. */
-void hr_bank_now_nonfull(hr_bank_t *b, hr_bank_segment_t *s) { set_nonfull(b, s->index, 1); }
-
-int hr_bank_owns(const hr_bank_t *b, const void *p) {
-    size_t cell;
-    return hr_bank_owner(b, p, &cell) != NULL;
+/* Region holding cell i (beyond the first region's cells). */
+void *hr_bank_cell_far(const hr_bank_t *b, size_t i) {
+    unsigned r = b->nregions - 1;
+    while (i < b->regions[r].first)
+        r--;
+    return b->regions[r].base + (i - b->regions[r].first) * b->cell;
 }
+
+/* The bank's index of the cell at p in any region, or SIZE_MAX. */
+static size_t index_of(const hr_bank_t *b, const void *p) {
+    for (unsigned r = 0; r < b->nregions; r++) {
+        const hr_bank_region_t *g = &b->regions[r];
+        size_t off = (size_t)((uintptr_t)p - (uintptr_t)g->base);
+        if (off < g->used)
+            return off % b->cell ? SIZE_MAX : g->first + off / b->cell;
+    }
+    return SIZE_MAX;
+}
+
+/* The rest of hr_bank_free (bank.h): p is no cell of the first region. */
+int hr_bank_free_far(hr_bank_t *b, void *p) {
+    size_t i = index_of(b, p);
+    if (i == SIZE_MAX)
+        return HR_BANK_ENOTOWNED;
+    if (!hr_bank_in_use(b, i))
+        return HR_BANK_EFREE;
+    hr_bank_release(b, i);
+    return HR_BANK_OK;
+}
+
+int hr_bank_owns(const hr_bank_t *b, const void *p) { return index_of(b, p) != SIZE_MAX; }
 
 void *hr_bank_next(const hr_bank_t *b, const void *cell) {
-    hr_bank_segment_t *s = b->first;
-    size_t i = 0;
+    size_t i = 0, cap = capacity(b);
     if (cell) {
-        if (!(s = hr_bank_owner(b, cell, &i)))
+        if ((i = index_of(b, cell)) == SIZE_MAX)
             return NULL;
         i++;
     }
-    for (; s; s = s->next, i = 0)
-        for (; i < b->opt.cells_per_segment; i++)
-            if (hr_bank_map(s)[i / 64] & ((uint64_t)1 << (i % 64)))
-                return s->cells + i * b->opt.cell_size;
+    for (; i < cap; i++)
+        if (hr_bank_in_use(b, i))
+            return hr_bank_cell_far(b, i); /* any region */
     return NULL;
+}
+
+/* Whether segment s has no used cell. */
+static int segment_empty(const hr_bank_t *b, size_t s) {
+    size_t lo = s * b->opt.cells_per_segment, hi = lo + b->opt.cells_per_segment;
+    for (size_t i = lo; i < hi; i++)
+        if (hr_bank_in_use(b, i))
+            return 0;
+    return 1;
 }
 
 unsigned hr_bank_compact(hr_bank_t *b) {
     /* Keep everything up to the last segment with a used cell (and always
-     * the first segment); free the empty tail. */
-    hr_bank_segment_t *keep = b->first;
-    for (hr_bank_segment_t *s = b->first; s; s = s->next)
-        if (s->nfree < b->opt.cells_per_segment)
-            keep = s;
-    /* The tail's segments are the last in the last regions: their places
-     * there are given up, and a region left empty (never the first) goes
-     * back to the cache. */
-    unsigned n = 0;
-    for (hr_bank_segment_t *s = keep->next; s; s = s->next) {
-        if (b->hint == s)
-            set_hint(b, NULL);
-        set_nonfull(b, s->index, 0);
-        b->segments--;
-        n++;
-    }
+     * the first segment); free the empty tail: its cells are no cells any
+     * more, its places in the last regions are given up, and a region left
+     * empty (never the first) goes back to the cache. */
+    size_t keep = (size_t)b->segments - 1;
+    while (keep > 0 && segment_empty(b, keep))
+        keep--;
+    unsigned n = (unsigned)(b->segments - 1 - keep);
+    mark_range(b, (keep + 1) * b->opt.cells_per_segment, capacity(b), 0);
     for (unsigned k = 0; k < n; k++) {
         hr_bank_region_t *r = &b->regions[b->nregions - 1];
-        r->used -= b->stride;
+        r->used -= span_of(b);
         if (!r->used && b->nregions > 1) {
             hr_segcache_put(r->base, r->bytes);
             b->nregions--;
         }
     }
-    keep->next = NULL;
-    b->last = keep;
-    if (!b->hint) /* it pointed into the freed tail: every kept segment is full */
-        set_hint(b, keep->nfree ? keep : NULL);
+    b->segments -= n;
+    sync_first(b);
+    if (b->hint >= b->map_cap / 64 || !b->sum[b->hint]) /* it may have pointed into the tail */
+        b->hint = 0;
     return n;
 }
 
@@ -270,67 +286,45 @@ void hr_bank_stats(const hr_bank_t *b, hr_bank_stats_t *st) {
     st->head.objects = b->used;
     st->segments = b->segments;
     st->peak_segments = b->peak_segments;
-    st->free_cells = b->segments * b->opt.cells_per_segment - b->used;
+    st->free_cells = capacity(b) - b->used;
     st->head.largest_free = st->free_cells ? b->opt.cell_size : 0;
 }
 
-/* Whether s's summary word has exactly the bits of its groups with a zero. */
-static int sum_agrees(const hr_bank_t *b, const hr_bank_segment_t *s) {
-    const uint64_t *map = hr_bank_map(s);
-    uint64_t want = 0;
-    for (size_t w = 0; w < b->map_words; w++)
-        if (~map[w])
-            want |= (uint64_t)1 << (w >> b->sum_shift);
-    return want == s->sum;
-}
-
-/* Whether s is the next place of the regions walked in chain order: region
- * *r, at byte *at (both advanced). */
-static int in_place(const hr_bank_t *b, const hr_bank_segment_t *s, unsigned *r, size_t *at) {
-    if (*r < b->nregions && *at == b->regions[*r].used) {
-        ++*r;
-        *at = 0;
+/* Whether the regions hold the segments in order: each region's first cell
+ * follows the last one's, each but the last full of segments, their cells
+ * the bank's capacity, the fast paths' copy of the first one current. */
+static int regions_agree(const hr_bank_t *b) {
+    size_t span = span_of(b), cells = 0;
+    for (unsigned r = 0; r < b->nregions; r++) {
+        const hr_bank_region_t *g = &b->regions[r];
+        if (g->first != cells || g->used % span || g->used > g->bytes ||
+            (r + 1 < b->nregions && g->bytes - g->used >= span) || !g->used ||
+            ((uintptr_t)g->base & 15))
+            return 0;
+        cells += g->used / b->cell;
     }
-    if (*r >= b->nregions || (const char *)s != b->regions[*r].base + *at)
-        return 0;
-    *at += b->stride;
-    return 1;
+    return cells == capacity(b) && b->base0 == b->regions[0].base &&
+           b->cells0 == b->regions[0].used / b->cell;
 }
 
 int hr_bank_check(const hr_bank_t *b) {
-    uint64_t used = 0, nseg = 0;
-    unsigned n = b->opt.cells_per_segment, r = 0;
-    size_t at = 0;
-    int hint_seen = 0;
-    for (hr_bank_segment_t *s = b->first; s; s = s->next, nseg++) {
-        const uint64_t *map = hr_bank_map(s);
-        unsigned ones = 0;
-        for (size_t w = 0; w < b->map_words; w++)
-            ones += (unsigned)__builtin_popcountll(map[w]);
-        if (n % 64 && (map[b->map_words - 1] >> (n % 64)))
-            return HR_BANK_ECORRUPT; /* bits beyond the last cell */
-        if (ones + s->nfree != n || s->index != nseg || ((uintptr_t)s->cells & 15) ||
-            !sum_agrees(b, s))
+    size_t cap = capacity(b), words = b->map_cap / 64, used = 0;
+    if (!b->nregions || !regions_agree(b) || b->hint >= words || (cap + 63) / 64 > b->map_cap)
+        return HR_BANK_ECORRUPT;
+    for (size_t w = 0; w < b->map_cap; w++) {
+        uint64_t m = b->map[w];
+        size_t lo = w * 64;
+        if (lo + 64 > cap) /* bits past the segments: clear */
+            m &= lo >= cap ? 0 : ((uint64_t)1 << (cap - lo)) - 1;
+        if (m != b->map[w] || !(b->sum[w / 64] >> (w % 64) & 1) != !m)
             return HR_BANK_ECORRUPT;
-        if (nseg >= b->cap || b->by_index[nseg] != s ||
-            !(b->nonfull[nseg / 64] >> (nseg % 64) & 1) != !s->nfree)
-            return HR_BANK_ECORRUPT; /* the lookup tables disagree with the chain */
-        if (s == b->hint)
-            hint_seen = 1;
-        else if (!hint_seen && s->nfree)
-            return HR_BANK_ECORRUPT; /* a free cell before the hint */
-        if (!s->next && s != b->last)
-            return HR_BANK_ECORRUPT;
-        size_t c0;
-        if (!in_place(b, s, &r, &at) || hr_bank_owner(b, s->cells, &c0) != s || c0 != 0)
-            return HR_BANK_ECORRUPT; /* not where the regions say */
-        used += ones;
+        if (lo < cap)
+            used += (lo + 64 > cap ? cap - lo : 64) - (size_t)__builtin_popcountll(m);
     }
-    /* Every region but the last is full up to its used bytes, which end at
-     * the last segment of the chain. */
-    if (used != b->used || nseg != b->segments || (b->hint && !hint_seen) ||
-        b->hint_index != (b->hint ? b->hint->index : UINT_MAX) ||
-        r + 1 != b->nregions || at != b->regions[r].used)
+    for (size_t k = 0; k < b->hint; k++)
+        if (b->sum[k])
+            return HR_BANK_ECORRUPT; /* a free cell before the hint */
+    if (used != b->used || b->segments > b->peak_segments)
         return HR_BANK_ECORRUPT;
     return HR_BANK_OK;
 }

@@ -9,20 +9,6 @@
 
 #include "alloc/chunk.h"
 
-struct hr_stack {
-    hr_stack_options_t opt;
-    char             *data;        /* the buffer (Box2D m_data) */
-    size_t            index;       /* m_index: buffer bytes in use */
-    size_t            allocation;  /* m_allocation: requested bytes live */
-    size_t            max_allocation;
-    hr_stack_entry_t *entries;     /* m_entries[max_entries] */
-    int               entry_count;
-    uint64_t          malloc_bytes;   /* charge of live malloc entries (hr_chunk_usable) */
-    uint64_t          malloc_entries;
-    uint64_t          malloc_total;
-    uint64_t          peak_footprint;
-};
-
 hr_stack_options_t hr_stack_default(void) {
     hr_stack_options_t o = {HR_STACK_BOX2D_SIZE, HR_STACK_BOX2D_ENTRIES, 16};
     return o;

@@ -84,6 +84,57 @@ typedef struct hr_stack_stats {
 
 typedef struct hr_stack hr_stack_t;
 
+/* The allocator's state, here only so that the common push and pop below
+ * inline into the replay backend (one call per op, as malloc is): its
+ * fields are stack.c's business. */
+struct hr_stack {
+    hr_stack_options_t opt;
+    char             *data;        /* the buffer (Box2D m_data) */
+    size_t            index;       /* m_index: buffer bytes in use */
+    size_t            allocation;  /* m_allocation: requested bytes live */
+    size_t            max_allocation;
+    hr_stack_entry_t *entries;     /* m_entries[max_entries] */
+    int               entry_count;
+    uint64_t          malloc_bytes;   /* charge of live malloc entries (hr_chunk_usable) */
+    uint64_t          malloc_entries;
+    uint64_t          malloc_total;
+    uint64_t          peak_footprint;
+};
+
+/* hr_stack_alloc_aligned's common case: a block of `size` bytes that fits
+ * in the buffer at its index with no padding (alignment at most the
+ * granule) and an entry free; NULL, with nothing done, otherwise. */
+static inline void *hr_stack_push_fits(hr_stack_t *s, size_t size) {
+    size_t g = s->opt.granule, room = s->opt.buffer_size - s->index;
+    size_t rounded = (size + g - 1) & ~(g - 1);
+    if (s->entry_count >= s->opt.max_entries || size > room || rounded > room)
+        return NULL;
+    hr_stack_entry_t *e = &s->entries[s->entry_count++];
+    e->data = s->data + s->index;
+    e->size = size;
+    e->span = rounded;
+    e->pad = 0;
+    e->used_malloc = 0;
+    s->index += rounded;
+    if ((s->allocation += size) > s->max_allocation)
+        s->max_allocation = s->allocation;
+    return e->data;
+}
+
+/* hr_stack_free's common case: p is the top entry's data, in the buffer;
+ * 0 with nothing done otherwise. */
+static inline int hr_stack_pop_top(hr_stack_t *s, const void *p) {
+    if (!s->entry_count)
+        return 0;
+    hr_stack_entry_t *e = &s->entries[s->entry_count - 1];
+    if (e->data != p || e->used_malloc)
+        return 0;
+    s->index -= e->span;
+    s->allocation -= e->size;
+    s->entry_count--;
+    return 1;
+}
+
 /* NULL opt = defaults. Returns NULL on bad options or out of memory. */
 hr_stack_t *hr_stack_create(const hr_stack_options_t *opt);
 /* Frees the buffer and any malloc entries still live. */

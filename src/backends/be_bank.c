@@ -34,6 +34,8 @@
 #include "backends/inhouse.h"
 #include "alloc/bank.h"
 
+#define BY16_MAX 4096 /* the largest request the hot paths' table serves */
+
 typedef struct hr_bank_be {
     hr_inhouse_t ih;        /* first: the shared adapter's part */
     hr_bank_t  **banks;     /* [nbanks], index = bank_index(size) */
@@ -42,6 +44,13 @@ typedef struct hr_bank_be {
     unsigned     round_shift, cells;
     size_t      *made;      /* [nmade]: indexes of the banks created so far */
     size_t       nmade;
+    /* The hot paths' bank lookup: by16[(size + 15) / 16] is the bank of a
+     * request of `size` bytes up to fast_max (NULL until created), one load
+     * instead of the cell's index and the bank's pointer. Every 16-byte step
+     * lies in one bank when every cell is a multiple of 16 (the geometric
+     * cells, round >= 16); fast_max is 0 otherwise (round=8). */
+    size_t       fast_max;
+    hr_bank_t   *by16[BY16_MAX / 16 + 1];
 } hr_bank_be_t;
 
 _Static_assert(sizeof(hr_bank_stats_t) <= HR_INHOUSE_STATS_MAX, "stats buffer");
@@ -112,6 +121,7 @@ static void *bank_create(const hr_backend_config_t *cfg, hr_error_t *err) {
     b->nbanks = linear ? (size_t)(v[2] / v[0])
                        : geo_index((size_t)v[2]) + (geo_cell(geo_index((size_t)v[2])) <= v[2]);
     b->max_cell = bank_cell(b, b->nbanks - 1);
+    b->fast_max = b->round && b->round < 16 ? 0 : b->max_cell < BY16_MAX ? b->max_cell : BY16_MAX;
     b->banks = calloc(b->nbanks, sizeof *b->banks);
     b->made = calloc(b->nbanks, sizeof *b->made);
     if (!b->banks || !b->made) {
@@ -150,29 +160,32 @@ static void *bank_native_alloc(void *self, size_t size, size_t align, const char
         if (!(bk = b->banks[i] = hr_bank_create(&o)))
             return NULL;
         b->made[b->nmade++] = i;
+        for (size_t j = 0; j * 16 <= b->fast_max; j++) /* j: sizes 16j - 15 .. 16j (0: 0) */
+            if (bank_index(b, j * 16) == i)
+                b->by16[j] = bk;
     }
     return hr_bank_alloc(bk);
 }
 
 /* Everything but the common case below: the adapter's path (a bank to
- * create, a full hint segment, a fallback). */
+ * create, no free cell at the hint, a fallback). */
 static __attribute__((noinline)) void *bank_alloc_rest(void *self, size_t size, size_t align) {
     return hr_inhouse_alloc(self, size, align, bank_native_alloc);
 }
 
 /* The common case, what bank_native_alloc and the adapter do when the
- * request's bank exists and its hint segment has a free cell, with its one
- * call a tail call: the function then saves no registers (their pushes and
- * pops were a sixth of an op on particles, callgrind). */
+ * request's bank exists and has a free cell at its hint, with its one call
+ * (a cell beyond the bank's first region) a tail call: the function then
+ * saves no registers (their pushes and pops were a sixth of an op on
+ * particles, callgrind). */
 static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)heap;
     hr_bank_be_t *b = self;
-    size_t i = bank_index(b, size);
     hr_bank_t *bk;
-    if (__builtin_expect(align <= 8 && i < b->nbanks && (bk = b->banks[i]) != NULL &&
-                         bk->hint && bk->hint->nfree, 1)) {
+    if (__builtin_expect(size <= b->fast_max && align <= 8 &&
+                         (bk = b->by16[(size + 15) >> 4]) != NULL && hr_bank_ready(bk), 1)) {
         hr_fallback_native(&b->ih.fb);
-        return hr_bank_take(bk, bk->hint);
+        return hr_bank_take(bk);
     }
     return bank_alloc_rest(self, size, align);
 }
@@ -187,31 +200,36 @@ static int bank_native_free(void *self, void *ptr, size_t size) {
     return 1;
 }
 
-/* The rest of bank_free: an oversize block is a fallback one, not in the
+/* The rest of bank_free: a cell beyond the bank's first region (found
+ * there, it is no fallback block: those come from malloc, never from a
+ * bank's regions); else an oversize block is a fallback one, not in the
  * adapter's set; any other goes the adapter's way. */
 static __attribute__((noinline)) void bank_free_rest(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
-    if (bank_index(b, size) >= b->nbanks)
+    size_t i = bank_index(b, size);
+    if (i < b->nbanks && b->banks[i] && hr_bank_free_far(b->banks[i], ptr) == HR_BANK_OK) {
+        hr_fallback_native(&b->ih.fb);
+        return;
+    }
+    if (i >= b->nbanks)
         hr_inhouse_fb_free_oversize(&b->ih, ptr, size);
     else
         hr_inhouse_free(self, ptr, size, bank_native_free);
 }
 
 /* The common case as in bank_alloc: the block a used cell of its size's
- * bank. Found there, it is no fallback block whatever fallback blocks are
- * live (those come from malloc, never from a bank's regions), so the
- * adapter's search of their set, which every free paid while one was live
- * (82-100 % of the frees on frame_loop, game_session, level_load), comes
- * only after a miss. */
+ * bank's first region. Found there, it is no fallback block whatever
+ * fallback blocks are live, so the adapter's search of their set, which
+ * every free paid while one was live (82-100 % of the frees on frame_loop,
+ * game_session, level_load), comes only after a miss. */
 static void bank_free(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
-    size_t i = bank_index(b, size), cell;
+    size_t cell;
     hr_bank_t *bk;
-    hr_bank_segment_t *s;
-    if (__builtin_expect(i < b->nbanks && (bk = b->banks[i]) != NULL &&
-                         (s = hr_bank_owner(bk, ptr, &cell)) != NULL && hr_bank_in_use(s, cell), 1)) {
+    if (__builtin_expect(size <= b->fast_max && (bk = b->by16[(size + 15) >> 4]) != NULL &&
+                         (cell = hr_bank_index0(bk, ptr)) != SIZE_MAX && hr_bank_in_use(bk, cell), 1)) {
         hr_fallback_native(&b->ih.fb);
-        hr_bank_release(bk, s, cell);
+        hr_bank_release(bk, cell);
         return;
     }
     bank_free_rest(self, ptr, size);

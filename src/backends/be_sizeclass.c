@@ -29,9 +29,19 @@
 #include "backends/inhouse.h"
 #include "alloc/sizeclass.h"
 
+#define CLS8_MAX 4096 /* the largest request the hot paths' table serves */
+_Static_assert(CLS8_MAX <= HR_INHOUSE_FB_SIZE_MAX, "the table's sizes fit the fallback's steps");
+
 typedef struct hr_sizeclass_be {
     hr_inhouse_t    ih; /* first: the shared adapter's part */
     hr_sizeclass_t *a;
+    /* The hot paths' class lookup: cls8[(size + 7) / 8] is the class of a
+     * request of `size` bytes up to fast_max (the smaller of max_class and
+     * CLS8_MAX), one load instead of a count-leading-zeros and its
+     * adjustments. Classes are powers of two of at least 8 bytes, so every
+     * 8-byte step lies in one class. */
+    size_t          fast_max;
+    unsigned char   cls8[CLS8_MAX / 8 + 1];
 } hr_sizeclass_be_t;
 
 _Static_assert(sizeof(hr_sizeclass_stats_t) <= HR_INHOUSE_STATS_MAX, "stats buffer");
@@ -58,6 +68,9 @@ static void *sizeclass_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         hr_inhouse_destroy(b);
         return NULL;
     }
+    b->fast_max = o.max_class < CLS8_MAX ? o.max_class : CLS8_MAX;
+    for (size_t j = 0; j * 8 <= b->fast_max; j++) /* j: sizes 8j - 7 .. 8j (0: 0) */
+        b->cls8[j] = (unsigned char)hr_sizeclass_class_of(b->a, j * 8);
     return b;
 }
 
@@ -94,10 +107,9 @@ static __attribute__((noinline)) void *sizeclass_alloc_rest(void *self, size_t s
 static void *sizeclass_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)heap;
     hr_sizeclass_be_t *b = self;
-    int c = hr_sizeclass_class_of(b->a, size);
     void *p;
-    if (__builtin_expect(c >= 0 && align_ok(b->a, c, align), 1) &&
-        (p = hr_sizeclass_pop(b->a, c, size)) != NULL) {
+    if (__builtin_expect(size <= b->fast_max && align <= 8, 1) &&
+        (p = hr_sizeclass_pop(b->a, b->cls8[(size + 7) >> 3], size)) != NULL) {
         hr_fallback_native(&b->ih.fb);
         return p;
     }
@@ -120,16 +132,15 @@ static __attribute__((noinline)) void sizeclass_free_rest(void *self, void *ptr,
         hr_inhouse_free(self, ptr, size, sizeclass_native_free);
 }
 
-/* As sizeclass_alloc: a small block, and no fallback block of a small size
- * live (the adapter's set holds only those: an oversize block is never
- * freed with a small size). Before, every free of strings searched the set
+/* As sizeclass_alloc: a small block, and no fallback block of its 16-byte
+ * size step live (the adapter's set holds only small ones, refused for
+ * their alignment: an oversize block is never freed with a small size). Before, every free of strings searched the set
  * while its oversize blocks, 58 % of its ops, were live. */
 static void sizeclass_free(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
-    int c = hr_sizeclass_class_of(b->a, size);
-    if (__builtin_expect(!b->ih.fb_set.n && c >= 0 && ptr, 1)) {
+    if (__builtin_expect(size <= b->fast_max && ptr && !hr_inhouse_fb_maybe_small(&b->ih, size), 1)) {
         hr_fallback_native(&b->ih.fb);
-        hr_sizeclass_push(b->a, c, ptr, size);
+        hr_sizeclass_push(b->a, b->cls8[(size + 7) >> 3], ptr, size);
         return;
     }
     sizeclass_free_rest(self, ptr, size);

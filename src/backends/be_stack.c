@@ -91,9 +91,26 @@ static void *stack_native_alloc(void *self, size_t size, size_t align, const cha
     return NULL; /* ENOMEM: "out_of_memory" (a request malloc cannot serve) */
 }
 
+/* Everything but the common case below: the adapter's path. */
+static __attribute__((noinline)) void *stack_alloc_rest(void *self, size_t size, size_t align) {
+    return hr_inhouse_alloc(self, size, align, stack_native_alloc);
+}
+
+/* The common case, what stack_native_alloc does for a request of at most
+ * 8-byte alignment, a power of two (its needed alignment then at most 16,
+ * which a granule of 16 or more gives with no padding) that fits in the
+ * buffer, inline with one tail call for the rest: the function then saves
+ * no registers. */
 static void *stack_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)heap;
-    return hr_inhouse_alloc(self, size, align, stack_native_alloc);
+    hr_stack_be_t *b = self;
+    void *p;
+    if (__builtin_expect(align <= 8 && !(align & (align - 1)) && size && b->granule >= 16, 1) &&
+        (p = hr_stack_push_fits(b->s, size)) != NULL) {
+        hr_fallback_native(&b->ih.fb);
+        return p;
+    }
+    return stack_alloc_rest(self, size, align);
 }
 
 static int dead_take(hr_stack_be_t *b, const void *p) {
@@ -127,8 +144,21 @@ static int stack_native_free(void *self, void *ptr, size_t size) {
     return 1;
 }
 
-static void stack_free(void *self, void *ptr, size_t size) {
+static __attribute__((noinline)) void stack_free_rest(void *self, void *ptr, size_t size) {
     hr_inhouse_free(self, ptr, size, stack_native_free);
+}
+
+/* The common case as in stack_alloc: the block is the top entry, in the
+ * buffer, and no entry freed out of order waits under it. A live fallback
+ * block is never the top entry's data (two live blocks), so the set is
+ * searched only after a miss. */
+static void stack_free(void *self, void *ptr, size_t size) {
+    hr_stack_be_t *b = self;
+    if (__builtin_expect(!b->ndead && ptr && hr_stack_pop_top(b->s, ptr), 1)) {
+        hr_fallback_native(&b->ih.fb);
+        return;
+    }
+    stack_free_rest(self, ptr, size);
 }
 
 static void stack_stats_of(void *self, void *st) {

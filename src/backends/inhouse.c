@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "alloc/chunk.h"
+#include "alloc/segcache.h"
+
+#define FB_SIZES_BYTES (HR_INHOUSE_FB_BUCKETS * sizeof(uint32_t))
 
 void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err) {
     hr_inhouse_t *ih = calloc(1, size);
@@ -15,6 +18,12 @@ void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err
     ih->cls = cls;
     hr_fallback_keep_heap();
     hr_ptrmap_init(&ih->fb_set, 0);
+    if (!(ih->fb_sizes = hr_segcache_get(FB_SIZES_BYTES))) {
+        free(ih);
+        hr_error_set(err, "%s: out of memory", cls->name);
+        return NULL;
+    }
+    memset(ih->fb_sizes, 0, FB_SIZES_BYTES);
     return ih;
 }
 
@@ -79,9 +88,12 @@ const char hr_inhouse_oversize[] = "oversize";
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why) {
     hr_fallback_violation(&ih->fb, why);
     void *p = hr_fallback_alloc(&ih->fb, size, align);
-    if (p && why != hr_inhouse_oversize && !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
-        hr_fallback_free(&ih->fb, p, size);
-        p = NULL;
+    if (p && why != hr_inhouse_oversize) {
+        if (!hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
+            hr_fallback_free(&ih->fb, p, size);
+            return NULL;
+        }
+        ih->fb_sizes[hr_inhouse_fb_bucket(size)]++;
     }
     return p;
 }
@@ -89,6 +101,7 @@ void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const cha
 int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size) {
     if (!hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL))
         return 0;
+    ih->fb_sizes[hr_inhouse_fb_bucket(size)]--;
     hr_fallback_free(&ih->fb, ptr, size);
     return 1;
 }
@@ -135,5 +148,6 @@ void hr_inhouse_destroy(void *self) {
     for (size_t it = 0; (it = hr_ptrmap_next(&ih->fb_set, it, &p, NULL));)
         free((void *)(uintptr_t)p);
     hr_ptrmap_free(&ih->fb_set);
+    hr_segcache_put(ih->fb_sizes, FB_SIZES_BYTES);
     free(ih);
 }

@@ -328,6 +328,39 @@ static void test_default_cells(void) {
     HR_CHECK(hr_tm_create(be, "max=8", &err) == NULL);
 }
 
+/* Free tells a cell by one exact division (the offset times the inverse of
+ * the cell's odd part, rotated by its power of two): every byte offset
+ * around the first region, before it included, for odd, even and
+ * power-of-two cell sizes, is a cell exactly when it is a multiple of the
+ * cell size inside the segments made, and a refused free changes nothing. */
+static void test_exact_division(void) {
+    static const size_t cells[] = {1, 7, 16, 24, 48, 96, 4096, 3 << 12};
+    uint64_t bad = 0;
+    for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+        size_t cell = cells[c];
+        hr_bank_t *b = small_bank(cell, 8, 1);
+        char *p0 = hr_bank_alloc(b), *last = p0;
+        for (int i = 1; i < 20; i++) /* three segments of 8 */
+            last = hr_bank_alloc(b);
+        bad += last != p0 + 19 * cell;
+        hr_bank_stats_t st;
+        hr_bank_stats(b, &st);
+        size_t span = (size_t)st.segments * 8 * cell;
+        for (ptrdiff_t off = -(ptrdiff_t)(2 * cell + 3); off < (ptrdiff_t)(span + 2 * cell + 3); off++) {
+            int cellp = off >= 0 && (size_t)off < span && (size_t)off % cell == 0;
+            bad += hr_bank_owns(b, p0 + off) != cellp;
+            if (!cellp && off % 5 == 0) /* the refused frees */
+                bad += hr_bank_free(b, p0 + off) != HR_BANK_ENOTOWNED;
+        }
+        bad += hr_bank_free(b, p0 + 20 * cell) != HR_BANK_EFREE; /* made, never handed out */
+        bad += hr_bank_free(b, p0 + 5 * cell) != HR_BANK_OK;
+        bad += hr_bank_alloc(b) != p0 + 5 * cell;
+        bad += hr_bank_check(b) != HR_BANK_OK;
+        hr_bank_destroy(b);
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+}
+
 int main(void) {
     HR_RUN(test_defaults);
     HR_RUN(test_lowest_free_cell);
@@ -337,5 +370,6 @@ int main(void) {
     HR_RUN(test_big_segments_and_regions);
     HR_RUN(test_backend);
     HR_RUN(test_default_cells);
+    HR_RUN(test_exact_division);
     return hr_test_done();
 }

@@ -153,6 +153,22 @@ static void test_check_detects(void) {
     hr_block_destroy(b);
 }
 
+/* The end of a backend test that freed every block and made two chunks:
+ * the footprint back to the empty instance's and the two chunks, the
+ * counts as given, nothing live; the instance released. */
+static void ends_even(void *inst, uint64_t base, uint64_t native, uint64_t fallback,
+                      uint64_t align) {
+    const hr_backend_t *be = &hr_backend_block;
+    HR_CHECK_EQ_U64(be->footprint(inst), base + 2 * 16384);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "native_ops", native));
+    HR_CHECK(hr_tm_json_has(js, "fallback_ops", fallback));
+    HR_CHECK(hr_tm_json_has(js, "align", align));
+    HR_CHECK(hr_tm_json_has(js, "chunks", 2));
+    HR_CHECK(hr_tm_json_has(js, "live_bytes", 0));
+    HR_TM_STATS_END(be, inst, js);
+}
+
 static void test_backend(void) {
     const hr_backend_t *be = &hr_backend_block;
     hr_error_t err = {{0}};
@@ -172,14 +188,32 @@ static void test_backend(void) {
     be->free(inst, big, 5000);
     be->free(inst, z, 0);
     be->free(inst, a, 20);
-    HR_CHECK_EQ_U64(be->footprint(inst), base + 2 * 16384);
-    char *js = hr_tm_stats_json(be, inst);
-    HR_CHECK(hr_tm_json_has(js, "native_ops", 6));
-    HR_CHECK(hr_tm_json_has(js, "fallback_ops", 2));
-    HR_CHECK(hr_tm_json_has(js, "align", 1));
-    HR_CHECK(hr_tm_json_has(js, "chunks", 2));
-    HR_CHECK(hr_tm_json_has(js, "live_bytes", 0));
-    HR_TM_STATS_END(be, inst, js);
+    ends_even(inst, base, 6, 2, 1);
+}
+
+/* A free looks for a fallback block only when one of its 16-byte size step
+ * is live: frees of the step of a live align-refused block, of another
+ * step, and of that block itself (before and after the others) each go
+ * their own way, so the fallback bytes and the counts come back even. */
+static void test_fallback_steps(void) {
+    const hr_backend_t *be = &hr_backend_block;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, NULL, &err);
+    uint64_t base = be->footprint(inst);
+    void *al = be->alloc(inst, 20, 256, -1);   /* refused: step 1 */
+    void *al2 = be->alloc(inst, 600, 256, -1); /* refused: step 37 */
+    void *same = be->alloc(inst, 24, 0, -1);   /* step 1, native */
+    void *other = be->alloc(inst, 40, 0, -1);  /* step 2, native */
+    uint64_t held = be->footprint(inst);
+    be->free(inst, other, 40);  /* no fallback block of its step: not searched */
+    be->free(inst, same, 24);   /* searched, not found: native */
+    be->free(inst, al, 20);     /* found: the fallback's */
+    void *again = be->alloc(inst, 24, 0, -1); /* back on its list */
+    HR_CHECK(again == same);
+    be->free(inst, again, 24);  /* its step empty again: not searched */
+    be->free(inst, al2, 600);
+    HR_CHECK(held > be->footprint(inst));
+    ends_even(inst, base, 6, 4, 2);
 }
 
 /* An in-house backend's create() sets the fallback's glibc as a long-running
@@ -210,6 +244,7 @@ int main(void) {
     HR_RUN(test_property);
     HR_RUN(test_check_detects);
     HR_RUN(test_backend);
+    HR_RUN(test_fallback_steps);
     HR_RUN(test_fallback_keeps_heap);
     return hr_test_done();
 }

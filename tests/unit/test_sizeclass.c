@@ -285,11 +285,44 @@ static void test_backend(void) {
     HR_CHECK(hr_tm_create(be, "min=4", &err) == NULL);
 }
 
+/* The backend's hot paths find a request's class in a table by 8-byte step
+ * (up to 4 KiB); every size must land in the class hr_sizeclass_round names,
+ * by the distance of two blocks carved from one fresh chunk, for the
+ * default classes, an 8-byte smallest class and classes beyond the table;
+ * and a freed block must go back to its class's list (the next request of
+ * the class's size gets it). */
+static void test_backend_classes(void) {
+    static const char *const specs[] = {NULL, "min=8", "max=8K"};
+    const hr_backend_t *be = &hr_backend_sizeclass;
+    uint64_t bad = 0;
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        hr_error_t err = {{0}};
+        hr_sizeclass_options_t o = hr_sizeclass_default();
+        o.min_class = k == 1 ? 8 : 16;
+        o.max_class = k == 2 ? 8192 : 128;
+        hr_sizeclass_t *ref = hr_sizeclass_create(&o);
+        for (size_t s = 0; s <= o.max_class; s += s < 4200 ? 1 : 61) {
+            void *inst = hr_tm_create(be, specs[k], &err);
+            char *x = be->alloc(inst, s, 0, -1), *y = be->alloc(inst, s, 0, -1);
+            size_t cls = hr_sizeclass_round(ref, s);
+            bad += (size_t)(y - x) != cls;
+            be->free(inst, y, s);
+            bad += be->alloc(inst, cls, 0, -1) != y;
+            be->free(inst, y, cls);
+            be->free(inst, x, s);
+            be->destroy(inst);
+        }
+        hr_sizeclass_destroy(ref);
+    }
+    HR_CHECK_EQ_U64(bad, 0);
+}
+
 int main(void) {
     HR_RUN(test_footprint_vs_glibc); /* first: on a heap nothing has freed into */
     HR_RUN(test_rounding);
     HR_RUN(test_reuse_and_waste);
     HR_RUN(test_property);
     HR_RUN(test_backend);
+    HR_RUN(test_backend_classes);
     return hr_test_done();
 }

@@ -303,6 +303,52 @@ static void test_backend(void) {
     HR_TM_STATS_END(be, inst, js);
 }
 
+/* The backend's inline push and pop (a request that fits, a free of the
+ * top) against its general path (entries past the limit, blocks past the
+ * buffer, alignments above 16, zero bytes, frees out of order): random
+ * mostly-LIFO traffic; every live block keeps its contents, the stack's
+ * own check holds and the footprint comes back to the empty stack's. */
+static void test_backend_mixed(void) {
+    enum { N = 60 };
+    static const size_t aligns[] = {0, 0, 0, 8, 16, 64};
+    const hr_backend_t *be = &hr_backend_stack;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, "size=16K,entries=40", &err);
+    uint64_t base = be->footprint(inst), rng = 5, bad = 0;
+    char *p[N];
+    size_t sz[N];
+    int n = 0;
+    for (int op = 0; op < 20000; op++) {
+        uint64_t r = hr_tm_rand(&rng);
+        if (n && (r % 100 < 48 || n == N)) {
+            int k = r % 7 == 0 ? (int)((r >> 8) % (uint64_t)n) : n - 1; /* mostly the top */
+            bad += !hr_tm_verify(p[k], sz[k], (uint32_t)k);
+            be->free(inst, p[k], sz[k]);
+            for (int j = k; j < n - 1; j++) { /* the rest keep their seeds: refill */
+                p[j] = p[j + 1];
+                sz[j] = sz[j + 1];
+                bad += !hr_tm_verify(p[j], sz[j], (uint32_t)(j + 1));
+                hr_tm_fill(p[j], sz[j], (uint32_t)j);
+            }
+            n--;
+        } else {
+            size_t size = (r >> 8) % 5 == 0 ? (r >> 16) % 3000 : (r >> 16) % 200;
+            p[n] = be->alloc(inst, size, aligns[(r >> 32) % 6], -1);
+            sz[n] = size;
+            hr_tm_fill(p[n], size, (uint32_t)n);
+            n++;
+        }
+    }
+    for (; n > 0; n--)
+        be->free(inst, p[n - 1], sz[n - 1]);
+    HR_CHECK_EQ_U64(bad, 0);
+    HR_CHECK_EQ_U64(be->footprint(inst), base);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "entries", 0));
+    HR_CHECK(hr_tm_json_has(js, "dead_entries", 0));
+    HR_TM_STATS_END(be, inst, js);
+}
+
 int main(void) {
     HR_RUN(test_constants);
     HR_RUN(test_lifo_violation);
@@ -311,6 +357,7 @@ int main(void) {
     HR_RUN(test_granule);
     HR_RUN(test_property);
     HR_RUN(test_backend);
+    HR_RUN(test_backend_mixed);
     HR_RUN(test_huge_request_never_wraps);
     HR_RUN(test_granule1_alignment);
     HR_RUN(test_aligned_padding);
