@@ -442,67 +442,16 @@ void hr_lean_free(hr_lean_t *l) {
     memset(l, 0, sizeof *l);
 }
 
-/* ---- a packed trace's timed windows -------------------------------------- */
-
-/* A timed lap's window is decoded HR_EVCHUNK events at a time into this
- * scratch (96 KiB: it stays in the L2 cache from one chunk to the next, so
- * decoding into it evicts nothing), compacted there when the lean loop runs
- * the memory ops alone, then copied to the window buffer with streaming
- * stores, which go to memory around the caches. Decoding the whole window
- * in place (1.5 MiB of events written, read back by the compaction) filled
- * most of a 2 MiB L2 between two timed stretches: the allocator's metadata
- * was evicted once per window and the stretch paid to refetch it, where
- * the hand-written replay only streams its events past the caches once
- * (docs/METRICS.md, "Harness cost"). The timed stretch now reads its events
- * from memory in order, as that program reads its mapped event file.
- * Serial time laps only (one thread per process uses it). */
-#define HR_EVCHUNK 4096
-static hr_event_t lap_chunk[HR_EVCHUNK];
-
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
-_Static_assert(sizeof(hr_event_t) == 24, "an event is three 8-byte stores");
-/* dst[0..n) = src[0..n) with non-temporal stores (then a fence, so the
- * stores are done before the timed stretch reads them). */
-static void stream_events(hr_event_t *dst, const hr_event_t *src, size_t n) {
-    long long *d = (long long *)(void *)dst;
-    for (size_t i = 0; i < n; i++, d += 3) {
-        long long q[3];
-        memcpy(q, &src[i], sizeof q);
-        _mm_stream_si64(d, q[0]);
-        _mm_stream_si64(d + 1, q[1]);
-        _mm_stream_si64(d + 2, q[2]);
-    }
-    _mm_sfence();
-}
-#else
-static void stream_events(hr_event_t *dst, const hr_event_t *src, size_t n) {
-    memcpy(dst, src, n * sizeof *dst); /* no streaming stores here: a plain copy */
-}
-#endif
-
-/* The next timed window of w's packed trace into w->buf, up to HR_EVWIN
- * events (the memory ops alone when `compact`); returns how many, 0 at the
- * end. Every window but the last holds at least HR_EVWIN - HR_EVCHUNK. */
-static size_t lap_window(hr_evwin_t *w, int compact, hr_touch_t touch) {
-    size_t n = 0;
-    long k;
-    while (n + HR_EVCHUNK <= HR_EVWIN &&
-           (k = hr_unpack_next(&w->up, lap_chunk, NULL, HR_EVCHUNK)) > 0) {
-        size_t m = compact ? lean_compact(lap_chunk, lap_chunk, (size_t)k, touch) : (size_t)k;
-        stream_events(w->buf + n, lap_chunk, m);
-        n += m;
-    }
-    return n;
-}
-
 /* A packed trace's windows are each timed apart: the clocks are read
  * 2 * n_events / HR_EVWIN times (a wall + thread-CPU pair costs ~0.4 us
  * here, about half of it inside a stretch: ~0.003 ns/op over 64 k events).
- * Where the lean loop runs the memory ops alone (lean_compacts), a decoded
- * trace's lap walks their copy and a packed window holds them alone, both
- * made untimed; an op's index (note_fail) then counts the memory ops, which
- * the time process reports nowhere (the measure process reports failures). */
+ * 64 k, not fewer: each window's decoding displaces the cache between two
+ * stretches, which cost a 3-8 ns/op trace +2-5 % with 4 k or 16 k windows
+ * and 0-3 % with 64 k (results/event-form-vm.md). Where the lean loop runs
+ * the memory ops alone (lean_compacts), a decoded trace's lap walks their
+ * copy and a packed window is compacted in place after its decoding, both
+ * untimed; an op's index (note_fail) then counts the memory ops, which the
+ * time process reports nowhere (the measure process reports failures). */
 void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu) {
     hr_evwin_t w;
     uint64_t ws = 0, cs = 0;
@@ -521,13 +470,17 @@ void hr_run_lap_timed(run_t *r, uint64_t *wall, uint64_t *cpu) {
     }
     if (hr_evwin_open(&w, r->t, NULL) == 0) {
         uint64_t kept = 0;
-        size_t n;
-        for (uint64_t at = 0; (n = lap_window(&w, compact, r->touch)) > 0; at = w.up.index) {
-            r->win = w.buf;
-            r->win_base = compact ? kept : at;
-            kept += n;
+        while (hr_evwin_next(&w)) {
+            size_t n = w.n;
+            if (compact) {
+                n = lean_compact(w.buf, w.ev, w.n, r->touch);
+                w.base = kept;
+                kept += n;
+            }
+            r->win = w.ev;
+            r->win_base = w.base;
             uint64_t w0 = hr_now_ns(), c0 = hr_thread_cpu_ns();
-            hr_run_range(r, w.buf, w.buf + n);
+            hr_run_range(r, w.ev, w.ev + n);
             uint64_t w1 = hr_now_ns(), c1 = hr_thread_cpu_ns();
             ws += w1 - w0;
             cs += c1 - c0;

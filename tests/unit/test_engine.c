@@ -295,11 +295,11 @@ static void test_stall_not_worst_frame(void) {
     hr_trace_free(&t);
 }
 
-/* A packed trace's timed laps (engine.c: decoded a chunk at a time, copied
- * into windows of up to 64 k events) pass every op to the backend once per
- * lap, in order: 150 k ops over three windows, frames among them (a
- * backend with a frame hook keeps every event), each free given the
- * pointer and size its alloc made. */
+/* A packed trace's timed laps (engine.c: windows of 64 k events decoded
+ * between the timed stretches) pass every op to the backend once per lap,
+ * in order: 100 k ops and 500 frames over two windows (a backend with a
+ * frame hook keeps every event), each free given the pointer and size its
+ * alloc made. */
 static uint64_t pk_allocs, pk_frees, pk_frames, pk_alloc_sum, pk_free_sum, pk_bad;
 static void *pk_alloc(void *self, size_t size, size_t align, int32_t heap) {
     void *p = hr_bump_alloc(self, size, align, heap);
