@@ -10,6 +10,7 @@
 #include "hr_test.h"
 #include "replay/engine.h"
 #include "replay/latency.h"
+#include "trace/packed.h"
 #include "base/json.h"
 
 extern const hr_backend_t hr_backend_bump;
@@ -294,6 +295,69 @@ static void test_stall_not_worst_frame(void) {
     hr_trace_free(&t);
 }
 
+/* A packed trace's timed laps (engine.c: windows of 64 k events decoded
+ * between the timed stretches) pass every op to the backend once per lap,
+ * in order: 100 k ops and 500 frames over two windows (a backend with a
+ * frame hook keeps every event), each free given the pointer and size its
+ * alloc made. */
+static uint64_t pk_allocs, pk_frees, pk_frames, pk_alloc_sum, pk_free_sum, pk_bad;
+static void *pk_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    void *p = hr_bump_alloc(self, size, align, heap);
+    pk_allocs++;
+    pk_alloc_sum += (uintptr_t)p ^ size;
+    return p;
+}
+static void pk_free(void *self, void *ptr, size_t size) {
+    pk_frees++;
+    pk_free_sum += (uintptr_t)ptr ^ size;
+    hr_bump_free(self, ptr, size);
+}
+static void pk_frame(void *self, uint64_t n) {
+    pk_bad += n != pk_frames % 500; /* frames come in trace order */
+    pk_frames++;
+}
+
+static void test_packed_time_laps(void) {
+    hr_backend_t be = hr_backend_bump;
+    be.alloc = pk_alloc;
+    be.free = pk_free;
+    be.frame = pk_frame;
+    hr_trace_t t;
+    hr_trace_init(&t);
+    for (uint32_t f = 0; f < 500; f++) {
+        for (uint32_t i = 0; i < 100; i++)
+            push(&t, HR_OP_ALLOC, i, 0, 16 + (f + i) % 200);
+        for (uint32_t i = 0; i < 100; i++)
+            push(&t, HR_OP_FREE, i, 0, 0);
+        push(&t, HR_OP_FRAME, 0, 0, f);
+    }
+    hr_error_t err;
+    HR_CHECK(hr_trace_validate(&t, "test", &err) == 0);
+    uint8_t *buf = malloc(t.n_events * HR_PACK_MAX_EVENT);
+    hr_pack_state_t st = hr_pack_state_default(0);
+    size_t len = 0;
+    for (size_t i = 0; i < t.n_events; i++)
+        len += hr_pack_event(&st, &t.events[i], 0, buf + len);
+    t.packed = buf;
+    t.packed_len = len;
+    pk_allocs = pk_frees = pk_frames = pk_alloc_sum = pk_free_sum = pk_bad = 0;
+    hr_emit_mem_t m;
+    hr_emit_mem_open(&m, 1);
+    hr_replay_options_t opt = hr_replay_options_default();
+    opt.mode = HR_MODE_TIME;
+    opt.warm_time_s = 0; /* the cold lap and one warm lap */
+    hr_replay_one(&t, "test", "0000000000000000", &be, be.name, NULL, &opt, &m.em);
+    free(hr_emit_mem_close(&m));
+    HR_CHECK_EQ_U64(pk_allocs, 2 * 50000);
+    HR_CHECK_EQ_U64(pk_frees, 2 * 50000);
+    HR_CHECK_EQ_U64(pk_frames, 2 * 500);
+    HR_CHECK_EQ_U64(pk_bad, 0);
+    HR_CHECK(pk_alloc_sum == pk_free_sum);
+    t.packed = NULL;
+    free(buf);
+    hr_trace_free(&t);
+}
+
 int main(void) {
     HR_RUN(test_exact_memory_metrics);
     HR_RUN(test_realloc_calloc_frames);
@@ -304,5 +368,6 @@ int main(void) {
     HR_RUN(test_chunk_model);
     HR_RUN(test_time_mode);
     HR_RUN(test_stall_not_worst_frame);
+    HR_RUN(test_packed_time_laps);
     return hr_test_done();
 }
