@@ -35,6 +35,7 @@
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "replay/memlimit.h"
+#include "replay/paced.h"
 
 /* Interruption (hr_child_trap_signals): the signal caught, and the server
  * to stop. The handler only stores and kills (async-signal-safe). */
@@ -130,8 +131,10 @@ static void exec_failed(const hr_child_job_t *job, int fd, const char *what, con
 /* In the forked child: exec the worker with the allocator preloaded (and,
  * for a count under callgrind, under valgrind with the allocators' clock-
  * driven purging pinned: counter.h). */
-static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib) {
+static void child_exec_worker(const hr_child_job_t *job, int fd) {
     worker_cmd_t w;
+    int ext = (job->spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+    const char *lib = ext ? job->spec->lib : "";
     setpgid(0, 0); /* its own group: the server ends whatever it forked (wait_job) */
     if (fd <= STDERR_FILENO) { /* heapreplay started with a standard stream closed */
         int hi = fcntl(fd, F_DUPFD, STDERR_FILENO + 1);
@@ -215,39 +218,212 @@ static uint64_t job_mem_limit(const hr_child_job_t *job) {
     return lim && under_callgrind(job) ? lim + ((uint64_t)1 << 30) : lim;
 }
 
-/* Waits for the replay process pid, killing its group at the deadline or
- * when its anonymous RSS is over the limit (read every HR_MEM_POLL_MS);
- * once it has ended, whatever it forked and left running is killed too. */
-static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
-    job_end_t e = {0, 0, 0, 0, 0};
-    uint64_t t0 = hr_now_ns(), deadline = t0 + (uint64_t)(job_timeout(job) * 1e9);
-    uint64_t limit = job_mem_limit(job), next_poll = t0;
-    struct timespec nap = {0, 1000000}; /* 1 ms */
-    for (;;) {
-        pid_t r = waitpid(pid, &e.status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
-            break;
-        uint64_t now = hr_now_ns();
-        if (!e.timed_out && !e.oom && now >= deadline) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            e.timed_out = 1;
-        }
-        if (limit && !e.timed_out && !e.oom && now >= next_poll) {
-            uint64_t rss = hr_proc_anon_rss(pid);
-            next_poll = now + HR_MEM_POLL_MS * 1000000ull;
-            if (rss > limit) {
-                kill(-pid, SIGKILL);
-                kill(pid, SIGKILL);
-                e.oom = 1;
-                e.rss = rss;
-                e.secs = (double)(now - t0) / 1e9;
-            }
-        }
-        nanosleep(&nap, NULL);
+/* One replay process being waited for: its deadline and memory limit. */
+typedef struct watch {
+    pid_t                 pid;
+    const hr_child_job_t *job;
+    uint64_t              t0, deadline, limit, next_poll;
+    job_end_t             e;
+} watch_t;
+
+static void watch_start(watch_t *w, pid_t pid, const hr_child_job_t *job, uint64_t limit) {
+    memset(w, 0, sizeof *w);
+    w->pid = pid;
+    w->job = job;
+    w->t0 = w->next_poll = hr_now_ns();
+    w->deadline = w->t0 + (uint64_t)(job_timeout(job) * 1e9);
+    w->limit = limit;
+}
+
+/* One look at the process: kills its group at the deadline or when its
+ * anonymous RSS is over the limit (read every HR_MEM_POLL_MS). 1 once it
+ * has ended (whatever it forked and left running is then killed too), 0
+ * while it runs. */
+static int watch_poll(watch_t *w) {
+    job_end_t *e = &w->e;
+    pid_t r = waitpid(w->pid, &e->status, WNOHANG);
+    if (r == w->pid || (r < 0 && errno != EINTR)) {
+        kill(-w->pid, SIGKILL); /* the group: children the allocator forked (ESRCH: none) */
+        return 1;
     }
-    kill(-pid, SIGKILL); /* the group: children the allocator forked (ESRCH: none) */
-    return e;
+    uint64_t now = hr_now_ns();
+    if (!e->timed_out && !e->oom && now >= w->deadline) {
+        kill(-w->pid, SIGKILL);
+        kill(w->pid, SIGKILL);
+        e->timed_out = 1;
+    }
+    if (w->limit && !e->timed_out && !e->oom && now >= w->next_poll) {
+        uint64_t rss = hr_proc_anon_rss(w->pid);
+        w->next_poll = now + HR_MEM_POLL_MS * 1000000ull;
+        if (rss > w->limit) {
+            kill(-w->pid, SIGKILL);
+            kill(w->pid, SIGKILL);
+            e->oom = 1;
+            e->rss = rss;
+            e->secs = (double)(now - w->t0) / 1e9;
+        }
+    }
+    return 0;
+}
+
+static const struct timespec nap_1ms = {0, 1000000};
+
+/* Waits for the replay process pid (watch_poll every 1 ms). */
+static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
+    watch_t w;
+    watch_start(&w, pid, job, job_mem_limit(job));
+    while (!watch_poll(&w))
+        nanosleep(&nap_1ms, NULL);
+    return w.e;
+}
+
+/* ---- the paced memory laps (paced.h) -------------------------------------- */
+
+/* At most this many paced laps at once: they wait for their events' times
+ * almost all the time (the batch's CPU: results/main-job-vm.md). */
+#define PACED_BATCH_MAX 8
+
+/* Which measure jobs belong to a paced row: lead[i] is the job whose row's
+ * paced lap job i takes (the row's first measure job), -1 for none; the
+ * server writes each lead job's figures in given[lead] (HR_PACED_GIVEN). */
+typedef struct paced_rows {
+    int  *lead;
+    char (*given)[HR_PACED_GIVEN_MAX];
+    int   n_rows;
+} paced_rows_t;
+
+static void paced_rows_free(paced_rows_t *pr) {
+    free(pr->lead);
+    free(pr->given);
+    memset(pr, 0, sizeof *pr);
+}
+
+static int same_row(const hr_child_job_t *a, const hr_child_job_t *b) {
+    return a->mode == HR_MODE_MEASURE && b->mode == HR_MODE_MEASURE && a->trace == b->trace &&
+           a->spec == b->spec && a->opt == b->opt;
+}
+
+/* In the parent, before the server: the rows whose memory lap is paced
+ * (hr_paced_choose, the measure worker's own rule), on each trace's
+ * timeline built once. Jobs that will not run (wfd -1) have none. 0, or -1
+ * when out of memory. */
+static int paced_rows(const hr_child_job_t *jobs, int n, const int *wfd, paced_rows_t *pr) {
+    memset(pr, 0, sizeof *pr);
+    pr->lead = malloc((size_t)n * sizeof *pr->lead + 1);
+    pr->given = calloc((size_t)n + 1, sizeof *pr->given);
+    if (!pr->lead || !pr->given) {
+        paced_rows_free(pr);
+        return -1;
+    }
+    hr_paced_map_t map;
+    const hr_trace_t *mapped = NULL; /* the trace map is of */
+    int has_map = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < i && !same_row(&jobs[k], &jobs[i]))
+            k++;
+        pr->lead[i] = k < i ? pr->lead[k] : -1;
+        if (k < i || jobs[i].mode != HR_MODE_MEASURE || wfd[i] < 0 ||
+            jobs[i].opt->memory_lap == HR_MEMLAP_FAST)
+            continue;
+        if (mapped != jobs[i].trace) {
+            if (has_map)
+                hr_paced_map_free(&map);
+            mapped = jobs[i].trace;
+            has_map = hr_trace_has_ts(mapped) && hr_paced_map_build(&map, mapped, NULL) == 0;
+        }
+        hr_paced_result_t why; /* the worker says why not */
+        memset(&why, 0, sizeof why);
+        if (has_map && hr_paced_choose(jobs[i].trace, jobs[i].spec, jobs[i].opt, &map, &why)) {
+            pr->lead[i] = i;
+            pr->n_rows++;
+        }
+    }
+    if (has_map)
+        hr_paced_map_free(&map);
+    return 0;
+}
+
+/* A paced lap's process: a fresh worker of job i's row (its allocator
+ * preloaded) that runs the paced lap alone and writes its message on wr
+ * (HR_PACED_FD); its result line goes to /dev/null. Never returns. */
+static void paced_exec(const hr_child_job_t *job, int wr, const int *wfd, int n, int status_fd,
+                       pid_t server) {
+    char fdtext[16];
+    die_with_parent(server);
+    for (int k = 0; k < n; k++)
+        if (wfd[k] >= 0)
+            close(wfd[k]);
+    close(status_fd);
+    int null_fd = open("/dev/null", O_WRONLY);
+    snprintf(fdtext, sizeof fdtext, "%d", wr);
+    if (null_fd < 0 || setenv("HR_PACED_FD", fdtext, 1) != 0)
+        _exit(4);
+    child_exec_worker(job, null_fd);
+}
+
+/* How much memory a paced lap holds: twice the trace's peak live bytes and
+ * a worker's own (the trace's events are shared, not counted). */
+static int batch_width(const hr_child_job_t *job) {
+    uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t each = job->trace->peak_live * 2 + ((uint64_t)64 << 20);
+    uint64_t w = ram / 2 / each;
+    return w < 1 ? 1 : w > PACED_BATCH_MAX ? PACED_BATCH_MAX : (int)w;
+}
+
+/* In the server, before the trace's timed processes: every paced row's lap
+ * in its own process, up to batch_width at once (never beside a timed
+ * lap), each bounded by --timeout (not --mem-limit, which watches the
+ * workers). Fills pr->given of each lead job. */
+static void paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
+                        paced_rows_t *pr) {
+    watch_t w[PACED_BATCH_MAX];
+    int rd[PACED_BATCH_MAX], of[PACED_BATCH_MAX], running = 0, next = 0;
+    int width = pr->n_rows ? batch_width(&jobs[0]) : 0;
+    pid_t self = getpid();
+    while ((next < n && width > 0) || running > 0) {
+        for (; next < n && running < width; next++) {
+            int pfd[2];
+            if (pr->lead[next] != next)
+                continue;
+            hr_paced_msg_t none = {-1, 0, 0, "no pipe for its process"};
+            if (pipe(pfd) != 0) {
+                hr_paced_given_text(&none, 1, 0, 0, 0, pr->given[next], HR_PACED_GIVEN_MAX);
+                continue;
+            }
+            fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+            pid_t pid = fork();
+            if (pid == 0) {
+                close(pfd[0]);
+                paced_exec(&jobs[next], pfd[1], wfd, n, status_fd, self);
+            }
+            close(pfd[1]);
+            if (pid < 0) {
+                close(pfd[0]);
+                hr_paced_given_text(&none, 0, 127 << 8, 0, 0, pr->given[next], HR_PACED_GIVEN_MAX);
+                continue;
+            }
+            setpgid(pid, pid); /* as the child does: whichever runs first */
+            watch_start(&w[running], pid, &jobs[next], 0);
+            rd[running] = pfd[0];
+            of[running++] = next;
+        }
+        for (int k = 0; k < running; k++) {
+            if (!watch_poll(&w[k]))
+                continue;
+            hr_paced_msg_t m;
+            ssize_t got = read(rd[k], &m, sizeof m); /* written before it exited */
+            close(rd[k]);
+            hr_paced_given_text(&m, got == (ssize_t)sizeof m, w[k].e.status, w[k].e.timed_out,
+                                job_timeout(w[k].job), pr->given[of[k]], HR_PACED_GIVEN_MAX);
+            running--;
+            w[k] = w[running];
+            rd[k] = rd[running];
+            of[k--] = of[running];
+        }
+        if (running > 0)
+            nanosleep(&nap_1ms, NULL);
+    }
 }
 
 /* The server: forked once, before any job runs, it starts every replay
@@ -255,11 +431,13 @@ static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
  * another on a 2-core machine), waits for it with the deadline and the
  * memory limit and reports how it ended on `status_fd`. It allocates
  * nothing between forks. */
-static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd) {
+static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
+                        paced_rows_t *pr) {
     pid_t self = getpid();
     signal(SIGINT, SIG_DFL); /* the parent's handlers are not the server's */
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    paced_batch(jobs, n, wfd, status_fd, pr);
     for (int i = 0; i < n; i++) {
         job_end_t e = {0, 0, 0, 0, 0};
         if (wfd[i] >= 0) {
@@ -270,8 +448,12 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
                     if (k != i && wfd[k] >= 0)
                         close(wfd[k]);
                 close(status_fd);
-                int ext = (jobs[i].spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
-                child_exec_worker(&jobs[i], wfd[i], ext ? jobs[i].spec->lib : "");
+                /* a measure worker of a paced row: that row's one paced lap */
+                if (pr->lead[i] >= 0)
+                    setenv("HR_PACED_GIVEN", pr->given[pr->lead[i]], 1);
+                else
+                    unsetenv("HR_PACED_GIVEN");
+                child_exec_worker(&jobs[i], wfd[i]);
             }
             close(wfd[i]);
             if (pid > 0) {
@@ -457,7 +639,8 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         rfd[i] = fds[0];
         wfd[i] = fds[1];
     }
-    if (pipe(sp) != 0)
+    paced_rows_t pr;
+    if (pipe(sp) != 0 || paced_rows(jobs, n, wfd, &pr) != 0)
         return -1;
     fflush(NULL);
     pid_t parent = getpid();
@@ -468,8 +651,9 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         for (int i = 0; i < n; i++)
             if (rfd[i] >= 0)
                 close(rfd[i]);
-        server_main(jobs, n, wfd, sp[1]);
+        server_main(jobs, n, wfd, sp[1], &pr);
     }
+    paced_rows_free(&pr);
     server_pid = server;
     if (stop_sig && server > 0) /* a signal came during the fork */
         kill(server, SIGKILL);
