@@ -25,6 +25,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -279,9 +280,14 @@ static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
 
 /* ---- the paced memory laps (paced.h) -------------------------------------- */
 
-/* At most this many paced laps at once: they wait for their events' times
- * almost all the time (the batch's CPU: results/main-job-vm.md). */
+/* At most this many paced laps at once, and at most PACED_PER_CPU per CPU
+ * this process may run on: a lap waits for its events' times, sleeping
+ * between far ones and spinning the last 0.1 ms before near ones, so a
+ * dense trace keeps a lap busy about a quarter of its time (freeciv_ai:
+ * 0.45 s of CPU in its 1.6 s; docs/METRICS.md) and more laps than that on
+ * a CPU would run late. */
 #define PACED_BATCH_MAX 8
+#define PACED_PER_CPU   2
 
 /* Which measure jobs belong to a paced row: lead[i] is the job whose row's
  * paced lap job i takes (the row's first measure job), -1 for none; the
@@ -362,12 +368,18 @@ static void paced_exec(const hr_child_job_t *job, int wr, const int *wfd, int n,
     child_exec_worker(job, null_fd);
 }
 
-/* How much memory a paced lap holds: twice the trace's peak live bytes and
- * a worker's own (the trace's events are shared, not counted). */
+/* How many paced laps run at once: PACED_BATCH_MAX, PACED_PER_CPU per CPU
+ * of this process's affinity, and what half the machine's memory holds at
+ * twice the trace's peak live bytes and 64 MiB of a worker's own per lap
+ * (the trace's events are shared, not counted). At least 1. */
 static int batch_width(const hr_child_job_t *job) {
     uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t each = job->trace->peak_live * 2 + ((uint64_t)64 << 20);
     uint64_t w = ram / 2 / each;
+    cpu_set_t cpus;
+    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    if (w > (uint64_t)ncpu * PACED_PER_CPU)
+        w = (uint64_t)ncpu * PACED_PER_CPU;
     return w < 1 ? 1 : w > PACED_BATCH_MAX ? PACED_BATCH_MAX : (int)w;
 }
 
