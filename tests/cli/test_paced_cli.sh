@@ -88,7 +88,7 @@ else
         set -- $pids
         if [ $# = 2 ]; then
             second_exec=$(grep -n "^$2 .*execve(.*\"HR_PACED_FD=" "$T/st2" | head -1 | cut -d: -f1)
-            first_exit=$(grep -n "^$1 +++ exited" "$T/st2" | head -1 | cut -d: -f1)
+            first_exit=$(grep -nE "^$1 +[+]{3} (exited|killed)" "$T/st2" | head -1 | cut -d: -f1)
         fi
         if [ $# = 2 ] && [ -n "${second_exec:-}" ] && [ -n "${first_exit:-}" ] &&
            [ "$second_exec" -lt "$first_exit" ] &&
