@@ -36,6 +36,7 @@
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "replay/memlimit.h"
+#include "replay/child_int.h"
 #include "replay/paced.h"
 
 /* Interruption (hr_child_trap_signals): the signal caught, and the server
@@ -47,7 +48,7 @@ static void on_stop(int sig) {
     if (!stop_sig)
         stop_sig = sig;
     if (server_pid > 0)
-        kill(server_pid, SIGKILL); /* the worker follows it (die_with_parent) */
+        kill(server_pid, SIGKILL); /* the worker follows it (hr_child_die_with_parent) */
 }
 
 void hr_child_trap_signals(void) {
@@ -66,7 +67,7 @@ int hr_child_interrupted(void) { return stop_sig; }
  * it (SIGKILL included, which no handler sees), so that no replay outlives
  * heapreplay. The death signal survives exec; a parent already gone before
  * prctl took effect is caught by the getppid test. */
-static void die_with_parent(pid_t parent) {
+void hr_child_die_with_parent(pid_t parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
         _exit(1);
 }
@@ -132,7 +133,7 @@ static void exec_failed(const hr_child_job_t *job, int fd, const char *what, con
 /* In the forked child: exec the worker with the allocator preloaded (and,
  * for a count under callgrind, under valgrind with the allocators' clock-
  * driven purging pinned: counter.h). */
-static void child_exec_worker(const hr_child_job_t *job, int fd) {
+void hr_child_exec_worker(const hr_child_job_t *job, int fd) {
     worker_cmd_t w;
     int ext = (job->spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
     const char *lib = ext ? job->spec->lib : "";
@@ -194,21 +195,12 @@ static char *precheck(const hr_child_job_t *job) {
     return NULL;
 }
 
-/* How the server saw one replay process end. */
-typedef struct job_end {
-    int      status;    /* waitpid status */
-    int      timed_out; /* killed at the deadline */
-    int      oom;       /* killed over the memory limit */
-    uint64_t rss;       /* oom: the anonymous RSS that was over it */
-    double   secs;      /* oom: when, from the process's start */
-} job_end_t;
-
 /* Valgrind runs a program ~50 times slower. */
 static int under_callgrind(const hr_child_job_t *job) {
     return job->mode == HR_MODE_COUNT && job->opt->count == HR_COUNT_CALLGRIND;
 }
 
-static double job_timeout(const hr_child_job_t *job) {
+double hr_child_job_timeout(const hr_child_job_t *job) {
     return job->opt->timeout_s * (under_callgrind(job) ? 50 : 1);
 }
 
@@ -219,20 +211,12 @@ static uint64_t job_mem_limit(const hr_child_job_t *job) {
     return lim && under_callgrind(job) ? lim + ((uint64_t)1 << 30) : lim;
 }
 
-/* One replay process being waited for: its deadline and memory limit. */
-typedef struct watch {
-    pid_t                 pid;
-    const hr_child_job_t *job;
-    uint64_t              t0, deadline, limit, next_poll;
-    job_end_t             e;
-} watch_t;
-
-static void watch_start(watch_t *w, pid_t pid, const hr_child_job_t *job, uint64_t limit) {
+void hr_child_watch_start(hr_child_watch_t *w, pid_t pid, const hr_child_job_t *job, uint64_t limit) {
     memset(w, 0, sizeof *w);
     w->pid = pid;
     w->job = job;
     w->t0 = w->next_poll = hr_now_ns();
-    w->deadline = w->t0 + (uint64_t)(job_timeout(job) * 1e9);
+    w->deadline = w->t0 + (uint64_t)(hr_child_job_timeout(job) * 1e9);
     w->limit = limit;
 }
 
@@ -240,8 +224,8 @@ static void watch_start(watch_t *w, pid_t pid, const hr_child_job_t *job, uint64
  * anonymous RSS is over the limit (read every HR_MEM_POLL_MS). 1 once it
  * has ended (whatever it forked and left running is then killed too), 0
  * while it runs. */
-static int watch_poll(watch_t *w) {
-    job_end_t *e = &w->e;
+int hr_child_watch_poll(hr_child_watch_t *w) {
+    hr_child_end_t *e = &w->e;
     pid_t r = waitpid(w->pid, &e->status, WNOHANG);
     if (r == w->pid || (r < 0 && errno != EINTR)) {
         kill(-w->pid, SIGKILL); /* the group: children the allocator forked (ESRCH: none) */
@@ -267,175 +251,15 @@ static int watch_poll(watch_t *w) {
     return 0;
 }
 
-static const struct timespec nap_1ms = {0, 1000000};
+const struct timespec hr_child_nap_1ms = {0, 1000000};
 
-/* Waits for the replay process pid (watch_poll every 1 ms). */
-static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
-    watch_t w;
-    watch_start(&w, pid, job, job_mem_limit(job));
-    while (!watch_poll(&w))
-        nanosleep(&nap_1ms, NULL);
+/* Waits for the replay process pid (hr_child_watch_poll every 1 ms). */
+static hr_child_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
+    hr_child_watch_t w;
+    hr_child_watch_start(&w, pid, job, job_mem_limit(job));
+    while (!hr_child_watch_poll(&w))
+        nanosleep(&hr_child_nap_1ms, NULL);
     return w.e;
-}
-
-/* ---- the paced memory laps (paced.h) -------------------------------------- */
-
-/* At most this many paced laps at once, and at most PACED_PER_CPU per CPU
- * this process may run on: a lap waits for its events' times, sleeping
- * between far ones and spinning the last 0.1 ms before near ones, so a
- * dense trace keeps a lap busy about a quarter of its time (freeciv_ai:
- * 0.45 s of CPU in its 1.6 s; docs/METRICS.md) and more laps than that on
- * a CPU would run late. */
-#define PACED_BATCH_MAX 8
-#define PACED_PER_CPU   2
-
-/* Which measure jobs belong to a paced row: lead[i] is the job whose row's
- * paced lap job i takes (the row's first measure job), -1 for none; the
- * server writes each lead job's figures in given[lead] (HR_PACED_GIVEN). */
-typedef struct paced_rows {
-    int  *lead;
-    char (*given)[HR_PACED_GIVEN_MAX];
-    int   n_rows;
-} paced_rows_t;
-
-static void paced_rows_free(paced_rows_t *pr) {
-    free(pr->lead);
-    free(pr->given);
-    memset(pr, 0, sizeof *pr);
-}
-
-static int same_row(const hr_child_job_t *a, const hr_child_job_t *b) {
-    return a->mode == HR_MODE_MEASURE && b->mode == HR_MODE_MEASURE && a->trace == b->trace &&
-           a->spec == b->spec && a->opt == b->opt;
-}
-
-/* In the parent, before the server: the rows whose memory lap is paced
- * (hr_paced_choose, the measure worker's own rule), on each trace's
- * timeline built once. Jobs that will not run (wfd -1) have none. 0, or -1
- * when out of memory. */
-static int paced_rows(const hr_child_job_t *jobs, int n, const int *wfd, paced_rows_t *pr) {
-    memset(pr, 0, sizeof *pr);
-    pr->lead = malloc((size_t)n * sizeof *pr->lead + 1);
-    pr->given = calloc((size_t)n + 1, sizeof *pr->given);
-    if (!pr->lead || !pr->given) {
-        paced_rows_free(pr);
-        return -1;
-    }
-    hr_paced_map_t map;
-    const hr_trace_t *mapped = NULL; /* the trace map is of */
-    int has_map = 0;
-    for (int i = 0; i < n; i++) {
-        int k = 0;
-        while (k < i && !same_row(&jobs[k], &jobs[i]))
-            k++;
-        pr->lead[i] = k < i ? pr->lead[k] : -1;
-        if (k < i || jobs[i].mode != HR_MODE_MEASURE || wfd[i] < 0 ||
-            jobs[i].opt->memory_lap == HR_MEMLAP_FAST)
-            continue;
-        if (mapped != jobs[i].trace) {
-            if (has_map)
-                hr_paced_map_free(&map);
-            mapped = jobs[i].trace;
-            has_map = hr_trace_has_ts(mapped) && hr_paced_map_build(&map, mapped, NULL) == 0;
-        }
-        hr_paced_result_t why; /* the worker says why not */
-        memset(&why, 0, sizeof why);
-        if (has_map && hr_paced_choose(jobs[i].trace, jobs[i].spec, jobs[i].opt, &map, &why)) {
-            pr->lead[i] = i;
-            pr->n_rows++;
-        }
-    }
-    if (has_map)
-        hr_paced_map_free(&map);
-    return 0;
-}
-
-/* A paced lap's process: a fresh worker of job i's row (its allocator
- * preloaded) that runs the paced lap alone and writes its message on wr
- * (HR_PACED_FD); its result line goes to /dev/null. Never returns. */
-static void paced_exec(const hr_child_job_t *job, int wr, const int *wfd, int n, int status_fd,
-                       pid_t server) {
-    char fdtext[16];
-    die_with_parent(server);
-    for (int k = 0; k < n; k++)
-        if (wfd[k] >= 0)
-            close(wfd[k]);
-    close(status_fd);
-    int null_fd = open("/dev/null", O_WRONLY);
-    snprintf(fdtext, sizeof fdtext, "%d", wr);
-    if (null_fd < 0 || setenv("HR_PACED_FD", fdtext, 1) != 0)
-        _exit(4);
-    child_exec_worker(job, null_fd);
-}
-
-/* How many paced laps run at once: PACED_BATCH_MAX, PACED_PER_CPU per CPU
- * of this process's affinity, and what half the machine's memory holds at
- * twice the trace's peak live bytes and 64 MiB of a worker's own per lap
- * (the trace's events are shared, not counted). At least 1. */
-static int batch_width(const hr_child_job_t *job) {
-    uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t each = job->trace->peak_live * 2 + ((uint64_t)64 << 20);
-    uint64_t w = ram / 2 / each;
-    cpu_set_t cpus;
-    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-    if (w > (uint64_t)ncpu * PACED_PER_CPU)
-        w = (uint64_t)ncpu * PACED_PER_CPU;
-    return w < 1 ? 1 : w > PACED_BATCH_MAX ? PACED_BATCH_MAX : (int)w;
-}
-
-/* In the server, before the trace's timed processes: every paced row's lap
- * in its own process, up to batch_width at once (never beside a timed
- * lap), each bounded by --timeout (not --mem-limit, which watches the
- * workers). Fills pr->given of each lead job. */
-static void paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
-                        paced_rows_t *pr) {
-    watch_t w[PACED_BATCH_MAX];
-    int rd[PACED_BATCH_MAX], of[PACED_BATCH_MAX], running = 0, next = 0;
-    int width = pr->n_rows ? batch_width(&jobs[0]) : 0;
-    pid_t self = getpid();
-    while ((next < n && width > 0) || running > 0) {
-        for (; next < n && running < width; next++) {
-            int pfd[2];
-            if (pr->lead[next] != next)
-                continue;
-            hr_paced_msg_t none = {-1, 0, 0, "no pipe for its process"};
-            if (pipe(pfd) != 0) {
-                hr_paced_given_text(&none, 1, 0, 0, 0, pr->given[next], HR_PACED_GIVEN_MAX);
-                continue;
-            }
-            fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
-            pid_t pid = fork();
-            if (pid == 0) {
-                close(pfd[0]);
-                paced_exec(&jobs[next], pfd[1], wfd, n, status_fd, self);
-            }
-            close(pfd[1]);
-            if (pid < 0) {
-                close(pfd[0]);
-                hr_paced_given_text(&none, 0, 127 << 8, 0, 0, pr->given[next], HR_PACED_GIVEN_MAX);
-                continue;
-            }
-            setpgid(pid, pid); /* as the child does: whichever runs first */
-            watch_start(&w[running], pid, &jobs[next], 0);
-            rd[running] = pfd[0];
-            of[running++] = next;
-        }
-        for (int k = 0; k < running; k++) {
-            if (!watch_poll(&w[k]))
-                continue;
-            hr_paced_msg_t m;
-            ssize_t got = read(rd[k], &m, sizeof m); /* written before it exited */
-            close(rd[k]);
-            hr_paced_given_text(&m, got == (ssize_t)sizeof m, w[k].e.status, w[k].e.timed_out,
-                                job_timeout(w[k].job), pr->given[of[k]], HR_PACED_GIVEN_MAX);
-            running--;
-            w[k] = w[running];
-            rd[k] = rd[running];
-            of[k--] = of[running];
-        }
-        if (running > 0)
-            nanosleep(&nap_1ms, NULL);
-    }
 }
 
 /* The server: forked once, before any job runs, it starts every replay
@@ -444,18 +268,18 @@ static void paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int s
  * memory limit and reports how it ended on `status_fd`. It allocates
  * nothing between forks. */
 static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
-                        paced_rows_t *pr) {
+                        hr_paced_rows_t *pr) {
     pid_t self = getpid();
     signal(SIGINT, SIG_DFL); /* the parent's handlers are not the server's */
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    paced_batch(jobs, n, wfd, status_fd, pr);
+    hr_paced_batch(jobs, n, wfd, status_fd, pr);
     for (int i = 0; i < n; i++) {
-        job_end_t e = {0, 0, 0, 0, 0};
+        hr_child_end_t e = {0, 0, 0, 0, 0};
         if (wfd[i] >= 0) {
             pid_t pid = fork();
             if (pid == 0) {
-                die_with_parent(self);
+                hr_child_die_with_parent(self);
                 for (int k = 0; k < n; k++)
                     if (k != i && wfd[k] >= 0)
                         close(wfd[k]);
@@ -465,7 +289,7 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
                     setenv("HR_PACED_GIVEN", pr->given[pr->lead[i]], 1);
                 else
                     unsetenv("HR_PACED_GIVEN");
-                child_exec_worker(&jobs[i], wfd[i]);
+                hr_child_exec_worker(&jobs[i], wfd[i]);
             }
             close(wfd[i]);
             if (pid > 0) {
@@ -517,7 +341,7 @@ static int outbuf_read(outbuf_t *o, int fd) {
  * run was interrupted), then what is left in the pipe. The end of the pipe
  * is not awaited: a child the allocator forked may hold it open. While
  * nothing arrives, tick (if any) is called about every HR_CHILD_TICK_MS. */
-static int collect(int rfd, int sp, outbuf_t *o, job_end_t *e, void (*tick)(void *), void *ctx) {
+static int collect(int rfd, int sp, outbuf_t *o, hr_child_end_t *e, void (*tick)(void *), void *ctx) {
     int open_r = rfd >= 0;
     for (;;) {
         struct pollfd pfd[2] = {{sp, POLLIN, 0}, {rfd, POLLIN, 0}};
@@ -569,7 +393,7 @@ static int verdict_then_died(const hr_child_job_t *job, const char *out, size_t 
 
 /* Turns what one replay process sent and how it ended into a result line
  * (out is taken over). */
-static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_end_t e) {
+static char *finish_job(const hr_child_job_t *job, char *out, size_t len, hr_child_end_t e) {
     char msg[400], a[32], b[32];
     int st = e.status;
     while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
@@ -583,7 +407,7 @@ static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_en
     }
     if (e.timed_out) {
         free(out);
-        snprintf(msg, sizeof msg, "no result within %g s (killed)", job_timeout(job));
+        snprintf(msg, sizeof msg, "no result within %g s (killed)", hr_child_job_timeout(job));
         return synth_result(job, "timeout", msg, 0);
     }
     if (WIFSIGNALED(st) && !verdict_then_died(job, out, len)) {
@@ -651,21 +475,21 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         rfd[i] = fds[0];
         wfd[i] = fds[1];
     }
-    paced_rows_t pr;
-    if (pipe(sp) != 0 || paced_rows(jobs, n, wfd, &pr) != 0)
+    hr_paced_rows_t pr;
+    if (pipe(sp) != 0 || hr_paced_rows(jobs, n, wfd, &pr) != 0)
         return -1;
     fflush(NULL);
     pid_t parent = getpid();
     pid_t server = stop_sig ? -1 : fork();
     if (server == 0) {
-        die_with_parent(parent);
+        hr_child_die_with_parent(parent);
         close(sp[0]);
         for (int i = 0; i < n; i++)
             if (rfd[i] >= 0)
                 close(rfd[i]);
         server_main(jobs, n, wfd, sp[1], &pr);
     }
-    paced_rows_free(&pr);
+    hr_paced_rows_free(&pr);
     server_pid = server;
     if (stop_sig && server > 0) /* a signal came during the fork */
         kill(server, SIGKILL);
@@ -677,7 +501,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         if (progress && !stop_sig)
             progress(&jobs[i], i, ctx);
         outbuf_t o = {NULL, 0, 0, 0};
-        job_end_t e = {0, 0, 0, 0, 0};
+        hr_child_end_t e = {0, 0, 0, 0, 0};
         tick_ctx_t tc = {progress, &jobs[i], i, ctx};
         int got = stop_sig ? -1 : collect(rfd[i], sp[0], &o, &e, progress ? tick : NULL, &tc);
         if (stop_sig) { /* this job and the rest have no result */
@@ -686,7 +510,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
             break;
         }
         if (got != 0)
-            e = (job_end_t){0, 0, 0, 0, 0};
+            e = (hr_child_end_t){0, 0, 0, 0, 0};
         if (rfd[i] >= 0) {
             close(rfd[i]);
             if (o.oom) { /* part of the result was dropped: none is kept */
