@@ -113,7 +113,7 @@ static int batch_width(const hr_child_job_t *job) {
  * lap), each bounded by --timeout (not --mem-limit, which watches the
  * workers). Fills pr->given of each lead job. */
 void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
-                        hr_paced_rows_t *pr) {
+                    hr_paced_rows_t *pr) {
     hr_child_watch_t w[PACED_BATCH_MAX];
     int rd[PACED_BATCH_MAX], of[PACED_BATCH_MAX], running = 0, next = 0;
     int width = pr->n_rows ? batch_width(&jobs[0]) : 0;
@@ -128,7 +128,10 @@ void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int statu
                 hr_paced_given_text(&none, 1, 0, 0, 0, pr->given[next], HR_PACED_GIVEN_MAX);
                 continue;
             }
+            /* not awaited to its end: a process the allocator forked may
+             * hold the pipe open (the message is written before the exit) */
             fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+            fcntl(pfd[0], F_SETFL, O_NONBLOCK);
             pid_t pid = fork();
             if (pid == 0) {
                 close(pfd[0]);
@@ -149,7 +152,7 @@ void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int statu
             if (!hr_child_watch_poll(&w[k]))
                 continue;
             hr_paced_msg_t m;
-            ssize_t got = read(rd[k], &m, sizeof m); /* written before it exited */
+            ssize_t got = read(rd[k], &m, sizeof m);
             close(rd[k]);
             hr_paced_given_text(&m, got == (ssize_t)sizeof m, w[k].e.status, w[k].e.timed_out,
                                 hr_child_job_timeout(w[k].job), pr->given[of[k]], HR_PACED_GIVEN_MAX);
