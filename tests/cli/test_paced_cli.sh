@@ -139,6 +139,10 @@ jq_check "auto paces the C library's row, not an in-house allocator's (which rel
     "$T/proga.json" '(.results | map({(.allocator): .}) | add) as $r |
      $r.glibc.memory.lap == "paced" and $r.sizeclass.memory.lap == "fast" and
      ($r.sizeclass.memory.lap_note | test("in-house")) and $r.sizeclass.predict.rss_lap == "fast"'
+"$HR" report "$T/proga.json" 2>&1 | grep -q "peak RSS: 1 rows from the paced memory lap (one lap per row" &&
+    ok "text report, paced and fast rows: the paced lap is one per row" ||
+    not_ok "text report, paced and fast rows: the paced lap is one per row" \
+        "$("$HR" report "$T/proga.json" 2>&1 | grep -i "memory lap")"
 replay -a glibc,sizeclass --memory-lap paced "$T/prog.hrtt" > "$T/prog.json" 2> "$T/err"
 jq_check "predict: rss_change_bytes from the paced laps (rss_lap paced)" "$T/prog.json" \
     '(.results | map({(.allocator): .}) | add) as $r |
