@@ -124,9 +124,9 @@ static const hr_opt_t replay_opts[] = {
     {O_MEMORY_LAP, "memory-lap", "MODE", "the lap whose peak RSS is memory.peak_rss and "
      "the RSS prediction: paced (the events at their recorded times, idle gaps over 12 s "
      "cut to 12 s, so time-based release happens as recorded; takes as long as the trace "
-     "did, in a process of its own, per row and sample), fast (the measure lap, back to "
-     "back), auto (default: paced when the trace has timestamps and its paced duration is "
-     "at most 60 s)"},
+     "did, in a process of its own, once per row for all its samples, the rows of a trace "
+     "at once), fast (the measure lap, back to back), auto (default: paced when the trace "
+     "has timestamps and its paced duration is at most 10 s)"},
     {'q', "quiet", NULL, "no progress on standard error"},
     {'v', "verbose", NULL, "progress lines even when standard error is not a terminal"},
     {0, NULL, NULL, NULL}};

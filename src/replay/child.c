@@ -25,6 +25,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,6 +36,8 @@
 #include "base/sysinfo.h"
 #include "replay/counter.h"
 #include "replay/memlimit.h"
+#include "replay/child_int.h"
+#include "replay/paced.h"
 
 /* Interruption (hr_child_trap_signals): the signal caught, and the server
  * to stop. The handler only stores and kills (async-signal-safe). */
@@ -45,7 +48,7 @@ static void on_stop(int sig) {
     if (!stop_sig)
         stop_sig = sig;
     if (server_pid > 0)
-        kill(server_pid, SIGKILL); /* the worker follows it (die_with_parent) */
+        kill(server_pid, SIGKILL); /* the worker follows it (hr_child_die_with_parent) */
 }
 
 void hr_child_trap_signals(void) {
@@ -64,7 +67,7 @@ int hr_child_interrupted(void) { return stop_sig; }
  * it (SIGKILL included, which no handler sees), so that no replay outlives
  * heapreplay. The death signal survives exec; a parent already gone before
  * prctl took effect is caught by the getppid test. */
-static void die_with_parent(pid_t parent) {
+void hr_child_die_with_parent(pid_t parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
         _exit(1);
 }
@@ -130,8 +133,10 @@ static void exec_failed(const hr_child_job_t *job, int fd, const char *what, con
 /* In the forked child: exec the worker with the allocator preloaded (and,
  * for a count under callgrind, under valgrind with the allocators' clock-
  * driven purging pinned: counter.h). */
-static void child_exec_worker(const hr_child_job_t *job, int fd, const char *lib) {
+void hr_child_exec_worker(const hr_child_job_t *job, int fd) {
     worker_cmd_t w;
+    int ext = (job->spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
+    const char *lib = ext ? job->spec->lib : "";
     setpgid(0, 0); /* its own group: the server ends whatever it forked (wait_job) */
     if (fd <= STDERR_FILENO) { /* heapreplay started with a standard stream closed */
         int hi = fcntl(fd, F_DUPFD, STDERR_FILENO + 1);
@@ -196,21 +201,12 @@ static char *precheck(const hr_child_job_t *job) {
     return NULL;
 }
 
-/* How the server saw one replay process end. */
-typedef struct job_end {
-    int      status;    /* waitpid status */
-    int      timed_out; /* killed at the deadline */
-    int      oom;       /* killed over the memory limit */
-    uint64_t rss;       /* oom: the anonymous RSS that was over it */
-    double   secs;      /* oom: when, from the process's start */
-} job_end_t;
-
 /* Valgrind runs a program ~50 times slower. */
 static int under_callgrind(const hr_child_job_t *job) {
     return job->mode == HR_MODE_COUNT && job->opt->count == HR_COUNT_CALLGRIND;
 }
 
-static double job_timeout(const hr_child_job_t *job) {
+double hr_child_job_timeout(const hr_child_job_t *job) {
     return job->opt->timeout_s * (under_callgrind(job) ? 50 : 1);
 }
 
@@ -221,39 +217,55 @@ static uint64_t job_mem_limit(const hr_child_job_t *job) {
     return lim && under_callgrind(job) ? lim + ((uint64_t)1 << 30) : lim;
 }
 
-/* Waits for the replay process pid, killing its group at the deadline or
- * when its anonymous RSS is over the limit (read every HR_MEM_POLL_MS);
- * once it has ended, whatever it forked and left running is killed too. */
-static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
-    job_end_t e = {0, 0, 0, 0, 0};
-    uint64_t t0 = hr_now_ns(), deadline = t0 + (uint64_t)(job_timeout(job) * 1e9);
-    uint64_t limit = job_mem_limit(job), next_poll = t0;
-    struct timespec nap = {0, 1000000}; /* 1 ms */
-    for (;;) {
-        pid_t r = waitpid(pid, &e.status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
-            break;
-        uint64_t now = hr_now_ns();
-        if (!e.timed_out && !e.oom && now >= deadline) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            e.timed_out = 1;
-        }
-        if (limit && !e.timed_out && !e.oom && now >= next_poll) {
-            uint64_t rss = hr_proc_anon_rss(pid);
-            next_poll = now + HR_MEM_POLL_MS * 1000000ull;
-            if (rss > limit) {
-                kill(-pid, SIGKILL);
-                kill(pid, SIGKILL);
-                e.oom = 1;
-                e.rss = rss;
-                e.secs = (double)(now - t0) / 1e9;
-            }
-        }
-        nanosleep(&nap, NULL);
+void hr_child_watch_start(hr_child_watch_t *w, pid_t pid, const hr_child_job_t *job, uint64_t limit) {
+    memset(w, 0, sizeof *w);
+    w->pid = pid;
+    w->job = job;
+    w->t0 = w->next_poll = hr_now_ns();
+    w->deadline = w->t0 + (uint64_t)(hr_child_job_timeout(job) * 1e9);
+    w->limit = limit;
+}
+
+/* One look at the process: kills its group at the deadline or when its
+ * anonymous RSS is over the limit (read every HR_MEM_POLL_MS). 1 once it
+ * has ended (whatever it forked and left running is then killed too), 0
+ * while it runs. */
+int hr_child_watch_poll(hr_child_watch_t *w) {
+    hr_child_end_t *e = &w->e;
+    pid_t r = waitpid(w->pid, &e->status, WNOHANG);
+    if (r == w->pid || (r < 0 && errno != EINTR)) {
+        kill(-w->pid, SIGKILL); /* the group: children the allocator forked (ESRCH: none) */
+        return 1;
     }
-    kill(-pid, SIGKILL); /* the group: children the allocator forked (ESRCH: none) */
-    return e;
+    uint64_t now = hr_now_ns();
+    if (!e->timed_out && !e->oom && now >= w->deadline) {
+        kill(-w->pid, SIGKILL);
+        kill(w->pid, SIGKILL);
+        e->timed_out = 1;
+    }
+    if (w->limit && !e->timed_out && !e->oom && now >= w->next_poll) {
+        uint64_t rss = hr_proc_anon_rss(w->pid);
+        w->next_poll = now + HR_MEM_POLL_MS * 1000000ull;
+        if (rss > w->limit) {
+            kill(-w->pid, SIGKILL);
+            kill(w->pid, SIGKILL);
+            e->oom = 1;
+            e->rss = rss;
+            e->secs = (double)(now - w->t0) / 1e9;
+        }
+    }
+    return 0;
+}
+
+const struct timespec hr_child_nap_1ms = {0, 1000000};
+
+/* Waits for the replay process pid (hr_child_watch_poll every 1 ms). */
+static hr_child_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
+    hr_child_watch_t w;
+    hr_child_watch_start(&w, pid, job, job_mem_limit(job));
+    while (!hr_child_watch_poll(&w))
+        nanosleep(&hr_child_nap_1ms, NULL);
+    return w.e;
 }
 
 /* The server: forked once, before any job runs, it starts every replay
@@ -261,23 +273,29 @@ static job_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
  * another on a 2-core machine), waits for it with the deadline and the
  * memory limit and reports how it ended on `status_fd`. It allocates
  * nothing between forks. */
-static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd) {
+static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
+                        hr_paced_rows_t *pr) {
     pid_t self = getpid();
     signal(SIGINT, SIG_DFL); /* the parent's handlers are not the server's */
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    hr_paced_batch(jobs, n, wfd, status_fd, pr);
     for (int i = 0; i < n; i++) {
-        job_end_t e = {0, 0, 0, 0, 0};
+        hr_child_end_t e = {0, 0, 0, 0, 0};
         if (wfd[i] >= 0) {
             pid_t pid = fork();
             if (pid == 0) {
-                die_with_parent(self);
+                hr_child_die_with_parent(self);
                 for (int k = 0; k < n; k++)
                     if (k != i && wfd[k] >= 0)
                         close(wfd[k]);
                 close(status_fd);
-                int ext = (jobs[i].spec->be->caps & HR_CAP_EXTERNAL_PROCESS) != 0;
-                child_exec_worker(&jobs[i], wfd[i], ext ? jobs[i].spec->lib : "");
+                /* a measure worker of a paced row: that row's one paced lap */
+                if (pr->lead[i] >= 0)
+                    setenv("HR_PACED_GIVEN", pr->given[pr->lead[i]], 1);
+                else
+                    unsetenv("HR_PACED_GIVEN");
+                hr_child_exec_worker(&jobs[i], wfd[i]);
             }
             close(wfd[i]);
             if (pid > 0) {
@@ -329,7 +347,7 @@ static int outbuf_read(outbuf_t *o, int fd) {
  * run was interrupted), then what is left in the pipe. The end of the pipe
  * is not awaited: a child the allocator forked may hold it open. While
  * nothing arrives, tick (if any) is called about every HR_CHILD_TICK_MS. */
-static int collect(int rfd, int sp, outbuf_t *o, job_end_t *e, void (*tick)(void *), void *ctx) {
+static int collect(int rfd, int sp, outbuf_t *o, hr_child_end_t *e, void (*tick)(void *), void *ctx) {
     int open_r = rfd >= 0;
     for (;;) {
         struct pollfd pfd[2] = {{sp, POLLIN, 0}, {rfd, POLLIN, 0}};
@@ -381,7 +399,7 @@ static int verdict_then_died(const hr_child_job_t *job, const char *out, size_t 
 
 /* Turns what one replay process sent and how it ended into a result line
  * (out is taken over). */
-static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_end_t e) {
+static char *finish_job(const hr_child_job_t *job, char *out, size_t len, hr_child_end_t e) {
     char msg[400], a[32], b[32];
     int st = e.status;
     while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
@@ -395,7 +413,7 @@ static char *finish_job(const hr_child_job_t *job, char *out, size_t len, job_en
     }
     if (e.timed_out) {
         free(out);
-        snprintf(msg, sizeof msg, "no result within %g s (killed)", job_timeout(job));
+        snprintf(msg, sizeof msg, "no result within %g s (killed)", hr_child_job_timeout(job));
         return synth_result(job, "timeout", msg, 0);
     }
     if (WIFSIGNALED(st) && !verdict_then_died(job, out, len)) {
@@ -463,19 +481,21 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         rfd[i] = fds[0];
         wfd[i] = fds[1];
     }
-    if (pipe(sp) != 0)
+    hr_paced_rows_t pr;
+    if (pipe(sp) != 0 || hr_paced_rows(jobs, n, wfd, &pr) != 0)
         return -1;
     fflush(NULL);
     pid_t parent = getpid();
     pid_t server = stop_sig ? -1 : fork();
     if (server == 0) {
-        die_with_parent(parent);
+        hr_child_die_with_parent(parent);
         close(sp[0]);
         for (int i = 0; i < n; i++)
             if (rfd[i] >= 0)
                 close(rfd[i]);
-        server_main(jobs, n, wfd, sp[1]);
+        server_main(jobs, n, wfd, sp[1], &pr);
     }
+    hr_paced_rows_free(&pr);
     server_pid = server;
     if (stop_sig && server > 0) /* a signal came during the fork */
         kill(server, SIGKILL);
@@ -487,7 +507,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
         if (progress && !stop_sig)
             progress(&jobs[i], i, ctx);
         outbuf_t o = {NULL, 0, 0, 0};
-        job_end_t e = {0, 0, 0, 0, 0};
+        hr_child_end_t e = {0, 0, 0, 0, 0};
         tick_ctx_t tc = {progress, &jobs[i], i, ctx};
         int got = stop_sig ? -1 : collect(rfd[i], sp[0], &o, &e, progress ? tick : NULL, &tc);
         if (stop_sig) { /* this job and the rest have no result */
@@ -496,7 +516,7 @@ int hr_child_run_all(const hr_child_job_t *jobs, int n, char **results,
             break;
         }
         if (got != 0)
-            e = (job_end_t){0, 0, 0, 0, 0};
+            e = (hr_child_end_t){0, 0, 0, 0, 0};
         if (rfd[i] >= 0) {
             close(rfd[i]);
             if (o.oom) { /* part of the result was dropped: none is kept */

@@ -178,17 +178,10 @@ static int serial_lap(const hr_trace_t *t, const hr_run_alloc_t *a,
     return 0;
 }
 
-/* What the child sends back through its pipe. */
-typedef struct child_msg {
-    int      rc;
-    uint64_t peak_rss, lap_ns;
-    char     msg[160];
-} child_msg_t;
-
 /* The lap with the sampler beside it, in the paced lap's own process. */
-static void paced_lap(child_msg_t *out, const hr_trace_t *t, const hr_run_alloc_t *a,
+static void paced_lap(hr_paced_msg_t *out, const hr_trace_t *t, const hr_run_alloc_t *a,
                       const hr_replay_options_t *opt, const hr_paced_map_t *map, int threaded) {
-    child_msg_t cm;
+    hr_paced_msg_t cm;
     hr_error_t err = {{0}};
     memset(&cm, 0, sizeof cm);
     sampler_t s;
@@ -247,6 +240,21 @@ static void exec_worker(int fd) {
     _exit(127);
 }
 
+/* The paced lap's figures from a given text (hr_paced_given_text) into out:
+ * 0, or -1 with why set to the note. */
+static int take_given(const char *given, hr_paced_result_t *out) {
+    unsigned long long peak, lap;
+    if (sscanf(given, "paced %llu %llu", &peak, &lap) == 2) {
+        out->peak_rss = peak;
+        out->lap_ns = lap;
+        return 0;
+    }
+    snprintf(out->why, sizeof out->why, "%s",
+             strncmp(given, "note ", 5) == 0 ? given + 5
+                                             : "memory lap not paced: its figures were unreadable");
+    return -1;
+}
+
 /* Forks the child and reads its message. 0, or -1 with why set. */
 static int run_child(const hr_trace_t *t, const hr_run_alloc_t *a,
                      const hr_replay_options_t *opt, const hr_paced_map_t *map,
@@ -262,75 +270,97 @@ static int run_child(const hr_trace_t *t, const hr_run_alloc_t *a,
         close(pfd[0]);
         if (w_argv)
             exec_worker(pfd[1]);
-        child_msg_t cm; /* not a worker: the lap in the forked child itself */
+        hr_paced_msg_t cm; /* not a worker: the lap in the forked child itself */
         paced_lap(&cm, t, a, opt, map, out->threaded);
         _exit(write(pfd[1], &cm, sizeof cm) == (ssize_t)sizeof cm ? 0 : 1);
     }
     close(pfd[1]);
-    child_msg_t cm;
+    hr_paced_msg_t cm;
     ssize_t n = pid > 0 ? read(pfd[0], &cm, sizeof cm) : -1;
     close(pfd[0]);
     int status = 0;
     if (pid > 0)
         waitpid(pid, &status, 0);
-    if (n != (ssize_t)sizeof cm || cm.rc != 0) {
-        if (n == (ssize_t)sizeof cm)
-            snprintf(out->why, sizeof out->why, "memory lap not paced: %s", cm.msg);
-        else if (pid > 0 && WIFSIGNALED(status))
-            snprintf(out->why, sizeof out->why, "memory lap not paced: its process died of "
-                     "signal %d", WTERMSIG(status));
-        else
-            snprintf(out->why, sizeof out->why, "memory lap not paced: its process failed");
-        return -1;
+    char given[HR_PACED_GIVEN_MAX];
+    hr_paced_given_text(&cm, n == (ssize_t)sizeof cm, pid > 0 ? status : 127 << 8, 0, 0,
+                        given, sizeof given);
+    return take_given(given, out);
+}
+
+void hr_paced_given_text(const hr_paced_msg_t *m, int got, int status, int timed_out,
+                         double timeout_s, char *buf, size_t cap) {
+    if (got && m->rc == 0)
+        snprintf(buf, cap, "paced %llu %llu", (unsigned long long)m->peak_rss,
+                 (unsigned long long)m->lap_ns);
+    else if (got)
+        snprintf(buf, cap, "note memory lap not paced: %s", m->msg);
+    else if (timed_out)
+        snprintf(buf, cap, "note memory lap not paced: its process ran past --timeout "
+                 "(%g s; killed)", timeout_s);
+    else if (WIFSIGNALED(status))
+        snprintf(buf, cap, "note memory lap not paced: its process died of signal %d",
+                 WTERMSIG(status));
+    else
+        snprintf(buf, cap, "note memory lap not paced: its process failed");
+}
+
+int hr_paced_choose(const hr_trace_t *t, const hr_alloc_spec_t *spec,
+                    const hr_replay_options_t *opt, const hr_paced_map_t *map,
+                    hr_paced_result_t *out) {
+    hr_memory_lap_t want = (hr_memory_lap_t)opt->memory_lap;
+    if (want == HR_MEMLAP_FAST)
+        return 0;
+    if (!map || !hr_trace_has_ts(t)) {
+        out->note = "memory lap not paced: the trace has no timestamps";
+        return 0;
     }
-    out->peak_rss = cm.peak_rss;
-    out->lap_ns = cm.lap_ns;
-    return 0;
+    out->recorded_ns = map->recorded_ns;
+    out->paced_ns = map->paced_ns;
+    if (want == HR_MEMLAP_AUTO && !(spec->be->caps & HR_CAP_EXTERNAL_PROCESS)) {
+        /* an in-house allocator's footprint follows its calls alone */
+        out->note = "memory lap not paced: an in-house allocator releases nothing by time "
+                    "(--memory-lap paced)";
+        return 0;
+    }
+    if (want == HR_MEMLAP_AUTO && (double)map->paced_ns / 1e9 > HR_PACED_AUTO_MAX_S) {
+        snprintf(out->why, sizeof out->why, "memory lap not paced: the trace's paced duration "
+                 "%.1f s is over auto's %.0f s (--memory-lap paced)", (double)map->paced_ns / 1e9,
+                 HR_PACED_AUTO_MAX_S);
+        out->note = out->why;
+        return 0;
+    }
+    return 1;
 }
 
 void hr_paced_memory(const hr_trace_t *t, const hr_run_alloc_t *a,
                      const hr_replay_options_t *opt, hr_paced_result_t *out) {
     memset(out, 0, sizeof *out);
-    out->only = getenv("HR_PACED_FD") != NULL; /* nothing else to do here */
-    hr_memory_lap_t want = (hr_memory_lap_t)opt->memory_lap;
-    if (want == HR_MEMLAP_FAST)
+    const char *fd = getenv("HR_PACED_FD"), *given = getenv("HR_PACED_GIVEN");
+    out->only = fd != NULL; /* nothing else to do here */
+    if ((hr_memory_lap_t)opt->memory_lap == HR_MEMLAP_FAST)
         return;
-    if (!hr_trace_has_ts(t)) {
-        out->note = "memory lap not paced: the trace has no timestamps";
-        return;
-    }
     hr_paced_map_t map;
     hr_error_t err = {{0}};
-    if (hr_paced_map_build(&map, t, &err) != 0) {
+    int has_map = hr_trace_has_ts(t);
+    if (has_map && hr_paced_map_build(&map, t, &err) != 0) {
         snprintf(out->why, sizeof out->why, "memory lap not paced: %.160s", err.msg);
         out->note = out->why;
         return;
     }
-    out->recorded_ns = map.recorded_ns;
-    out->paced_ns = map.paced_ns;
-    if (want == HR_MEMLAP_AUTO && !(a->spec->be->caps & HR_CAP_EXTERNAL_PROCESS)) {
-        /* an in-house allocator's footprint follows its calls alone */
-        out->note = "memory lap not paced: an in-house allocator releases nothing by time "
-                    "(--memory-lap paced)";
-    } else if (want == HR_MEMLAP_AUTO && (double)map.paced_ns / 1e9 > HR_PACED_AUTO_MAX_S) {
-        snprintf(out->why, sizeof out->why, "memory lap not paced: the trace's paced duration "
-                 "%.1f s is over auto's %.0f s (--memory-lap paced)", (double)map.paced_ns / 1e9,
-                 HR_PACED_AUTO_MAX_S);
-        out->note = out->why;
-    } else {
+    if (hr_paced_choose(t, a->spec, opt, has_map ? &map : NULL, out)) {
         out->threaded = hr_threads_on(t, opt) && !(a->spec->be->caps & HR_CAP_SERIAL_ONLY);
-        const char *fd = getenv("HR_PACED_FD");
-        if (fd) { /* this process is the paced lap's (exec_worker) */
-            child_msg_t cm;
+        if (fd) { /* this process is the paced lap's (child.c, exec_worker) */
+            hr_paced_msg_t cm;
             paced_lap(&cm, t, a, opt, &map, out->threaded);
-            ssize_t n = write(atoi(fd), &cm, sizeof cm); /* short: the worker reports it */
+            ssize_t n = write(atoi(fd), &cm, sizeof cm); /* short: the reader says so */
             (void)n;
-        } else if (run_child(t, a, opt, &map, out) == 0)
-            out->paced = 1;
+        } else if (given ? take_given(given, out) == 0 : run_child(t, a, opt, &map, out) == 0)
+            out->paced = 1; /* given: the row's one paced lap, run by the replay's server */
         else
             out->note = out->why;
     }
-    hr_paced_map_free(&map);
+    if (has_map)
+        hr_paced_map_free(&map);
 }
 
 void hr_paced_values(const hr_paced_result_t *p, hr_mval_t *v) {

@@ -11,11 +11,16 @@
  * every time-based release of the allocators heapreplay knows is due by
  * then; shorter gaps are kept whole. Its peak RSS becomes memory.peak_rss.
  *
- * It runs before the measure lap in a process of its own, a fresh worker
- * (fork, then exec of the worker's own arguments) that runs the paced lap
+ * It runs in a process of its own, a fresh worker that runs the paced lap
  * alone and sends back its peak RSS: the measure lap and every other figure
  * of the row are those of a worker that never ran it, and the paced lap's
- * process starts as fresh as the program did. */
+ * process starts as fresh as the program did. In a replay (child.c) the
+ * paced lap runs once per row, not per sample: before a trace's timed
+ * processes, the paced laps of all its rows start together as one batch
+ * (they sleep almost all the time), and each of the row's measure workers
+ * gets that lap's figures (HR_PACED_GIVEN). A measure lap run outside the
+ * replay's processes (no HR_PACED_GIVEN) runs its own paced lap first, in a
+ * fork of itself (exec of the worker's own arguments in a worker). */
 #ifndef HR_REPLAY_PACED_H
 #define HR_REPLAY_PACED_H
 
@@ -73,9 +78,36 @@ typedef struct hr_paced_result {
                                * (its message is written): no measure lap */
 } hr_paced_result_t;
 
-/* Chooses the memory lap of a measured row (opt->memory_lap, the trace's
- * timestamps) and runs the paced lap when chosen, in a forked child. Never
- * fails the row: a paced lap that cannot run leaves paced 0 and a note. */
+/* What a paced lap's process sends back on its pipe (HR_PACED_FD). */
+typedef struct hr_paced_msg {
+    int      rc;       /* 0: the lap ran; else msg says why not */
+    uint64_t peak_rss, lap_ns;
+    char     msg[160];
+} hr_paced_msg_t;
+
+/* The longest HR_PACED_GIVEN text (hr_paced_given_text). */
+#define HR_PACED_GIVEN_MAX 256
+
+/* Whether a measured row of spec gets the paced lap: opt->memory_lap, the
+ * trace's timestamps (map: its timeline, NULL when it has none) and the
+ * allocator. 1: paced; 0: fast, with out->note saying why when asked for
+ * one (out->why holds a note made here). Sets out->recorded_ns and paced_ns
+ * from map. The one rule of the parent (child.c: which rows get a paced
+ * process) and of the measure worker. */
+int hr_paced_choose(const hr_trace_t *t, const hr_alloc_spec_t *spec,
+                    const hr_replay_options_t *opt, const hr_paced_map_t *map,
+                    hr_paced_result_t *out);
+
+/* The text a row's measure workers get in HR_PACED_GIVEN from the process
+ * that ran the row's paced lap: its message (got: a whole one was read),
+ * how it ended (waitpid status; timed_out: killed after timeout_s). */
+void hr_paced_given_text(const hr_paced_msg_t *m, int got, int status, int timed_out,
+                         double timeout_s, char *buf, size_t cap);
+
+/* Chooses the memory lap of a measured row (hr_paced_choose) and, when it
+ * is paced, takes the figures of the row's paced lap from HR_PACED_GIVEN
+ * or else runs the lap in a forked child. Never fails the row: a paced lap
+ * that cannot run leaves paced 0 and a note. */
 void hr_paced_memory(const hr_trace_t *t, const hr_run_alloc_t *a,
                      const hr_replay_options_t *opt, hr_paced_result_t *out);
 

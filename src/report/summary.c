@@ -504,10 +504,12 @@ static void memory_lap_line(FILE *out, const hr_ranking_t *rk, const char *pre) 
     }
     if (paced && !fast)
         fprintf(out, "%speak RSS from the paced memory lap: the events at their recorded "
-                "times (up to %.1f s per row; --memory-lap fast skips it)\n", pre, secs);
+                "times, one lap per row for all its samples (up to %.1f s; --memory-lap fast "
+                "skips it)\n", pre, secs);
     else if (paced)
-        fprintf(out, "%speak RSS: %d rows from the paced memory lap, %d from the fast one "
-                "(%s)\n", pre, paced, fast, note ? note : "--memory-lap fast");
+        fprintf(out, "%speak RSS: %d rows from the paced memory lap (one lap per row for all "
+                "its samples), %d from the fast one (%s)\n", pre, paced, fast,
+                note ? note : "--memory-lap fast");
     else if (note)
         fprintf(out, "%s%s (peak RSS from the back-to-back lap)\n", pre, note);
 }

@@ -51,6 +51,54 @@ jq_check "paced: the lap lasted the 300 ms gap, and the fast lap's peak is kept 
 if [ $((s1 - s0)) -ge 300000000 ]; then ok "paced: the replay took at least 0.3 s of wall time"
 else not_ok "paced: the replay took at least 0.3 s of wall time" "took $((s1 - s0)) ns"; fi
 
+# One paced lap per row, not per sample: the replay's server runs it in a
+# process of its own (HR_PACED_FD in its environment) and hands its figures
+# to each of the row's measure workers (HR_PACED_GIVEN): with -r 3, one
+# paced process for glibc, none for the in-house sizeclass, three measure
+# workers given the same figures. With two paced rows, both laps run at
+# once: the second paced process starts before the first has exited.
+ext=
+for e in jemalloc mimalloc tcmalloc; do
+    "$HR" replay --warm-time 0 -q -f json -a "$e" "$T/nots.hrtt" 2>/dev/null |
+        jq -e '.results[0].status == "ok"' >/dev/null 2>&1 && { ext=$e; break; }
+done
+if ! command -v strace >/dev/null 2>&1 || ! strace -f -o /dev/null true 2>/dev/null; then
+    skip "paced lap once per row (strace)" "strace cannot run here"
+    skip "paced laps of a trace's rows at once (strace)" "strace cannot run here"
+else
+    strace -f -v -s 300 -e trace=execve -o "$T/st" "$HR" replay --warm-time 0 -r 3 -q -f json \
+        -a glibc,sizeclass "$T/gap.hrtt" > "$T/once.json" 2> "$T/err"
+    n_fd=$(grep -c 'execve(.*"HR_PACED_FD=' "$T/st")
+    given=$(grep -o '"HR_PACED_GIVEN=[^"]*"' "$T/st" | sort | uniq -c)
+    if [ "$n_fd" = 1 ] && [ "$(printf '%s\n' "$given" | wc -l)" = 1 ] &&
+       printf '%s\n' "$given" | grep -Eq '^ *3 "HR_PACED_GIVEN=paced [0-9]+ [0-9]+"$' &&
+       jq -e '(.results | map({(.allocator): .}) | add) as $r | $r.glibc.memory.lap == "paced"
+              and $r.glibc.runs == 3 and $r.sizeclass.memory.lap == "fast"' "$T/once.json" \
+              >/dev/null; then
+        ok "paced lap once per row: one paced process, its figures in the row's 3 measure workers"
+    else not_ok "paced lap once per row: one paced process, its figures in the row's 3 measure workers" \
+        "paced processes: $n_fd" "given: $given"; fi
+    if [ -z "$ext" ]; then
+        skip "paced laps of a trace's rows at once (strace)" "no external allocator built"
+    else
+        strace -f -v -s 300 -e trace=execve -o "$T/st2" "$HR" replay --warm-time 0 -r 1 -q \
+            -f json -a "glibc,$ext" "$T/gap.hrtt" > "$T/two.json" 2> "$T/err"
+        # the pids of the paced processes, then the order of their execs and exits
+        pids=$(grep 'execve(.*"HR_PACED_FD=' "$T/st2" | awk '!seen[$1]++ {print $1}')
+        set -- $pids
+        if [ $# = 2 ]; then
+            second_exec=$(grep -n "^$2 .*execve(.*\"HR_PACED_FD=" "$T/st2" | head -1 | cut -d: -f1)
+            first_exit=$(grep -nE "^$1 +[+]{3} (exited|killed)" "$T/st2" | head -1 | cut -d: -f1)
+        fi
+        if [ $# = 2 ] && [ -n "${second_exec:-}" ] && [ -n "${first_exit:-}" ] &&
+           [ "$second_exec" -lt "$first_exit" ] &&
+           jq -e '[.results[].memory.lap] == ["paced", "paced"]' "$T/two.json" >/dev/null; then
+            ok "paced laps of a trace's rows at once: glibc's and $ext's overlap"
+        else not_ok "paced laps of a trace's rows at once: glibc's and $ext's overlap" \
+            "paced pids: $pids" "second exec line ${second_exec:-?}, first exit line ${first_exit:-?}"; fi
+    fi
+fi
+
 replay -a glibc --threads recorded "$T/gap2.hrtt" > "$T/gap2.json" 2> "$T/err"
 jq_check "paced on threads: each thread waits for its own times" "$T/gap2.json" \
     '.results[0] | .memory.lap == "paced" and .memory.paced_lap_s >= 0.3 and .threads.n == 2'
@@ -63,7 +111,7 @@ jq_check "no timestamps: the fast lap, with the note" "$T/nots.json" \
 # the text report says which lap gave peak RSS
 "$HR" report "$T/gap.json" > "$T/gap.txt" 2>&1
 "$HR" report "$T/nots.json" > "$T/nots.txt" 2>&1
-if grep -q "peak RSS from the paced memory lap" "$T/gap.txt" &&
+if grep -q "peak RSS from the paced memory lap: .*one lap per row" "$T/gap.txt" &&
    grep -q "memory lap not paced: the trace has no timestamps" "$T/nots.txt" &&
    ! grep -q "not paced" "$T/gap.txt"; then
     ok "text report: the memory lap's line (paced; the note without timestamps)"
@@ -91,6 +139,10 @@ jq_check "auto paces the C library's row, not an in-house allocator's (which rel
     "$T/proga.json" '(.results | map({(.allocator): .}) | add) as $r |
      $r.glibc.memory.lap == "paced" and $r.sizeclass.memory.lap == "fast" and
      ($r.sizeclass.memory.lap_note | test("in-house")) and $r.sizeclass.predict.rss_lap == "fast"'
+"$HR" report "$T/proga.json" 2>&1 | grep -q "peak RSS: 1 rows from the paced memory lap (one lap per row" &&
+    ok "text report, paced and fast rows: the paced lap is one per row" ||
+    not_ok "text report, paced and fast rows: the paced lap is one per row" \
+        "$("$HR" report "$T/proga.json" 2>&1 | grep -i "memory lap")"
 replay -a glibc,sizeclass --memory-lap paced "$T/prog.hrtt" > "$T/prog.json" 2> "$T/err"
 jq_check "predict: rss_change_bytes from the paced laps (rss_lap paced)" "$T/prog.json" \
     '(.results | map({(.allocator): .}) | add) as $r |
