@@ -5,9 +5,6 @@
 #include <string.h>
 
 #include "alloc/chunk.h"
-#include "alloc/segcache.h"
-
-#define FB_SIZES_BYTES (HR_INHOUSE_FB_BUCKETS * sizeof(uint32_t))
 
 void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err) {
     hr_inhouse_t *ih = calloc(1, size);
@@ -18,12 +15,6 @@ void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err
     ih->cls = cls;
     hr_fallback_keep_heap();
     hr_ptrmap_init(&ih->fb_set, 0);
-    if (!(ih->fb_sizes = hr_segcache_get(FB_SIZES_BYTES))) {
-        free(ih);
-        hr_error_set(err, "%s: out of memory", cls->name);
-        return NULL;
-    }
-    memset(ih->fb_sizes, 0, FB_SIZES_BYTES);
     return ih;
 }
 
@@ -148,6 +139,5 @@ void hr_inhouse_destroy(void *self) {
     for (size_t it = 0; (it = hr_ptrmap_next(&ih->fb_set, it, &p, NULL));)
         free((void *)(uintptr_t)p);
     hr_ptrmap_free(&ih->fb_set);
-    hr_segcache_put(ih->fb_sizes, FB_SIZES_BYTES);
     free(ih);
 }

@@ -90,16 +90,12 @@ typedef struct hr_inhouse {
      * hr_inhouse_fb_free_oversize. */
     hr_ptrmap_t               fb_set;
     /* How many of fb_set's blocks have a size in each 16-byte step
-     * (hr_inhouse_fb_bucket; HR_INHOUSE_FB_BUCKETS counts): a free of a size
-     * whose step has none is of no fallback block, and skips the set's
-     * search. Kept apart from the count of the whole set because a few
-     * long-lived blocks refused for their alignment sent every free of
-     * every size to the search (block on game_session: two thirds of its
-     * frees, a fifth of its instructions). The counts lie outside the
-     * backend's state and the malloc heap (src/alloc/segcache.h), so that
-     * the allocator's hot fields stay where they were and the fallback's
-     * glibc sees no block of the adapter's. */
-    uint32_t                 *fb_sizes;
+     * (hr_inhouse_fb_bucket): a free of a size whose step has none is of no
+     * fallback block, and skips the set's search. Kept apart from the count
+     * of the whole set because a few long-lived blocks refused for their
+     * alignment sent every free of every size to the search (block on
+     * game_session: two thirds of its frees, a fifth of its instructions). */
+    uint32_t                  fb_sizes[HR_INHOUSE_FB_BUCKETS];
 } hr_inhouse_t;
 
 /* The step of fb_sizes a block of `size` bytes counts in; the last one
@@ -119,7 +115,7 @@ static inline int hr_inhouse_fb_maybe(const hr_inhouse_t *ih, size_t size) {
  * backends' inline free: the set's count first, so that a run with no
  * fallback block live pays one load, as it did before the steps. */
 static inline int hr_inhouse_fb_maybe_small(const hr_inhouse_t *ih, size_t size) {
-    return __builtin_expect(ih->fb_set.n != 0, 0) && ih->fb_sizes[size >> 4] != 0;
+    return ih->fb_set.n && ih->fb_sizes[size >> 4] != 0;
 }
 
 /* A zeroed backend state of `size` bytes whose first member is the
