@@ -79,17 +79,12 @@ static __attribute__((noinline)) void block_free_rest(void *self, void *ptr, siz
     hr_inhouse_free(self, ptr, size, block_native_free);
 }
 
-/* As block_alloc: a small block, and no fallback block of its 16-byte size
- * step live (block has no oversize refusals: each of its fallback blocks,
- * refused for its alignment, may have any size, so a free of a size with
- * one live must search the set; before, every free searched it while any
- * was live: two thirds of the frees on game_session). */
-_Static_assert(HR_BLOCK_MAX_SIZE <= HR_INHOUSE_FB_SIZE_MAX, "block's sizes fit the fallback's steps");
-
+/* As block_alloc: a small block, and no fallback block live (block has no
+ * oversize refusals: each of its fallback blocks, refused for its
+ * alignment, may have any size, and its free must search the set). */
 static void block_free(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
-    if (__builtin_expect(size - 1 < HR_BLOCK_MAX_SIZE && ptr && !hr_inhouse_fb_maybe_small(&b->ih, size),
-                         1)) {
+    if (__builtin_expect(!b->ih.fb_set.n && size - 1 < HR_BLOCK_MAX_SIZE && ptr, 1)) {
         hr_fallback_native(&b->ih.fb);
         hr_block_push(b->a, ptr, size);
         return;

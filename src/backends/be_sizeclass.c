@@ -30,7 +30,6 @@
 #include "alloc/sizeclass.h"
 
 #define CLS8_MAX 4096 /* the largest request the hot paths' table serves */
-_Static_assert(CLS8_MAX <= HR_INHOUSE_FB_SIZE_MAX, "the table's sizes fit the fallback's steps");
 
 typedef struct hr_sizeclass_be {
     hr_inhouse_t    ih; /* first: the shared adapter's part */
@@ -132,13 +131,13 @@ static __attribute__((noinline)) void sizeclass_free_rest(void *self, void *ptr,
         hr_inhouse_free(self, ptr, size, sizeclass_native_free);
 }
 
-/* As sizeclass_alloc: a small block, and no fallback block of its 16-byte
- * size step live (the adapter's set holds only small ones, refused for
- * their alignment: an oversize block is never freed with a small size). Before, every free of strings searched the set
+/* As sizeclass_alloc: a small block, and no fallback block of a small size
+ * live (the adapter's set holds only those: an oversize block is never
+ * freed with a small size). Before, every free of strings searched the set
  * while its oversize blocks, 58 % of its ops, were live. */
 static void sizeclass_free(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
-    if (__builtin_expect(size <= b->fast_max && ptr && !hr_inhouse_fb_maybe_small(&b->ih, size), 1)) {
+    if (__builtin_expect(!b->ih.fb_set.n && size <= b->fast_max && ptr, 1)) {
         hr_fallback_native(&b->ih.fb);
         hr_sizeclass_push(b->a, b->cls8[(size + 7) >> 3], ptr, size);
         return;

@@ -79,12 +79,9 @@ const char hr_inhouse_oversize[] = "oversize";
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why) {
     hr_fallback_violation(&ih->fb, why);
     void *p = hr_fallback_alloc(&ih->fb, size, align);
-    if (p && why != hr_inhouse_oversize) {
-        if (!hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
-            hr_fallback_free(&ih->fb, p, size);
-            return NULL;
-        }
-        ih->fb_sizes[hr_inhouse_fb_bucket(size)]++;
+    if (p && why != hr_inhouse_oversize && !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
+        hr_fallback_free(&ih->fb, p, size);
+        p = NULL;
     }
     return p;
 }
@@ -92,7 +89,6 @@ void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const cha
 int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size) {
     if (!hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL))
         return 0;
-    ih->fb_sizes[hr_inhouse_fb_bucket(size)]--;
     hr_fallback_free(&ih->fb, ptr, size);
     return 1;
 }

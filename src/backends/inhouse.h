@@ -76,9 +76,6 @@ typedef struct hr_inhouse_class {
     .footprint = hr_inhouse_footprint, .usable_size = hr_inhouse_usable,        \
     .stats = hr_inhouse_stats, .destroy = hr_inhouse_destroy
 
-#define HR_INHOUSE_FB_SIZE_MAX 4096
-#define HR_INHOUSE_FB_BUCKETS (HR_INHOUSE_FB_SIZE_MAX / 16 + 1)
-
 typedef struct hr_inhouse {
     const hr_inhouse_class_t *cls;
     hr_fallback_t             fb;
@@ -89,34 +86,7 @@ typedef struct hr_inhouse {
      * size it allocated), and the backend sends it to
      * hr_inhouse_fb_free_oversize. */
     hr_ptrmap_t               fb_set;
-    /* How many of fb_set's blocks have a size in each 16-byte step
-     * (hr_inhouse_fb_bucket): a free of a size whose step has none is of no
-     * fallback block, and skips the set's search. Kept apart from the count
-     * of the whole set because a few long-lived blocks refused for their
-     * alignment sent every free of every size to the search (block on
-     * game_session: two thirds of its frees, a fifth of its instructions). */
-    uint32_t                  fb_sizes[HR_INHOUSE_FB_BUCKETS];
 } hr_inhouse_t;
-
-/* The step of fb_sizes a block of `size` bytes counts in; the last one
- * holds every size from HR_INHOUSE_FB_SIZE_MAX on. */
-static inline size_t hr_inhouse_fb_bucket(size_t size) {
-    return size < HR_INHOUSE_FB_SIZE_MAX ? size >> 4 : HR_INHOUSE_FB_BUCKETS - 1;
-}
-
-/* Whether a live fallback block of a size the allocator serves may have
- * `size` bytes: when not, a free of that size is of a block of the
- * allocator's own. */
-static inline int hr_inhouse_fb_maybe(const hr_inhouse_t *ih, size_t size) {
-    return ih->fb_sizes[hr_inhouse_fb_bucket(size)] != 0;
-}
-
-/* hr_inhouse_fb_maybe of a size at most HR_INHOUSE_FB_SIZE_MAX, for the
- * backends' inline free: the set's count first, so that a run with no
- * fallback block live pays one load, as it did before the steps. */
-static inline int hr_inhouse_fb_maybe_small(const hr_inhouse_t *ih, size_t size) {
-    return ih->fb_set.n && ih->fb_sizes[size >> 4] != 0;
-}
 
 /* A zeroed backend state of `size` bytes whose first member is the
  * hr_inhouse_t, bound to cls; NULL (err set) when out of memory. */
@@ -171,7 +141,7 @@ static inline void hr_inhouse_free(void *self, void *ptr, size_t size, hr_inhous
     hr_inhouse_t *ih = self;
     if (!ptr)
         return;
-    if (ih->fb_set.n && hr_inhouse_fb_maybe(ih, size) && hr_inhouse_fb_free(ih, ptr, size))
+    if (ih->fb_set.n && hr_inhouse_fb_free(ih, ptr, size))
         return;
     if (native(self, ptr, size))
         hr_fallback_native(&ih->fb);
