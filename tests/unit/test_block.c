@@ -244,6 +244,7 @@ int main(void) {
     HR_RUN(test_property);
     HR_RUN(test_check_detects);
     HR_RUN(test_backend);
+    HR_RUN(test_fallback_steps);
     HR_RUN(test_fallback_keeps_heap);
     return hr_test_done();
 }
