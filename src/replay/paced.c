@@ -18,6 +18,7 @@
 #include "base/metrics.h"
 #include "base/nametab.h"
 #include "base/sysinfo.h"
+#include "replay/child.h"
 
 static const char *const lap_names[] = {"auto", "fast", "paced"};
 
@@ -231,7 +232,7 @@ static void exec_worker(int fd) {
     snprintf(nul, sizeof nul, "%d", null_fd);
     snprintf(env, sizeof env, "%d", fd);
     int n = 0;
-    argv[n++] = (char *)"heapreplay";
+    argv[n++] = (char *)HR_WORKER_ARGV0;
     for (int i = 0; i < w_argc && n < 63; i++)
         argv[n++] = i > 0 && !strcmp(w_argv[i - 1], "--fd") ? nul : w_argv[i];
     argv[n] = NULL;
