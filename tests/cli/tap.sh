@@ -19,6 +19,9 @@
 #                              (a fresh folder hr_NAME.* removed at exit);
 #                              with jget also JGET and `jget PATH FILE`;
 #                              skip_all when a binary is not built
+#   tap_lib NAME               prints the library of the external allocator NAME
+#                              as `$HR list` names it; status 1 (nothing printed)
+#                              when it was not found at configure time
 #   plan                       prints the plan "1..N" for the cases so far
 #   tap_done                   prints the plan and exits 1 if any case failed
 #                              (`done` itself is a shell keyword)
@@ -94,6 +97,13 @@ tap_setup() {
     fi
     T=$(mktemp -d "${TMPDIR:-/tmp}/hr_$1.XXXXXX") || exit 1
     trap 'rm -rf "$T"' EXIT
+}
+
+tap_lib() {
+    local so
+    so=$("$HR" list | awk -v a="$1" '$1 == a' | sed -n 's/.*\[\(.*\)\]$/\1/p')
+    [ -n "$so" ] && [ "$so" != "NOT FOUND" ] || return 1
+    echo "$so"
 }
 
 plan() {

@@ -21,7 +21,7 @@ cp "$HR" "$short/h"
 cp "$HR" "$long/heapreplay-at-a-long-path"
 
 for a in jemalloc mimalloc tcmalloc; do
-    if ! "$HR" list | awk -v a="$a" '$1 == a && !/NOT FOUND/ { f = 1 } END { exit !f }'; then
+    if ! tap_lib "$a" > /dev/null; then
         skip "$a: same footprint from a short and a long install path" "$a not built"
         continue
     fi

@@ -58,8 +58,7 @@ check "fresh_replay: bad --warm-time is exit 2" test $? = 2
 check "fresh_replay: a trace that is not a flat file is exit 2" test $? = 2
 
 # 3. an LD_PRELOADed allocator is the one fresh_replay measures
-so=$("$HR" list | awk '$1 == "jemalloc"' | sed -n 's/.*\[\(.*\)\]$/\1/p')
-if [ -n "$so" ] && [ "$so" != "NOT FOUND" ] && [ -f "$so" ]; then
+if so=$(tap_lib jemalloc) && [ -f "$so" ]; then
     LD_PRELOAD="$so" "$FRESH" --warm-time 0 "$T/fl.flat" > "$T/je.json"
     got=$("$JGET" malloc_provider "$T/je.json")
     check "fresh_replay under LD_PRELOAD: malloc from $got" test "$(readlink -f "$got")" = "$(readlink -f "$so")"

@@ -57,8 +57,7 @@ case "$lib" in */libc.so*) ok "glibc worker: malloc from $lib" ;; *) not_ok "gli
 
 # 3. every external allocator found at configure time: dladdr names its library
 for a in jemalloc mimalloc tcmalloc; do
-    so=$("$HR" list | awk -v a="$a" '$1 == a' | sed -n 's/.*\[\(.*\)\]$/\1/p')
-    if [ -z "$so" ] || [ "$so" = "NOT FOUND" ]; then
+    if ! so=$(tap_lib "$a"); then
         ok "$a # SKIP not found at configure time"
         continue
     fi
