@@ -103,13 +103,6 @@ static int run_plain(char **cmd, off_t in_off, hr_run_time_t *rt) {
     return rc;
 }
 
-/* Median of v[0..n-1] (sorts v): the middle value, or the mean of the two
- * middle ones. */
-static uint64_t median_u64(uint64_t *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, hr_cmp_u64);
-    return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
-}
-
 void hr_program_from_runs(const hr_run_time_t *runs, int n, int captured, hr_program_time_t *p) {
     memset(p, 0, sizeof *p);
     if (n <= 0)
@@ -121,20 +114,20 @@ void hr_program_from_runs(const hr_run_time_t *runs, int n, int captured, hr_pro
     p->flags = captured ? HR_PROGF_CAPTURED : 0;
     for (int i = 0; i < n; i++)
         v[i] = runs[i].wall_ns;
-    p->wall_ns = median_u64(v, n);
+    p->wall_ns = hr_median_u64(v, (size_t)n);
     for (int i = 0; i < n; i++)
         v[i] = runs[i].max_rss;
-    p->max_rss = median_u64(v, n);
+    p->max_rss = hr_median_u64(v, (size_t)n);
     for (int i = 0; i < n; i++)
         v[i] = runs[i].cpu_ns;
-    p->cpu_ns = median_u64(v, n);
+    p->cpu_ns = hr_median_u64(v, (size_t)n);
     p->cpu_min_ns = v[0];
     p->cpu_max_ns = v[n - 1];
     /* the runs' spread that one slow run does not set: the median absolute
      * deviation from the median (docs/METRICS.md, "Program noise") */
     for (int i = 0; i < n; i++)
         v[i] = runs[i].cpu_ns > p->cpu_ns ? runs[i].cpu_ns - p->cpu_ns : p->cpu_ns - runs[i].cpu_ns;
-    p->cpu_mad_ns = median_u64(v, n);
+    p->cpu_mad_ns = hr_median_u64(v, (size_t)n);
     free(v);
 }
 

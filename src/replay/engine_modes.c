@@ -154,11 +154,6 @@ int hr_replay_time(const hr_trace_t *t, const hr_backend_t *be, const char *spec
     return rc;
 }
 
-static uint64_t median_u64(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, hr_cmp_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The cold lap, then warm laps until warmstop.h says stop (at least one);
  * the warm figure is the median lap. */
 static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
@@ -190,8 +185,8 @@ static int time_laps(const hr_trace_t *t, const hr_run_alloc_t *a,
     if (rc == 0) {
         size_t k = n < HR_MAX_WARM_LAPS ? (size_t)n : HR_MAX_WARM_LAPS;
         out->n_warm = n;
-        out->warm_wall = median_u64(walls, k);
-        out->warm_cpu = median_u64(cpus, k);
+        out->warm_wall = hr_median_u64(walls, k);
+        out->warm_cpu = hr_median_u64(cpus, k);
     }
     hr_warmstop_close(&ws);
     hr_hmem_free(walls, bytes);

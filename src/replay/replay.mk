@@ -2,7 +2,7 @@
 # threaded laps and their schedule,
 # metrics, latency histograms, child processes, workers, the pointer checker
 # of --verify and the instruction counter (perf or callgrind) of --count.
-libhr_a_SOURCES += src/replay/engine.c src/replay/engine_measure.c src/replay/engine_modes.c \
+libhr_a_SOURCES += src/replay/engine.c src/replay/evwin.c src/replay/engine_measure.c src/replay/engine_modes.c \
 	src/replay/engine_slow.c src/replay/engine_emit.c src/replay/latency.c src/replay/child.c \
 	src/replay/worker.c src/replay/counter.c src/replay/verify.c src/replay/sched.c \
 	src/replay/threads.c src/replay/compose.c src/replay/series.c src/replay/engine_series.c \
