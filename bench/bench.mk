@@ -57,12 +57,17 @@ check_LTLIBRARIES += bench/power/spin_shim.la
 bench_power_spin_shim_la_SOURCES = bench/power/spin_shim.c
 bench_power_spin_shim_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench/power
 bench_power_spin_shim_la_LIBADD = $(LIBS)
+# frame_cpu.so is the frame clock preloaded into SuperTux by fidelity.sh (its
+# CPU time at the first and last frame shown); a check library for the same reason.
+check_LTLIBRARIES += bench/fidelity/progs/frame_cpu.la
+bench_fidelity_progs_frame_cpu_la_SOURCES = bench/fidelity/progs/frame_cpu.c
+bench_fidelity_progs_frame_cpu_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench/fidelity/progs
 HR_CHECK_SH = bench/fresh/fresh_agreement.sh bench/false_alarms/false_alarms.sh \
 	bench/false_alarms/noise_check.sh bench/power/power.sh bench/rank/rank_stability.sh \
 	bench/threads/threads_agreement.sh bench/threads/threads_overhead.sh bench/fidelity/fidelity.sh
 EXTRA_DIST += $(HR_CHECK_SH) bench/fidelity/fidelity_report.py bench/fidelity/rusage_run.py
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
-	tests/tools/dump_events$(EXEEXT) bench/power/spin_shim.la
+	tests/tools/dump_events$(EXEEXT) bench/power/spin_shim.la bench/fidelity/progs/frame_cpu.la
 .PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-harness
 bench-fresh: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/fresh/fresh_agreement.sh $(top_builddir)

@@ -68,11 +68,16 @@
 #                            GAME_SECS=20 seconds under Xvfb with Mesa's software
 #                            renderer, as traces/real/recapture.sh captured it
 #                            (SIGTERM then, on which it quits: timeout
-#                            --preserve-status). Its work is bounded by time,
+#                            --preserve-status). Its play is bounded by time,
 #                            not frames: an allocator that slows it renders
-#                            fewer frames in the same CPU time, so its real CPU
-#                            time says little; max RSS is comparable. Skipped
-#                            (with a note) without supertux2 and Xvfb.
+#                            fewer frames in the same CPU time. So its real
+#                            CPU time is its fixed work: the whole run's less
+#                            the CPU between its first and last frame (the
+#                            preloaded bench/fidelity/progs/frame_cpu.so reads
+#                            it at each SDL_GL_SwapWindow), i.e. the level load
+#                            and the exit, which hold nearly all its
+#                            allocations; max RSS is the whole run's. Skipped
+#                            (with a note) without supertux2, Xvfb or the shim.
 #   WARM_TIME=0.2            --warm-time of the replays (the warm figure is
 #                            reported beside the cold one, not used to predict)
 #   OUT=results/fidelity-$(hostname).md
@@ -111,9 +116,10 @@ for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
         { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
 done
 RUN=("$PYTHON" "$S/bench/fidelity/rusage_run.py" "$W/time.txt")
+FRAME_CPU="$B/bench/fidelity/progs/.libs/frame_cpu.so" # supertux's frame clock
 # SuperTux needs a display: an Xvfb of our own (it picks a free number)
 case " $PROGRAMS " in *" supertux "*)
-    if [ -x "$SUPERTUX" ] && [ -f "$LEVEL" ] && command -v Xvfb > /dev/null; then
+    if [ -x "$SUPERTUX" ] && [ -f "$LEVEL" ] && command -v Xvfb > /dev/null && [ -f "$FRAME_CPU" ]; then
         Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3> "$W/display" > /dev/null 2>&1 &
         xvfb_pid=$!
         trap 'kill "$xvfb_pid" 2> /dev/null || true; rm -rf "$W"' EXIT
@@ -121,7 +127,7 @@ case " $PROGRAMS " in *" supertux "*)
         DISPLAY=:$(cat "$W/display")
         export DISPLAY LIBGL_ALWAYS_SOFTWARE=1 SUPERTUX2_USER_DIR="$W/supertux"
     else
-        say "skipping supertux: needs $SUPERTUX and Xvfb (apt-get install supertux xvfb)"
+        say "skipping supertux: needs $SUPERTUX, Xvfb (apt-get install supertux xvfb) and $FRAME_CPU (make check builds it)"
         PROGRAMS=$(echo " $PROGRAMS " | sed 's/ supertux / /')
     fi ;;
 esac
@@ -195,6 +201,19 @@ add_up_processes() {
                         then .predict.rss_change_bytes = (.memory.peak_rss - $g) else . end)' "$1"
 }
 
+# A time-bounded game's fixed work: its time.txt line with cpu_s less the CPU
+# between its first and last frame (bench/fidelity/progs/frame_cpu.c), i.e.
+# the level load before the first frame plus the exit after the last. A run
+# that showed fewer than two frames gets exit status 3 (fidelity.sh stops).
+# fixed_work_cpu TIME_TXT FRAMES_TXT
+fixed_work_cpu() {
+    local first=-1 last=-1 frames=0
+    [ -s "$2" ] && read -r first last frames < "$2"
+    awk -v f="$first" -v l="$last" -v n="$frames" '{
+        if (n < 2) $4 = 3; else $1 = sprintf("%.6f", $1 - (l - f))
+        print }' "$1"
+}
+
 # The real program NAME with LD_PRELOAD=LIB ("" = glibc), a server PORT (the
 # server's output goes to $W/fc.log); one line on stdout:
 # "cpu_s max_rss_kb wall_s exit minflt" (bench/fidelity/rusage_run.py).
@@ -211,10 +230,14 @@ run_real() {
     sqlite_index)
         "${RUN[@]}" "${pre[@]}" "$SQLITE" :memory: ".read $R/sqlite_index.sql" \
             > /dev/null 2>&1 || true ;;
-    supertux)
-        "${RUN[@]}" "${pre[@]}" timeout --preserve-status -s TERM "$GAME_SECS" "$SUPERTUX" \
+    supertux) # its play taken out of its CPU time (fixed_work_cpu)
+        rm -f "$W/frames.txt"
+        "${RUN[@]}" "${pre[@]}" "LD_PRELOAD=${lib:+$lib }$FRAME_CPU" "HR_FRAME_CPU_OUT=$W/frames.txt" \
+            timeout --preserve-status -s TERM "$GAME_SECS" "$SUPERTUX" \
             --disable-sound --disable-music --renderer opengl -g 640x480 -w "$LEVEL" \
-            < /dev/null > /dev/null 2>&1 || true ;;
+            < /dev/null > /dev/null 2>&1 || true
+        fixed_work_cpu "$W/time.txt" "$W/frames.txt"
+        return ;;
     mariadb_slap) # the server measured, its client beside it (progs/mariadb_drive.sh)
         progs_cmd "$name" "$W/$name"
         "$S/bench/fidelity/progs/mariadb_drive.sh" "$W/$name/sock" 1 "$MARIADB_QUERIES" \
@@ -308,7 +331,7 @@ done
     hr_header "Fidelity: replays against the real programs" "$CMD"
     echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
          "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`$(case " $PROGRAMS " in *" supertux "*)
-         echo ", \`$SUPERTUX\` for $GAME_SECS s (time-bounded: its CPU time is not a fixed amount of work)";; esac)."
+         echo ", \`$SUPERTUX\` for $GAME_SECS s (time-bounded: its real CPU time is the fixed work, load and exit, without the play between its first and last frame)";; esac)."
     case " $PROGRAMS " in *" mariadb_slap "*)
         echo "mariadb_slap: $(mariadbd --version | cut -d' ' -f2-4), $MARIADB_QUERIES queries.";; esac
     case " $PROGRAMS " in *" git_pack "*) echo "git_pack: $(git --version).";; esac
