@@ -444,10 +444,11 @@ void hr_lean_free(hr_lean_t *l) {
 
 /* A packed trace's windows are each timed apart: the clocks are read
  * 2 * n_events / HR_EVWIN times (a wall + thread-CPU pair costs ~0.4 us
- * here, about half of it inside a stretch: ~0.003 ns/op over 64 k events).
- * 64 k, not fewer: each window's decoding displaces the cache between two
- * stretches, which cost a 3-8 ns/op trace +2-5 % with 4 k or 16 k windows
- * and 0-3 % with 64 k (results/event-form-vm.md). Where the lean loop runs
+ * here, about half of it inside a stretch: ~0.05 ns/op over 4 k events).
+ * 4 k, not more: a window's decoding writes it through the cache between two
+ * stretches, and a 64 k window (1.5 MiB) evicted the allocator's own data
+ * each time, where a 4 k one (96 KiB) stays beside it (results/evwin-size-vm.md,
+ * docs/METRICS.md "Harness cost"). Where the lean loop runs
  * the memory ops alone (lean_compacts), a decoded trace's lap walks their
  * copy and a packed window is compacted in place after its decoding, both
  * untimed; an op's index (note_fail) then counts the memory ops, which the

@@ -63,7 +63,7 @@ typedef enum hr_threads_mode {
 
 /* How the replay processes hold a trace's events (--event-form): decoded
  * (hr_event_t, 24 bytes each, 32 with a timestamp), or packed (trace/packed.h,
- * ~4 bytes, decoded in windows of 64 k events outside the timed stretches;
+ * ~4 bytes, decoded in windows of 4 k events outside the timed stretches;
  * a threaded replay's scheduler cuts its per-thread streams from them); auto
  * packs a plain binary file of at least HR_FORM_AUTO_EVENTS events. Traces
  * with pools (lowered by the parent) are always decoded. */

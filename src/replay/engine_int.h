@@ -243,8 +243,10 @@ void hr_compose_plan_free(const struct hr_route_plan *plan);
  * ev, n and base (the trace index of ev[0]) set, 0 after the last event (or
  * on a damaged packed buffer, which hr_trace_map's writer never produces).
  * The threaded scheduler (sched.c) reads them too, to cut per-thread
- * streams. */
-#define HR_EVWIN 65536
+ * streams. 4 k events (96 KiB decoded): small enough to stay in the cache
+ * beside the allocator's data between two timed stretches (engine.c,
+ * hr_run_lap_timed). */
+#define HR_EVWIN 4096
 typedef struct hr_evwin {
     const hr_trace_t *t;
     hr_unpack_t       up;
