@@ -131,7 +131,9 @@ EXTRA_DIST += bench/fuzz/fuzz_long.sh
 .PHONY: bench-event-form
 bench-event-form: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/event_form/event_form.sh $(top_builddir)
-EXTRA_DIST += bench/event_form/event_form.sh bench/event_form/event_form_report.py
+# bench/event_form/window_size.sh (by hand: it takes builds that differ in
+# HR_EVWIN) compares packed window sizes against the fresh replay.
+EXTRA_DIST += bench/event_form/event_form.sh bench/event_form/event_form_report.py bench/event_form/window_size.sh
 
 # Screenshots of the HTML report at 1280 px and of every `heapreplay plot
 # --kind` (results/html-*.png, charts-*.png; results/charts.md), from
