@@ -48,6 +48,11 @@ _Static_assert(offsetof(hr_bank_t, high_water_cells) == 64, "the hot fields fill
 #define BANK_REGION_MIN ((size_t)4 << 20)
 #define BANK_REGION_MAX ((size_t)1 << 31)
 
+/* Its bitmap and summary: one word, 0 (no free cell); cells0 0, so no
+ * pointer is a cell of it. */
+static uint64_t vacant_words[1];
+hr_bank_t hr_bank_vacant = {.map = vacant_words, .sum = vacant_words};
+
 hr_bank_options_t hr_bank_default(void) {
     hr_bank_options_t o = {16, 256, 1};
     return o;
@@ -191,7 +196,7 @@ void *hr_bank_alloc_slow(hr_bank_t *b) {
         k = (capacity(b) - b->opt.cells_per_segment) / 64 / 64; /* the new segment's first word */
     }
     b->hint = (uint32_t)k;
-    return hr_bank_take(b);
+    return hr_bank_take(b, b->sum[k]);
 }
 
 /* Region holding cell i (beyond the first region's cells). */
@@ -218,10 +223,7 @@ int hr_bank_free_far(hr_bank_t *b, void *p) {
     size_t i = index_of(b, p);
     if (i == SIZE_MAX)
         return HR_BANK_ENOTOWNED;
-    if (!hr_bank_in_use(b, i))
-        return HR_BANK_EFREE;
-    hr_bank_release(b, i);
-    return HR_BANK_OK;
+    return hr_bank_release(b, i) ? HR_BANK_OK : HR_BANK_EFREE;
 }
 
 int hr_bank_owns(const hr_bank_t *b, const void *p) { return index_of(b, p) != SIZE_MAX; }

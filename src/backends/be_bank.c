@@ -45,7 +45,8 @@ typedef struct hr_bank_be {
     size_t      *made;      /* [nmade]: indexes of the banks created so far */
     size_t       nmade;
     /* The hot paths' bank lookup: by16[(size + 15) / 16] is the bank of a
-     * request of `size` bytes up to fast_max (NULL until created), one load
+     * request of `size` bytes up to fast_max (hr_bank_vacant until created:
+     * no NULL test on the hot paths, its cells none), one load
      * instead of the cell's index and the bank's pointer. Every 16-byte step
      * lies in one bank when every cell is a multiple of 16 (the geometric
      * cells, round >= 16); fast_max is 0 otherwise (round=8). */
@@ -122,6 +123,8 @@ static void *bank_create(const hr_backend_config_t *cfg, hr_error_t *err) {
                        : geo_index((size_t)v[2]) + (geo_cell(geo_index((size_t)v[2])) <= v[2]);
     b->max_cell = bank_cell(b, b->nbanks - 1);
     b->fast_max = b->round && b->round < 16 ? 0 : b->max_cell < BY16_MAX ? b->max_cell : BY16_MAX;
+    for (size_t j = 0; j <= BY16_MAX / 16; j++)
+        b->by16[j] = &hr_bank_vacant;
     b->banks = calloc(b->nbanks, sizeof *b->banks);
     b->made = calloc(b->nbanks, sizeof *b->made);
     if (!b->banks || !b->made) {
@@ -182,10 +185,11 @@ static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
     (void)heap;
     hr_bank_be_t *b = self;
     hr_bank_t *bk;
+    uint64_t s;
     if (__builtin_expect(size <= b->fast_max && align <= 8 &&
-                         (bk = b->by16[(size + 15) >> 4]) != NULL && hr_bank_ready(bk), 1)) {
+                         (s = hr_bank_ready(bk = b->by16[(size + 15) >> 4])), 1)) {
         hr_fallback_native(&b->ih.fb);
-        return hr_bank_take(bk);
+        return hr_bank_take(bk, s);
     }
     return bank_alloc_rest(self, size, align);
 }
@@ -226,10 +230,9 @@ static void bank_free(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
     size_t cell;
     hr_bank_t *bk;
-    if (__builtin_expect(size <= b->fast_max && (bk = b->by16[(size + 15) >> 4]) != NULL &&
-                         (cell = hr_bank_index0(bk, ptr)) != SIZE_MAX && hr_bank_in_use(bk, cell), 1)) {
+    if (__builtin_expect(size <= b->fast_max && (bk = b->by16[(size + 15) >> 4], 1) &&
+                         (cell = hr_bank_index0(bk, ptr)) != SIZE_MAX && hr_bank_release(bk, cell), 1)) {
         hr_fallback_native(&b->ih.fb);
-        hr_bank_release(bk, cell);
         return;
     }
     bank_free_rest(self, ptr, size);

@@ -361,6 +361,51 @@ static void test_exact_division(void) {
     HR_CHECK_EQ_U64(bad, 0);
 }
 
+/* A size table's empty place (no bank of that size made yet) holds
+ * hr_bank_vacant: no cell to hand out, no pointer a cell of it, so a free
+ * there goes the refusing path and an alloc makes the bank. And the summary
+ * bit of a word that fills and frees again, word after word (what the
+ * branch-free summary update serves), agrees with the bitmap throughout. */
+static void test_vacant_and_filled_words(void) {
+    HR_CHECK(hr_bank_ready(&hr_bank_vacant) == 0);
+    int x;
+    HR_CHECK(hr_bank_index0(&hr_bank_vacant, &x) == SIZE_MAX);
+    HR_CHECK(hr_bank_index0(&hr_bank_vacant, NULL) == SIZE_MAX);
+    const hr_backend_t *be = &hr_backend_bank;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, NULL, &err);
+    HR_CHECK(inst != NULL);
+    be->free(inst, &x, 40); /* the 48-byte bank does not exist yet */
+    void *p = be->alloc(inst, 40, 0, -1);
+    HR_CHECK(p != NULL && p != (void *)&x);
+    be->free(inst, p, 40);
+    char *js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "bad_free", 1));
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 2));
+    HR_CHECK(strstr(js, "\"check\":0") != NULL);
+    free(js);
+    be->destroy(inst);
+
+    hr_bank_options_t o = hr_bank_default();
+    o.cells_per_segment = 256;
+    hr_bank_t *b = hr_bank_create(&o);
+    char *c[256];
+    for (int i = 0; i < 256; i++) { /* words fill one after another */
+        c[i] = hr_bank_alloc(b);
+        HR_CHECK(c[i] == c[0] + 16 * i);
+        HR_CHECK_EQ_I64(hr_bank_check(b), HR_BANK_OK);
+    }
+    for (int round = 0; round < 64; round++) { /* a cell of each word freed and taken back */
+        int i = (round * 67) % 256;
+        HR_CHECK_EQ_I64(hr_bank_free(b, c[i]), HR_BANK_OK);
+        HR_CHECK_EQ_I64(hr_bank_free(b, c[i]), HR_BANK_EFREE);
+        HR_CHECK_EQ_I64(hr_bank_check(b), HR_BANK_OK);
+        HR_CHECK(hr_bank_alloc(b) == c[i]); /* the word fills again */
+        HR_CHECK_EQ_I64(hr_bank_check(b), HR_BANK_OK);
+    }
+    hr_bank_destroy(b);
+}
+
 int main(void) {
     HR_RUN(test_defaults);
     HR_RUN(test_lowest_free_cell);
@@ -371,5 +416,6 @@ int main(void) {
     HR_RUN(test_backend);
     HR_RUN(test_default_cells);
     HR_RUN(test_exact_division);
+    HR_RUN(test_vacant_and_filled_words);
     return hr_test_done();
 }
