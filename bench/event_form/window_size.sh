@@ -29,8 +29,7 @@ ROUNDS=${ROUNDS:-6}
 WARM_TIME=${WARM_TIME:-0.5}
 OUT=${OUT:-$S/results/evwin-size-vm.md}
 CMD="BINS='$BINS' TRACES='$TRACES' ALLOCATORS='$ALLOCATORS' ROUNDS=$ROUNDS WARM_TIME=$WARM_TIME bench/event_form/window_size.sh"
-# the same libraries in both processes (fresh_agreement.sh's FRESH_LIBS=same)
-same_libs=$(ldd "$HR" | awk '$3 ~ /^\// && $1 !~ /^libc\.so/ { print $3 }' | tr '\n' ' ')
+same_libs=$(hr_same_libs same) # the same mappings in both processes (fresh_agreement.sh)
 
 : > "$W/rows.tsv"   # trace alloc round label ns_per_op (label "fresh": fresh_replay)
 for t in $TRACES; do
@@ -72,7 +71,7 @@ for t, a, r, lab, x in rows:
         v[(t, a, r, lab)] = float(x)
 def fmt(xs):
     return "%.3f [%.3f-%.3f]" % (statistics.median(xs), min(xs), max(xs)) if xs else "-"
-keys = sorted({(t, a) for t, a, _, _, _ in rows}, key=lambda k: [r[:2] for r in rows].index(list(k)))
+keys = list(dict.fromkeys((t, a) for t, a, _, _, _ in rows))  # in the order run
 print("| trace | allocator | fresh ns/op | " + " | ".join("%s / fresh" % l for l in labels) + " | " +
       " | ".join("%s / %s" % (l, labels[0]) for l in labels[1:]) + " |")
 print("|---|---|---:|" + "---:|" * (2 * len(labels) - 1))

@@ -232,7 +232,7 @@ run_real() {
             > /dev/null 2>&1 || true ;;
     supertux) # its play taken out of its CPU time (fixed_work_cpu)
         rm -f "$W/frames.txt"
-        "${RUN[@]}" "${pre[@]}" "LD_PRELOAD=${lib:+$lib }$FRAME_CPU" "HR_FRAME_CPU_OUT=$W/frames.txt" \
+        "${RUN[@]}" env "LD_PRELOAD=${lib:+$lib }$FRAME_CPU" "HR_FRAME_CPU_OUT=$W/frames.txt" \
             timeout --preserve-status -s TERM "$GAME_SECS" "$SUPERTUX" \
             --disable-sound --disable-music --renderer opengl -g 640x480 -w "$LEVEL" \
             < /dev/null > /dev/null 2>&1 || true
