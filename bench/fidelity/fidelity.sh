@@ -329,9 +329,19 @@ done
 
 {
     hr_header "Fidelity: replays against the real programs" "$CMD"
-    echo "Programs: \`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1)), \`$(readlink -f "$SQLITE")\`" \
-         "($("$SQLITE" --version | cut -d' ' -f1)), \`$FREECIV\`$(case " $PROGRAMS " in *" supertux "*)
-         echo ", \`$SUPERTUX\` for $GAME_SECS s (time-bounded: its real CPU time is the fixed work, load and exit, without the play between its first and last frame)";; esac)."
+    progs=() # the programs of this run only
+    case " $PROGRAMS " in *" python_json "*)
+        progs+=("\`$(readlink -f "$PYTHON")\` ($("$PYTHON" --version 2>&1))");; esac
+    case " $PROGRAMS " in *" sqlite_index "*)
+        progs+=("\`$(readlink -f "$SQLITE")\` ($("$SQLITE" --version | cut -d' ' -f1))");; esac
+    case " $PROGRAMS " in *" freeciv_ai "*) progs+=("\`$FREECIV\`");; esac
+    case " $PROGRAMS " in *" supertux "*)
+        progs+=("\`$SUPERTUX\` for $GAME_SECS s (time-bounded: its real CPU time is the fixed work, load and exit, without the play between its first and last frame)");; esac
+    if [ ${#progs[@]} -gt 0 ]; then
+        line="Programs: ${progs[0]}"
+        for pr in "${progs[@]:1}"; do line+=", $pr"; done
+        echo "$line."
+    fi
     case " $PROGRAMS " in *" mariadb_slap "*)
         echo "mariadb_slap: $(mariadbd --version | cut -d' ' -f2-4), $MARIADB_QUERIES queries.";; esac
     case " $PROGRAMS " in *" git_pack "*) echo "git_pack: $(git --version).";; esac

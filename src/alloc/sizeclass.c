@@ -132,6 +132,32 @@ void hr_sizeclass_free_slow(hr_sizeclass_t *sc, void *p, size_t size) {
     sc->footprint -= hr_chunk_usable(size);
 }
 
+void *hr_sizeclass_realloc(hr_sizeclass_t *sc, void *p, size_t old_size, size_t new_size) {
+    int co = class_of(sc, old_size), cn = class_of(sc, new_size);
+    if (co >= 0 && co == cn) {
+        hr_sizeclass_resize(sc, old_size, new_size);
+        return p;
+    }
+    if (co < 0 && cn < 0) { /* large to large: malloc's realloc */
+        void *q = realloc(p, new_size ? new_size : 1);
+        if (!q)
+            return NULL;
+        size_t oc = hr_chunk_usable(old_size), nc = hr_chunk_usable(new_size);
+        sc->large_bytes += new_size - old_size;
+        sc->large_charged += nc - oc;
+        sc->footprint += nc - oc;
+        hr_sizeclass_resize(sc, old_size, new_size);
+        note_peaks(sc);
+        return q;
+    }
+    void *q = hr_sizeclass_alloc(sc, new_size);
+    if (!q)
+        return NULL;
+    memcpy(q, p, old_size < new_size ? old_size : new_size);
+    hr_sizeclass_free(sc, p, old_size);
+    return q;
+}
+
 static int cmp_ptr(const void *a, const void *b) {
     uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
     return x < y ? -1 : x > y;

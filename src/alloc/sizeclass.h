@@ -186,6 +186,20 @@ static inline void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {
     else
         hr_sizeclass_push(sc, c, p, size);
 }
+/* A request resized in its block: old and new sizes of one class (c >= 0),
+ * so only the live bytes move. */
+static inline void hr_sizeclass_resize(hr_sizeclass_t *sc, size_t old_size, size_t new_size) {
+    sc->live_bytes += new_size - old_size; /* unsigned: wraps back when smaller */
+    if (sc->live_bytes > sc->high_water)
+        sc->high_water = sc->live_bytes;
+}
+
+/* SGI STL's reallocate: old and new sizes of one class keep the block where
+ * it is; both above max_class is realloc of the large block; otherwise a new
+ * block, the common bytes copied, the old one freed. p not NULL, old_size its
+ * request. NULL when out of memory (p is then still allocated). */
+void *hr_sizeclass_realloc(hr_sizeclass_t *sc, void *p, size_t old_size, size_t new_size);
+
 /* Returns to malloc every chunk whose blocks are all cached (and unlinks its
  * blocks from the list); returns the footprint released. */
 uint64_t hr_sizeclass_trim(hr_sizeclass_t *sc);

@@ -24,6 +24,7 @@
  * internal_waste in the stats is the rounding slop of live blocks.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "alloc/chunk.h"
 #include "backends/inhouse.h"
@@ -145,6 +146,32 @@ static void sizeclass_free(void *self, void *ptr, size_t size) {
     sizeclass_free_rest(self, ptr, size);
 }
 
+/* SGI STL's reallocate (hr_sizeclass_realloc) for the blocks the lists
+ * serve: old and new sizes of one class keep the block where it is (a
+ * native op); any other realloc is the engine's way, a new block, the copy
+ * and the old one freed. Oversize blocks are the fallback's, moved the same
+ * way (SGI calls realloc for them: glibc's realloc takes no block from its
+ * thread cache, and strings' oversize reallocs ran 5 % slower with it). A
+ * fallback block of a small size (refused for its alignment) always moves:
+ * it is malloc's, not a class block. Before, strings (57 % reallocs) paid an
+ * alloc, a copy and a free for each, most of them inside their class. */
+static void *sizeclass_realloc(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+    hr_sizeclass_be_t *b = self;
+    if (osz <= b->fast_max && nsz <= b->fast_max &&
+        b->cls8[(osz + 7) >> 3] == b->cls8[(nsz + 7) >> 3] &&
+        !(b->ih.fb_set.n && hr_ptrmap_has(&b->ih.fb_set, (uintptr_t)ptr))) {
+        hr_fallback_native(&b->ih.fb);
+        hr_sizeclass_resize(b->a, osz, nsz);
+        return ptr;
+    }
+    void *p = sizeclass_alloc(self, nsz, 0, heap);
+    if (p) {
+        memcpy(p, ptr, osz < nsz ? osz : nsz);
+        sizeclass_free(self, ptr, osz);
+    }
+    return p;
+}
+
 static uint64_t sizeclass_footprint(void *self) {
     hr_sizeclass_be_t *b = self;
     return hr_sizeclass_footprint(b->a);
@@ -198,9 +225,10 @@ const hr_backend_t hr_backend_sizeclass = {
     .name = "sizeclass",
     .description = "power-of-two free lists 16..128 B, 20 blocks per malloc'd chunk, larger to"
                    " malloc (Orx article's proposal, SGI STL style; max=32K widens)",
-    .caps = HR_CAP_NEEDS_SIZE_ON_FREE | HR_CAP_ALIGNED,
+    .caps = HR_CAP_NEEDS_SIZE_ON_FREE | HR_CAP_ALIGNED | HR_CAP_REALLOC,
     .create = sizeclass_create,
     .alloc = sizeclass_alloc,
     .free = sizeclass_free,
+    .realloc = sizeclass_realloc,
     HR_INHOUSE_BACKEND_FNS,
 };

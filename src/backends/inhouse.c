@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc/chunk.h"
+#include "base/size.h"
 
 void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err) {
     hr_inhouse_t *ih = calloc(1, size);
@@ -18,31 +19,11 @@ void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err
     return ih;
 }
 
-/* "123", "16K", "1M", "2G" (binary units) -> bytes; -1 on bad text. */
+/* The size item s[0, len) ("123", "16K", "1M", "2GiB": base/size.h) ->
+ * bytes; -1 on bad text. */
 static int parse_size(const char *s, size_t len, uint64_t *out) {
-    uint64_t v = 0;
-    size_t i = 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-        if (v > (UINT64_MAX - 9) / 10)
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (i == 0)
-        return -1;
-    if (i < len) {
-        unsigned sh = 0;
-        switch (s[i]) {
-        case 'k': case 'K': sh = 10; break;
-        case 'm': case 'M': sh = 20; break;
-        case 'g': case 'G': sh = 30; break;
-        default: return -1;
-        }
-        if (i + 1 != len || v > (UINT64_MAX >> sh))
-            return -1;
-        v <<= sh;
-    }
-    *out = v;
-    return 0;
+    const char *end;
+    return hr_size_prefix(s, &end, out) == 0 && end == s + len ? 0 : -1;
 }
 
 /* Index of the key naming item [p, eq) in keys, or -1. */

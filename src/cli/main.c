@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "base/outfile.h"
+#include "base/size.h"
 #include "replay/child.h"
 #include "replay/startup.h"
 #include "trace/trace.h"
@@ -34,26 +35,11 @@ int hr_cli_usage_error(const char *cmd, const char *fmt, ...) {
 }
 
 int hr_cli_parse_size(const char *s, unsigned long long *out) {
-    char *end;
-    if (!s || !*s || *s == '-')
+    const char *end;
+    uint64_t v;
+    if (!s || hr_size_prefix(s, &end, &v) != 0 || *end)
         return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno == ERANGE) /* past 2^64: never ULLONG_MAX in its place */
-        return -1;
-    unsigned long long mul = 1;
-    switch (*end) {
-    case 'k': case 'K': mul = 1ull << 10; end++; break;
-    case 'm': case 'M': mul = 1ull << 20; end++; break;
-    case 'g': case 'G': mul = 1ull << 30; end++; break;
-    case 't': case 'T': mul = 1ull << 40; end++; break;
-    default: break;
-    }
-    if (*end == 'i' || *end == 'B')
-        end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-    if (*end || end == s || (mul > 1 && v > ULLONG_MAX / mul))
-        return -1;
-    *out = v * mul;
+    *out = v;
     return 0;
 }
 

@@ -6,22 +6,18 @@
 #include <string.h>
 
 #include "base/hmem.h"
+#include "base/size.h"
 
 int hr_pollute_parse(const char *s, hr_pollute_t *out) {
     if (strcmp(s, "none") == 0) {
         *out = (hr_pollute_t){0, 0};
         return 0;
     }
-    if (*s < '0' || *s > '9')
+    const char *sz_end;
+    uint64_t b;
+    if (hr_size_prefix(s, &sz_end, &b) != 0 || b == 0 || b > (1ull << 30))
         return -1;
-    char *end;
-    unsigned long long b = strtoull(s, &end, 10);
-    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
-              : *end == 'G' || *end == 'g' ? 30 : 0;
-    end += shift != 0;
-    if (b == 0 || b > (1ull << 30) >> shift)
-        return -1;
-    b <<= shift;
+    char *end = (char *)sz_end;
     unsigned long lines = HR_POLLUTE_DEFAULT_LINES;
     if (*end == ':') {
         const char *v = end + 1;

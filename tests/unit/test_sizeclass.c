@@ -2,6 +2,7 @@
  * its backend. */
 #include <malloc.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "alloc/chunk.h"
 #include "alloc/sizeclass.h"
@@ -317,6 +318,84 @@ static void test_backend_classes(void) {
     HR_CHECK_EQ_U64(bad, 0);
 }
 
+/* SGI STL's reallocate: within a class the block stays (only the live bytes
+ * move), across classes it moves with its bytes, large to large is malloc's
+ * realloc with the large block's charge following it. */
+static void test_realloc_core(void) {
+    hr_sizeclass_t *sc = make(128, 4);
+    hr_sizeclass_stats_t st;
+    char *p = hr_sizeclass_alloc(sc, 20);
+    memset(p, 'a', 20);
+    HR_CHECK(hr_sizeclass_realloc(sc, p, 20, 32) == p);     /* 32 B class both */
+    hr_sizeclass_stats(sc, &st);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 32);
+    HR_CHECK(hr_sizeclass_realloc(sc, p, 32, 17) == p);
+    char *q = hr_sizeclass_realloc(sc, p, 17, 33);          /* to the 64 B class */
+    HR_CHECK(q != NULL && q != p && memcmp(q, "aaaaaaaaaaaaaaaaa", 17) == 0);
+    hr_sizeclass_stats(sc, &st);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 33);
+    HR_CHECK_EQ_U64(st.cached_bytes, 4 * 32 + 3 * 64);      /* p went back to its list */
+    uint64_t fp = hr_sizeclass_footprint(sc);
+    char *l = hr_sizeclass_realloc(sc, q, 33, 1000);         /* small to large */
+    HR_CHECK(l != NULL && memcmp(l, "aaaaaaaaaaaaaaaaa", 17) == 0);
+    HR_CHECK_EQ_U64(hr_sizeclass_footprint(sc), fp + hr_chunk_usable(1000));
+    char *l2 = hr_sizeclass_realloc(sc, l, 1000, 5000);      /* large to large */
+    HR_CHECK(l2 != NULL && memcmp(l2, "aaaaaaaaaaaaaaaaa", 17) == 0);
+    hr_sizeclass_stats(sc, &st);
+    HR_CHECK_EQ_U64(st.large_live, 1);
+    HR_CHECK_EQ_U64(st.large_bytes, 5000);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 5000);
+    HR_CHECK_EQ_U64(st.head.high_water, 5000);
+    HR_CHECK_EQ_U64(hr_sizeclass_footprint(sc), fp + hr_chunk_usable(5000));
+    HR_CHECK_EQ_I64(hr_sizeclass_check(sc), 0);
+    char *t = hr_sizeclass_realloc(sc, l2, 5000, 100);       /* back to a class */
+    HR_CHECK(t != NULL && memcmp(t, "aaaaaaaaaaaaaaaaa", 17) == 0);
+    /* a chunk of the 128 B class was taken for it */
+    HR_CHECK_EQ_U64(hr_sizeclass_footprint(sc), fp + hr_chunk_usable(16 + 4 * 128));
+    hr_sizeclass_free(sc, t, 100);
+    hr_sizeclass_stats(sc, &st);
+    HR_CHECK_EQ_U64(st.head.live_bytes, 0);
+    HR_CHECK_EQ_I64(hr_sizeclass_check(sc), 0);
+    hr_sizeclass_destroy(sc);
+}
+
+/* The backend's realloc: in place within a class (a native op), oversize
+ * blocks moved by the fallback (an alloc and a free), a block refused for
+ * its alignment moved out of the fallback even within its class. */
+static void test_realloc_backend(void) {
+    const hr_backend_t *be = &hr_backend_sizeclass;
+    hr_error_t err = {{0}};
+    HR_CHECK(be->realloc != NULL && (be->caps & HR_CAP_REALLOC));
+    void *inst = hr_tm_create(be, "refill=4", &err);
+    char *a = be->alloc(inst, 40, 0, -1);
+    memcpy(a, "0123456789", 10);
+    HR_CHECK(be->realloc(inst, a, 40, 64, -1) == a);
+    char *b = be->realloc(inst, a, 64, 65, -1);             /* to the 128 B class */
+    HR_CHECK(b != a && memcmp(b, "0123456789", 10) == 0);
+    char *l = be->realloc(inst, b, 65, 300, -1);            /* oversize */
+    HR_CHECK(l != NULL && memcmp(l, "0123456789", 10) == 0);
+    char *l2 = be->realloc(inst, l, 300, 9000, -1);         /* oversize to oversize */
+    HR_CHECK(l2 != NULL && memcmp(l2, "0123456789", 10) == 0);
+    uint64_t chunks = hr_chunk_usable(16 + 4 * 64) + hr_chunk_usable(16 + 4 * 128);
+    HR_CHECK_EQ_U64(be->footprint(inst), chunks + hr_chunk_usable(9000));
+    char *al = be->alloc(inst, 20, 64, -1);                 /* align: a fallback block */
+    memcpy(al, "xyz", 3);
+    char *m = be->realloc(inst, al, 20, 24, -1);
+    HR_CHECK(m != al && memcmp(m, "xyz", 3) == 0);
+    be->free(inst, m, 24);
+    be->free(inst, l2, 9000);
+    HR_CHECK_EQ_U64(be->footprint(inst), chunks + hr_chunk_usable(16 + 4 * 32));
+    char *js = hr_tm_stats_json(be, inst);
+    /* native: alloc 40, realloc in place, the 65's alloc and the 40's free,
+     * the 300's free of b, 24's alloc, its free; fallback: the 300's alloc
+     * and free, the 9000's alloc and free, the aligned alloc and its free. */
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 7));
+    HR_CHECK(hr_tm_json_has(js, "fallback_ops", 6));
+    HR_CHECK(hr_tm_json_has(js, "oversize", 2));
+    HR_CHECK(hr_tm_json_has(js, "align", 1));
+    HR_TM_STATS_END(be, inst, js);
+}
+
 int main(void) {
     HR_RUN(test_footprint_vs_glibc); /* first: on a heap nothing has freed into */
     HR_RUN(test_rounding);
@@ -324,5 +403,7 @@ int main(void) {
     HR_RUN(test_property);
     HR_RUN(test_backend);
     HR_RUN(test_backend_classes);
+    HR_RUN(test_realloc_core);
+    HR_RUN(test_realloc_backend);
     return hr_test_done();
 }
