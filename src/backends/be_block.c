@@ -79,12 +79,12 @@ static __attribute__((noinline)) void block_free_rest(void *self, void *ptr, siz
     hr_inhouse_free(self, ptr, size, block_native_free);
 }
 
-/* As block_alloc: a small block, and no fallback block live (block has no
- * oversize refusals: each of its fallback blocks, refused for its
- * alignment, may have any size, and its free must search the set). */
+/* As block_alloc: a small block that cannot be a fallback one (block has
+ * no oversize refusals: each of its fallback blocks, refused for its
+ * alignment, may have any size, and only its address tells it apart). */
 static void block_free(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
-    if (__builtin_expect(!b->ih.fb_set.n && size - 1 < HR_BLOCK_MAX_SIZE && ptr, 1)) {
+    if (__builtin_expect(hr_inhouse_not_fb(&b->ih, ptr) && size - 1 < HR_BLOCK_MAX_SIZE && ptr, 1)) {
         hr_fallback_native(&b->ih.fb);
         hr_block_push(b->a, ptr, size);
         return;

@@ -60,7 +60,11 @@ const char hr_inhouse_oversize[] = "oversize";
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why) {
     hr_fallback_violation(&ih->fb, why);
     void *p = hr_fallback_alloc(&ih->fb, size, align);
-    if (p && why != hr_inhouse_oversize && !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
+    if (!p || why == hr_inhouse_oversize)
+        return p;
+    uintptr_t mask = (align > 16 ? (uintptr_t)align : 16) - 1; /* p's clear low bits */
+    ih->fb_mask = ih->fb_set.n ? ih->fb_mask & mask : mask;
+    if (!hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
         hr_fallback_free(&ih->fb, p, size);
         p = NULL;
     }
@@ -81,7 +85,7 @@ uint64_t hr_inhouse_footprint(void *self) {
 
 size_t hr_inhouse_usable(void *self, void *ptr, size_t size) {
     hr_inhouse_t *ih = self;
-    if (hr_ptrmap_has(&ih->fb_set, (uintptr_t)ptr))
+    if (!hr_inhouse_not_fb(ih, ptr) && hr_ptrmap_has(&ih->fb_set, (uintptr_t)ptr))
         return hr_chunk_usable(size);
     return ih->cls->usable(self, ptr, size);
 }

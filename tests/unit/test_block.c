@@ -216,6 +216,40 @@ static void test_fallback_steps(void) {
     ends_even(inst, base, 6, 4, 2);
 }
 
+/* A free skips the set of fallback blocks when its pointer is misaligned
+ * for all of them (inhouse.h, hr_inhouse_not_fb): with blocks refused for a
+ * 32- and then a 256-byte alignment live, 64 native blocks of 16 bytes (16-
+ * and 32-aligned ones among them) are freed natively, and each refused block,
+ * freed between and after them, is still found as the fallback's. */
+static void test_fallback_mask(void) {
+    const hr_backend_t *be = &hr_backend_block;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, NULL, &err);
+    uint64_t base = be->footprint(inst);
+    void *a32 = be->alloc(inst, 16, 32, -1);
+    void *a256 = be->alloc(inst, 16, 256, -1); /* the set's mask stays 31 */
+    HR_CHECK((uintptr_t)a256 % 256 == 0 && (uintptr_t)a32 % 32 == 0);
+    void *nat[64];
+    int off32 = 0;
+    for (int i = 0; i < 64; i++) { /* 16-byte blocks: every other one 32-aligned */
+        nat[i] = be->alloc(inst, 16, 0, -1);
+        off32 += (uintptr_t)nat[i] % 32 != 0;
+    }
+    HR_CHECK_EQ_U64(off32, 32);
+    void *other = be->alloc(inst, 48, 0, -1); /* a second chunk, another class */
+    for (int i = 0; i < 32; i++)
+        be->free(inst, nat[i], 16);
+    be->free(inst, a256, 16);
+    for (int i = 32; i < 64; i++)
+        be->free(inst, nat[i], 16);
+    be->free(inst, a32, 16);
+    be->free(inst, other, 48);
+    void *again = be->alloc(inst, 16, 0, -1); /* the native blocks are back on their list */
+    HR_CHECK(again == nat[63]);
+    be->free(inst, again, 16);
+    ends_even(inst, base, 2 * 65 + 2, 4, 2);
+}
+
 /* An in-house backend's create() sets the fallback's glibc as a long-running
  * program has it (backends/fallback.h): a 1 MiB block comes from the heap,
  * not a mapping of its own, and freeing the heap's top gives nothing back. */
@@ -245,6 +279,7 @@ int main(void) {
     HR_RUN(test_check_detects);
     HR_RUN(test_backend);
     HR_RUN(test_fallback_steps);
+    HR_RUN(test_fallback_mask);
     HR_RUN(test_fallback_keeps_heap);
     return hr_test_done();
 }
