@@ -88,6 +88,18 @@ __attribute__((noinline)) static void *perf_realloc(hr_count_realloc_fn fn, void
     return q;
 }
 
+__attribute__((noinline)) static void perf_copy(void *dst, const void *src, size_t n) {
+    ioctl(hr_counted_fd, PERF_EVENT_IOC_ENABLE, 0);
+    memcpy(dst, src, n);
+    ioctl(hr_counted_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+__attribute__((noinline)) static void perf_zero(void *p, size_t n) {
+    ioctl(hr_counted_fd, PERF_EVENT_IOC_ENABLE, 0);
+    memset(p, 0, n);
+    ioctl(hr_counted_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
 #define HR_PERF_MODE() __builtin_expect(hr_counted_fd >= 0, 0)
 
 HR_COUNTED_FN
@@ -126,6 +138,26 @@ void *hr_counted_realloc(hr_count_realloc_fn fn, void *self, void *p, size_t old
     void *q = fn(self, p, old_size, new_size, heap);
     HR_AFTER_CALL(q);
     return q;
+}
+
+HR_COUNTED_FN
+void hr_counted_copy(void *dst, const void *src, size_t n) {
+    if (HR_PERF_MODE()) {
+        perf_copy(dst, src, n);
+        return;
+    }
+    memcpy(dst, src, n);
+    HR_AFTER_CALL0();
+}
+
+HR_COUNTED_FN
+void hr_counted_zero(void *p, size_t n) {
+    if (HR_PERF_MODE()) {
+        perf_zero(p, n);
+        return;
+    }
+    memset(p, 0, n);
+    HR_AFTER_CALL0();
 }
 
 void hr_counted_set_perf_fd(int fd) {

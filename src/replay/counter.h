@@ -93,6 +93,13 @@ void *hr_counted_calloc(hr_count_calloc_fn fn, void *self, size_t n, size_t size
 void *hr_counted_realloc(hr_count_realloc_fn fn, void *self, void *p, size_t old_size,
                          size_t new_size, int32_t heap);
 
+/* The copy of an emulated realloc and the zeroing of an emulated calloc
+ * (an allocator without them: the engine does alloc + memcpy + free, alloc
+ * + memset). Counted as the allocator's work: a program does it under that
+ * allocator, and glibc's realloc and calloc do it inside their calls. */
+void hr_counted_copy(void *dst, const void *src, size_t n);
+void hr_counted_zero(void *p, size_t n);
+
 /* ---- callgrind ----------------------------------------------------------- */
 
 #define HR_CALLGRIND_MAX_ARGS 56 /* the prefix (12) and a worker command (up to 40) */

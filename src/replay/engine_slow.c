@@ -41,8 +41,12 @@ static void *call_calloc(slow_t *s, size_t n, size_t size) {
     run_t *r = s->r;
     if (!r->be->calloc) {
         void *p = call_alloc(s, n * size, 0);
-        if (p)
+        if (p && s->counted) { /* the zeroing is the allocator's work (counter.h) */
+            s->calls++;
+            hr_counted_zero(p, n * size);
+        } else if (p) {
             memset(p, 0, n * size);
+        }
         return p;
     }
     s->calls++;
@@ -60,7 +64,13 @@ static void *call_realloc(slow_t *s, void *old, uint64_t osz, uint64_t nsz) {
     }
     void *p = call_alloc(s, nsz, 0);
     if (p) {
-        memcpy(p, old, osz < nsz ? osz : nsz);
+        size_t n = osz < nsz ? osz : nsz;
+        if (s->counted) { /* the copy is the allocator's work (counter.h) */
+            s->calls++;
+            hr_counted_copy(p, old, n);
+        } else {
+            memcpy(p, old, n);
+        }
         call_free(s, old, osz);
     }
     return p;
