@@ -65,7 +65,7 @@ bench_fidelity_progs_frame_cpu_la_LDFLAGS = -module -avoid-version -shared -rpat
 HR_CHECK_SH = bench/fresh/fresh_agreement.sh bench/false_alarms/false_alarms.sh \
 	bench/false_alarms/noise_check.sh bench/power/power.sh bench/rank/rank_stability.sh \
 	bench/threads/threads_agreement.sh bench/threads/threads_overhead.sh bench/fidelity/fidelity.sh
-EXTRA_DIST += $(HR_CHECK_SH) bench/fidelity/fidelity_report.py bench/fidelity/rusage_run.py
+EXTRA_DIST += $(HR_CHECK_SH) bench/fidelity/fidelity_report.py bench/fidelity/rerender.py bench/fidelity/rusage_run.py
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
 	tests/tools/dump_events$(EXEEXT) bench/power/spin_shim.la bench/fidelity/progs/frame_cpu.la
 .PHONY: bench-fresh bench-false-alarms bench-power bench-rank bench-harness

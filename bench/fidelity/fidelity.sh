@@ -358,6 +358,8 @@ done
     cat "$W/real.tsv"
     echo "# replay: program policy allocator ops cold_ns cold_min cold_max warm_ns peak_footprint status rss_above_base change_s lo_s hi_s real runs_to_see rss_baseline"
     cat "$W/replay.tsv"
+    echo "# verdict: program policy the report's verdict (bench/fidelity/rerender.py reads all three)"
+    cat "$W/verdict.tsv"
     echo '```'
     echo
     echo "</details>"

@@ -291,9 +291,13 @@ def print_summary(summary, totals):
     print()
     print("Change against glibc in ms, predicted (the report's predict.change_s; a multi-process")
     print("program: its whole_program change) / real (paired Hodges-Lehmann, CPU).")
-    print("*Real beyond noise*: the allocators whose real change's 95 % interval excludes 0. Memory")
-    print("rho against the real max RSS by the replay's peak footprint / peak RSS above its baseline /")
-    print("peak RSS (baseline + above: with the allocator's own start-up). *(a) agrees*: the report's")
+    print("*Real beyond noise*: the allocators whose real change's 95 % interval excludes 0. *Rho,")
+    print("report*: Spearman's rho of the report's predicted changes (CPU time: predict.change_s or")
+    print("whole_program; memory: predict.rss_change_bytes; glibc 0) against the real ones (paired")
+    print("change; median max RSS), the figures the report's reader is given. *Rho, replay table*:")
+    print("the replay's cold allocator time against the real change, and memory against the real max")
+    print("RSS by the replay's peak footprint / peak RSS above its baseline / peak RSS (baseline +")
+    print("above: with the allocator's own start-up). *(a) agrees*: the report's")
     print("\"is the change real?\" (real saving / real cost / no real change) against the paired test")
     print("(faster / slower beyond noise / within noise). *(b) agrees*: the report's \"will one run")
     print("show it?\" against whether the real change exceeds 1.96 x 1.4826 x the MAD of the rounds'")
@@ -302,10 +306,10 @@ def print_summary(summary, totals):
     print("interval width / the real paired 95 % interval's (\"-\" under 6 rounds). *Headline right*:")
     print("the report's one answer (ship X / keep glibc) against the real paired rounds.")
     print()
-    print("| policy | program | real beyond noise | rho time | rho memory (footprint / RSS above base / RSS) | (a) agrees | (b) agrees | inside | width ratio | headline right | predicted / real change, ms |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|")
+    print("| policy | program | real beyond noise | rho time, report | rho memory, report | rho time, replay table | rho memory, replay table (footprint / RSS above base / RSS) | (a) agrees | (b) agrees | inside | width ratio | headline right | predicted / real change, ms |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for s in summary:
-        print("| `%s` | %s | %s | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s | %s | %s |" % s)
+        print("| `%s` | %s | %s | %.2f | %.2f | %.2f | %.2f / %.2f / %.2f | %s | %s | %s | %s | %s | %s |" % s)
     print()
     print("Over all programs (targets: (a) at least 90 %; width ratio at most 3):")
     print()
@@ -419,6 +423,20 @@ def main(real_path, replay_path, allocators, verdict_path=None):
                   " baseline %s, rho = %.2f; by peak RSS %s, rho = %.2f" % (
                       order(both, rm), order(both, pm), spearman(rm, pm), order(both, pr),
                       spearman(rm, pr), order(both, pa), spearman(rm, pa)))
+            # the report's own predictions (what its reader sees): the change of
+            # the CPU time and of the max RSS against glibc (glibc: 0)
+            preds = [rows[a].get("pred") for a in both]
+            rho_rt = rho_rm = float("nan")
+            if base and all(a == "glibc" or x for a, x in zip(both, preds)):
+                qt = [0.0 if a == "glibc" else x["change"] for a, x in zip(both, preds)]
+                rho_rt = spearman(rt, qt)
+                if all(a == "glibc" or x["rss"] is not None for a, x in zip(both, preds)):
+                    qm = [0.0 if a == "glibc" else x["rss"] for a, x in zip(both, preds)]
+                    rho_rm = spearman(rm, qm)
+                    print("- the report's predictions: time %s, rho = %.2f; memory (max RSS) %s,"
+                          " rho = %.2f" % (order(both, qt), rho_rt, order(both, qm), rho_rm))
+                else:
+                    print("- the report's predictions: time %s, rho = %.2f" % (order(both, qt), rho_rt))
             na, n, nbb, nb, inside, ratios = verdict_lines(both, rows, rc, bool(real[p].get("glibc")))
             right = headline_lines(verdicts.get((p, t), ""), present, rc) if verdict_path else "-"
             beyond = [a for a in both if a != "glibc" and rc[a]["v"] != "within noise"]
@@ -434,8 +452,8 @@ def main(real_path, replay_path, allocators, verdict_path=None):
             tot[3] += nb
             tot[4] += ratios
             tot[5].append(p)
-            summary.append((t, p, ", ".join(beyond) or "none", spearman(rt, pt), spearman(rm, pm),
-                            spearman(rm, pr), spearman(rm, pa),
+            summary.append((t, p, ", ".join(beyond) or "none", rho_rt, rho_rm, spearman(rt, pt),
+                            spearman(rm, pm), spearman(rm, pr), spearman(rm, pa),
                             "%d of %d" % (na, n) if n else "-", "%d of %d" % (nbb, nb) if nb else "-",
                             "%d of %d" % (inside, n) if n else "-",
                             "%.1f" % median(ratios) if ratios else "-", right,

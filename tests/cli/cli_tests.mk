@@ -40,6 +40,10 @@ hr-print-compile:
 # with bench/fidelity/progs/).
 TESTS += tests/cli/test_fidelity_traces.sh
 EXTRA_DIST += tests/cli/test_fidelity_traces.sh traces/fidelity bench/fidelity/progs
+# test_fidelity_report.sh: the fidelity benchmark's summing-up (rho by the
+# report's own predictions) and its re-render of a results file from its raw values.
+TESTS += tests/cli/test_fidelity_report.sh
+EXTRA_DIST += tests/cli/test_fidelity_report.sh
 # test_bounds_cli.sh: compressed-input limits, one-line output failures,
 # stale temporary files, argument errors (docs/TRACE_FORMAT.md, "Input limits").
 TESTS += tests/cli/test_bounds_cli.sh
