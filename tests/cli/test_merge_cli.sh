@@ -10,23 +10,19 @@
 #  - the merged report is an ordinary report: compare and plot read it.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
 srcdir=${srcdir:-.}
-hr="$top_builddir/heapreplay"
-[ -x "$hr" ] || skip_all "$hr not built"
+tap_setup merge_cli
 command -v jq >/dev/null || skip_all "jq not installed"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_merge_cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 
 # three small traces x three in-house allocators: 9 cells
 for g in frame_loop particles level_load; do
-    "$hr" gen "$g" -n 4000 -o "$T/$g.hrt" >/dev/null || skip_all "cannot generate $g"
+    "$HR" gen "$g" -n 4000 -o "$T/$g.hrt" >/dev/null || skip_all "cannot generate $g"
 done
 run=(replay "$T/frame_loop.hrt" "$T/particles.hrt" "$T/level_load.hrt" -a stack,block,sizeclass
      -r 1 --warm-time 0 -q -f csv)
-"$hr" "${run[@]}" -o "$T/all.json" >/dev/null 2>"$T/err" || skip_all "replay failed: $(head -1 "$T/err")"
+"$HR" "${run[@]}" -o "$T/all.json" >/dev/null 2>"$T/err" || skip_all "replay failed: $(head -1 "$T/err")"
 for k in 1 2 3; do
-    "$hr" "${run[@]}" --shard "$k/3" -o "$T/s$k.json" >/dev/null 2>"$T/err" ||
+    "$HR" "${run[@]}" --shard "$k/3" -o "$T/s$k.json" >/dev/null 2>"$T/err" ||
         skip_all "replay --shard $k/3 failed: $(head -1 "$T/err")"
 done
 
@@ -54,7 +50,7 @@ else
     not_ok "a shard report records options.shard and the matrix" "$(jq -c '.options, .matrix' "$T/s2.json")"
 fi
 # deterministic: the same shard again picks the same cells
-"$hr" "${run[@]}" --shard 2/3 -o "$T/s2b.json" >/dev/null 2>&1
+"$HR" "${run[@]}" --shard 2/3 -o "$T/s2b.json" >/dev/null 2>&1
 if [ "$(cells "$T/s2.json")" = "$(cells "$T/s2b.json")" ]; then
     ok "shard 2/3 picks the same cells twice"
 else
@@ -62,7 +58,7 @@ else
 fi
 
 # merge in any argument order equals the unsharded run
-if "$hr" merge "$T/s3.json" "$T/s1.json" "$T/s2.json" -o "$T/m.json" 2>"$T/err"; then
+if "$HR" merge "$T/s3.json" "$T/s1.json" "$T/s2.json" -o "$T/m.json" 2>"$T/err"; then
     ok "merge 3 shards (exit 0)"
 else
     not_ok "merge 3 shards (exit 0)" "$(cat "$T/err")"
@@ -86,16 +82,16 @@ fi
 # uneven shards: 9 cells over 4 shards (3 2 2 2) merge to the same; a shard
 # with no cell (10 shards) is an empty report, and the run exits 0
 for k in 1 2 3 4; do
-    "$hr" "${run[@]}" --shard "$k/4" -o "$T/q$k.json" >/dev/null 2>&1
+    "$HR" "${run[@]}" --shard "$k/4" -o "$T/q$k.json" >/dev/null 2>&1
 done
 sizes=$(for k in 1 2 3 4; do jq '.results | length' "$T/q$k.json"; done | sort -rn | paste -sd' ')
-"$hr" merge "$T"/q[1-4].json -o "$T/q.json" 2>/dev/null
+"$HR" merge "$T"/q[1-4].json -o "$T/q.json" 2>/dev/null
 if [ "$sizes" = "3 2 2 2" ] && [ "$(jq -S "$det" "$T/q.json" 2>/dev/null)" = "$(cat "$T/all.det")" ]; then
     ok "4 shards of 9 cells (3 2 2 2) merge to the unsharded run too"
 else
     not_ok "4 uneven shards" "sizes $sizes"
 fi
-"$hr" "${run[@]}" --shard 10/10 -o "$T/e.json" >/dev/null 2>&1
+"$HR" "${run[@]}" --shard 10/10 -o "$T/e.json" >/dev/null 2>&1
 rc=$?
 if [ "$rc" = 0 ] && [ "$(jq '.results | length' "$T/e.json")" = 0 ] && [ "$(jq -r .options.shard "$T/e.json")" = 10/10 ]; then
     ok "a shard without a cell: an empty report, exit 0"
@@ -104,7 +100,7 @@ else
 fi
 
 # negative controls: a merge missing a shard does not pass the comparison
-"$hr" merge --partial "$T/s1.json" "$T/s3.json" -o "$T/p.json" 2>"$T/err"
+"$HR" merge --partial "$T/s1.json" "$T/s3.json" -o "$T/p.json" 2>"$T/err"
 jq -S "$det" "$T/p.json" >"$T/p.det" 2>/dev/null
 if [ -s "$T/p.det" ] && ! cmp -s "$T/all.det" "$T/p.det" &&
     [ "$(jq -c '[.merged.partial, .merged.missing]' "$T/p.json")" = '[true,["2/3"]]' ] &&
@@ -113,10 +109,10 @@ if [ -s "$T/p.det" ] && ! cmp -s "$T/all.det" "$T/p.det" &&
 else
     not_ok "negative control: --partial without shard 2" "$(jq -c .merged "$T/p.json" 2>&1)"
 fi
-"$hr" replay "$T/frame_loop.hrt" "$T/particles.hrt" "$T/level_load.hrt" -a stack,block,sizeclass \
+"$HR" replay "$T/frame_loop.hrt" "$T/particles.hrt" "$T/level_load.hrt" -a stack,block,sizeclass \
     -r 1 --warm-time 0 -q -f csv --touch none --shard 2/3 -o "$T/s2none.json" >/dev/null 2>&1
 jq -S "$det" "$T/s2none.json" >"$T/s2none.det"
-if ! "$hr" merge "$T/s1.json" "$T/s2none.json" "$T/s3.json" -o "$T/bad.json" 2>"$T/err" &&
+if ! "$HR" merge "$T/s1.json" "$T/s2none.json" "$T/s3.json" -o "$T/bad.json" 2>"$T/err" &&
     grep -q 'option touch is "none", expected "recorded"' "$T/err" && [ ! -e "$T/bad.json" ]; then
     ok "negative control: a shard with other options is refused"
 else
@@ -134,7 +130,7 @@ refuse() { # NAME EXPECTED-TEXT FILES...
     local name=$1 want=$2 rc
     shift 2
     rm -f "$T/out.json"
-    "$hr" merge "$@" -o "$T/out.json" >/dev/null 2>"$T/err"
+    "$HR" merge "$@" -o "$T/out.json" >/dev/null 2>"$T/err"
     rc=$?
     if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -qF -- "$want" "$T/err" &&
         [ ! -e "$T/out.json" ]; then
@@ -155,7 +151,7 @@ refuse "not a shard report" "expected a shard report" "$T/s1.json" "$T/all.json"
 refuse "bad JSON" "trunc.json: offset" "$T/s1.json" "$T/trunc.json"
 refuse "missing file" "nonexistent.json: cannot open" "$T/s1.json" "$T/nonexistent.json"
 rm -f "$T/out.json"
-"$hr" merge "$T/s1.json" "$T/s2.json" "$T/s3.json" -o "$T/no/such/dir/all.json" >/dev/null 2>"$T/err"
+"$HR" merge "$T/s1.json" "$T/s2.json" "$T/s3.json" -o "$T/no/such/dir/all.json" >/dev/null 2>"$T/err"
 rc=$?
 if [ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q 'no/such/dir/all.json' "$T/err"; then
     ok "an unwritable output: one line, exit 2"
@@ -164,11 +160,11 @@ else
 fi
 
 # the merged report is an ordinary report
-if "$hr" compare "$T/all.json" "$T/m.json" --max-regress live=0%,slop=0% -f json >"$T/cmp.json" 2>/dev/null &&
+if "$HR" compare "$T/all.json" "$T/m.json" --max-regress live=0%,slop=0% -f json >"$T/cmp.json" 2>/dev/null &&
     [ "$(jq .summary.matched "$T/cmp.json")" = 9 ] && [ "$(jq .summary.mismatches "$T/cmp.json")" = 0 ]; then
     ok "compare reads the merged report: 9 matched, no mismatch against the unsharded run"
 else
     not_ok "compare reads the merged report" "$(jq -c .summary "$T/cmp.json" 2>&1)"
 fi
-check "plot reads the merged report" "$hr" plot "$T/m.json" -o "$T/m.svg"
+check "plot reads the merged report" "$HR" plot "$T/m.json" -o "$T/m.svg"
 tap_done

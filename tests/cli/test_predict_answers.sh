@@ -9,15 +9,9 @@
 # asserted: only which answer the report gives, never its figures.
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
+tap_setup answers jget
 LIB="$top_builddir/.libs/libheapreplay-capture.so"
 PROG="$top_builddir/tests/capture/cap_single"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_answers.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-jget() { "$JGET" "$1" "$2"; }
 
 # A hand-written trace: 5 timed runs, MAD 10 ms, the given load on 2 CPUs.
 write_trace() { # FILE LOAD_BEFORE LOAD_AFTER

@@ -7,18 +7,12 @@
 # "measured something" (> 0).
 set -u
 . "$(dirname "$0")/tap.sh"
-top_builddir=${top_builddir:-.}
-HR="$top_builddir/heapreplay"
-JGET="$top_builddir/tests/cli/jget"
+tap_setup program jget
 LIB="$top_builddir/.libs/libheapreplay-capture.so"
 PROG="$top_builddir/tests/capture/cap_single"
-[ -x "$HR" ] && [ -x "$JGET" ] || skip_all "heapreplay or jget not built"
 [ -f "$LIB" ] && [ -x "$PROG" ] || skip_all "capture library or test program not built"
 skip_all_if_asan "$PROG" "the capture library preloaded into the test program"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hr_program.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 pos() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
-jget() { "$JGET" "$1" "$2"; }
 
 # 1. capture: the captured run's own time
 if "$HR" capture -o "$T/c.hrt" -- "$PROG" < /dev/null > /dev/null 2> "$T/c.log" &&

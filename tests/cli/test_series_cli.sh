@@ -7,12 +7,8 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 S=${srcdir:-.}
-B=${top_builddir:-.}
-HR="$B/heapreplay"
-[ -x "$HR" ] || skip_all "$HR not built"
+tap_setup sr
 command -v jq >/dev/null 2>&1 || skip_all "jq not installed (quickstart.sh installs it)"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hrsr.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 replay() { "$HR" replay --warm-time 0 -r 1 -q "$@" > /dev/null; }
 
 # jq_check NAME FILE FILTER: ok when FILTER gives true for FILE.
