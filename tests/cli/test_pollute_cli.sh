@@ -30,13 +30,18 @@ done
 "${R[@]}" -a glibc,sizeclass --pollute 1M:8 -f json > "$T/on.json" 2> "$T/on.err"
 "${R[@]}" -a glibc,sizeclass -f json > "$T/off.json" 2> /dev/null
 same=1
+# (glibc's peak footprint is left out: it moved by 0.6 MB between two replays
+# of one build when other tests ran beside them; sizeclass's is its own
+# arithmetic and must not move)
 for i in 0 1; do
-    for k in status ops.total memory.peak_footprint failed_allocs; do
+    keys="status ops.total failed_allocs"
+    [ "$i" = 1 ] && keys="$keys memory.peak_footprint"
+    for k in $keys; do
         a=$(jget "results.$i.$k" "$T/on.json") b=$(jget "results.$i.$k" "$T/off.json")
         [ -n "$a" ] && [ "$a" = "$b" ] || { same=0; echo "# results.$i.$k: $a with, $b without"; }
     done
 done
-check "--pollute 1M:8: status, ops, peak footprint and failed allocs as without it" [ "$same" = 1 ]
+check "--pollute 1M:8: status, ops, failed allocs (and sizeclass's peak footprint) as without it" [ "$same" = 1 ]
 check "--pollute 1M:8: rows ok" [ "$(jget results.0.status "$T/on.json")" = ok ]
 check "the report's command names the model" grep -q -- "--pollute 1M:8" "$T/on.json"
 
