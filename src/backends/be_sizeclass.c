@@ -156,11 +156,14 @@ static void sizeclass_free(void *self, void *ptr, size_t size) {
  * a small size (refused for its alignment) always moves: it is malloc's,
  * not a class block. Before, strings (57 % reallocs) paid an alloc, a copy
  * and a free for each, most of them inside their class. */
+static inline int class_of_be(const hr_sizeclass_be_t *b, size_t size) {
+    return size <= b->fast_max ? b->cls8[(size + 7) >> 3] : hr_sizeclass_class_of(b->a, size);
+}
+
 static void *sizeclass_realloc(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
     hr_sizeclass_be_t *b = self;
-    if (osz <= b->fast_max && nsz <= b->fast_max &&
-        b->cls8[(osz + 7) >> 3] == b->cls8[(nsz + 7) >> 3] &&
-        (hr_inhouse_not_fb(&b->ih, ptr) || !hr_ptrmap_has(&b->ih.fb_set, (uintptr_t)ptr))) {
+    int c = class_of_be(b, osz);
+    if (c >= 0 && c == class_of_be(b, nsz) && !hr_inhouse_is_fb(&b->ih, ptr)) {
         hr_fallback_native(&b->ih.fb);
         hr_sizeclass_resize(b->a, osz, nsz);
         return ptr;

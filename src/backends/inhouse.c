@@ -85,7 +85,7 @@ uint64_t hr_inhouse_footprint(void *self) {
 
 size_t hr_inhouse_usable(void *self, void *ptr, size_t size) {
     hr_inhouse_t *ih = self;
-    if (!hr_inhouse_not_fb(ih, ptr) && hr_ptrmap_has(&ih->fb_set, (uintptr_t)ptr))
+    if (hr_inhouse_is_fb(ih, ptr))
         return hr_chunk_usable(size);
     return ih->cls->usable(self, ptr, size);
 }

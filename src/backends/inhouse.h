@@ -102,6 +102,11 @@ static inline int hr_inhouse_not_fb(const hr_inhouse_t *ih, const void *ptr) {
     return !ih->fb_set.n || ((uintptr_t)ptr & ih->fb_mask);
 }
 
+/* Whether ptr is a live block of fb_set (searched only when it may be). */
+static inline int hr_inhouse_is_fb(const hr_inhouse_t *ih, const void *ptr) {
+    return !hr_inhouse_not_fb(ih, ptr) && hr_ptrmap_has(&ih->fb_set, (uintptr_t)ptr);
+}
+
 /* A zeroed backend state of `size` bytes whose first member is the
  * hr_inhouse_t, bound to cls; NULL (err set) when out of memory. */
 void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err);

@@ -1,5 +1,4 @@
 /* heapreplay: the command table and dispatch. */
-#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -13,17 +13,18 @@ int hr_pollute_parse(const char *s, hr_pollute_t *out) {
         *out = (hr_pollute_t){0, 0};
         return 0;
     }
-    const char *sz_end;
+    const char *end;
     uint64_t b;
-    if (hr_size_prefix(s, &sz_end, &b) != 0 || b == 0 || b > (1ull << 30))
+    if (hr_size_prefix(s, &end, &b) != 0 || b == 0 || b > (1ull << 30))
         return -1;
-    char *end = (char *)sz_end;
     unsigned long lines = HR_POLLUTE_DEFAULT_LINES;
     if (*end == ':') {
         const char *v = end + 1;
+        char *lend;
         if (*v < '0' || *v > '9')
             return -1;
-        lines = strtoul(v, &end, 10);
+        lines = strtoul(v, &lend, 10);
+        end = lend;
         if (lines < 1 || lines > HR_POLLUTE_MAX_LINES)
             return -1;
     }

@@ -394,6 +394,17 @@ static void test_realloc_backend(void) {
     HR_CHECK(hr_tm_json_has(js, "oversize", 2));
     HR_CHECK(hr_tm_json_has(js, "align", 1));
     HR_TM_STATS_END(be, inst, js);
+    /* Classes above the hot paths' 4 KiB table (max=8K) stay in place too. */
+    inst = hr_tm_create(be, "max=8K,refill=2", &err);
+    char *big = be->alloc(inst, 5000, 0, -1);
+    HR_CHECK(big != NULL && be->realloc(inst, big, 5000, 8192, -1) == big);
+    char *moved = be->realloc(inst, big, 8192, 4096, -1); /* to the 4 KiB class */
+    HR_CHECK(moved != NULL && moved != big);
+    be->free(inst, moved, 4096);
+    js = hr_tm_stats_json(be, inst);
+    HR_CHECK(hr_tm_json_has(js, "native_ops", 5));
+    HR_CHECK(hr_tm_json_has(js, "live_bytes", 0));
+    HR_TM_STATS_END(be, inst, js);
 }
 
 int main(void) {
