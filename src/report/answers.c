@@ -13,8 +13,13 @@ static const double d2_table[21] = {0,     0,     1.128, 1.693, 2.059, 2.326, 2.
                                     2.704, 2.847, 2.970, 3.078, 3.173, 3.258, 3.336,
                                     3.407, 3.472, 3.532, 3.588, 3.640, 3.689, 3.735};
 
-double hr_predict_model_error(double change_s, double cpu_s) {
-    return HR_PREDICT_MODEL_REL * fabs(change_s) + HR_PREDICT_MODEL_CPU * (cpu_s > 0 ? cpu_s : 0);
+double hr_predict_model_error(double baseline_alloc_s) {
+    return HR_PREDICT_MODEL_ALLOC * (baseline_alloc_s > 0 ? baseline_alloc_s : 0);
+}
+
+void hr_predict_scaled(double lo, double hi, double *slo, double *shi) {
+    *slo = fmin(HR_PREDICT_SCALE_LO * lo, HR_PREDICT_SCALE_HI * lo);
+    *shi = fmax(HR_PREDICT_SCALE_LO * hi, HR_PREDICT_SCALE_HI * hi);
 }
 
 double hr_predict_noise(const hr_result_program_t *prog, const char **basis) {

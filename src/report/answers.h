@@ -16,14 +16,24 @@
 /* z of a two-sided 95 % bound. */
 #define HR_PREDICT_Z 1.96
 
-/* The model's error: how far real changes fell from predicted ones in the
- * fidelity benchmark (bench/fidelity; docs/METRICS.md, "Model error", names
- * the runs): HR_PREDICT_MODEL_REL of the predicted change plus
- * HR_PREDICT_MODEL_CPU of the program's CPU time, added on each side of the
- * replay's interval. Re-measured fidelity changes these two numbers only. */
-#define HR_PREDICT_MODEL_REL 0.5
-#define HR_PREDICT_MODEL_CPU 0.01
-double hr_predict_model_error(double change_s, double cpu_s);
+/* The model's error, as the fidelity benchmark measured it (bench/fidelity;
+ * docs/METRICS.md, "Model error", names the runs): a real change of the
+ * program's CPU time was HR_PREDICT_SCALE_LO to HR_PREDICT_SCALE_HI times
+ * the replay's change of the allocator's own time (mostly larger: the
+ * program's own code runs faster or slower on what the allocator hands out,
+ * which the replay leaves out), and apart from that within
+ * HR_PREDICT_MODEL_ALLOC of the baseline allocator's whole time on the
+ * trace (its cold lap). The interval of "is the change real?" is the
+ * replay's range scaled by both factors (hr_predict_scaled) and widened by
+ * that share on each side (hr_predict_model_error). Re-measured fidelity
+ * changes these three numbers only. */
+#define HR_PREDICT_SCALE_LO 0.8
+#define HR_PREDICT_SCALE_HI 2.0
+#define HR_PREDICT_MODEL_ALLOC 0.1
+double hr_predict_model_error(double baseline_alloc_s);
+/* [lo, hi] of the replay's change scaled by the two factors: the lowest and
+ * the highest of lo and hi times each. */
+void hr_predict_scaled(double lo, double hi, double *slo, double *shi);
 
 /* The program's run-to-run noise: the half-width of the 95 % bound of the
  * difference of two single runs, z * sqrt(2) * sd, the runs' CPU time's

@@ -10,8 +10,9 @@
  *               (sample i of each came from the same round of interleaved
  *               repeats), else the difference of the medians
  *   replay_s_*  the differences' range (unpaired: min - max' .. max - min')
- *   interval    the replay's range widened on each side by the model's
- *               error (hr_predict_model_error): "is the change real?";
+ *   interval    the replay's range of the laps' part scaled by the model's
+ *               factors and widened on each side by its error (answers.h;
+ *               the start-up term added as measured): "is the change real?";
  *               real: saving when it lies below 0, cost above, else none
  *   noise_s     the program's own run-to-run noise (hr_predict_noise) and
  *   runs_to_see how many runs of each show the change beyond it: "will I
@@ -148,11 +149,14 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
     hr_stats_t d;
     int paired = difference(a, na, g, ng, &d);
     double laps_s = d.median; /* the laps' part, before the start-up term */
+    double lo, hi, m = hr_predict_model_error(b->m.COLD_CPU);
+    hr_predict_scaled(d.min, d.max, &lo, &hi); /* the laps' part only: start-up is measured */
     d.median += st.cpu_s;
     d.min += st.cpu_s - st.err_s;
     d.max += st.cpu_s + st.err_s;
+    lo += st.cpu_s - st.err_s - m;
+    hi += st.cpu_s + st.err_s + m;
     double cpu = prog->cpu_s;
-    double m = hr_predict_model_error(d.median, cpu), lo = d.min - m, hi = d.max + m;
     const char *basis;
     double noise = hr_predict_noise(prog, &basis);
     hr_json_t *o = hr_json_new_object();
@@ -297,12 +301,14 @@ static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
     else
         fprintf(out, "its noise is unknown: capture with --time-runs N)\n");
     fprintf(out, "%salloc time: the replay's cold lap (CPU); change: minus %s's; interval: the "
-            "replay's samples widened by the model's error (%.0f%% of the change + %.0f%% of "
-            "the program's CPU); real?: the interval below or above 0; one run: whether the "
+            "replay's samples times %.1f to %.1f (real programs changed more than their "
+            "allocator's own time) widened by the model's error (%.0f%% of %s's allocator "
+            "time); real?: the interval below or above 0; one run: whether the "
             "change exceeds the program's noise in one run of each, or how many runs of each "
             "show it; max RSS change: the replay's peak RSS, allocator start-up included, minus "
-            "%s's (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE, HR_PREDICT_MODEL_REL * 100,
-            HR_PREDICT_MODEL_CPU * 100, HR_PREDICT_BASELINE);
+            "%s's (docs/METRICS.md)\n\n", lead, HR_PREDICT_BASELINE, HR_PREDICT_SCALE_LO,
+            HR_PREDICT_SCALE_HI, HR_PREDICT_MODEL_ALLOC * 100, HR_PREDICT_BASELINE,
+            HR_PREDICT_BASELINE);
 }
 
 /* The start-up terms of trace's rows, one sentence (nothing when none). */

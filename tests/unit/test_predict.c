@@ -60,9 +60,18 @@ static void test_noise(void) {
     HR_CHECK(hr_predict_runs_to_see(0.03, 0.1) == 12);
     HR_CHECK(hr_predict_runs_to_see(0, 0.1) == 1e9);
     HR_CHECK(isnan(hr_predict_runs_to_see(0.1, NAN)));
-    /* the model's error: relative + a share of the program's CPU */
-    HR_CHECK(NEAR(hr_predict_model_error(-0.2, 3.0),
-                  HR_PREDICT_MODEL_REL * 0.2 + HR_PREDICT_MODEL_CPU * 3.0));
+    /* the model's error: a share of the baseline's allocator time; its
+     * factors scale a range away from 0 on the far side, toward 0 on the
+     * near one, and a range holding 0 on both sides */
+    HR_CHECK(NEAR(hr_predict_model_error(0.5), HR_PREDICT_MODEL_ALLOC * 0.5));
+    HR_CHECK(hr_predict_model_error(NAN) == 0); /* no baseline time: no error term */
+    double slo, shi;
+    hr_predict_scaled(-0.2, -0.1, &slo, &shi);
+    HR_CHECK(NEAR(slo, -0.2 * HR_PREDICT_SCALE_HI) && NEAR(shi, -0.1 * HR_PREDICT_SCALE_LO));
+    hr_predict_scaled(0.1, 0.3, &slo, &shi);
+    HR_CHECK(NEAR(slo, 0.1 * HR_PREDICT_SCALE_LO) && NEAR(shi, 0.3 * HR_PREDICT_SCALE_HI));
+    hr_predict_scaled(-0.1, 0.3, &slo, &shi);
+    HR_CHECK(NEAR(slo, -0.1 * HR_PREDICT_SCALE_HI) && NEAR(shi, 0.3 * HR_PREDICT_SCALE_HI));
     /* loaded: the larger load average above cpus / 2 + 1 */
     p.cpus = 2;
     p.load_before = 2.0;
@@ -84,21 +93,22 @@ static void test_numbers(void) {
     if (!rep)
         return;
     /* program CPU 3.5 s, MAD 10 ms over 5 runs */
-    double w = 1.96 * sqrt(2.0) * 1.4826 * 0.01, cpu = 3.5;
+    double w = 1.96 * sqrt(2.0) * 1.4826 * 0.01;
+    double m = HR_PREDICT_MODEL_ALLOC * 0.5; /* glibc's allocator time: 0.5 s */
     const hr_json_t *g = row(rep, 0), *je = row(rep, 1), *tc = row(rep, 2);
     HR_CHECK(NEAR(hr_json_path_num(g, "predict.alloc_s"), 0.5));
     HR_CHECK(hr_json_path_num(g, "predict.change_s") == 0);
-    HR_CHECK(NEAR(hr_json_path_num(g, "predict.interval_s_hi"), HR_PREDICT_MODEL_CPU * cpu));
+    HR_CHECK(NEAR(hr_json_path_num(g, "predict.interval_s_hi"), m));
     HR_CHECK_STR(str_at(g, "real"), "none");
-    /* paired: differences -0.2, -0.19, -0.19; the model's error on each side */
-    double mj = HR_PREDICT_MODEL_REL * 0.19 + HR_PREDICT_MODEL_CPU * cpu;
+    /* paired: differences -0.2, -0.19, -0.19; scaled, then the model's
+     * error on each side */
     HR_CHECK(NEAR(hr_json_path_num(je, "predict.change_s"), -0.19));
     HR_CHECK(NEAR(hr_json_path_num(je, "predict.change_pct"), -0.19 / 3.5 * 100));
     HR_CHECK(NEAR(hr_json_path_num(je, "predict.replay_s_lo"), -0.2));
     HR_CHECK(NEAR(hr_json_path_num(je, "predict.replay_s_hi"), -0.19));
-    HR_CHECK(NEAR(hr_json_path_num(je, "predict.model_error_s"), mj));
-    HR_CHECK(NEAR(hr_json_path_num(je, "predict.interval_s_lo"), -0.2 - mj));
-    HR_CHECK(NEAR(hr_json_path_num(je, "predict.interval_s_hi"), -0.19 + mj));
+    HR_CHECK(NEAR(hr_json_path_num(je, "predict.model_error_s"), m));
+    HR_CHECK(NEAR(hr_json_path_num(je, "predict.interval_s_lo"), -0.2 * HR_PREDICT_SCALE_HI - m));
+    HR_CHECK(NEAR(hr_json_path_num(je, "predict.interval_s_hi"), -0.19 * HR_PREDICT_SCALE_LO + m));
     HR_CHECK_STR(str_at(je, "real"), "saving");
     /* (b): the program's noise, and one run shows -190 ms beyond +/-41 ms */
     HR_CHECK(NEAR(hr_json_path_num(je, "predict.noise_s"), w));
@@ -110,10 +120,11 @@ static void test_numbers(void) {
     HR_CHECK(hr_json_path_num(g, "predict.rss_change_bytes") == 0);
     HR_CHECK(isnan(hr_json_path_num(tc, "predict.rss_change_bytes")));
     /* 2 samples against 3: medians, and the ranges' extremes */
-    double mt = HR_PREDICT_MODEL_REL * 0.04 + HR_PREDICT_MODEL_CPU * cpu;
     HR_CHECK(NEAR(hr_json_path_num(tc, "predict.change_s"), 0.46 - 0.5));
-    HR_CHECK(NEAR(hr_json_path_num(tc, "predict.interval_s_lo"), 0.45 - 0.52 - mt));
-    HR_CHECK(NEAR(hr_json_path_num(tc, "predict.interval_s_hi"), 0.47 - 0.48 + mt));
+    HR_CHECK(NEAR(hr_json_path_num(tc, "predict.interval_s_lo"),
+                  (0.45 - 0.52) * HR_PREDICT_SCALE_HI - m));
+    HR_CHECK(NEAR(hr_json_path_num(tc, "predict.interval_s_hi"),
+                  (0.47 - 0.48) * HR_PREDICT_SCALE_LO + m));
     HR_CHECK(!hr_json_is_true(hr_json_get(hr_json_get(tc, "predict"), "paired")));
     HR_CHECK_STR(str_at(tc, "real"), "none");
     /* -40 ms against +/-41 ms of noise: 2 runs of each */
@@ -125,13 +136,14 @@ static void test_numbers(void) {
     /* one captured run: noise unknown (no noise_s, no runs_to_see), the
      * interval the replay's and the model's alone */
     const hr_json_t *mi = row(rep, 7);
-    double mm = HR_PREDICT_MODEL_REL * 0.02 + HR_PREDICT_MODEL_CPU * 2;
+    double mm = HR_PREDICT_MODEL_ALLOC * 0.1; /* glibc's allocator time there: 0.1 s */
     HR_CHECK(NEAR(hr_json_path_num(mi, "predict.change_s"), 0.12 - 0.1));
     HR_CHECK(NEAR(hr_json_path_num(mi, "predict.change_pct"), (0.12 - 0.1) / 2 * 100));
-    HR_CHECK(NEAR(hr_json_path_num(mi, "predict.interval_s_hi"), 0.02 + mm));
+    HR_CHECK(NEAR(hr_json_path_num(mi, "predict.interval_s_hi"), 0.02 * HR_PREDICT_SCALE_HI + mm));
     HR_CHECK(hr_json_get(hr_json_get(mi, "predict"), "noise_s") == NULL);
     HR_CHECK(hr_json_get(hr_json_get(mi, "predict"), "runs_to_see") == NULL);
-    HR_CHECK_STR(str_at(mi, "real"), "none");
+    HR_CHECK(NEAR(hr_json_path_num(mi, "predict.interval_s_lo"), 0.02 * HR_PREDICT_SCALE_LO - mm));
+    HR_CHECK_STR(str_at(mi, "real"), "cost"); /* +20 ms against glibc's 100 ms: beyond +/-10 ms */
     /* a second call (merge) gives the same document */
     char *once = hr_json_to_string(rep, 1);
     hr_report_predict(rep);
