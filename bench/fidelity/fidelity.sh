@@ -117,13 +117,11 @@ for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
 done
 RUN=("$PYTHON" "$S/bench/fidelity/rusage_run.py" "$W/time.txt")
 FRAME_CPU="$B/bench/fidelity/progs/.libs/frame_cpu.so" # supertux's frame clock
-# (a check library: a build that never ran `make check` lacks it; made here
-# rather than SuperTux skipped)
+# SuperTux needs a display: an Xvfb of our own (it picks a free number), and
+# its frame clock, a check library that a build which never ran `make check`
+# lacks: made here rather than SuperTux skipped
 case " $PROGRAMS " in *" supertux "*)
-    [ -f "$FRAME_CPU" ] || make -C "$B" bench/fidelity/progs/frame_cpu.la >&2 || true ;;
-esac
-# SuperTux needs a display: an Xvfb of our own (it picks a free number)
-case " $PROGRAMS " in *" supertux "*)
+    [ -f "$FRAME_CPU" ] || make -C "$B" bench/fidelity/progs/frame_cpu.la >&2 || true
     if [ -x "$SUPERTUX" ] && [ -f "$LEVEL" ] && command -v Xvfb > /dev/null && [ -f "$FRAME_CPU" ]; then
         Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3> "$W/display" > /dev/null 2>&1 &
         xvfb_pid=$!
