@@ -62,18 +62,28 @@ void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const cha
     void *p = hr_fallback_alloc(&ih->fb, size, align);
     if (!p || why == hr_inhouse_oversize)
         return p;
-    uintptr_t mask = (align > 16 ? (uintptr_t)align : 16) - 1; /* p's clear low bits */
-    ih->fb_mask = ih->fb_set.n ? ih->fb_mask & mask : mask;
-    if (!hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
+    if (!ih->fb_hits)
+        ih->fb_hits = calloc(HR_INHOUSE_FB_BUCKETS, 1);
+    if (!ih->fb_hits || !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
         hr_fallback_free(&ih->fb, p, size);
-        p = NULL;
+        return NULL;
     }
+    uint8_t *h = &ih->fb_hits[hr_inhouse_bucket(p)];
+    if (*h < 255 && ++*h == 255)
+        ih->fb_stuck = 1;
     return p;
 }
 
 int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size) {
     if (!hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL))
         return 0;
+    uint8_t *h = &ih->fb_hits[hr_inhouse_bucket(ptr)];
+    if (*h < 255)
+        --*h;
+    if (ih->fb_stuck && !ih->fb_set.n) { /* every count is 0 again */
+        memset(ih->fb_hits, 0, HR_INHOUSE_FB_BUCKETS);
+        ih->fb_stuck = 0;
+    }
     hr_fallback_free(&ih->fb, ptr, size);
     return 1;
 }
@@ -120,5 +130,6 @@ void hr_inhouse_destroy(void *self) {
     for (size_t it = 0; (it = hr_ptrmap_next(&ih->fb_set, it, &p, NULL));)
         free((void *)(uintptr_t)p);
     hr_ptrmap_free(&ih->fb_set);
+    free(ih->fb_hits);
     free(ih);
 }

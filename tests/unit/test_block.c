@@ -216,18 +216,18 @@ static void test_fallback_steps(void) {
     ends_even(inst, base, 6, 4, 2);
 }
 
-/* A free skips the set of fallback blocks when its pointer is misaligned
- * for all of them (inhouse.h, hr_inhouse_not_fb): with blocks refused for a
- * 32- and then a 256-byte alignment live, 64 native blocks of 16 bytes (16-
- * and 32-aligned ones among them) are freed natively, and each refused block,
- * freed between and after them, is still found as the fallback's. */
-static void test_fallback_mask(void) {
+/* A free skips the set of fallback blocks when its pointer's filter bucket
+ * holds none of them (inhouse.h, hr_inhouse_not_fb): with blocks refused for
+ * a 32- and then a 256-byte alignment live, 64 native blocks of 16 bytes are
+ * freed natively, and each refused block, freed between and after them, is
+ * still found as the fallback's. */
+static void test_fallback_filter(void) {
     const hr_backend_t *be = &hr_backend_block;
     hr_error_t err = {{0}};
     void *inst = hr_tm_create(be, NULL, &err);
     uint64_t base = be->footprint(inst);
     void *a32 = be->alloc(inst, 16, 32, -1);
-    void *a256 = be->alloc(inst, 16, 256, -1); /* the set's mask stays 31 */
+    void *a256 = be->alloc(inst, 16, 256, -1);
     HR_CHECK((uintptr_t)a256 % 256 == 0 && (uintptr_t)a32 % 32 == 0);
     void *nat[64];
     int off32 = 0;
@@ -248,6 +248,38 @@ static void test_fallback_mask(void) {
     HR_CHECK(again == nat[63]);
     be->free(inst, again, 16);
     ends_even(inst, base, 2 * 65 + 2, 4, 2);
+}
+
+/* A filter bucket whose count reached its top (255) stays searched until
+ * the set is empty: 260 blocks refused for a 64 KiB alignment all share one
+ * bucket (their addresses agree modulo 64 KiB), and every one of them, freed
+ * among native frees, is still the fallback's, the 256th to 260th too (a
+ * count that went on down from 255 would reach 0 with five of them live and
+ * hand those to block's lists). */
+static void test_fallback_filter_full(void) {
+    enum { N = 260 };
+    const hr_backend_t *be = &hr_backend_block;
+    hr_error_t err = {{0}};
+    void *inst = hr_tm_create(be, NULL, &err);
+    uint64_t base = be->footprint(inst);
+    static void *fb[N];
+    for (int i = 0; i < N; i++) {
+        fb[i] = be->alloc(inst, 16, 65536, -1);
+        HR_CHECK(fb[i] != NULL && (uintptr_t)fb[i] % 65536 == 0);
+    }
+    void *nat = be->alloc(inst, 16, 0, -1);
+    void *other = be->alloc(inst, 48, 0, -1);
+    for (int i = 0; i < N; i++) {
+        be->free(inst, nat, 16);
+        be->free(inst, fb[i], 16);
+        nat = be->alloc(inst, 16, 0, -1);
+    }
+    be->free(inst, nat, 16);
+    be->free(inst, other, 48);
+    void *a = be->alloc(inst, 16, 0, -1); /* the filter empty again: native */
+    HR_CHECK(a == nat);
+    be->free(inst, a, 16);
+    ends_even(inst, base, 2 * (N + 1) + 2 + 2, 2 * N, N);
 }
 
 /* An in-house backend's create() sets the fallback's glibc as a long-running
@@ -279,7 +311,8 @@ int main(void) {
     HR_RUN(test_check_detects);
     HR_RUN(test_backend);
     HR_RUN(test_fallback_steps);
-    HR_RUN(test_fallback_mask);
+    HR_RUN(test_fallback_filter);
+    HR_RUN(test_fallback_filter_full);
     HR_RUN(test_fallback_keeps_heap);
     return hr_test_done();
 }
