@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc/chunk.h"
+#include "base/hmem.h"
 #include "base/size.h"
 
 void *hr_inhouse_new(const hr_inhouse_class_t *cls, size_t size, hr_error_t *err) {
@@ -63,14 +64,13 @@ void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const cha
     if (!p || why == hr_inhouse_oversize)
         return p;
     if (!ih->fb_hits)
-        ih->fb_hits = calloc(HR_INHOUSE_FB_BUCKETS, 1);
+        ih->fb_hits = hr_hmem_alloc(HR_INHOUSE_FB_BUCKETS, HR_HMEM_ZERO);
     if (!ih->fb_hits || !hr_ptrmap_put(&ih->fb_set, (uintptr_t)p, NULL)) {
         hr_fallback_free(&ih->fb, p, size);
         return NULL;
     }
     uint8_t *h = &ih->fb_hits[hr_inhouse_bucket(p)];
-    if (*h < 255 && ++*h == 255)
-        ih->fb_stuck = 1;
+    *h += *h < 255; /* 255 sticks (inhouse.h) */
     return p;
 }
 
@@ -78,12 +78,7 @@ int hr_inhouse_fb_free(hr_inhouse_t *ih, void *ptr, size_t size) {
     if (!hr_ptrmap_remove(&ih->fb_set, (uintptr_t)ptr, NULL))
         return 0;
     uint8_t *h = &ih->fb_hits[hr_inhouse_bucket(ptr)];
-    if (*h < 255)
-        --*h;
-    if (ih->fb_stuck && !ih->fb_set.n) { /* every count is 0 again */
-        memset(ih->fb_hits, 0, HR_INHOUSE_FB_BUCKETS);
-        ih->fb_stuck = 0;
-    }
+    *h -= *h < 255;
     hr_fallback_free(&ih->fb, ptr, size);
     return 1;
 }
@@ -130,6 +125,7 @@ void hr_inhouse_destroy(void *self) {
     for (size_t it = 0; (it = hr_ptrmap_next(&ih->fb_set, it, &p, NULL));)
         free((void *)(uintptr_t)p);
     hr_ptrmap_free(&ih->fb_set);
-    free(ih->fb_hits);
+    if (ih->fb_hits)
+        hr_hmem_free(ih->fb_hits, HR_INHOUSE_FB_BUCKETS);
     free(ih);
 }

@@ -91,23 +91,25 @@ typedef struct hr_inhouse {
      * size it allocated), and the backend sends it to
      * hr_inhouse_fb_free_oversize. */
     hr_ptrmap_t               fb_set;
-    /* A counting filter over fb_set (HR_INHOUSE_FB_BUCKETS bytes, made with
-     * the first block put in the set, NULL before): fb_hits[bucket(p)]
-     * counts the blocks of the set whose address falls in p's bucket (255
-     * sticks: that bucket is then always searched, until the set is empty
-     * again). A pointer whose bucket counts 0 is no fallback block, so a
-     * free of the allocator's own block while fallback blocks are live tests
-     * one byte, and its branch goes the same way nearly every time. The test
-     * before it (a mask of the low address bits every fallback block has
-     * clear) failed for every pointer as aligned as the set's blocks and,
-     * with both outcomes common, was mispredicted: on game_session's blocks
-     * up to 640 B (68 blocks refused for their 64-byte alignment, live for
-     * long) block's free took 0.15 mispredicted branches and a search of the
-     * set per op, and ran at 1.18x mimalloc's time with 0.84x its
-     * instructions. Out of line: kept in this struct, its 4 KiB moved the
-     * bank's own state and cost bank up to 8 % on frame_loop. */
+    /* A counting filter over fb_set: HR_INHOUSE_FB_BUCKETS bytes of harness
+     * memory (base/hmem.h), mapped with the first block put in the set, NULL
+     * before. fb_hits[bucket(p)] counts the blocks of the set whose address
+     * falls in p's bucket; 255 sticks (a count that went on must not reach 0
+     * with blocks of its bucket live), and such a bucket is searched while
+     * the set is not empty. A pointer whose bucket counts 0 is no fallback
+     * block, so a free of the allocator's own block while fallback blocks
+     * are live tests one byte, and the branch goes the same way nearly every
+     * time. The test before it (a mask of the low address bits every block
+     * in the set has clear) let through every pointer as aligned as the
+     * set's blocks and, both outcomes common, was mispredicted: on
+     * game_session's blocks up to 640 B (68 blocks refused for their 64-byte
+     * alignment, live for long) block's free searched the set for one free in
+     * four and took 0.15 mispredicted branches per op, and block ran at 1.19x
+     * mimalloc's time with 0.84x its instructions. Out of line, in place of
+     * the mask: 4 KiB more in this struct moved the state of the backends
+     * that embed it (bank 8 % slower on frame_loop) and a calloc'd one
+     * changed what the allocator under test held. */
     uint8_t                  *fb_hits;
-    int                       fb_stuck; /* some count reached 255 */
 } hr_inhouse_t;
 
 /* The filter bucket of an address: its 16-byte granule modulo the table

@@ -250,8 +250,7 @@ static void test_fallback_filter(void) {
     ends_even(inst, base, 2 * 65 + 2, 4, 2);
 }
 
-/* A filter bucket whose count reached its top (255) stays searched until
- * the set is empty: 260 blocks refused for a 64 KiB alignment all share one
+/* A filter bucket whose count reached its top (255) stays there: 260 blocks refused for a 64 KiB alignment all share one
  * bucket (their addresses agree modulo 64 KiB), and every one of them, freed
  * among native frees, is still the fallback's, the 256th to 260th too (a
  * count that went on down from 255 would reach 0 with five of them live and
@@ -276,7 +275,7 @@ static void test_fallback_filter_full(void) {
     }
     be->free(inst, nat, 16);
     be->free(inst, other, 48);
-    void *a = be->alloc(inst, 16, 0, -1); /* the filter empty again: native */
+    void *a = be->alloc(inst, 16, 0, -1); /* the set empty: every free native */
     HR_CHECK(a == nat);
     be->free(inst, a, 16);
     ends_even(inst, base, 2 * (N + 1) + 2 + 2, 2 * N, N);
