@@ -18,6 +18,7 @@
 #   BINS="64k=PATH 4k=PATH"   label=heapreplay binary, in order; the first is the base
 #   TRACES="gen:particles:10M gen:session:10M"   gen:SCENARIO:EVENTS (seed 11) or files
 #   ALLOCATORS="mimalloc"  ROUNDS=6  WARM_TIME=0.5
+#   FRESH_LIBS=linked      how fresh_replay maps heapreplay's libraries (hr_bench_lib.sh)
 #   OUT=results/evwin-size-vm.md
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
@@ -28,8 +29,10 @@ ALLOCATORS=${ALLOCATORS:-mimalloc}
 ROUNDS=${ROUNDS:-6}
 WARM_TIME=${WARM_TIME:-0.5}
 OUT=${OUT:-$S/results/evwin-size-vm.md}
-CMD="BINS='$BINS' TRACES='$TRACES' ALLOCATORS='$ALLOCATORS' ROUNDS=$ROUNDS WARM_TIME=$WARM_TIME bench/event_form/window_size.sh"
-same_libs=$(hr_same_libs same) # the same mappings in both processes (fresh_agreement.sh)
+FRESH_LIBS=${FRESH_LIBS:-linked} # the same mappings in both processes (hr_bench_lib.sh)
+CMD="BINS='$BINS' TRACES='$TRACES' ALLOCATORS='$ALLOCATORS' ROUNDS=$ROUNDS WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS bench/event_form/window_size.sh"
+same_libs=$(hr_same_libs "$FRESH_LIBS")
+FRESH=$(hr_fresh_ref "$FRESH_LIBS" fresh_replay)
 
 : > "$W/rows.tsv"   # trace alloc round label ns_per_op (label "fresh": fresh_replay)
 for t in $TRACES; do

@@ -35,14 +35,12 @@
 #   FRESH_COLD=.cold_ns_per_op    FRESH_WARM=.ns_per_op     fresh_replay's
 #                            (thread CPU time; .cold_wall_ns_per_op and
 #                            .wall_ns_per_op are the wall-clock ones)
-#   FRESH_LIBS=same          same: fresh_replay also preloads heapreplay's own
-#                            shared libraries (ldd: libzstd, libz, libm), so both
-#                            processes have the same mappings; none: only LIB.
-#                            Why: glibc's brk/trim cost grows with the kernel's
-#                            work per mapping change, which depends on how many
-#                            mappings the process has (frame_loop on glibc: fresh
-#                            71 ns/op alone, 61 with those libraries, heapreplay
-#                            63); `same` isolates what the harness itself costs
+#   FRESH_LIBS=linked        how fresh_replay maps heapreplay's own shared
+#                            libraries (libzstd, libz, libdw, libm and theirs):
+#                            linked: relinked with heapreplay's DT_NEEDED list
+#                            in its order; same: preloaded; none: not at all
+#                            (bench/lib/hr_bench_lib.sh says why: glibc's
+#                            frame_loop moves 82-99 ns/op with the layout)
 #   OUT=results/fresh-agreement.md
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
@@ -57,7 +55,7 @@ HR_COLD=${HR_COLD:-.time.cold_ns_per_op}
 HR_WARM=${HR_WARM:-.time.ns_per_op}
 FRESH_COLD=${FRESH_COLD:-.cold_ns_per_op}
 FRESH_WARM=${FRESH_WARM:-.ns_per_op}
-FRESH_LIBS=${FRESH_LIBS:-same}
+FRESH_LIBS=${FRESH_LIBS:-linked}
 REAL=${REAL:-1}
 TARGET_LO=${TARGET_LO:-0.97}
 TARGET_HI=${TARGET_HI:-1.03}
@@ -80,6 +78,10 @@ warm_opt=""
 hr_has_warm_time && warm_opt="--warm-time $WARM_TIME"
 
 same_libs=$(hr_same_libs "$FRESH_LIBS")
+FRESH=$(hr_fresh_ref "$FRESH_LIBS" fresh_replay)
+ref_shown=tests/tools/fresh_replay
+[ "$FRESH_LIBS" = linked ] &&
+    ref_shown="fresh_replay relinked with heapreplay's libraries in its order ($(hr_needed "$HR" | tr '\n' ' ' | sed 's/ $//'))"
 
 # The flat event files, one per trace, and heapreplay's options that make it
 # replay as fresh_replay does (trace_opts.tsv: trace, options).
@@ -121,7 +123,7 @@ report() {
     {
         hr_header "heapreplay vs a fresh hand-written replay" "$CMD"
         echo "Per round: \`heapreplay replay TRACE -a ALLOC -r 1 -f json $warm_opt $HR_OPTS\` then"
-        echo "\`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" tests/tools/fresh_replay --warm-time $WARM_TIME TRACE.flat\`, interleaved"
+        echo "\`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" $ref_shown --warm-time $WARM_TIME TRACE.flat\`, interleaved"
         echo "(A B per trace x allocator, $done of $ROUNDS rounds). heapreplay figures: \`$HR_COLD\` (cold),"
         echo "\`$HR_WARM\` (warm); fresh_replay: \`$FRESH_COLD\`, \`$FRESH_WARM\` (thread CPU time)."
         echo "Ratio = heapreplay / fresh within a round; median [min-max] over the rounds. Harness ns/event ="

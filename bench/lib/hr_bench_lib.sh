@@ -18,6 +18,8 @@
 #   hr_free_port              a TCP port free now, chosen by the kernel (never
 #                             a fixed one: two runs on one machine would share it)
 #   hr_has_warm_time          0 when `heapreplay replay` knows --warm-time
+#   hr_same_libs MODE, hr_fresh_ref MODE NAME   how a reference program maps
+#                             heapreplay's libraries (FRESH_LIBS, below)
 #   hr_median / hr_min / hr_max   of the numbers on stdin ("null" lines
 #                             skipped; "-" when none)
 
@@ -143,15 +145,50 @@ hr_median() { grep -v '^null$' | sort -g | awk '{ v[NR] = $1 } END {
 hr_min() { grep -v '^null$' | sort -g | awk 'NR == 1 { print; f = 1 } END { if (!f) print "-" }'; }
 hr_max() { grep -v '^null$' | sort -g | awk '{ l = $1 } END { print (NR ? l : "-") }'; }
 
-# hr_same_libs MODE: the shared libraries to preload into a reference program
-# so that its process has the same mappings as heapreplay's (MODE same), or
-# nothing (MODE none). glibc's brk/trim cost grows with the number of mappings
-# (results/fresh-agreement.md), so "same" isolates what the harness itself costs.
+# The reference programs (tests/tools/fresh_replay, fresh_mt_replay) can map
+# heapreplay's shared libraries three ways, FRESH_LIBS:
+#   linked  relinked here with heapreplay's own DT_NEEDED list, in its order
+#           (hr_fresh_ref), nothing preloaded: both processes map the same
+#           libraries in the same order;
+#   same    the libraries preloaded (LD_PRELOAD) into the plain build, which
+#           maps them, but in another order;
+#   none    neither: the plain build maps the C library alone.
+# Why it matters: glibc's frame_loop costs a fresh program 82-85 ns/op with
+# the libraries preloaded or linked in one order and 93-99 with none or with
+# heapreplay's order (quiet AMD VM, 2026-11-29: the same page faults and brk
+# calls; the system time differs), so a reference mapped otherwise than
+# heapreplay measures the layout, not the harness (results/fresh-agreement.md).
+
+# hr_same_libs MODE: the libraries to preload into a reference program ("" but
+# for MODE same).
 hr_same_libs() {
     case "$1" in
         same) ldd "$HR" | awk '$2 == "=>" && $3 ~ /^\// && $1 !~ /^(libc|ld-linux)/ { print $3 }' |
                   tr '\n' ' ' | sed 's/ $//' ;;
-        none) ;;
-        *) echo "FRESH_LIBS must be same or none" >&2; return 2 ;;
+        none | linked) ;;
+        *) echo "FRESH_LIBS must be linked, same or none" >&2; return 2 ;;
     esac
+}
+
+# hr_needed BINARY: its DT_NEEDED libraries in order, one a line.
+hr_needed() { readelf -d "$1" | awk '/\(NEEDED\)/ { gsub(/[][]/, "", $5); print $5 }'; }
+
+# hr_fresh_ref MODE NAME: the path of the reference program NAME (fresh_replay
+# or fresh_mt_replay) to run under MODE; for linked, NAME's object relinked in
+# $W with heapreplay's DT_NEEDED libraries first, in heapreplay's order (exit 1
+# when the result's list differs from heapreplay's).
+hr_fresh_ref() {
+    local bin="$B/tests/tools/$2"
+    [ "$1" = linked ] || { echo "$bin"; return 0; }
+    local out="$W/$2-linked" libs=()
+    while read -r l; do
+        libs+=("-l:$l")
+    done < <(hr_needed "$HR")
+    ${CC:-cc} -o "$out" "$B/tests/tools/$2.o" -Wl,--no-as-needed "${libs[@]}" \
+        -Wl,--as-needed -lpthread >&2 || { echo "hr_fresh_ref: cannot relink $2" >&2; return 1; }
+    if [ "$(hr_needed "$out" | grep -v '^libpthread')" != "$(hr_needed "$HR")" ]; then
+        echo "hr_fresh_ref: $out maps $(hr_needed "$out" | tr '\n' ' ')but heapreplay $(hr_needed "$HR" | tr '\n' ' ')" >&2
+        return 1
+    fi
+    echo "$out"
 }

@@ -19,9 +19,11 @@
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
 #   WARM_TIME=0.5            --warm-time of both sides
 #   HR_OPTS=                 more `heapreplay replay` options
-#   FRESH_LIBS=same          same: fresh_mt_replay also preloads heapreplay's own
-#                            shared libraries, so both processes have the same
-#                            mappings (see fresh_agreement.sh); none: only LIB
+#   FRESH_LIBS=linked        how fresh_mt_replay maps heapreplay's own shared
+#                            libraries: linked (relinked in heapreplay's order),
+#                            same (preloaded) or none (bench/lib/hr_bench_lib.sh);
+#                            linked relinks with cc: on a machine without a C
+#                            compiler use same
 #   OUT=results/threads-agreement.md
 #   DATA_COPY=               a file the raw per-round data is copied to after every
 #                            round (a run cut short by a time limit keeps its rounds)
@@ -39,13 +41,16 @@ SEED=${SEED:-5}
 ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 WARM_TIME=${WARM_TIME:-0.5}
 HR_OPTS=${HR_OPTS:-}
-FRESH_LIBS=${FRESH_LIBS:-same}
+FRESH_LIBS=${FRESH_LIBS:-linked}
 DATA_COPY=${DATA_COPY:-}
 FROM_DATA=${FROM_DATA:-}
 MACHINE_NOTE=${MACHINE_NOTE:-}
 OUT=${OUT:-$S/results/threads-agreement.md}
 CMD="ROUNDS=$ROUNDS THREADS='$THREADS' EVENTS=$EVENTS SCENARIO=$SCENARIO SEED=$SEED ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS${HR_OPTS:+ HR_OPTS='$HR_OPTS'} bench/threads/threads_agreement.sh"
 same_libs=$(hr_same_libs "$FRESH_LIBS")
+FRESH_MT=$(hr_fresh_ref "$FRESH_LIBS" fresh_mt_replay)
+mt_shown=tests/tools/fresh_mt_replay
+[ "$FRESH_LIBS" = linked ] && mt_shown="fresh_mt_replay relinked with heapreplay's libraries in its order"
 
 measure() {
 for n in $THREADS; do
@@ -167,7 +172,7 @@ pairs() {
     done
     echo
     echo "Per round, per allocator: \`heapreplay replay TRACE -a ALLOC -r 1 -f json --warm-time $WARM_TIME $HR_OPTS\`"
-    echo "then \`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" tests/tools/fresh_mt_replay --warm-time $WARM_TIME TRACE.flat\`"
+    echo "then \`LD_PRELOAD=\"LIB${same_libs:+ $same_libs}\" $mt_shown --warm-time $WARM_TIME TRACE.flat\`"
     echo "($ROUNDS rounds, A B interleaved). Throughput = memory ops / wall time of the median warm lap,"
     echo "from the first thread's start to the last thread's end (heapreplay: \`threads.ops_per_s\`;"
     echo "one thread: \`ops.total / time.wall_s\`). Ratio = heapreplay / hand-written within a round;"
