@@ -113,8 +113,9 @@ typedef struct hr_inhouse {
 } hr_inhouse_t;
 
 /* The filter bucket of an address: its 16-byte granule modulo the table
- * (every block is at least 16-aligned; the allocators' blocks spread evenly
- * over the granules of any 64 KiB). */
+ * (the allocators' blocks spread evenly over the granules of any 64 KiB; an
+ * 8-aligned block sharing a granule with a fallback block, sizeclass's min=8,
+ * costs only a search of the set). */
 static inline size_t hr_inhouse_bucket(const void *ptr) {
     return ((uintptr_t)ptr >> 4) & (HR_INHOUSE_FB_BUCKETS - 1);
 }
