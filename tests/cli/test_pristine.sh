@@ -36,6 +36,7 @@ TRACE="$S/traces/frame_loop.hrt"
 "$HR" info --json "$TRACE" > "$T/info.json"
 want=0
 for k in alloc calloc realloc free; do want=$((want + $("$JGET" "0.ops.$k" "$T/info.json"))); done
+want_ops=$want
 if grep -q "^$T/fl.flat: $want events" "$T/dump.out"; then ok "dump_events: $want memory ops of frame_loop"
 else not_ok "dump_events writes the $want memory ops" "$(cat "$T/dump.out")"; fi
 
@@ -97,6 +98,31 @@ else
         ok "$name"
     else
         not_ok "$name" "brk calls per process (pid count), root excluded:" "$(cat "$T/hr.counts")"
+    fi
+fi
+
+# 4. the benchmarks' reference relinked as heapreplay is linked
+# (bench/lib/hr_bench_lib.sh, FRESH_LIBS=linked): its shared libraries are
+# heapreplay's, in heapreplay's order (the order alone moved glibc's frame_loop
+# by 15 % in a hand-written replay), and it replays the flat file.
+if ! command -v readelf > /dev/null 2>&1 || ! command -v "${CC:-cc}" > /dev/null 2>&1; then
+    skip "the reference relinked with heapreplay's libraries" "no readelf or C compiler"
+elif [ ! -f "$top_builddir/tests/tools/fresh_replay.o" ]; then
+    skip "the reference relinked with heapreplay's libraries" "tests/tools/fresh_replay.o not built"
+elif nm "$top_builddir/tests/tools/fresh_replay.o" 2> /dev/null | grep -q __asan; then
+    skip "the reference relinked with heapreplay's libraries" "ASan build (the benchmarks need a plain one)"
+else
+    ref=$( (B=$top_builddir W=$T; . "$S/bench/lib/hr_bench_lib.sh"; hr_fresh_ref linked fresh_replay) 2> "$T/ref.err")
+    want=$(readelf -d "$HR" | awk '/\(NEEDED\)/ { print $5 }' | tr -d '[]' | tr '\n' ' ')
+    got=$( [ -n "$ref" ] && readelf -d "$ref" | awk '/\(NEEDED\)/ { print $5 }' | tr -d '[]' | tr '\n' ' ')
+    if [ -n "$ref" ] && [ "$got" = "$want" ]; then ok "the reference relinked maps $want"
+    else not_ok "the reference relinked maps heapreplay's libraries in order" "heapreplay: $want" \
+        "reference: $got" "$(cat "$T/ref.err")"; fi
+    if [ -n "$ref" ] && "$ref" --warm-laps 0 "$T/fl.flat" > "$T/ref.json" 2> "$T/ref.err" &&
+        [ "$("$JGET" ops "$T/ref.json" 2> /dev/null)" = "$want_ops" ]; then
+        ok "the relinked reference replays frame_loop's $want_ops memory ops"
+    else
+        not_ok "the relinked reference replays frame_loop" "$(cat "$T/ref.err")" "$(head -c 300 "$T/ref.json" 2> /dev/null)"
     fi
 fi
 
