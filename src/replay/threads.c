@@ -130,7 +130,7 @@ static __attribute__((noinline)) void wait_slow(pool_t *p, uint32_t slot, uint32
                                                 tstat_t *st) {
     _Atomic uint32_t *w = &p->seq[slot], *sleepers = &p->sleepers[slot % HR_SLEEP_BUCKETS];
     st->waits++;
-    uint64_t t0 = hr_now_ns();
+    uint64_t t0 = hr_now_ns(), c0 = hr_thread_cpu_ns();
     for (uint32_t i = 0; i < g_spin_rounds + g_yield_rounds; i++) {
         if (i < g_spin_rounds)
             cpu_pause();
@@ -138,11 +138,13 @@ static __attribute__((noinline)) void wait_slow(pool_t *p, uint32_t slot, uint32
             sched_yield(); /* more threads than cores: the one we wait for may be ready to run here */
         if (atomic_load_explicit(w, memory_order_acquire) >= want) {
             st->spin_ns += hr_now_ns() - t0;
+            st->spin_cpu_ns += hr_thread_cpu_ns() - c0;
             return;
         }
     }
     uint64_t t1 = hr_now_ns();
     st->spin_ns += t1 - t0;
+    st->spin_cpu_ns += hr_thread_cpu_ns() - c0;
     atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
     if (!p->fence)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
@@ -445,11 +447,12 @@ static void lap_run(pool_t *p, uint64_t *wall, uint64_t *cpu, tstat_t *sum, tsta
         const tstat_t *st = &p->ctx[k].st;
         first = st->start_ns < first ? st->start_ns : first;
         last = st->end_ns > last ? st->end_ns : last;
-        c += st->cpu_ns > st->spin_ns ? st->cpu_ns - st->spin_ns : 0;
+        c += st->cpu_ns > st->spin_cpu_ns ? st->cpu_ns - st->spin_cpu_ns : 0;
         tstat_t *out[2] = {sum ? &sum[k] : NULL, total};
         for (int j = 0; j < 2; j++)
             if (out[j]) {
                 out[j]->cpu_ns += st->cpu_ns, out[j]->spin_ns += st->spin_ns;
+                out[j]->spin_cpu_ns += st->spin_cpu_ns;
                 out[j]->sleep_ns += st->sleep_ns, out[j]->waits += st->waits;
                 out[j]->empty_frees += st->empty_frees, out[j]->failed += st->failed;
             }
