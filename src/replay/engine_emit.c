@@ -96,7 +96,7 @@ static void emit_per_thread(const result_t *res, hr_emit_t *em) {
     for (uint32_t k = 0; k < tr->n; k++) {
         const tstat_t *w = &tr->warm[k];
         const hr_stream_t *st = &tr->sched->s[k];
-        double cpu = (double)(w->cpu_ns > w->spin_cpu_ns ? w->cpu_ns - w->spin_cpu_ns : 0) / laps;
+        double cpu = (double)hr_tstat_work_ns(w) / laps;
         hr_emit_obj_begin(em, NULL);
         hr_emit_u64(em, "thread", k);
         hr_emit_u64(em, "ops", st->mem_ops);

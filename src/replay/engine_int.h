@@ -152,6 +152,13 @@ typedef struct tstat {
     uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC around its stream (one lap) */
 } tstat_t;
 
+/* A thread's allocator work: its CPU time less the CPU it spent spinning on
+ * dependencies (the lap's CPU figure sums it over the threads; the report's
+ * per-thread figure is it per op). */
+static inline uint64_t hr_tstat_work_ns(const tstat_t *s) {
+    return s->cpu_ns > s->spin_cpu_ns ? s->cpu_ns - s->spin_cpu_ns : 0;
+}
+
 /* The threaded time mode's figures beside laps_t (threads.c). */
 typedef struct thr_result {
     uint32_t n;            /* recorded threads = replay threads */

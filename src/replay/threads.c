@@ -447,7 +447,7 @@ static void lap_run(pool_t *p, uint64_t *wall, uint64_t *cpu, tstat_t *sum, tsta
         const tstat_t *st = &p->ctx[k].st;
         first = st->start_ns < first ? st->start_ns : first;
         last = st->end_ns > last ? st->end_ns : last;
-        c += st->cpu_ns > st->spin_cpu_ns ? st->cpu_ns - st->spin_cpu_ns : 0;
+        c += hr_tstat_work_ns(st);
         tstat_t *out[2] = {sum ? &sum[k] : NULL, total};
         for (int j = 0; j < 2; j++)
             if (out[j]) {
