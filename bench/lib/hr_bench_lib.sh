@@ -180,14 +180,16 @@ hr_needed() { readelf -d "$1" | awk '/\(NEEDED\)/ { gsub(/[][]/, "", $5); print 
 hr_fresh_ref() {
     local bin="$B/tests/tools/$2"
     [ "$1" = linked ] || { echo "$bin"; return 0; }
-    local out="$W/$2-linked" libs=()
+    local out="$W/$2-linked" want got libs=()
+    want=$(hr_needed "$HR")
     while read -r l; do
         libs+=("-l:$l")
-    done < <(hr_needed "$HR")
+    done <<< "$want"
     ${CC:-cc} -o "$out" "$B/tests/tools/$2.o" -Wl,--no-as-needed "${libs[@]}" \
         -Wl,--as-needed -lpthread >&2 || { echo "hr_fresh_ref: cannot relink $2" >&2; return 1; }
-    if [ "$(hr_needed "$out" | grep -v '^libpthread')" != "$(hr_needed "$HR")" ]; then
-        echo "hr_fresh_ref: $out maps $(hr_needed "$out" | tr '\n' ' ')but heapreplay $(hr_needed "$HR" | tr '\n' ' ')" >&2
+    got=$(hr_needed "$out" | grep -v '^libpthread')
+    if [ "$got" != "$want" ]; then
+        echo "hr_fresh_ref: $out maps $(tr '\n' ' ' <<< "$got")but heapreplay $(tr '\n' ' ' <<< "$want")" >&2
         return 1
     fi
     echo "$out"
