@@ -1,6 +1,7 @@
 /* replay: the "startup" section of a report — each external allocator's
  * process start-up against the C library's, measured once per run
  * (replay/startup.h; docs/METRICS.md, "Process start-up"). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,13 @@ static hr_json_t *row_json(const char *name, const hr_startup_t *r, const hr_sta
     hr_json_set(o, "cpu_s_q1", hr_json_new_num(r->cpu_q1_s));
     hr_json_set(o, "cpu_s_q3", hr_json_new_num(r->cpu_q3_s));
     hr_json_set(o, "max_rss", hr_json_new_u64(r->max_rss));
-    hr_json_set(o, "cpu_s_over_glibc", hr_json_new_num(r->cpu_s - base->cpu_s));
+    /* the paired estimate (startup.h), not the difference of the medians */
+    hr_json_set(o, "cpu_s_over_glibc", hr_json_new_num(r->over_s));
+    if (r != base && isfinite(r->over_lo_s)) {
+        hr_json_set(o, "cpu_s_over_glibc_lo", hr_json_new_num(r->over_lo_s));
+        hr_json_set(o, "cpu_s_over_glibc_hi", hr_json_new_num(r->over_hi_s));
+        hr_json_set(o, "confidence", hr_json_new_num(r->over_conf));
+    }
     hr_json_set(o, "max_rss_over_glibc",
                 hr_json_new_num((double)r->max_rss - (double)base->max_rss));
     return o;
@@ -52,7 +59,8 @@ int hr_replay_startup_section(const hr_alloc_spec_t *specs, int nspecs, hr_repor
     hr_startup_options_t opt = hr_startup_default();
     hr_startup_t rows[MAX_LIBS];
     hr_error_t err = {{0}};
-    if (hr_startup_measure(hr_cli_self_exe(), libs, n, &opt, rows, &err) != 0) {
+    unsigned runs = 0;
+    if (hr_startup_measure(hr_cli_self_exe(), libs, n, &opt, rows, &runs, &err) != 0) {
         if (!quiet) /* a report without start-up figures, not a failed replay */
             fprintf(stderr, "heapreplay replay: no start-up figures: %s\n", err.msg);
         return 0;
@@ -63,7 +71,7 @@ int hr_replay_startup_section(const hr_alloc_spec_t *specs, int nspecs, hr_repor
         hr_json_free(arr);
         return 0;
     }
-    hr_json_set(sec, "runs", hr_json_new_u64(opt.runs));
+    hr_json_set(sec, "runs", hr_json_new_u64(runs));
     hr_json_set(sec, "probe", hr_json_new_str("heapreplay __startup-probe"));
     for (size_t i = 0; i < n; i++)
         hr_json_push(arr, row_json(names[i], &rows[i], &rows[0]));

@@ -1,19 +1,26 @@
 /* Each allocator's process start-up (startup.h). */
 #include "replay/startup.h"
 #include "base/order.h"
+#include "base/signrank.h"
 #include "replay/child.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+/* 7 rounds at least (a signed-rank interval needs 6); then until each
+ * library's difference is known to +-10 % or +-20 us (a 43-process build
+ * multiplies the term by 43), at most 41 rounds or 0.5 s: about 0.1 s for
+ * four libraries on a quiet machine, the cap on a loaded one. */
 hr_startup_options_t hr_startup_default(void) {
-    hr_startup_options_t o = {7};
+    hr_startup_options_t o = {7, 41, 0.10, 20e-6, 0.5};
     return o;
 }
 
@@ -64,28 +71,75 @@ static double quantile(const double *v, unsigned n, double q) {
     return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Library i's per-round differences from the C library's over rounds
+ * [0, runs) (cpu is library-major, stride max) and their estimate. */
+static int over_of(const double *cpu, size_t i, unsigned runs, unsigned max, hr_startup_t *o) {
+    double d[HR_STARTUP_MAX_RUNS];
+    for (unsigned r = 0; r < runs; r++)
+        d[r] = cpu[i * max + r] - cpu[r];
+    return hr_signrank_hl(d, (int)runs, &o->over_s, &o->over_lo_s, &o->over_hi_s, &o->over_conf);
+}
+
+/* Whether every library's interval is within the tolerance. */
+static int tight(const double *cpu, size_t n, unsigned runs, const hr_startup_options_t *opt) {
+    for (size_t i = 1; i < n; i++) {
+        hr_startup_t o;
+        if (over_of(cpu, i, runs, opt->max_runs, &o) != 0)
+            return 0;
+        double tol = fmax(opt->rel_tol * fabs(o.over_s), opt->abs_tol_s);
+        if (o.over_hi_s - o.over_s > tol || o.over_s - o.over_lo_s > tol)
+            return 0;
+    }
+    return 1;
+}
+
 int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
-                       const hr_startup_options_t *opt, hr_startup_t *out, hr_error_t *err) {
-    unsigned runs = opt->runs < 1 ? 1 : opt->runs > HR_STARTUP_MAX_RUNS ? HR_STARTUP_MAX_RUNS
-                                                                         : opt->runs;
-    double *cpu = calloc(n * runs, sizeof *cpu);
-    uint64_t *rss = calloc(n * runs, sizeof *rss);
+                       const hr_startup_options_t *opt_in, hr_startup_t *out, unsigned *nruns,
+                       hr_error_t *err) {
+    hr_startup_options_t o = *opt_in;
+    o.max_runs = o.max_runs > HR_STARTUP_MAX_RUNS ? HR_STARTUP_MAX_RUNS : o.max_runs < 1 ? 1 : o.max_runs;
+    o.min_runs = o.min_runs > o.max_runs ? o.max_runs : o.min_runs < 1 ? 1 : o.min_runs;
+    double *cpu = calloc(n * o.max_runs, sizeof *cpu);
+    uint64_t *rss = calloc(n * o.max_runs, sizeof *rss);
     int rc = cpu && rss ? 0 : -1;
     if (rc)
         hr_error_set(err, "start-up probe: out of memory");
     /* interleaved: every library once per round, so a slow patch of the
-     * machine falls on all of them alike */
-    for (unsigned r = 0; rc == 0 && r < runs; r++)
+     * machine falls on all of them alike, and a round's differences are
+     * taken within it */
+    unsigned runs = 0;
+    double t0 = wall_s();
+    while (rc == 0 && runs < o.max_runs &&
+           (runs < o.min_runs || (wall_s() - t0 < o.max_s && !tight(cpu, n, runs, &o)))) {
         for (size_t i = 0; rc == 0 && i < n; i++)
-            rc = probe_once(self_exe, libs[i], &cpu[i * runs + r], &rss[i * runs + r], err);
+            rc = probe_once(self_exe, libs[i], &cpu[i * o.max_runs + runs],
+                            &rss[i * o.max_runs + runs], err);
+        runs += rc == 0;
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) { /* the paired figures first: sorting unpairs */
+        out[i] = (hr_startup_t){.lib = libs[i], .runs = runs};
+        if (i > 0)
+            over_of(cpu, i, runs, o.max_runs, &out[i]);
+    }
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        double *c = &cpu[i * runs];
-        uint64_t *m = &rss[i * runs];
+        hr_startup_t *r = &out[i];
+        double *c = &cpu[i * o.max_runs];
+        uint64_t *m = &rss[i * o.max_runs];
         qsort(c, runs, sizeof *c, hr_cmp_f64);
         qsort(m, runs, sizeof *m, hr_cmp_u64);
-        out[i] = (hr_startup_t){libs[i], runs, quantile(c, runs, 0.5), quantile(c, runs, 0.25),
-                                quantile(c, runs, 0.75), m[runs / 2]};
+        r->cpu_s = quantile(c, runs, 0.5);
+        r->cpu_q1_s = quantile(c, runs, 0.25);
+        r->cpu_q3_s = quantile(c, runs, 0.75);
+        r->max_rss = m[runs / 2];
     }
+    if (nruns)
+        *nruns = runs;
     free(cpu);
     free(rss);
     return rc;

@@ -6,46 +6,13 @@
 #include <string.h>
 
 #include "base/metrics.h"
+#include "base/signrank.h"
 #include "report/access.h"
 #include "report/stats.h"
-
-int hr_paired_rank_k(int n, double *confidence) {
-    /* cnt[s]: subsets of the ranks 1..n whose sum is s (the null distribution
-     * of the signed-rank statistic, times 2^n); doubles: 2^64 does not fit */
-    int max = n * (n + 1) / 2, best = 0;
-    double conf = NAN, *cnt = calloc((size_t)max + 1, sizeof *cnt);
-    if (!cnt || n < 1) {
-        free(cnt);
-        if (confidence)
-            *confidence = conf;
-        return 0;
-    }
-    cnt[0] = 1;
-    for (int r = 1; r <= n; r++)
-        for (int s = r * (r + 1) / 2; s >= r; s--)
-            cnt[s] += cnt[s - r];
-    double total = ldexp(1.0, n), tail = 0;
-    for (int k = 1; k <= max / 2; k++) {
-        tail += cnt[k - 1] / total; /* P(T <= k - 1) */
-        if (tail > 0.025)
-            break;
-        best = k;
-        conf = 1 - 2 * tail;
-    }
-    free(cnt);
-    if (confidence)
-        *confidence = conf;
-    return best;
-}
 
 /* The figures tested, the first gated (warm laps: a median over many laps,
  * the steadier figure), the cold lap's for information. */
 static const hr_metric_id_t paired_ids[] = {HR_M_NS_PER_OP, HR_M_COLD_NS_PER_OP};
-
-static int cmp_dbl(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
 
 static const hr_result_t *row_of(const hr_report_view_t *v, const char *trace, const char *alloc) {
     for (size_t i = 0; i < v->n; i++)
@@ -63,25 +30,19 @@ static int figure(const hr_result_t *ra, const hr_result_t *rb, hr_metric_id_t i
     hr_spread_of(ra, id, &a);
     hr_spread_of(rb, id, &b);
     hr_json_t *fig = hr_json_new_object(), *ratios = hr_json_new_array();
-    double x[HR_NOISE_MAX_SAMPLES], w[HR_NOISE_MAX_SAMPLES * (HR_NOISE_MAX_SAMPLES + 1) / 2];
-    int n = 0, nw = 0;
+    double x[HR_NOISE_MAX_SAMPLES];
+    int n = 0, bad = 0;
     for (int i = 0; a.nv == b.nv && i < a.nv; i++)
         if (a.v[i] > 0 && b.v[i] > 0 && isfinite(b.v[i])) {
             hr_json_push(ratios, hr_json_new_num(b.v[i] / a.v[i]));
             x[n++] = log(b.v[i] / a.v[i]);
         }
-    for (int i = 0; i < n; i++) /* the Walsh averages of the log ratios */
-        for (int j = i; j < n; j++)
-            w[nw++] = (x[i] + x[j]) / 2;
-    double conf = NAN;
-    int k = hr_paired_rank_k(n, &conf), bad = 0;
+    double est, lo, hi, conf;
     const char *verdict = a.nv != b.nv ? "unpaired (a sample failed)" : "too few pairs";
     hr_json_set(fig, "metric", hr_json_new_str(hr_metrics[id].path));
     hr_json_set(fig, "ratios", ratios);
-    if (k > 0) {
-        qsort(w, (size_t)nw, sizeof w[0], cmp_dbl);
-        double est = exp(nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2);
-        double lo = exp(w[k - 1]), hi = exp(w[nw - k]);
+    if (hr_signrank_hl(x, n, &est, &lo, &hi, &conf) == 0) { /* on log ratios */
+        est = exp(est), lo = exp(lo), hi = exp(hi);
         bad = est > 1 + tol / 100 && lo > 1;
         verdict = bad ? "REGRESSION" : est < 1 - tol / 100 && hi < 1 ? "improved" : "ok";
         hr_json_set(fig, "ratio", hr_json_new_num(est));

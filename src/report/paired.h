@@ -12,12 +12,9 @@
  *
  * The test: for each trace, the n ratios r_i = B_i / A_i of a figure (warm
  * ns/op, time.ns_per_op; cold ns/op beside it, for information) and the
- * Wilcoxon signed-rank interval of their centre, computed on log r_i: the
- * Walsh averages (x_i + x_j) / 2, i <= j, sorted; the estimate is their
- * median (Hodges-Lehmann), the interval runs from the k-th smallest to the
- * k-th largest with the largest k such that P(T <= k - 1) <= 2.5 % for the
- * signed-rank statistic T of n pairs (its exact distribution), a confidence
- * of at least 95 %; ratio, lo and hi are their exponentials. Exact without
+ * Wilcoxon signed-rank interval of their centre with its Hodges-Lehmann
+ * estimate (base/signrank.h), computed on log r_i; ratio, lo and hi are
+ * their exponentials. Exact without
  * assuming a shape of the noise: for two identical builds each pair's order
  * is arbitrary (A, B is as likely as B, A), so log r_i is symmetric about 0,
  * all the signed-rank test asks. 6 pairs at least; with n pairs it uses
@@ -35,11 +32,6 @@
 
 #define HR_PAIRED_MIN 6          /* fewest pairs with a 95 % signed-rank interval */
 #define HR_PAIRED_DEFAULT_TOL 3. /* percent */
-
-/* The signed-rank interval of n pairs: k, the 1-based rank of its lower end
- * among the n (n + 1) / 2 sorted Walsh averages (the upper end is the k-th
- * largest), and its confidence. 0 when n is too small for 95 %. */
-int hr_paired_rank_k(int n, double *confidence);
 
 /* The "paired" section of report `doc` for allocators a (baseline) and b:
  * {"a", "b", "tolerance_pct", "traces": [{"trace_name", "figures":

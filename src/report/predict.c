@@ -109,18 +109,19 @@ static void rss_pair(const hr_result_t *r, const hr_result_t *b, double *pr, dou
  * has no allocator time. */
 /* The start-up term of row r (docs/METRICS.md, "Process start-up"): the
  * measured start-up CPU of the library r's worker ran with, over the C
- * library's, once for the one process a trace records; its uncertainty
- * half the sum of the two runs' interquartile ranges. Absent (known 0)
- * when the report has no startup section or r ran on a library it does
- * not hold (glibc and the in-house allocators, which run in a glibc
- * process: no library of their own to load). */
+ * library's, once for the one process a trace records, with its interval:
+ * the paired rounds' signed-rank interval, or in a report made before the
+ * probe had one, the estimate +- half the sum of the two libraries'
+ * interquartile ranges. Absent (known 0) when the report has no startup
+ * section or r ran on a library it does not hold (glibc and the in-house
+ * allocators, which run in a glibc process: no library of their own). */
 typedef struct startup_term {
     int    known;
-    double cpu_s, err_s;
+    double cpu_s, lo_s, hi_s;
 } startup_term_t;
 
 static startup_term_t startup_of(const hr_json_t *doc, const hr_result_t *r) {
-    startup_term_t st = {0, 0, 0};
+    startup_term_t st = {0, 0, 0, 0};
     const hr_json_t *rows = hr_json_path(doc, "startup.allocators");
     const char *lib = hr_json_path_str(r->json, "library");
     const hr_json_t *base = hr_json_at(rows, 0);
@@ -130,12 +131,18 @@ static startup_term_t startup_of(const hr_json_t *doc, const hr_result_t *r) {
         const hr_json_t *x = hr_json_at(rows, i);
         const char *l = hr_json_path_str(x, "lib");
         double over = hr_json_path_num(x, "cpu_s_over_glibc");
-        double iqr = hr_json_path_num(x, "cpu_s_q3") - hr_json_path_num(x, "cpu_s_q1") +
-                     hr_json_path_num(base, "cpu_s_q3") - hr_json_path_num(base, "cpu_s_q1");
-        if (l && strcmp(l, lib) == 0 && isfinite(over)) {
-            st = (startup_term_t){1, over, isfinite(iqr) ? iqr / 2 : 0};
-            break;
+        if (!l || strcmp(l, lib) != 0 || !isfinite(over))
+            continue;
+        double lo = hr_json_path_num(x, "cpu_s_over_glibc_lo"),
+               hi = hr_json_path_num(x, "cpu_s_over_glibc_hi");
+        if (!isfinite(lo) || !isfinite(hi) || lo > over || hi < over) {
+            double iqr = hr_json_path_num(x, "cpu_s_q3") - hr_json_path_num(x, "cpu_s_q1") +
+                         hr_json_path_num(base, "cpu_s_q3") - hr_json_path_num(base, "cpu_s_q1");
+            double e = isfinite(iqr) ? iqr / 2 : 0;
+            lo = over - e, hi = over + e;
         }
+        st = (startup_term_t){1, over, lo, hi};
+        break;
     }
     return st;
 }
@@ -152,10 +159,10 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
     double lo, hi, m = hr_predict_model_error(b->m.COLD_CPU);
     hr_predict_scaled(d.min, d.max, &lo, &hi); /* the laps' part only: start-up is measured */
     d.median += st.cpu_s;
-    d.min += st.cpu_s - st.err_s;
-    d.max += st.cpu_s + st.err_s;
-    lo += st.cpu_s - st.err_s - m;
-    hi += st.cpu_s + st.err_s + m;
+    d.min += st.lo_s;
+    d.max += st.hi_s;
+    lo += st.lo_s - m;
+    hi += st.hi_s + m;
     double cpu = prog->cpu_s;
     const char *basis;
     double noise = hr_predict_noise(prog, &basis);

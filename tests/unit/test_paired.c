@@ -7,22 +7,46 @@
 
 #include "hr_test.h"
 #include "base/metrics.h"
+#include "base/signrank.h"
 #include "report/paired.h"
 
 /* Two-sided 5 % critical values of the signed-rank statistic (the largest T
  * that rejects): n = 6: 0, 8: 3, 10: 8, 20: 52; so k = T + 1. */
 static void test_rank_k(void) {
     double conf = 0;
-    HR_CHECK_EQ_I64(hr_paired_rank_k(5, &conf), 0);
+    HR_CHECK_EQ_I64(hr_signrank_k(5, &conf), 0);
     HR_CHECK(isnan(conf));
-    HR_CHECK_EQ_I64(hr_paired_rank_k(6, &conf), 1);
+    HR_CHECK_EQ_I64(hr_signrank_k(6, &conf), 1);
     HR_CHECK(fabs(conf - (1 - 2.0 / 64)) < 1e-12);
-    HR_CHECK_EQ_I64(hr_paired_rank_k(8, &conf), 4);
-    HR_CHECK_EQ_I64(hr_paired_rank_k(10, &conf), 9);
+    HR_CHECK_EQ_I64(hr_signrank_k(8, &conf), 4);
+    HR_CHECK_EQ_I64(hr_signrank_k(10, &conf), 9);
     HR_CHECK(fabs(conf - (1 - 2 * 25.0 / 1024)) < 1e-12); /* P(T <= 8) = 25/1024 */
-    HR_CHECK_EQ_I64(hr_paired_rank_k(20, &conf), 53);
+    HR_CHECK_EQ_I64(hr_signrank_k(20, &conf), 53);
     HR_CHECK(conf >= 0.95 && conf < 0.96);
-    HR_CHECK(hr_paired_rank_k(64, &conf) > 0 && conf >= 0.95);
+    HR_CHECK(hr_signrank_k(64, &conf) > 0 && conf >= 0.95);
+}
+
+/* The estimate and interval: the Walsh averages of 1..6 (21 of them) have
+ * median 3.5 and, with k = 1, the interval [1, 6]; a shift moves all three;
+ * 5 values give the estimate without an interval. */
+static void test_hl(void) {
+    double x[8] = {6, 1, 5, 2, 4, 3}, est, lo, hi, conf;
+    HR_CHECK_EQ_I64(hr_signrank_hl(x, 6, &est, &lo, &hi, &conf), 0);
+    HR_CHECK(est == 3.5 && lo == 1 && hi == 6 && fabs(conf - (1 - 2.0 / 64)) < 1e-12);
+    HR_CHECK(x[0] == 6 && x[1] == 1); /* not sorted in place */
+    for (int i = 0; i < 6; i++)
+        x[i] += 10;
+    HR_CHECK_EQ_I64(hr_signrank_hl(x, 6, &est, &lo, &hi, &conf), 0);
+    HR_CHECK(est == 13.5 && lo == 11 && hi == 16);
+    HR_CHECK_EQ_I64(hr_signrank_hl(x, 5, &est, &lo, &hi, &conf), -1);
+    HR_CHECK(est == 13.5 && isnan(lo) && isnan(hi) && isnan(conf)); /* 16 11 15 12 14 */
+    HR_CHECK_EQ_I64(hr_signrank_hl(x, 0, &est, &lo, &hi, &conf), -1);
+    HR_CHECK(isnan(est));
+    /* 8 values, k = 4: an outlier moves the estimate a little and the upper end
+     * to halfway, never to itself */
+    double y[8] = {1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 9.0};
+    HR_CHECK_EQ_I64(hr_signrank_hl(y, 8, &est, &lo, &hi, &conf), 0);
+    HR_CHECK(lo >= 0.9 && est > 0.99 && est < 1.1 && hi < 9);
 }
 
 /* A report of trace "t" with rows a and b whose warm ns/op samples are
@@ -94,6 +118,7 @@ static void test_verdicts(void) {
 int main(int argc, char **argv) {
     hr_test_args(argc, argv);
     HR_RUN(test_rank_k);
+    HR_RUN(test_hl);
     HR_RUN(test_verdicts);
     return hr_test_done();
 }
