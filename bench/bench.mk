@@ -103,6 +103,14 @@ bench-paced: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/paced/paced.sh $(top_builddir)
 EXTRA_DIST += bench/paced/paced.sh bench/paced/paced_report.py
 
+# The start-up probe's term against what small real programs pay for each
+# allocator's start-up (python3, sqlite3, gcc -c), real paired rounds beside
+# their replays' predictions (results/startup-<host>.md; ROUNDS=N REPEAT=N).
+.PHONY: bench-startup
+bench-startup: heapreplay$(EXEEXT) libheapreplay-capture.la
+	$(SHELL) $(top_srcdir)/bench/startup/startup.sh $(top_builddir)
+EXTRA_DIST += bench/startup/startup.sh bench/startup/startup.py
+
 # Resident bytes per event of info and replay -a all on 10 M and 100 M events
 # (results/scale-<host>.md; SIZES="10M 100M 1G" for more).
 .PHONY: bench-scale

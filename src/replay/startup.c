@@ -112,14 +112,19 @@ int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
         hr_error_set(err, "start-up probe: out of memory");
     /* interleaved: every library once per round, so a slow patch of the
      * machine falls on all of them alike, and a round's differences are
-     * taken within it */
+     * taken within it; the order turns by one each round, since the first
+     * run of a round pays for caches the run before left to another
+     * library (a fixed order charged it to the C library's runs: ~0.2 ms,
+     * bench/startup) */
     unsigned runs = 0;
     double t0 = wall_s();
     while (rc == 0 && runs < o.max_runs &&
            (runs < o.min_runs || (wall_s() - t0 < o.max_s && !tight(cpu, n, runs, &o)))) {
-        for (size_t i = 0; rc == 0 && i < n; i++)
+        for (size_t j = 0; rc == 0 && j < n; j++) {
+            size_t i = (j + runs) % n;
             rc = probe_once(self_exe, libs[i], &cpu[i * o.max_runs + runs],
                             &rss[i * o.max_runs + runs], err);
+        }
         runs += rc == 0;
     }
     for (size_t i = 0; rc == 0 && i < n; i++) { /* the paired figures first: sorting unpairs */

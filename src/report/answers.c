@@ -17,9 +17,18 @@ double hr_predict_model_error(double baseline_alloc_s) {
     return HR_PREDICT_MODEL_ALLOC * (baseline_alloc_s > 0 ? baseline_alloc_s : 0);
 }
 
+/* [lo, hi] times each of the factors f and g: the lowest and the highest. */
+static void scaled_by(double lo, double hi, double f, double g, double *slo, double *shi) {
+    *slo = fmin(f * lo, g * lo);
+    *shi = fmax(f * hi, g * hi);
+}
+
 void hr_predict_scaled(double lo, double hi, double *slo, double *shi) {
-    *slo = fmin(HR_PREDICT_SCALE_LO * lo, HR_PREDICT_SCALE_HI * lo);
-    *shi = fmax(HR_PREDICT_SCALE_LO * hi, HR_PREDICT_SCALE_HI * hi);
+    scaled_by(lo, hi, HR_PREDICT_SCALE_LO, HR_PREDICT_SCALE_HI, slo, shi);
+}
+
+void hr_predict_startup_scaled(double lo, double hi, double *slo, double *shi) {
+    scaled_by(lo, hi, HR_PREDICT_STARTUP_LO, HR_PREDICT_STARTUP_HI, slo, shi);
 }
 
 double hr_predict_noise(const hr_result_program_t *prog, const char **basis) {

@@ -35,6 +35,17 @@ double hr_predict_model_error(double baseline_alloc_s);
  * the highest of lo and hi times each. */
 void hr_predict_scaled(double lo, double hi, double *slo, double *shi);
 
+/* The start-up term's model error (bench/startup; docs/METRICS.md, "Process
+ * start-up"): what small real programs paid for a library's start-up, their
+ * real change less the replay's laps, was HR_PREDICT_STARTUP_LO to
+ * HR_PREDICT_STARTUP_HI times what the probe measures (the dynamic linker's
+ * work grows with the program's own libraries and symbols). The term's
+ * interval is scaled by both (hr_predict_startup_scaled), as the laps'
+ * range is by the two factors above. */
+#define HR_PREDICT_STARTUP_LO 0.8
+#define HR_PREDICT_STARTUP_HI 1.3
+void hr_predict_startup_scaled(double lo, double hi, double *slo, double *shi);
+
 /* The program's run-to-run noise: the half-width of the 95 % bound of the
  * difference of two single runs, z * sqrt(2) * sd, the runs' CPU time's
  * standard deviation estimated robustly: HR_PREDICT_MAD_SD * their median

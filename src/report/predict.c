@@ -105,23 +105,24 @@ static void rss_pair(const hr_result_t *r, const hr_result_t *b, double *pr, dou
     *lap = lr || lb ? (paced ? "paced" : "fast") : NULL;
 }
 
-/* The "predict" object of r against the baseline b, or NULL when either
- * has no allocator time. */
 /* The start-up term of row r (docs/METRICS.md, "Process start-up"): the
  * measured start-up CPU of the library r's worker ran with, over the C
  * library's, once for the one process a trace records, with its interval:
  * the paired rounds' signed-rank interval, or in a report made before the
  * probe had one, the estimate +- half the sum of the two libraries'
- * interquartile ranges. Absent (known 0) when the report has no startup
- * section or r ran on a library it does not hold (glibc and the in-house
- * allocators, which run in a glibc process: no library of their own). */
+ * interquartile ranges. The replay's range carries that interval; the
+ * prediction's interval, that interval scaled by the term's model error
+ * (answers.h). Absent (known 0) when the report has no startup section or r
+ * ran on a library it does not hold (glibc and the in-house allocators,
+ * which run in a glibc process: no library of their own). */
 typedef struct startup_term {
     int    known;
-    double cpu_s, lo_s, hi_s;
+    double cpu_s, lo_s, hi_s; /* the estimate and its measured interval */
+    double mlo_s, mhi_s;      /* that interval with the term's model error */
 } startup_term_t;
 
 static startup_term_t startup_of(const hr_json_t *doc, const hr_result_t *r) {
-    startup_term_t st = {0, 0, 0, 0};
+    startup_term_t st = {0, 0, 0, 0, 0, 0};
     const hr_json_t *rows = hr_json_path(doc, "startup.allocators");
     const char *lib = hr_json_path_str(r->json, "library");
     const hr_json_t *base = hr_json_at(rows, 0);
@@ -141,12 +142,15 @@ static startup_term_t startup_of(const hr_json_t *doc, const hr_result_t *r) {
             double e = isfinite(iqr) ? iqr / 2 : 0;
             lo = over - e, hi = over + e;
         }
-        st = (startup_term_t){1, over, lo, hi};
+        st = (startup_term_t){1, over, lo, hi, lo, hi};
+        hr_predict_startup_scaled(lo, hi, &st.mlo_s, &st.mhi_s);
         break;
     }
     return st;
 }
 
+/* The "predict" object of r against the baseline b, or NULL when either
+ * has no allocator time. */
 static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
                               const hr_result_program_t *prog, startup_term_t st) {
     double a[MAX_SAMPLES], g[MAX_SAMPLES]; /* 16 KiB: --repeat is at most 1000 */
@@ -161,8 +165,8 @@ static hr_json_t *predict_one(const hr_result_t *r, const hr_result_t *b,
     d.median += st.cpu_s;
     d.min += st.lo_s;
     d.max += st.hi_s;
-    lo += st.lo_s - m;
-    hi += st.hi_s + m;
+    lo += st.mlo_s - m;
+    hi += st.mhi_s + m;
     double cpu = prog->cpu_s;
     const char *basis;
     double noise = hr_predict_noise(prog, &basis);
