@@ -2,7 +2,8 @@
 # Does a replay predict what switching allocator does to the real program?
 # For each real program of traces/real/ and traces/fidelity/ and each allocator:
 #   real    the program itself under LD_PRELOAD=LIB, ROUNDS interleaved rounds
-#           (program x allocator inside a round): user+sys CPU time to the
+#           (program x allocator inside a round, the allocators' order turned by
+#           one each round): user+sys CPU time to the
 #           microsecond, max RSS and minor faults (bench/fidelity/rusage_run.py: wait4);
 #   replay  heapreplay replay TRACE -a ALLOCATORS -r REPEAT for
 #           each --touch policy in TOUCH and each --access model in ACCESS:
@@ -264,7 +265,10 @@ declare -A secs
 : > "$W/real.tsv"
 for r in $(seq 1 "$ROUNDS"); do
     for p in $PROGRAMS; do
-        for a in $ALLOCATORS; do
+        # the order turns each round: the run after another program's pays for
+        # its cold caches (a few ms on a short program), which a fixed order
+        # would charge to glibc, the baseline (results/startup-vm.md)
+        for a in $(hr_turn $((r - 1)) $ALLOCATORS); do
             lib=$(hr_lib "$a") || { say "skipping $a: not found at configure time"; continue; }
             say "round $r/$ROUNDS $p on $a (real)"
             t0=$SECONDS

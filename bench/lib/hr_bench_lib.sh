@@ -22,6 +22,10 @@
 #                             heapreplay's libraries (FRESH_LIBS, below)
 #   hr_median / hr_min / hr_max   of the numbers on stdin ("null" lines
 #                             skipped; "-" when none)
+#   hr_turn K WORD...         the words turned left by K (mod their count):
+#                             a round's order of allocators, so that the run
+#                             after another program's (cold caches) falls on
+#                             each of them in turn
 
 say() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
@@ -193,4 +197,13 @@ hr_fresh_ref() {
         return 1
     fi
     echo "$out"
+}
+
+hr_turn() {
+    local k=$1
+    shift
+    local n=$#
+    [ "$n" -gt 0 ] || return 0
+    local w=("$@") i
+    for ((i = 0; i < n; i++)); do echo "${w[(i + k) % n]}"; done
 }
