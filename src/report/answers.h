@@ -42,7 +42,7 @@ void hr_predict_scaled(double lo, double hi, double *slo, double *shi);
  * work grows with the program's own libraries and symbols). The term's
  * interval is scaled by both (hr_predict_startup_scaled), as the laps'
  * range is by the two factors above. */
-#define HR_PREDICT_STARTUP_LO 0.8
+#define HR_PREDICT_STARTUP_LO 0.9
 #define HR_PREDICT_STARTUP_HI 1.3
 void hr_predict_startup_scaled(double lo, double hi, double *slo, double *shi);
 

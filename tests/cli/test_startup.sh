@@ -127,14 +127,14 @@ if awk -v a="$rlo" -v b="$rhi" -v l="$laps" -v x="$slo" -v y="$shi" \
 else not_ok "prediction: the replay's range carries the start-up interval" \
     "replay range $rlo..$rhi, laps $laps, start-up $slo..$shi"; fi
 # the prediction's interval: the laps scaled (0.8x..2x), the start-up interval
-# scaled by its own model error (0.8x..1.3x), the model's error on each side
+# scaled by its own model error (0.9x..1.3x), the model's error on each side
 ilo=$(jget results.1.predict.interval_s_lo "$T/p.json")
 ihi=$(jget results.1.predict.interval_s_hi "$T/p.json")
 me=$(jget results.1.predict.model_error_s "$T/p.json")
 if awk -v a="$ilo" -v b="$ihi" -v l="$laps" -v x="$slo" -v y="$shi" -v m="$me" '
        function mn(p, q) { return p < q ? p : q } function mx(p, q) { return p > q ? p : q }
-       BEGIN { lo = mn(0.8 * l, 2 * l) + mn(0.8 * x, 1.3 * x) - m
-               hi = mx(0.8 * l, 2 * l) + mx(0.8 * y, 1.3 * y) + m
+       BEGIN { lo = mn(0.8 * l, 2 * l) + mn(0.9 * x, 1.3 * x) - m
+               hi = mx(0.8 * l, 2 * l) + mx(0.9 * y, 1.3 * y) + m
                exit !((a - lo) ^ 2 < 1e-18 && (b - hi) ^ 2 < 1e-18) }'; then
     ok "prediction: the interval scales the start-up term by its model error ($ilo..$ihi s)"
 else not_ok "prediction: the interval scales the start-up term by its model error" \
