@@ -20,13 +20,12 @@
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/capture_run.h"
 #include "cli/capture_time.h"
 #include "cli/cli.h"
 #include "cli/frames_by.h"
@@ -45,15 +44,6 @@
 #ifndef HR_LIBDIR
 #define HR_LIBDIR "/usr/local/lib"
 #endif
-
-typedef struct hr_capture_opts {
-    const char *out, *summary;
-    int timestamps, keep_raw, follow_forks;
-    int time_runs; /* runs without the library for the program time; 0: the captured run's */
-    const char *frames; /* --frames: auto, none or NAME[,NAME...] (frame_syms.h) */
-    char **cmd;
-    int stacks; /* --stacks: frames per allocation's call stack; 0: none */
-} hr_capture_opts_t;
 
 #define HR_STACKS_DEFAULT 16 /* --stacks without a depth */
 
@@ -188,116 +178,6 @@ static int on_opt(void *ctx, const hr_optarg_t *opt) {
     default: o->keep_raw = 1; break;
     }
     return 0;
-}
-
-/* ---- running the program -------------------------------------------------
- * The program runs in a process group of its own, which gets the terminal
- * when capture had it: ^C, ^\ and ^Z at the terminal reach the program and
- * everything it started, not capture. SIGTERM, SIGINT, SIGHUP and SIGQUIT
- * sent to capture itself are forwarded to that process group; capture then
- * waits for the program (whose library flushes its log and writes the END
- * record), converts what was logged and exits 128 + N (docs/CAPTURE.md,
- * "Interrupting a capture"). If capture dies anyway (SIGKILL), the program
- * gets SIGTERM (PR_SET_PDEATHSIG). A SIGHUP that capture was started ignoring
- * (nohup) stays ignored, by capture and the program. */
-static const int fwd_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-#define HR_NFWD (sizeof fwd_sigs / sizeof fwd_sigs[0])
-static volatile pid_t fwd_pgid;       /* the program's process group; 0 before it exists */
-static volatile sig_atomic_t fwd_got; /* the last of fwd_sigs capture received; 0: none */
-
-static void on_fwd(int sig) {
-    fwd_got = sig;
-    if (fwd_pgid > 0)
-        kill(-fwd_pgid, sig);
-}
-
-/* The descriptor of the terminal whose foreground process group is ours
- * (standard input, output or error), or -1. */
-static int our_tty(void) {
-    for (int fd = 0; fd < 3; fd++)
-        if (isatty(fd) && tcgetpgrp(fd) == getpgrp())
-            return fd;
-    return -1;
-}
-
-static int fwd_ignored(int sig) {
-    struct sigaction cur;
-    return sig == SIGHUP && sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN;
-}
-
-static void child_exec(const hr_capture_opts_t *o, const char *lib, const char *raw, int tty,
-                       pid_t parent, const sigset_t *mask) {
-    const char *old = getenv("LD_PRELOAD");
-    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
-    char *pre = malloc(n), pid[32];
-    if (!pre)
-        _exit(127);
-    setpgid(0, 0);
-    if (tty >= 0)
-        hr_tty_give(tty, getpid());
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent)
-        _exit(127); /* capture is already gone */
-    snprintf(pre, n, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-    snprintf(pid, sizeof pid, "%ld", (long)getpid());
-    setenv("LD_PRELOAD", pre, 1);
-    setenv("HEAPREPLAY_CAPTURE_FILE", raw, 1);
-    setenv("HEAPREPLAY_CAPTURE_PID", pid, 1);
-    setenv("HEAPREPLAY_CAPTURE_CHILDREN", o->follow_forks ? "1" : "count", 1);
-    setenv("HEAPREPLAY_CAPTURE_FRAMES", o->frames, 1);
-    if (o->stacks) {
-        char depth[16];
-        snprintf(depth, sizeof depth, "%d", o->stacks);
-        setenv("HEAPREPLAY_CAPTURE_STACKS", depth, 1);
-    }
-    if (!o->timestamps)
-        setenv("HEAPREPLAY_CAPTURE_NO_TIMESTAMPS", "1", 1);
-    for (size_t i = 0; i < HR_NFWD; i++)
-        if (!fwd_ignored(fwd_sigs[i]))
-            signal(fwd_sigs[i], SIG_DFL);
-    sigprocmask(SIG_SETMASK, mask, NULL);
-    execvp(o->cmd[0], o->cmd);
-    fprintf(stderr, "heapreplay capture: cannot run '%s': %s\n", o->cmd[0], strerror(errno));
-    _exit(127);
-}
-
-/* Runs the command; returns its wait status, or -1. rt: its run time. */
-static int run(const hr_capture_opts_t *o, const char *lib, const char *raw, hr_run_time_t *rt) {
-    struct sigaction sa, old[HR_NFWD];
-    sigset_t block, mask;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fwd;
-    sigemptyset(&sa.sa_mask);
-    sigemptyset(&block);
-    int set[HR_NFWD];
-    for (size_t i = 0; i < HR_NFWD; i++) {
-        sigaddset(&block, fwd_sigs[i]);
-        set[i] = !fwd_ignored(fwd_sigs[i]) && sigaction(fwd_sigs[i], &sa, &old[i]) == 0;
-    }
-    /* blocked until the program's group exists: a signal in between is
-     * delivered (and forwarded) right after */
-    sigprocmask(SIG_BLOCK, &block, &mask);
-    int tty = our_tty();
-    pid_t self = getpid();
-    uint64_t t0 = hr_run_clock();
-    pid_t pid = fork();
-    if (pid == 0)
-        child_exec(o, lib, raw, tty, self, &mask);
-    if (pid > 0) {
-        setpgid(pid, pid); /* both sides: whichever runs first */
-        if (tty >= 0)
-            hr_tty_give(tty, pid);
-        fwd_pgid = pid;
-    }
-    sigprocmask(SIG_SETMASK, &mask, NULL);
-    int ok = pid > 0 && hr_run_wait_job(pid, t0, tty, rt) == 0;
-    fwd_pgid = 0;
-    if (tty >= 0)
-        hr_tty_give(tty, getpgrp());
-    for (size_t i = 0; i < HR_NFWD; i++)
-        if (set[i])
-            sigaction(fwd_sigs[i], &old[i], NULL);
-    return ok ? rt->status : -1;
 }
 
 static void describe_status(int status, char *buf, size_t cap) {
@@ -571,7 +451,7 @@ static int check_launcher(const hr_capture_opts_t *o, const char *raw, uint64_t 
  * median of N runs without the library. 0, or 2 when they cannot run. */
 static int program_time(const hr_capture_opts_t *o, const hr_run_time_t *captured, off_t in_off,
                         FILE *sum, hr_program_time_t *prog) {
-    if (o->time_runs == 0 || fwd_got) { /* an interrupted run is not re-run */
+    if (o->time_runs == 0 || hr_capture_signal()) { /* an interrupted run is not re-run */
         hr_program_from_runs(captured, 1, 1, prog);
         return 0;
     }
@@ -606,9 +486,10 @@ static int after_run(const hr_capture_opts_t *o, const char *raw, const hr_run_t
     describe_status(rt->status, how, sizeof how);
     fprintf(sum, "capture: %s %s after %.3f s (CPU %.3f s, max RSS %.1f MiB)\n", o->cmd[0], how,
             secs, (double)rt->cpu_ns / 1e9, (double)rt->max_rss / 1048576.0);
-    if (fwd_got)
+    int sig = hr_capture_signal();
+    if (sig)
         fprintf(sum, "capture: interrupted by signal %d (%s), forwarded to the program; what it "
-                "logged is converted\n", (int)fwd_got, strsignal(fwd_got));
+                "logged is converted\n", sig, strsignal(sig));
     if (!is_file(raw))
         rc = hr_cli_usage_error("capture", "%s: no capture log written (did '%s' start? static "
                                 "and setuid programs ignore LD_PRELOAD)", raw, o->cmd[0]);
@@ -623,8 +504,8 @@ static int after_run(const hr_capture_opts_t *o, const char *raw, const hr_run_t
     }
     /* interrupted: capture's own signal, or ^C at the terminal (which reaches
      * the program's process group only) */
-    if (rc == 0 && fwd_got)
-        rc = 128 + fwd_got;
+    if (rc == 0 && hr_capture_signal())
+        rc = 128 + hr_capture_signal();
     else if (rc == 0 && WIFSIGNALED(rt->status) && WTERMSIG(rt->status) == SIGINT)
         rc = 128 + SIGINT;
     return rc;
@@ -681,7 +562,7 @@ int hr_cmd_capture(int argc, char **argv) {
     hr_run_time_t rt = {0, 0, 0, -1};
     off_t in_off = hr_stdin_offset();
     int rc;
-    if (run(&o, lib, raw, &rt) == -1)
+    if (hr_capture_run(&o, lib, raw, &rt) == -1)
         rc = hr_cli_usage_error("capture", "cannot start '%s': %s", o.cmd[0], strerror(errno));
     else
         rc = after_run(&o, raw, &rt, in_off, sum);
