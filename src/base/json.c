@@ -165,7 +165,7 @@ int hr_json_remove(hr_json_t *obj, const char *key) {
 hr_json_t *hr_json_clone(const hr_json_t *v) {
     if (!v)
         return NULL;
-    hr_json_t *c = new_value(v->type);
+    hr_json_t *c = hr_json_new_value(v->type);
     if (!c)
         return NULL;
     c->boolean = v->boolean;
