@@ -14,7 +14,7 @@ HR_BENCH_MICRO = bench/micro/bench_decode$(EXEEXT) bench/micro/bench_gen$(EXEEXT
 	bench/micro/bench_seed$(EXEEXT) bench/micro/bench_overhead$(EXEEXT)
 HR_BENCH += $(HR_BENCH_MICRO) bench/threads/bench_threads$(EXEEXT) bench/capture/cap_churn$(EXEEXT)
 CLEANFILES += $(EXTRA_PROGRAMS)
-EXTRA_DIST += bench/README.md bench/run.sh bench/lib/hr_bench_lib.sh
+EXTRA_DIST += bench/README.md bench/run.sh bench/lib/hr_bench_lib.sh bench/lib/hr_run.py
 # The harness's cost per event against tests/tools/fresh_replay on a fast
 # allocator (particles on mimalloc and tcmalloc), part of bench-micro.
 EXTRA_DIST += bench/micro/bench_harness_cost.sh

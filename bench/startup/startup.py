@@ -12,28 +12,18 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fidelity"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "fidelity"))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from fidelity_report import median, paired_change  # noqa: E402
+from hr_run import run_preloaded  # noqa: E402
 
 
 def run_once(argv, lib):
     """CPU seconds (user + system, wait4: the process and what it waited for)."""
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    if lib:
-        env["LD_PRELOAD"] = lib
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_RDWR)
-        for k in (0, 1, 2):
-            os.dup2(fd, k)
-        try:
-            os.execvpe(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("startup.py: %s under %s failed (%s)" % (argv[0], lib or "glibc", status))
+    code, ru = run_preloaded(argv, lib)
+    if code != 0:
+        sys.exit("startup.py: %s under %s failed (exit %d)" % (argv[0], lib or "glibc", code))
     return ru.ru_utime + ru.ru_stime
 
 

@@ -16,21 +16,8 @@ printf 'round\tallocator\tuser_s\tsys_s\tminflt\n'
 for r in $(seq 1 "$ROUNDS"); do
     for a in $ALLOCATORS; do
         lib=$(hr_lib "$a") || { say "skipping $a: not built"; continue; }
-        python3 - "$r" "$a" "$lib" /usr/bin/sqlite3 :memory: ".read $S/traces/real/sqlite_index.sql" <<'PY'
-import os, sys
-r, a, lib, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-env = dict(os.environ)
-env.pop("LD_PRELOAD", None)
-if lib:
-    env["LD_PRELOAD"] = lib
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.execvpe(cmd[0], cmd, env)
-_, st, ru = os.wait4(pid, 0)
-print("%s\t%s\t%.6f\t%.6f\t%d" % (r, a, ru.ru_utime, ru.ru_stime, ru.ru_minflt))
-PY
+        read -r u sy f _ < <(python3 "$S/bench/lib/hr_run.py" "$lib" /usr/bin/sqlite3 :memory: \
+            ".read $S/traces/real/sqlite_index.sql")
+        printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$a" "$u" "$sy" "$f"
     done
 done
