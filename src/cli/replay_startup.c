@@ -59,8 +59,7 @@ int hr_replay_startup_section(const hr_alloc_spec_t *specs, int nspecs, hr_repor
     hr_startup_options_t opt = hr_startup_default();
     hr_startup_t rows[MAX_LIBS];
     hr_error_t err = {{0}};
-    unsigned runs = 0;
-    if (hr_startup_measure(hr_cli_self_exe(), libs, n, &opt, rows, &runs, &err) != 0) {
+    if (hr_startup_measure(hr_cli_self_exe(), libs, n, &opt, rows, &err) != 0) {
         if (!quiet) /* a report without start-up figures, not a failed replay */
             fprintf(stderr, "heapreplay replay: no start-up figures: %s\n", err.msg);
         return 0;
@@ -71,7 +70,7 @@ int hr_replay_startup_section(const hr_alloc_spec_t *specs, int nspecs, hr_repor
         hr_json_free(arr);
         return 0;
     }
-    hr_json_set(sec, "runs", hr_json_new_u64(runs));
+    hr_json_set(sec, "runs", hr_json_new_u64(rows[0].runs));
     hr_json_set(sec, "probe", hr_json_new_str("heapreplay __startup-probe"));
     for (size_t i = 0; i < n; i++)
         hr_json_push(arr, row_json(names[i], &rows[i], &rows[0]));

@@ -100,8 +100,7 @@ static int tight(const double *cpu, size_t n, unsigned runs, const hr_startup_op
 }
 
 int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
-                       const hr_startup_options_t *opt_in, hr_startup_t *out, unsigned *nruns,
-                       hr_error_t *err) {
+                       const hr_startup_options_t *opt_in, hr_startup_t *out, hr_error_t *err) {
     hr_startup_options_t o = *opt_in;
     o.max_runs = o.max_runs > HR_STARTUP_MAX_RUNS ? HR_STARTUP_MAX_RUNS : o.max_runs < 1 ? 1 : o.max_runs;
     o.min_runs = o.min_runs > o.max_runs ? o.max_runs : o.min_runs < 1 ? 1 : o.min_runs;
@@ -143,8 +142,6 @@ int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
         r->cpu_q3_s = quantile(c, runs, 0.75);
         r->max_rss = m[runs / 2];
     }
-    if (nruns)
-        *nruns = runs;
     free(cpu);
     free(rss);
     return rc;

@@ -50,12 +50,11 @@ typedef struct hr_startup {
 } hr_startup_t;
 
 /* Runs self_exe's probe with each of libs[0..n) preloaded (libs[0] is ""
- * = none, the C library), in interleaved rounds as opt says, into out[0..n);
- * the rounds run in *runs. 0, or -1 with err set (a probe that cannot be
- * started or does not exit 0). */
+ * = none, the C library), in interleaved rounds as opt says, into out[0..n)
+ * (each out[i].runs: the rounds run). 0, or -1 with err set (a probe that
+ * cannot be started or does not exit 0). */
 int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
-                       const hr_startup_options_t *opt, hr_startup_t *out, unsigned *runs,
-                       hr_error_t *err);
+                       const hr_startup_options_t *opt, hr_startup_t *out, hr_error_t *err);
 
 /* The probe itself (`heapreplay __startup-probe`): one malloc and one free,
  * then exit 0. */
