@@ -142,8 +142,8 @@ static startup_term_t startup_of(const hr_json_t *doc, const hr_result_t *r) {
             double e = isfinite(iqr) ? iqr / 2 : 0;
             lo = over - e, hi = over + e;
         }
-        st = (startup_term_t){1, over, lo, hi, lo, hi};
-        hr_predict_startup_scaled(lo, hi, &st.mlo_s, &st.mhi_s);
+        st = (startup_term_t){1, over, lo, hi, 0, 0};
+        hr_predict_startup_scaled(lo, hi, &st.mlo_s, &st.mhi_s); /* sets both */
         break;
     }
     return st;
