@@ -175,13 +175,12 @@ traces_of() {
 # predicted allocator time (cold ns/op x ops: the ops-weighted mean ns/op) are
 # added up; peak footprint, RSS and baseline are the largest process's (what
 # wait4's max RSS of a process tree is); status ok when every process's is.
-# The prediction (predict: change, interval, "is the change real?") is the
-# report's own whole-program answer (WHOLE, the whole_program section of
-# `heapreplay report -f json`: every process's change with its allocator
-# start-up, added up), never one made here; that section has no "will one run
-# show it?" (runs_to_see), so (b) is left unscored for such a program, and
-# its predicted max RSS change is the largest process's peak RSS against
-# glibc's (fidelity.sh's, not the report's). add_up_processes REPLAY WHOLE
+# The prediction (predict: change, interval, both answers) is the report's
+# own whole-program answer (WHOLE, the whole_program section of `heapreplay
+# report -f json`: every process's change with its allocator start-up, added
+# up, and "will one run show it?" against the parent's noise, the whole
+# tree's), never one made here; its predicted max RSS change is the largest
+# process's peak RSS against glibc's. add_up_processes REPLAY WHOLE
 add_up_processes() {
     jq --slurpfile wp "$2" '($wp[0].whole_program[0].allocators // []) as $whole
       | .results |= (group_by(.allocator) | map(
@@ -199,7 +198,7 @@ add_up_processes() {
                    rss_baseline: ([.[].memory.rss_baseline] | max)}),
           predict: ($whole | map(select(.allocator == $a)) | .[0]
                     | if . == null then null else
-                      {change_s, interval_s_lo, interval_s_hi, real, startup_s} end)}))
+                      {change_s, interval_s_lo, interval_s_hi, real, startup_s, runs_to_see} end)}))
       | (.results | map(select(.allocator == "glibc")) | .[0].memory.peak_rss) as $g
       | .results |= map(if .predict != null and $g != null and .memory.peak_rss != null
                         then .predict.rss_change_bytes = (.memory.peak_rss - $g) else . end)' "$1"
@@ -310,6 +309,16 @@ for p in $PROGRAMS; do
             mapfile -t tr < <(traces_of "$p")
             "$HR" replay "${tr[@]}" -a "$alist" -r "$REPEAT" --touch "$t" --access "$ac" \
                 --warm-time "$WARM_TIME" -q -f json > "$W/rep.json" 2> "$W/rep.err" || true
+            # the report's one answer (its verdict paragraph, as a user reads
+            # it in `heapreplay report`), set beside the real outcome: of the
+            # program's trace, or of a program of several processes its
+            # parent's (its own trace's name), which answers for all of them
+            printf '%s\t%s\t%s\n' "$p" "$pol" "$("$HR" report "$W/rep.json" 2> /dev/null |
+                awk -v t="trace $W/$p.traces/$p.hrt:" -v many="$((${#tr[@]} > 1))" '
+                     many && index($0, t) == 1 { mine = 1 }
+                     (mine || !many) && /^(ship |keep |no allocator )/ { on = 1; printf "%s", $0; next }
+                     on && /^    / { sub(/^ +/, " "); printf "%s", $0; next } on { exit }')" \
+                >> "$W/verdict.tsv"
             if [ "${#tr[@]}" -gt 1 ]; then # one process a trace: added up (add_up_processes)
                 "$HR" report "$W/rep.json" -f json > "$W/whole.json" 2> /dev/null || echo '{}' > "$W/whole.json"
                 add_up_processes "$W/rep.json" "$W/whole.json" > "$W/rep1.json" && mv "$W/rep1.json" "$W/rep.json"
@@ -323,12 +332,6 @@ for p in $PROGRAMS; do
                 (.predict.real // "null"), (.predict.runs_to_see // "null"),
                 (.memory.rss_baseline // "null"), (.predict.rss_change_bytes // "null")] | @tsv' \
                 "$W/rep.json" >> "$W/replay.tsv"
-            # the report's one answer (its verdict paragraph, as a user reads
-            # it in `heapreplay report`), set beside the real outcome
-            printf '%s\t%s\t%s\n' "$p" "$pol" "$("$HR" report "$W/rep.json" 2> /dev/null |
-                awk '/^(ship |keep |no allocator )/ { on = 1; printf "%s", $0; next }
-                     on && /^    / { sub(/^ +/, " "); printf "%s", $0; next } on { exit }')" \
-                >> "$W/verdict.tsv"
             secs[$p]=$(( ${secs[$p]:-0} + SECONDS - t0 ))
         done
     done

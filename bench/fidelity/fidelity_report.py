@@ -29,8 +29,8 @@ show it?" (predict.runs_to_see 1, or more) against whether one real run
 shows it: the real change (Hodges-Lehmann) exceeds 1.96 x 1.4826 x the MAD
 of the rounds' paired differences (1.4826 x MAD: a robust sd of the
 difference of two single runs; 1.96: the report's own z, HR_PREDICT_Z); (b)
-is not scored where the report has no runs_to_see (its noise unknown, or a
-multi-process program, whose whole_program section has none). The
+is not scored where the report has no runs_to_see (its noise unknown; a
+multi-process program's is its whole_program answer's). The
 interval width ratio of a row is the width of the report's (a) interval over
 the width of the real paired 95 % interval (needs 6 rounds or more): how much
 wider than the truth the report's uncertainty is (target: at most 3). Per

@@ -19,7 +19,7 @@
 
 #include "base/outfile.h"
 #include "report/ranking.h"
-#include "report/summary.h"
+#include "report/prose.h"
 
 static const char *basis_key(hr_rank_basis_t b) {
     return b == HR_RANK_PROGRAM ? "program" : b == HR_RANK_COLD ? "cold" : "warm";

@@ -6,6 +6,7 @@
 
 #include "base/metrics.h"
 #include "report/detail.h"
+#include "report/wholeprog.h"
 #include "trace/trace.h"
 
 /* ---- CSV --------------------------------------------------------------- */
@@ -130,4 +131,5 @@ void hr_report_csv(const hr_report_view_t *view, hr_emit_t *em) {
         free(lv[i].l);
     }
     free(lv);
+    hr_wholeprog_csv(em, view); /* a program of several processes */
 }

@@ -155,7 +155,7 @@ static void prose_line(prose_t *pr, int indent, const char *text) {
  * its own that scrolls sideways when the table is wider than the window; the
  * text between them as prose (prose_line). The text is the text format's,
  * wrapped at its width: a line indented 4 more than the line before
- * continues it (summary.h, hr_summary_wrap), so it is joined back. */
+ * continues it (prose.h, hr_prose_wrap), so it is joined back. */
 static void fragment(FILE *out, char *text) {
     prose_t pr = {out, 0};
     int in_table = 0, indent = 0;

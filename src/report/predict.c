@@ -30,7 +30,7 @@
 #include "report/crosstrace.h"
 #include "report/ranking.h"
 #include "report/stats.h"
-#include "report/summary.h"
+#include "report/prose.h"
 #include "report/wholeprog.h"
 
 #define MAX_SAMPLES 1024

@@ -2,6 +2,7 @@
 #include "report/ranking.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +226,16 @@ void hr_fmt_seconds(char *buf, size_t n, double v, int sign) {
         snprintf(buf, n, "%s%.1f ms", sg, a * 1e3);
     else
         snprintf(buf, n, "%s%.0f us", sg, a * 1e6);
+}
+
+void hr_fmt_cat(char *buf, size_t n, const char *fmt, ...) {
+    size_t len = strlen(buf);
+    if (len + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
 }
 
 void hr_fmt_seconds_range(char *buf, size_t n, double lo, double hi) {

@@ -99,6 +99,14 @@ void hr_rank_rss(const hr_result_t *r, double *v, double *lo, double *hi);
 void hr_fmt_seconds(char *buf, size_t n, double v, int sign);
 /* An interval of seconds in the unit of its wider end: "-125..-44.4 ms". */
 void hr_fmt_seconds_range(char *buf, size_t n, double lo, double hi);
+/* Appends printf-style to the string in buf (always NUL-terminated, cut at
+ * n): the verdicts' words, one clause at a time. */
+void hr_fmt_cat(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The leanest by peak RSS is named only when it is at least this much below
+ * the next (and their samples do not overlap): differences of a few tenths
+ * of a percent are page rounding and start-up noise, not a leaner allocator. */
+#define HR_LEANEST_MIN 0.05
 
 /* The basis in words, for titles and legends: "predicted change of the
  * program's CPU time", "cold-lap allocator time (ns/op)", ... */

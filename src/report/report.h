@@ -6,7 +6,8 @@
  * The floors under it, lowest first (tests/cli/check_report_floors.sh
  * checks that includes and calls only point down):
  *   access   access.h, stats.h, metric_name.h: loading and checking a report,
- *            decoding its results once (hr_report_view_t), formats
+ *            decoding its results once (hr_report_view_t), formats; prose.h:
+ *            the text reports' prose, wrapped
  *   draw     svg.h (canvas, scales, panels), ranking.h, answers.h (the
  *            prediction's two answers in words)
  *   render   one file per renderer and per chart kind: tables.h (text,

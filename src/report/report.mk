@@ -4,7 +4,7 @@
 # them). HR_REPORT_SOURCES is the one list: tests/unit/unit_tests.mk builds
 # its own copy of it too.
 HR_REPORT_SOURCES = \
-	src/report/access.c src/report/stats.c src/report/metric_name.c \
+	src/report/access.c src/report/stats.c src/report/metric_name.c src/report/prose.c \
 	src/report/svg.c src/report/ranking.c src/report/answers.c \
 	src/report/summary.c src/report/phases.c src/report/detail.c src/report/crosstrace.c src/report/wholeprog.c src/report/predict.c \
 	src/report/tables.c \
@@ -18,7 +18,7 @@ HR_REPORT_SOURCES = \
 	src/report/builder.c src/report/merge.c
 libhr_a_SOURCES += $(HR_REPORT_SOURCES)
 noinst_HEADERS += \
-	src/report/access.h src/report/stats.h src/report/metric_name.h \
+	src/report/access.h src/report/stats.h src/report/metric_name.h src/report/prose.h \
 	src/report/svg.h src/report/ranking.h src/report/answers.h \
 	src/report/summary.h src/report/phases.h src/report/detail.h src/report/crosstrace.h src/report/wholeprog.h src/report/predict.h \
 	src/report/tables.h \

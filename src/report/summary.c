@@ -2,7 +2,6 @@
 #include "report/summary.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,25 +13,9 @@
 #include "report/sites_report.h"
 #include "report/ranking.h"
 #include "report/stats.h"
+#include "report/wholeprog.h"
 
 #define HR_SUMMARY_MAX_ROWS HR_RANK_MAX
-
-/* The leanest by peak RSS is named only when it is at least this much below
- * the next (and their samples do not overlap): differences of a few tenths
- * of a percent are page rounding and start-up noise, not a leaner allocator. */
-#define HR_LEANEST_MIN 0.05
-
-/* Appends to buf (always NUL-terminated). */
-static void cat(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t n, const char *fmt, ...) {
-    size_t len = strlen(buf);
-    if (len + 1 >= n)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -175,7 +158,7 @@ static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
     for (int i = 0; i < rk->nranked; i++)
         any_real |= rk->e[i].r->predict.real != 0;
     if (p->real >= 0) {
-        cat(buf, n, any_real ? "keep %s: no allocator's saving is real"
+        hr_fmt_cat(buf, n, any_real ? "keep %s: no allocator's saving is real"
                              : "no allocator changes this program for real",
             HR_RANK_BASELINE);
         return;
@@ -184,16 +167,16 @@ static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
     hr_fmt_seconds(c, sizeof c, p->change_s, 1);
     hr_fmt_seconds(cpu, sizeof cpu, prog ? prog->cpu_s : NAN, 0);
     hr_predict_words(words, sizeof words, p);
-    cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%): %s", b->r->allocator, c, cpu, p->change_pct,
+    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%): %s", b->r->allocator, c, cpu, p->change_pct,
         words);
     if (isfinite(p->rss_change_bytes)) {
         hr_fmt_bytes(rss, sizeof rss, fabs(p->rss_change_bytes));
-        cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
+        hr_fmt_cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
     }
     int k = 0;
     for (int i = 1; i < rk->nranked; i++)
         if (rk->e[i].r->predict.real < 0 && hr_rank_apart(b, &rk->e[i]) == 0)
-            cat(buf, n, "%s%s", k++ ? ", " : "; as good within the model's error: ",
+            hr_fmt_cat(buf, n, "%s%s", k++ ? ", " : "; as good within the model's error: ",
                 rk->e[i].r->allocator);
 }
 
@@ -203,16 +186,16 @@ static void fastest(char *buf, size_t n, const hr_ranking_t *rk) {
     const hr_rank_entry_t *a = &rk->e[0], *b = &rk->e[1];
     const char *by = rk->basis == HR_RANK_WARM ? "warm ns/op" : "cold-lap time";
     if (rk->nranked == 1) {
-        cat(buf, n, "fastest by %s: %s (the only ranked allocator)", by, a->r->allocator);
+        hr_fmt_cat(buf, n, "fastest by %s: %s (the only ranked allocator)", by, a->r->allocator);
         return;
     }
     int sep = hr_rank_apart(a, b);
     if (sep == 0) {
-        cat(buf, n, "fastest by %s: %s and %s within noise (samples overlap)", by,
+        hr_fmt_cat(buf, n, "fastest by %s: %s and %s within noise (samples overlap)", by,
             a->r->allocator, b->r->allocator);
         return;
     }
-    cat(buf, n, "fastest by %s: %s, %.2fx less than %s's (%s)", by, a->r->allocator,
+    hr_fmt_cat(buf, n, "fastest by %s: %s, %.2fx less than %s's (%s)", by, a->r->allocator,
         b->key / a->key, b->r->allocator, sep > 0 ? "separated" : "noise unknown");
 }
 
@@ -233,12 +216,12 @@ static void leanest(char *buf, size_t n, const hr_ranking_t *rk) {
         }
     }
     if (bi < 0) {
-        cat(buf, n, "leanest by peak RSS: none (no peak RSS)");
+        hr_fmt_cat(buf, n, "leanest by peak RSS: none (no peak RSS)");
         return;
     }
     const char *a = rk->e[bi].r->allocator;
     if (ni < 0) {
-        cat(buf, n, "leanest by peak RSS: %s (the only one with a peak RSS)", a);
+        hr_fmt_cat(buf, n, "leanest by peak RSS: %s (the only one with a peak RSS)", a);
         return;
     }
     const char *b = rk->e[ni].r->allocator;
@@ -248,15 +231,15 @@ static void leanest(char *buf, size_t n, const hr_ranking_t *rk) {
     double frac = (v[ni] - v[bi]) / v[ni];
     int known = isfinite(hi[bi]) && isfinite(lo[ni]);
     if (frac < HR_LEANEST_MIN) {
-        cat(buf, n, "leanest by peak RSS: none %.0f%% below the rest (%s %s, %s %s)",
+        hr_fmt_cat(buf, n, "leanest by peak RSS: none %.0f%% below the rest (%s %s, %s %s)",
             HR_LEANEST_MIN * 100, a, va, b, vb);
         return;
     }
     if (known && hi[bi] >= lo[ni]) {
-        cat(buf, n, "leanest by peak RSS: %s and %s within noise (samples overlap)", a, b);
+        hr_fmt_cat(buf, n, "leanest by peak RSS: %s and %s within noise (samples overlap)", a, b);
         return;
     }
-    cat(buf, n, "leanest by peak RSS: %s, %.1f%% below %s (%s vs %s)%s", a, frac * 100, b, va,
+    hr_fmt_cat(buf, n, "leanest by peak RSS: %s, %.1f%% below %s (%s vs %s)%s", a, frac * 100, b, va,
         vb, known ? "" : " (noise unknown)");
 }
 
@@ -269,29 +252,29 @@ static void worst_frame(char *buf, size_t n, const hr_ranking_t *rk) {
     char t[32];
     hr_fmt_ns(t, sizeof t, r->m.WF_NS);
     /* with the load apart, the worst frame is play's (docs/METRICS.md) */
-    cat(buf, n, "; %s's worst %sframe %s", r->allocator,
+    hr_fmt_cat(buf, n, "; %s's worst %sframe %s", r->allocator,
         isfinite(r->m.LOAD_EVENTS) ? "play " : "", t);
     if (isfinite(r->m.WF_INDEX))
-        cat(buf, n, " at frame %.0f", r->m.WF_INDEX);
+        hr_fmt_cat(buf, n, " at frame %.0f", r->m.WF_INDEX);
     int worst = rk->nranked >= 2;
     for (int i = 1; i < rk->nranked; i++)
         worst &= !(rk->e[i].r->m.WF_NS > r->m.WF_NS);
     if (worst)
-        cat(buf, n, " (the worst of the %d ranked)", rk->nranked);
+        hr_fmt_cat(buf, n, " (the worst of the %d ranked)", rk->nranked);
 }
 
 /* The verdict of a ranking (see hr_summary_verdict_of). */
 static void verdict(char *buf, size_t n, const hr_ranking_t *rk) {
     buf[0] = 0;
     if (rk->nranked == 0) {
-        cat(buf, n, "no allocator could be ranked");
+        hr_fmt_cat(buf, n, "no allocator could be ranked");
         return;
     }
     if (rk->basis == HR_RANK_PROGRAM)
         ship(buf, n, rk);
     else
         fastest(buf, n, rk);
-    cat(buf, n, "; ");
+    hr_fmt_cat(buf, n, "; ");
     leanest(buf, n, rk);
     worst_frame(buf, n, rk);
 }
@@ -301,7 +284,8 @@ char *hr_summary_verdict_of(char *buf, size_t n, const hr_report_view_t *v, cons
     if (n == 0)
         return buf;
     hr_rank_trace(&rk, v, trace);
-    verdict(buf, n, &rk);
+    if (!hr_wholeprog_verdict(buf, n, v, trace))
+        verdict(buf, n, &rk);
     return buf;
 }
 
@@ -359,21 +343,21 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
     qsort(failed, (size_t)nf, sizeof failed[0], cmp_fail); /* earliest failure first */
     char b[32];
     hr_fmt_bytes(b, sizeof b, bytes);
-    cat(buf, n, "budget %s: %s", b, nf ? "first exceeded by" : "never exceeded by");
+    hr_fmt_cat(buf, n, "budget %s: %s", b, nf ? "first exceeded by" : "never exceeded by");
     for (int i = 0; i < nf; i++) {
         const hr_result_t *r = failed[i];
         double frame = r->m.BUDGET_FAIL_FRAME;
         const char *heap = r->m.BUDGET_FAIL_HEAP;
-        cat(buf, n, "%s %s at ", i ? "," : "", r->allocator);
+        hr_fmt_cat(buf, n, "%s %s at ", i ? "," : "", r->allocator);
         if (isnan(frame)) /* a report from before the frame and heap were kept */
-            cat(buf, n, "op %.0f", r->m.BUDGET_FAIL);
+            hr_fmt_cat(buf, n, "op %.0f", r->m.BUDGET_FAIL);
         else /* with a load apart, the budget is play's and names a play frame */
-            cat(buf, n, "%sframe %.0f", isfinite(r->m.LOAD_EVENTS) ? "play " : "", frame);
+            hr_fmt_cat(buf, n, "%sframe %.0f", isfinite(r->m.LOAD_EVENTS) ? "play " : "", frame);
         if (heap && strcmp(heap, "(none)") != 0)
-            cat(buf, n, " (heap %s)", heap);
+            hr_fmt_cat(buf, n, " (heap %s)", heap);
     }
     for (int i = 0; i < nn; i++)
-        cat(buf, n, "%s%s", i ? ", " : nf ? ", never by " : " ", never[i]->allocator);
+        hr_fmt_cat(buf, n, "%s%s", i ? ", " : nf ? ", never by " : " ", never[i]->allocator);
     return 1;
 }
 
@@ -563,7 +547,9 @@ void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trac
     char text[2048];
     hr_rank_trace(&rk, v, trace);
     summary_table(em, &rk, trace);
-    verdict(text, sizeof text, &rk);
+    text[0] = 0;
+    if (!hr_wholeprog_verdict(text, sizeof text, v, trace)) /* a program of several processes */
+        verdict(text, sizeof text, &rk);
     /* prose is collected, then wrapped to the summary's width */
     hr_prose_t p;
     FILE *f = hr_prose_open(&p);
@@ -576,67 +562,4 @@ void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trac
     fputc('\n', f);
     hr_prose_close(&p, em->out, md);
     hr_report_sites_table(em, &rk);
-}
-
-/* Code points of s[0..n). */
-static size_t cps(const char *s, size_t n) {
-    size_t w = 0;
-    for (size_t i = 0; i < n; i++)
-        w += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return w;
-}
-
-/* One line (without its newline) broken at spaces to the width; pieces
- * after the first are indented by the line's indent plus 4. A word longer
- * than the width stays whole. */
-static void wrap_line(FILE *out, const char *s, size_t n) {
-    size_t indent = 0, pad = 0, skip;
-    while (indent < n && s[indent] == ' ')
-        indent++;
-    skip = indent; /* never break inside the indent */
-    while (pad < HR_SUMMARY_WIDTH && cps(s, n) + pad > HR_SUMMARY_WIDTH) {
-        size_t room = HR_SUMMARY_WIDTH - pad, brk = 0, w = 0;
-        for (size_t i = 0; i < n && w <= room; i++) {
-            if (s[i] == ' ' && i > skip)
-                brk = i; /* s[0..i) is w code points: it fits */
-            w += ((unsigned char)s[i] & 0xC0) != 0x80;
-        }
-        if (brk == 0)
-            break;
-        fprintf(out, "%*s%.*s\n", (int)pad, "", (int)brk, s);
-        s += brk + 1;
-        n -= brk + 1;
-        pad = indent + 4;
-        skip = 0;
-    }
-    fprintf(out, "%*s%.*s\n", (int)pad, "", (int)n, s);
-}
-
-FILE *hr_prose_open(hr_prose_t *p) {
-    p->text = NULL;
-    p->len = 0;
-    p->f = hr_memstream_open(&p->text, &p->len);
-    return p->f;
-}
-
-void hr_prose_close(hr_prose_t *p, FILE *out, int md) {
-    int bad = ferror(p->f);
-    bad |= fclose(p->f) != 0;
-    if (bad || !p->text) /* the buffer could not grow: the text is cut */
-        hr_outfile_note_oom();
-    else
-        hr_summary_wrap(out, p->text, md);
-    free(p->text);
-}
-
-void hr_summary_wrap(FILE *out, const char *text, int md) {
-    while (*text) {
-        const char *nl = strchr(text, '\n');
-        size_t n = nl ? (size_t)(nl - text) : strlen(text);
-        if (md)
-            fprintf(out, "%.*s\n", (int)n, text);
-        else
-            wrap_line(out, text, n);
-        text += n + (nl != NULL);
-    }
 }

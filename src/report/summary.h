@@ -13,10 +13,8 @@
 #include "base/emit.h"
 #include "base/json.h"
 #include "report/access.h"
+#include "report/prose.h"
 
-/* Text summaries fit this many columns (code points) on the shipped traces:
- * the table is laid out for it and prose lines are wrapped at it. */
-#define HR_SUMMARY_WIDTH 100
 
 /* Writes the summary of `trace` (the rows of v whose trace is it) on em:
  * the heading and ranking table (through em's tables), then on em->out the
@@ -46,20 +44,5 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
 /* The same over a results array (decoded for the call). */
 int hr_summary_budget(char *buf, size_t n, const hr_json_t *results, const char *trace);
 
-/* Writes `text` on out. Text (md == 0): every line longer than
- * HR_SUMMARY_WIDTH code points is broken at spaces, the continuation
- * indented by the line's own indent plus 4; Markdown: unchanged. */
-void hr_summary_wrap(FILE *out, const char *text, int md);
-
-/* Prose collected in memory, then written wrapped (hr_summary_wrap):
- * hr_prose_open returns the stream to write to, or NULL (out of memory);
- * hr_prose_close writes what was collected on out and frees it. */
-typedef struct hr_prose {
-    char  *text;
-    size_t len;
-    FILE  *f;
-} hr_prose_t;
-FILE *hr_prose_open(hr_prose_t *p);
-void hr_prose_close(hr_prose_t *p, FILE *out, int md);
 
 #endif

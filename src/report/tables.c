@@ -9,6 +9,7 @@
 #include "report/wholeprog.h"
 #include "report/detail.h"
 #include "report/predict.h"
+#include "report/prose.h"
 #include "report/summary.h"
 
 static void print_header(FILE *out, const hr_report_view_t *v, int md) {
@@ -71,6 +72,7 @@ void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
     int nt = v->ntraces;
     if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
         header(em->out, v, md);
+    hr_wholeprog_table(em, v, md); /* a --follow-forks capture's processes: its answer first */
     for (int t = 0; t < nt; t++) {
         hr_summary_trace(em, v, v->traces[t], md);
         hr_report_predict_table(em, v, v->traces[t]);
@@ -78,7 +80,6 @@ void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
     if (nt == 0)
         fputs("(no results)\n", em->out);
     hr_crosstrace_table(em, v, md); /* two traces or more */
-    hr_wholeprog_table(em, v, md); /* a --follow-forks capture's processes */
     if (opts->detail && nt > 0) {
         fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
         for (int t = 0; t < nt; t++)

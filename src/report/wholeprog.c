@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/answers.h"
+#include "report/prose.h"
+#include "report/ranking.h"
+
 /* The length of a compression suffix ending name (".zst" or ".gz": a
  * capture's traces compressed after the run keep their names), else 0. */
 static size_t compressed_suffix(const char *name, size_t len) {
@@ -43,14 +47,16 @@ static int is_child_of(const char *child, const char *parent) {
     return q > p && (size_t)(child + clen - q) == ext && strncmp(q, parent + stem, ext) == 0;
 }
 
-/* Sums of one allocator's predictions over a family. */
+/* Sums of one allocator's predictions over a family, and the largest of its
+ * processes' peak RSS (what wait4 reports of a process tree: its largest
+ * process's). */
 typedef struct sums {
-    double change, lo, hi, startup;
+    double change, lo, hi, startup, max_rss;
     int n;
 } sums_t;
 
 static sums_t sum_of(const hr_report_view_t *v, const char *alloc, const char *const *fam, int nf) {
-    sums_t s = {0, 0, 0, 0, 0};
+    sums_t s = {0, 0, 0, 0, NAN, 0};
     for (int k = 0; k < nf; k++)
         for (size_t i = 0; i < v->n; i++) {
             const hr_result_t *r = &v->rows[i];
@@ -62,10 +68,41 @@ static sums_t sum_of(const hr_report_view_t *v, const char *alloc, const char *c
             s.lo += r->predict.interval_s_lo;
             s.hi += r->predict.interval_s_hi;
             s.startup += isfinite(st) ? st : 0;
+            if (isfinite(r->m.PEAK_RSS_ALL) && !(r->m.PEAK_RSS_ALL <= s.max_rss))
+                s.max_rss = r->m.PEAK_RSS_ALL;
             s.n++;
             break;
         }
     return s;
+}
+
+/* One allocator's object of a family: the sums, and the two answers of the
+ * whole program (docs/METRICS.md, "A program of several processes"): "real"
+ * from the summed interval, "runs_to_see" from the summed change against
+ * the parent's noise, which is the whole process tree's (capture's
+ * --time-runs times the command with the children it waits for). */
+static hr_json_t *alloc_json(const char *alloc, const sums_t *s, double cpu, double noise,
+                             const char *basis, double glibc_rss) {
+    hr_json_t *a = hr_json_new_object();
+    hr_json_set(a, HR_WP_ALLOC, hr_json_new_str(alloc));
+    hr_json_set(a, "change_s", hr_json_new_num(s->change));
+    if (cpu > 0)
+        hr_json_set(a, "change_pct", hr_json_new_num(s->change / cpu * 100));
+    hr_json_set(a, "interval_s_lo", hr_json_new_num(s->lo));
+    hr_json_set(a, "interval_s_hi", hr_json_new_num(s->hi));
+    hr_json_set(a, "startup_s", hr_json_new_num(s->startup));
+    hr_json_set(a, "real", hr_json_new_str(s->hi < 0 ? "saving" : s->lo > 0 ? "cost" : "none"));
+    if (isfinite(noise)) {
+        hr_json_set(a, "noise_s", hr_json_new_num(noise));
+        hr_json_set(a, "noise_basis", hr_json_new_str(basis));
+        hr_json_set(a, "runs_to_see", hr_json_new_num(hr_predict_runs_to_see(s->change, noise)));
+    }
+    if (isfinite(s->max_rss)) {
+        hr_json_set(a, "max_rss", hr_json_new_num(s->max_rss));
+        if (isfinite(glibc_rss))
+            hr_json_set(a, "max_rss_change_bytes", hr_json_new_num(s->max_rss - glibc_rss));
+    }
+    return a;
 }
 
 /* The allocators with a prediction on the parent, each once. */
@@ -78,6 +115,9 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
         return NULL;
     }
     double cpu = parent_row->program.cpu_s;
+    const char *basis = NULL;
+    double noise = hr_predict_noise(&parent_row->program, &basis);
+    sums_t g = sum_of(v, HR_RANK_BASELINE, fam, nf);
     hr_json_set(o, HR_WP_TRACE, hr_json_new_str(parent));
     hr_json_set(o, "processes", hr_json_new_u64((uint64_t)nf));
     hr_json_set(o, "cpu_s", hr_json_new_num(cpu));
@@ -88,16 +128,8 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
         sums_t s = sum_of(v, r->allocator, fam, nf);
         if (s.n != nf) /* a process without this allocator's prediction */
             continue;
-        hr_json_t *a = hr_json_new_object();
-        hr_json_set(a, HR_WP_ALLOC, hr_json_new_str(r->allocator));
-        hr_json_set(a, "change_s", hr_json_new_num(s.change));
-        if (cpu > 0)
-            hr_json_set(a, "change_pct", hr_json_new_num(s.change / cpu * 100));
-        hr_json_set(a, "interval_s_lo", hr_json_new_num(s.lo));
-        hr_json_set(a, "interval_s_hi", hr_json_new_num(s.hi));
-        hr_json_set(a, "startup_s", hr_json_new_num(s.startup));
-        hr_json_set(a, "real", hr_json_new_str(s.hi < 0 ? "saving" : s.lo > 0 ? "cost" : "none"));
-        hr_json_push(arr, a);
+        hr_json_push(arr, alloc_json(r->allocator, &s, cpu, noise, basis,
+                                     g.n == nf ? g.max_rss : NAN));
     }
     hr_json_set(o, "allocators", arr);
     return o;
@@ -131,28 +163,178 @@ hr_json_t *hr_wholeprog_json(const hr_report_view_t *v) {
     return all;
 }
 
+/* The family whose parent is `trace` in v's report, or NULL. */
+static const hr_json_t *family_of(const hr_report_view_t *v, const char *trace) {
+    const hr_json_t *all = v->doc ? hr_json_get(v->doc, HR_REPORT_WHOLE_PROGRAM) : NULL;
+    for (size_t k = 0; k < hr_json_len(all); k++) {
+        const char *t = hr_json_path_str(hr_json_at(all, k), HR_WP_TRACE);
+        if (t && trace && strcmp(t, trace) == 0)
+            return hr_json_at(all, k);
+    }
+    return NULL;
+}
+
+/* An allocator object of the family as a prediction, for the answers' words. */
+static hr_result_predict_t predict_of(const hr_json_t *a) {
+    hr_result_predict_t p;
+    memset(&p, 0, sizeof p);
+    p.present = 1;
+    p.change_s = hr_json_path_num(a, "change_s");
+    p.change_pct = hr_json_path_num(a, "change_pct");
+    p.interval_s_lo = hr_json_path_num(a, "interval_s_lo");
+    p.interval_s_hi = hr_json_path_num(a, "interval_s_hi");
+    p.noise_s = hr_json_path_num(a, "noise_s");
+    p.runs_to_see = hr_json_path_num(a, "runs_to_see");
+    p.rss_change_bytes = hr_json_path_num(a, "max_rss_change_bytes");
+    const char *real = hr_json_path_str(a, "real");
+    p.real = !real ? 0 : !strcmp(real, "saving") ? -1 : !strcmp(real, "cost") ? 1 : 0;
+    return p;
+}
+
+/* "; leanest by peak RSS of its largest process: A, 6.2% below B (...)"
+ * over the family's allocators, HR_LEANEST_MIN or more below the next (the
+ * processes' samples are not pooled, so no noise test: said "noise unknown"). */
+static void leanest(char *buf, size_t n, const hr_json_t *arr) {
+    size_t bi = SIZE_MAX, ni = SIZE_MAX;
+    double v[HR_RANK_MAX];
+    for (size_t i = 0; i < hr_json_len(arr) && i < HR_RANK_MAX; i++) {
+        v[i] = hr_json_path_num(hr_json_at(arr, i), "max_rss");
+        if (!isfinite(v[i]))
+            continue;
+        if (bi == SIZE_MAX || v[i] < v[bi]) {
+            ni = bi;
+            bi = i;
+        } else if (ni == SIZE_MAX || v[i] < v[ni]) {
+            ni = i;
+        }
+    }
+    if (ni == SIZE_MAX)
+        return;
+    char va[32], vb[32];
+    const char *a = hr_json_path_str(hr_json_at(arr, bi), HR_WP_ALLOC),
+               *b = hr_json_path_str(hr_json_at(arr, ni), HR_WP_ALLOC);
+    hr_fmt_bytes(va, sizeof va, v[bi]);
+    hr_fmt_bytes(vb, sizeof vb, v[ni]);
+    double frac = (v[ni] - v[bi]) / v[ni];
+    if (frac < HR_LEANEST_MIN)
+        hr_fmt_cat(buf, n, "; leanest by peak RSS of the largest process: none %.0f%% below the "
+                       "rest (%s %s, %s %s)", HR_LEANEST_MIN * 100, a, va, b, vb);
+    else
+        hr_fmt_cat(buf, n, "; leanest by peak RSS of the largest process: %s, %.1f%% below %s "
+                       "(%s vs %s; noise unknown)", a, frac * 100, b, va, vb);
+}
+
+int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
+    const hr_json_t *f = family_of(v, trace), *arr = hr_json_get(f, "allocators");
+    size_t na = hr_json_len(arr), best = 0;
+    if (!f || na == 0 || n == 0)
+        return 0;
+    int any_real = 0;
+    for (size_t i = 0; i < na; i++) {
+        hr_result_predict_t p = predict_of(hr_json_at(arr, i));
+        any_real |= p.real != 0;
+        if (p.change_s < predict_of(hr_json_at(arr, best)).change_s)
+            best = i;
+    }
+    hr_result_predict_t p = predict_of(hr_json_at(arr, best));
+    char procs[64], c[32], cpu[32], words[160], rss[32];
+    snprintf(procs, sizeof procs, "the whole program: %.0f processes",
+             hr_json_path_num(f, "processes"));
+    buf[0] = 0;
+    if (p.real >= 0) {
+        if (any_real)
+            hr_fmt_cat(buf, n, "keep %s: no allocator's saving is real (%s)", HR_RANK_BASELINE,
+                           procs);
+        else
+            hr_fmt_cat(buf, n, "no allocator changes this program for real (%s)", procs);
+        leanest(buf, n, arr);
+        return 1;
+    }
+    hr_fmt_seconds(c, sizeof c, p.change_s, 1);
+    hr_fmt_seconds(cpu, sizeof cpu, hr_json_path_num(f, "cpu_s"), 0);
+    hr_predict_words(words, sizeof words, &p);
+    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%; %s): %s",
+                   hr_json_path_str(hr_json_at(arr, best), HR_WP_ALLOC), c, cpu, p.change_pct,
+                   procs, words);
+    if (isfinite(p.rss_change_bytes)) {
+        hr_fmt_bytes(rss, sizeof rss, fabs(p.rss_change_bytes));
+        hr_fmt_cat(buf, n, ", max RSS %s%s", p.rss_change_bytes < 0 ? "-" : "+", rss);
+    }
+    int k = 0;
+    for (size_t i = 0; i < na; i++) { /* real savings whose intervals meet the best's */
+        hr_result_predict_t q = predict_of(hr_json_at(arr, i));
+        if (i != best && q.real < 0 && q.interval_s_lo <= p.interval_s_hi &&
+            p.interval_s_lo <= q.interval_s_hi)
+            hr_fmt_cat(buf, n, "%s%s", k++ ? ", " : "; as good within the model's error: ",
+                           hr_json_path_str(hr_json_at(arr, i), HR_WP_ALLOC));
+    }
+    leanest(buf, n, arr);
+    return 1;
+}
+
 void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
     const hr_json_t *all = hr_json_get(v->doc, HR_REPORT_WHOLE_PROGRAM);
-    if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN)
+    if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN && em->format != HR_EMIT_HTML)
         return;
     for (size_t k = 0; k < hr_json_len(all); k++) {
         const hr_json_t *f = hr_json_at(all, k), *arr = hr_json_get(f, "allocators");
-        fprintf(em->out, "%sWhole program: %s and its %.0f child processes (CPU %.3f s)\n%s"
-                "predicted change of its CPU time, each process's allocator start-up included:\n%s",
-                md ? "### " : "", hr_json_path_str(f, HR_WP_TRACE), hr_json_path_num(f, "processes") - 1,
-                hr_json_path_num(f, "cpu_s"), md ? "\n" : "  ", md ? "\n" : "");
+        const char *parent = hr_json_path_str(f, HR_WP_TRACE);
+        int mine = 0; /* the parent is one of v's traces (a page's section holds one trace) */
+        for (int t = 0; t < v->ntraces && !mine && parent; t++)
+            mine = strcmp(v->traces[t], parent) == 0;
+        char verdict[2048];
+        if (!mine || !hr_wholeprog_verdict(verdict, sizeof verdict, v, parent))
+            continue;
+        hr_prose_t p;
+        FILE *out = hr_prose_open(&p);
+        if (!out)
+            return;
+        fprintf(out, "%sWhole program: %s and its %.0f child processes (CPU %.3f s)\n%s%s\n%s",
+                md ? "### " : "", parent, hr_json_path_num(f, "processes") - 1,
+                hr_json_path_num(f, "cpu_s"), md ? "\n" : "", verdict, md ? "\n" : "");
+        fprintf(out, "%sper allocator: the change of its CPU time [interval], its processes' "
+                "start-up, both answers:\n%s", md ? "" : "  ", md ? "\n" : "");
         for (size_t i = 0; i < hr_json_len(arr); i++) {
             const hr_json_t *a = hr_json_at(arr, i);
-            fprintf(em->out, "%s%s %+.1f ms (%+.2f%%) [%+.1f..%+.1f ms], start-up %+.1f ms: %s\n",
-                    md ? "- " : "  ", hr_json_path_str(a, HR_WP_ALLOC),
-                    hr_json_path_num(a, "change_s") * 1e3, hr_json_path_num(a, "change_pct"),
-                    hr_json_path_num(a, "interval_s_lo") * 1e3,
-                    hr_json_path_num(a, "interval_s_hi") * 1e3,
-                    hr_json_path_num(a, "startup_s") * 1e3,
-                    strcmp(hr_json_path_str(a, "real"), "saving") == 0 ? "real saving"
-                    : strcmp(hr_json_path_str(a, "real"), "cost") == 0 ? "real cost"
-                                                                       : "no real change");
+            hr_result_predict_t pr = predict_of(a);
+            char seen[48];
+            hr_predict_seen_words(seen, sizeof seen, &pr);
+            fprintf(out, "%s%s %+.1f ms (%+.2f%%) [%+.1f..%+.1f ms], start-up %+.1f ms: %s; %s\n",
+                    md ? "- " : "    ", hr_json_path_str(a, HR_WP_ALLOC), pr.change_s * 1e3,
+                    pr.change_pct, pr.interval_s_lo * 1e3, pr.interval_s_hi * 1e3,
+                    hr_json_path_num(a, "startup_s") * 1e3, hr_predict_real_words(&pr), seen);
         }
-        fputc('\n', em->out);
+        fprintf(out, "%sthe parent's section below gives this verdict too; each child process's "
+                "section its own\n\n", md ? "\n" : "  ");
+        hr_prose_close(&p, em->out, md);
     }
+}
+
+void hr_wholeprog_csv(hr_emit_t *em, const hr_report_view_t *v) {
+    static const char *const cols[] = {"trace", "processes", "cpu_s", "allocator", "change_s",
+                                       "change_pct", "interval_s_lo", "interval_s_hi",
+                                       "startup_s", "real", "noise_s", "runs_to_see", "max_rss",
+                                       "max_rss_change_bytes"};
+    const hr_json_t *all = hr_json_get(v->doc, HR_REPORT_WHOLE_PROGRAM);
+    if (hr_json_len(all) == 0)
+        return;
+    hr_emit_table_begin(em, HR_REPORT_WHOLE_PROGRAM, (int)(sizeof cols / sizeof *cols), cols);
+    for (size_t k = 0; k < hr_json_len(all); k++) {
+        const hr_json_t *f = hr_json_at(all, k), *arr = hr_json_get(f, "allocators");
+        for (size_t i = 0; i < hr_json_len(arr); i++) {
+            const hr_json_t *a = hr_json_at(arr, i);
+            hr_emit_cell_str(em, hr_json_path_str(f, HR_WP_TRACE));
+            hr_emit_cell_num(em, hr_json_path_num(f, "processes"));
+            hr_emit_cell_num(em, hr_json_path_num(f, "cpu_s"));
+            for (size_t c = 3; c < sizeof cols / sizeof *cols; c++) {
+                const char *str = hr_json_path_str(a, cols[c]);
+                if (str)
+                    hr_emit_cell_str(em, str);
+                else
+                    hr_emit_cell_num(em, hr_json_path_num(a, cols[c]));
+            }
+            hr_emit_row_end(em);
+        }
+    }
+    hr_emit_table_end(em);
 }

@@ -8,7 +8,10 @@
  * holding the parent and at least one child gets, per allocator with a
  * prediction on every one of them, the sum of their predicted changes (each
  * with its own process start-up), of their intervals' ends and of their
- * start-up terms, against the parent's CPU time. */
+ * start-up terms, against the parent's CPU time; its two answers: "real"
+ * from the summed interval and "runs_to_see" from the summed change against
+ * the parent's noise (the whole tree's runs); and the largest process's peak
+ * RSS ("max_rss", "max_rss_change_bytes" against glibc's). */
 #ifndef HR_REPORT_WHOLEPROG_H
 #define HR_REPORT_WHOLEPROG_H
 
@@ -25,7 +28,20 @@
 /* The "whole_program" array over v's rows (their predict objects written),
  * or NULL when no trace family is complete enough. */
 hr_json_t *hr_wholeprog_json(const hr_report_view_t *v);
-/* Its text / Markdown rendering (nothing when the report has none). */
+/* The parent trace's verdict (summary.h, hr_summary_verdict_of) when `trace`
+ * is the parent of a family in v's report: the one answer for the whole
+ * program, "ship A: -14.0 ms of 2.09 s CPU (-0.7%; the whole program: 43
+ * processes): real saving [...]; one run shows it (...)" or "keep glibc: no
+ * allocator's saving is real (the whole program: 43 processes)", then the
+ * leanest by the largest process's peak RSS. Returns 1 when it wrote buf,
+ * 0 (buf untouched) for any other trace. */
+int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const char *trace);
+/* Its text / Markdown rendering, and the HTML page's (as text lines, in the
+ * section of the parent trace): the families whose parent is one of v's
+ * traces (nothing when the report has none). */
 void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md);
+/* Its CSV section: a table titled "whole_program", one row per family and
+ * allocator, the JSON's keys as columns (nothing when the report has none). */
+void hr_wholeprog_csv(hr_emit_t *em, const hr_report_view_t *v);
 
 #endif

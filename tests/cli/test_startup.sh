@@ -167,6 +167,48 @@ else not_ok "whole program: 3 processes, the sum of their changes, 3 start-up te
 if grep -q "^Whole program: $T/ff/p.hrtt and its 2 child processes" "$T/ff.out"; then
     ok "the report shows the whole program"
 else not_ok "the report shows the whole program" "$(grep -A3 Whole "$T/ff.out")"; fi
+# its two answers: (b) from the whole change against the parent's noise (the
+# whole tree's runs: the parent's own rows carry the same noise_s), and the
+# largest process's peak RSS against glibc's; the parent's verdict is the
+# whole program's (a real cost of three start-ups: keep glibc)
+pn=null
+for i in 0 1 2 3 4 5; do
+    [ "$(jget results.$i.trace "$T/ff.json")" = "$T/ff/p.hrtt" ] &&
+        [ "$(jget results.$i.allocator "$T/ff.json")" != glibc ] && pn=$(jget results.$i.predict.noise_s "$T/ff.json")
+done
+wn=$(jget whole_program.0.allocators.1.noise_s "$T/ff.json")
+wr=$(jget whole_program.0.allocators.1.runs_to_see "$T/ff.json")
+m0=$(jget whole_program.0.allocators.0.max_rss "$T/ff.json")
+m1=$(jget whole_program.0.allocators.1.max_rss "$T/ff.json")
+dm=$(jget whole_program.0.allocators.1.max_rss_change_bytes "$T/ff.json")
+if [ "$pn" != null ] && [ "$wn" = "$pn" ] && [ "$(jget whole_program.0.allocators.1.noise_basis "$T/ff.json")" = range ] &&
+   awk -v c="$wc" -v n="$wn" -v r="$wr" -v a="$m0" -v b="$m1" -v d="$dm" '
+       BEGIN { k = (n / c) ^ 2; k = k < 1 ? 1 : int(k) + (k > int(k))
+               exit !(r == k && a > 0 && b > 0 && d == b - a) }'; then
+    ok "whole program: (b) against the parent's noise ($wn s: $wr run), the largest process's RSS"
+else not_ok "whole program: (b) against the parent's noise, the largest process's RSS" \
+    "noise $wn (parent's $pn), runs $wr for $wc, max_rss $m0 / $m1, change $dm"; fi
+if awk -v t="trace $T/ff/p.hrtt:" 'index($0, t) == 1 { on = 1 } on && /^keep / { print; exit }' "$T/ff.out" |
+       grep -q "^keep glibc: no allocator's saving is real (the whole program: 3 processes)" &&
+   head -n 12 "$T/ff.out" | grep -q "^keep glibc: no allocator's saving is real (the whole program"; then
+    ok "the parent's verdict answers for the whole program, and opens the report"
+else not_ok "the parent's verdict answers for the whole program, and opens the report" \
+    "$(grep -E "^(keep|ship|no allocator)|^  preload" "$T/ff.out")"; fi
+
+# every format carries the whole program's answers: the CSV its own section
+# (one row per allocator), Markdown and the HTML page its block
+"$HR" report "$T/ff.json" -f csv > "$T/ff.csv" 2> "$T/err"
+"$HR" report "$T/ff.json" -f md > "$T/ff.md" 2>> "$T/err"
+"$HR" report "$T/ff.json" -f html > "$T/ff.html" 2>> "$T/err"
+rows=$(awk '/^# whole_program$/ { on = 1; next } on && /^trace,processes,cpu_s,allocator,change_s,/ { hd = 1; next }
+            on && hd && NF { n++ } END { print n + 0 }' "$T/ff.csv")
+if [ "$rows" = 2 ] && grep -q ",preload:.*,cost,[0-9.e-]*,1,[0-9]*,[0-9-]*$" "$T/ff.csv" &&
+   grep -q "^### Whole program: $T/ff/p.hrtt" "$T/ff.md" && grep -q "^- preload:.* real cost; one run shows it$" "$T/ff.md" &&
+   grep -q "Whole program: $T/ff/p.hrtt and its 2 child processes" "$T/ff.html" &&
+   grep -q "keep glibc: no allocator[^ ]*s saving is real (the whole program: 3 processes)" "$T/ff.html"; then
+    ok "the whole program in CSV (its section), Markdown and HTML"
+else not_ok "the whole program in CSV (its section), Markdown and HTML" "csv rows $rows" \
+    "$(grep -A3 whole_program "$T/ff.csv")" "$(cat "$T/err")"; fi
 
 # 6b. the same family compressed after the capture (gzip keeps the names'
 #     .PID part before .hrt.gz): still one whole program of 2 processes

@@ -9,6 +9,7 @@
 
 #include "golden.h"
 #include "hr_test.h"
+#include "report/access.h"
 #include "report/report.h"
 #include "report/summary.h"
 
@@ -64,7 +65,7 @@ static void check_golden(hr_emit_format_t fmt, const char *expected) {
         HR_CHECK(strncmp(det, sum, strlen(sum)) == 0 && strlen(det) > strlen(sum));
         HR_CHECK(strstr(det + strlen(sum), "trace traces/particles.hrt (digest ") != NULL);
         if (fmt == HR_EMIT_TEXT)
-            HR_CHECK(max_width(sum) <= HR_SUMMARY_WIDTH);
+            HR_CHECK(max_width(sum) <= HR_PROSE_WIDTH);
     }
     free(sum);
     free(det);
@@ -142,6 +143,56 @@ static void test_verdict_edges(void) {
     hr_json_free(rep);
 }
 
+/* A program of several processes (report/wholeprog.h): the parent trace's
+ * verdict is the whole program's, from the report's whole_program section;
+ * the best saving shipped with both answers, the real savings whose
+ * intervals meet its named, the leanest by the largest process's peak RSS;
+ * a best change that is not a real saving keeps glibc; a child trace keeps
+ * its own verdict. */
+static void test_wholeprog_verdict(void) {
+#define WP_ALLOC(name, ch, pct, lo, hi, real, runs, rss, drss)                                        \
+    "{\"allocator\":\"" name "\",\"change_s\":" ch ",\"change_pct\":" pct ","                     \
+    "\"interval_s_lo\":" lo ",\"interval_s_hi\":" hi ",\"real\":\"" real "\",\"noise_s\":0.005," \
+    "\"runs_to_see\":" runs ",\"max_rss\":" rss ",\"max_rss_change_bytes\":" drss "}"
+    static const char doc[] =
+        "{\"schema\":\"heapreplay-report\",\"schema_version\":2,\"results\":["
+        "{\"trace\":\"p.hrt\",\"allocator\":\"glibc\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"cold_ns_per_op\":10}},"
+        "{\"trace\":\"p.7.hrt\",\"allocator\":\"glibc\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"cold_ns_per_op\":10}},"
+        "{\"trace\":\"p.7.hrt\",\"allocator\":\"a\",\"status\":\"ok\",\"runs\":1,"
+        "\"time\":{\"cold_ns_per_op\":5}}],"
+        "\"whole_program\":[{\"trace\":\"p.hrt\",\"processes\":43,\"cpu_s\":2.09,\"allocators\":["
+        WP_ALLOC("glibc", "0", "0", "-0.001", "0.001", "none", "1e9", "102760448", "0") ","
+        WP_ALLOC("c", "0.030", "1.44", "0.01", "0.05", "cost", "1", "125829120", "23068672") ","
+        WP_ALLOC("a", "-0.014", "-0.67", "-0.020", "-0.005", "saving", "1", "104857600", "2097152") ","
+        WP_ALLOC("b", "-0.010", "-0.48", "-0.018", "-0.002", "saving", "2", "115343360", "12582912") "]},"
+        "{\"trace\":\"q.hrt\",\"processes\":3,\"cpu_s\":2.09,\"allocators\":["
+        WP_ALLOC("glibc", "0", "0", "-0.001", "0.001", "none", "1e9", "102760448", "0") ","
+        WP_ALLOC("a", "-0.003", "-0.14", "-0.020", "0.005", "none", "11", "92274688", "-10485760") "]}]}";
+#undef WP_ALLOC
+    hr_json_t *rep = hr_json_parse(doc, sizeof doc - 1, "doc", NULL);
+    hr_report_view_t v;
+    HR_CHECK(rep && hr_report_view_init(&v, rep) == 0);
+    if (!rep)
+        return;
+    char buf[1024];
+    hr_summary_verdict_of(buf, sizeof buf, &v, "p.hrt");
+    HR_CHECK_STR(buf, "ship a: -14.0 ms of 2.09 s CPU (-0.7%; the whole program: 43 processes): "
+                      "real saving [-20..-5 ms]; one run shows it (program noise +/-5.0 ms), max "
+                      "RSS +2.00 MiB; as good within the model's error: b; leanest by peak RSS of "
+                      "the largest process: none 5% below the rest (glibc 98.00 MiB, a 100.00 "
+                      "MiB)");
+    hr_summary_verdict_of(buf, sizeof buf, &v, "q.hrt");
+    HR_CHECK_STR(buf, "no allocator changes this program for real (the whole program: 3 "
+                      "processes); leanest by peak RSS of the largest process: a, 10.2% below "
+                      "glibc (88.00 MiB vs 98.00 MiB; noise unknown)");
+    hr_summary_verdict_of(buf, sizeof buf, &v, "p.7.hrt");
+    HR_CHECK(strncmp(buf, "fastest by cold-lap time: a", 27) == 0);
+    hr_report_view_free(&v);
+    hr_json_free(rep);
+}
+
 /* Wrapping: at spaces, continuation indented by the line's indent + 4;
  * Markdown and short lines untouched; a word wider than the line stays. */
 static void test_wrap(void) {
@@ -153,14 +204,14 @@ static void test_wrap(void) {
         strcat(line, "word± ");
     strcat(line, "\nshort\n");
     FILE *f = open_memstream(&buf, &len);
-    hr_summary_wrap(f, line, 0);
+    hr_prose_wrap(f, line, 0);
     fclose(f);
-    HR_CHECK(buf && max_width(buf) <= HR_SUMMARY_WIDTH);
+    HR_CHECK(buf && max_width(buf) <= HR_PROSE_WIDTH);
     HR_CHECK(buf && strstr(buf, "\n      word± ") != NULL && strstr(buf, "\nshort\n") != NULL);
     free(buf);
     buf = NULL;
     f = open_memstream(&buf, &len);
-    hr_summary_wrap(f, line, 1);
+    hr_prose_wrap(f, line, 1);
     fclose(f);
     HR_CHECK_STR(buf, line);
     free(buf);
@@ -172,6 +223,7 @@ int main(void) {
     HR_RUN(test_verdicts);
     HR_RUN(test_budget_line);
     HR_RUN(test_verdict_edges);
+    HR_RUN(test_wholeprog_verdict);
     HR_RUN(test_wrap);
     return hr_test_done();
 }
