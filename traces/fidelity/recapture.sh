@@ -24,7 +24,8 @@
 # Usage: traces/fidelity/recapture.sh [HEAPREPLAY] [OUTDIR]
 #   HEAPREPLAY  the heapreplay binary (default: ./heapreplay of the source tree)
 #   OUTDIR      where to write the traces (default: traces/fidelity, replacing them)
-#   TIME_RUNS   (environment) runs without the library per program (default 5)
+#   TIME_RUNS   (environment) runs without the library per program (default 11:
+#               a MAD of 5 runs moved 2-10x between captures)
 #   ONLY        (environment) the traces to re-capture (default: all three)
 # A program missing is skipped with a line saying what installs it. A program
 # that does not run to its end (exit status 0, every timing run alike) stops
@@ -33,7 +34,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 HR=$(readlink -f "${1:-$here/../../heapreplay}")
 OUT=$(mkdir -p "${2:-$here}" && cd "${2:-$here}" && pwd)
-TIME_RUNS=${TIME_RUNS:-5}
+TIME_RUNS=${TIME_RUNS:-11}
 ONLY=${ONLY:-"mariadb_slap git_pack make_build"}
 . "$here/../../bench/fidelity/progs/progs.sh"
 [ -x "$HR" ] || { echo "recapture.sh: missing $HR" >&2; exit 2; }
