@@ -68,6 +68,7 @@ static const num_key_t program_keys[] = {
     HR_NK_(hr_result_program_t, max_rss), HR_NK_(hr_result_program_t, runs),
     HR_NK_(hr_result_program_t, cpu_s_mad), HR_NK_(hr_result_program_t, load_before),
     HR_NK_(hr_result_program_t, load_after), HR_NK_(hr_result_program_t, cpus),
+    HR_NK_(hr_result_program_t, other_cpu),
 };
 static const num_key_t predict_keys[] = {
     HR_NK_(hr_result_predict_t, alloc_s),       HR_NK_(hr_result_predict_t, change_s),

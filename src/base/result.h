@@ -88,8 +88,10 @@ typedef struct hr_result_program {
     int         present;
     double      cpu_s, cpu_s_min, cpu_s_max, wall_s, max_rss, runs;
     /* the noise record (NAN when the trace has none): the runs' CPU MAD,
-     * the 1-minute load average before and after them, the online CPUs */
-    double      cpu_s_mad, load_before, load_after, cpus;
+     * the 1-minute load average before and after them, the online CPUs;
+     * the CPUs other programs kept busy meanwhile (NAN: not measured, a
+     * trace before 1.7) */
+    double      cpu_s_mad, load_before, load_after, cpus, other_cpu;
     const char *timed; /* "capture" when the captured run was timed */
 } hr_result_program_t;
 

@@ -137,6 +137,41 @@ static uint32_t load_now(void) {
     return getloadavg(l, 1) == 1 && l[0] >= 0 && l[0] < 4e7 ? (uint32_t)(l[0] * 100 + 0.5) : 0;
 }
 
+/* The machine's busy CPU time so far, in seconds over all CPUs: /proc/stat's
+ * "cpu" line, user + nice + system + irq + softirq + steal (a hypervisor's
+ * stolen time is load too: the runs could not have the CPU); -1 when it
+ * cannot be read (not Linux, no /proc). */
+static double busy_cpu_s(void) {
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    long hz = sysconf(_SC_CLK_TCK);
+    int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                       &v[3], &v[4], &v[5], &v[6], &v[7])
+              : 0;
+    if (f)
+        fclose(f);
+    if (n < 8 || hz <= 0)
+        return -1;
+    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)hz;
+}
+
+/* The CPUs other programs kept busy on average between busy0 (at t0) and
+ * now, less the runs' own CPU time (wait4: the program and its children):
+ * x 100, in [0, cpus x 100]; sets the flag, or leaves it clear when the
+ * busy time cannot be read. */
+static void other_cpu(hr_program_time_t *p, double busy0, uint64_t t0, const hr_run_time_t *runs,
+                      int n) {
+    double busy1 = busy_cpu_s(), wall = (double)(now_ns() - t0) / 1e9, own = 0;
+    if (busy0 < 0 || busy1 < 0 || wall <= 0)
+        return;
+    for (int i = 0; i < n; i++)
+        own += (double)runs[i].cpu_ns / 1e9;
+    double other = (busy1 - busy0 - own) / wall;
+    other = other < 0 ? 0 : other > p->cpus ? p->cpus : other;
+    p->other_cpu_c = (uint32_t)(other * 100 + 0.5);
+    p->flags |= HR_PROGF_OTHER_CPU;
+}
+
 off_t hr_stdin_offset(void) {
     struct stat st;
     return fstat(0, &st) == 0 && S_ISREG(st.st_mode) ? lseek(0, 0, SEEK_CUR) : -1;
@@ -149,6 +184,8 @@ int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_
         return -1;
     int differ = 0;
     uint32_t load_before = load_now();
+    double busy0 = busy_cpu_s();
+    uint64_t t0 = now_ns();
     for (int i = 0; i < n; i++) {
         if (run_plain(cmd, in_off, &runs[i]) != 0) {
             free(runs);
@@ -163,13 +200,17 @@ int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_
     p->load_before_c = load_before;
     p->load_after_c = load_now();
     p->cpus = cpus > 0 && cpus <= (long)UINT32_MAX ? (uint32_t)cpus : 1;
+    other_cpu(p, busy0, t0, runs, n);
     fprintf(sum, "program time: median of %d run%s without the capture library: wall %.3f s, "
             "CPU %.3f s (min %.3f, max %.3f, MAD %.3f), max RSS %.1f MiB; load average %.2f "
-            "before, %.2f after, %u CPUs\n", n, n == 1 ? "" : "s",
+            "before, %.2f after, %u CPUs", n, n == 1 ? "" : "s",
             (double)p->wall_ns / 1e9, (double)p->cpu_ns / 1e9, (double)p->cpu_min_ns / 1e9,
             (double)p->cpu_max_ns / 1e9, (double)p->cpu_mad_ns / 1e9,
             (double)p->max_rss / 1048576.0, p->load_before_c / 100.0, p->load_after_c / 100.0,
             p->cpus);
+    if (p->flags & HR_PROGF_OTHER_CPU)
+        fprintf(sum, "; other programs kept %.2f CPUs busy meanwhile", p->other_cpu_c / 100.0);
+    fputc('\n', sum);
     if (differ)
         fprintf(sum, "warning: %d of the %d timing runs ended unlike the captured run (exit "
                 "status or signal): they may not have done the same work\n", differ, n);

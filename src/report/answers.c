@@ -57,13 +57,30 @@ double hr_predict_runs_to_see(double change_s, double noise_s) {
     return k < 1 ? 1 : k > 1e9 ? 1e9 : k;
 }
 
+/* The other programs' CPUs above which the machine was busy. */
+static double other_cpu_limit(double cpus) {
+    return fmax(HR_PREDICT_OTHER_CPU_MIN, cpus * HR_PREDICT_OTHER_CPU_SHARE);
+}
+
 int hr_predict_loaded(const hr_result_program_t *prog) {
+    if (!(prog->cpus >= 1))
+        return 0;
+    if (isfinite(prog->other_cpu)) /* the load that is not the program's own */
+        return prog->other_cpu > other_cpu_limit(prog->cpus);
     double l = prog->load_before > prog->load_after ? prog->load_before : prog->load_after;
-    return prog->cpus >= 1 && l > prog->cpus / 2 + 1;
+    return l > prog->cpus / 2 + 1;
 }
 
 void hr_predict_load_note(FILE *out, const hr_result_program_t *prog, const char *pre) {
-    if (hr_predict_loaded(prog))
+    if (!hr_predict_loaded(prog))
+        return;
+    if (isfinite(prog->other_cpu))
+        fprintf(out, "%sthe machine was busy while the program was timed (other programs kept "
+                "%.2f of its %.0f CPUs busy during the runs; busy: above %.2f): its noise and CPU "
+                "time are overstated, so fewer changes look visible in one run; capture again on "
+                "a quieter machine\n", pre, prog->other_cpu, prog->cpus,
+                other_cpu_limit(prog->cpus));
+    else
         fprintf(out, "%sthe machine was loaded while the program was timed (load average %.2f "
                 "before, %.2f after the runs, %.0f CPUs; loaded: above CPUs / 2 + 1): its noise "
                 "and CPU time are overstated, so fewer changes look visible in one run; capture "

@@ -62,9 +62,17 @@ double hr_predict_noise(const hr_result_program_t *prog, const char **basis);
 #define HR_PREDICT_MAX_RUNS 100
 double hr_predict_runs_to_see(double change_s, double noise_s);
 
-/* Whether the machine was loaded while the program was timed: the larger
- * 1-minute load average (before, after the runs) above cpus / 2 + 1 (the
- * timed runs themselves add about 1). 0 without a noise record. */
+/* Whether the machine was loaded while the program was timed. With the
+ * other programs' CPU measured (a 1.7 trace): when they kept more than
+ * HR_PREDICT_OTHER_CPU_MIN CPUs, or HR_PREDICT_OTHER_CPU_SHARE of the CPUs,
+ * busy on average during the runs (whichever is more): the program's own
+ * threads and processes never count. Before: the larger 1-minute load
+ * average (before, after the runs) above cpus / 2 + 1 (the timed runs
+ * themselves add about 1, a program of several threads or processes more,
+ * which this rule cannot tell from other programs'). 0 without a noise
+ * record. */
+#define HR_PREDICT_OTHER_CPU_MIN 0.5
+#define HR_PREDICT_OTHER_CPU_SHARE 0.25
 int hr_predict_loaded(const hr_result_program_t *prog);
 /* The warning line about it ("PRE the machine was loaded ...\n"), or nothing. */
 void hr_predict_load_note(FILE *out, const hr_result_program_t *prog, const char *pre);

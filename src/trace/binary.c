@@ -433,16 +433,21 @@ static int dec_program(dec_t *d, const uint8_t *buf, bin_header_t *h) {
     hr_program_decode(buf + HR_BIN_HEADER_SIZE, &h->program);
     int off = -1;
     if (ps > HR_BIN_PROGRAM_SIZE &&
-        (off = hr_program_decode_noise(buf + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE,
+        (off = hr_program_decode_noise(buf + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE, h->minor,
                                        &h->program)) >= 0)
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "program time: the noise record's "
-                        "reserved word is not 0");
+                        "word at 132 is not 0 (other_cpu needs minor 7 and its flag 0x%x)",
+                        (unsigned)HR_PROGF_OTHER_CPU);
     if (ps > HR_BIN_PROGRAM_SIZE && !hr_program_has_noise(&h->program))
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + ps - 8, "program time: cpus is 0 in a 1.%u "
                         "header (minor 6 and above hold the noise record: cpus >= 1)", h->minor);
     off = hr_program_check(&h->program, what, sizeof what);
     if (off >= 0)
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "%s", what);
+    if ((h->program.flags & HR_PROGF_OTHER_CPU) && h->minor < HR_BIN_MINOR_OTHER)
+        return dec_fail(d, buf + HR_BIN_HEADER_SIZE + 44, "program time: flag 0x%x (other_cpu) "
+                        "in a 1.%u header (it arrived in 1.7)", (unsigned)HR_PROGF_OTHER_CPU,
+                        h->minor);
     return 0;
 }
 

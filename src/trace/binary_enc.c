@@ -303,7 +303,8 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
      * them is byte-identical to what 1.2 wrote (same digest, readable by 1.2
      * readers); 1.5 only with stacks. The digest is taken without the
      * program time and the stacks (io.c). */
-    unsigned minor = noise ? HR_BIN_MINOR_NOISE
+    unsigned minor = noise && (t->program.flags & HR_PROGF_OTHER_CPU) ? HR_BIN_MINOR_OTHER
+                     : noise ? HR_BIN_MINOR_NOISE
                      : stacks ? HR_BIN_MINOR_STACKS
                      : t->program.runs ? HR_BIN_MINOR_PROGRAM : HR_BIN_MINOR_PLAIN;
     for (size_t i = 0; i < t->n_events && minor < HR_BIN_MINOR_POOLS; i++)
@@ -390,12 +391,14 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
     }
     /* as hr_trace_encode_binary: no timestamp flag without events, the
      * program-time minor when t has program time, the noise minor with
-     * its record */
+     * its record, 1.7 with its other_cpu */
     unsigned minor = c->minor;
     if (t->program.runs && minor < HR_BIN_MINOR_PROGRAM)
         minor = HR_BIN_MINOR_PROGRAM;
     if (noise && minor < HR_BIN_MINOR_NOISE)
         minor = HR_BIN_MINOR_NOISE;
+    if (noise && (t->program.flags & HR_PROGF_OTHER_CPU))
+        minor = HR_BIN_MINOR_OTHER;
     enc_header_t hd = {minor,
                        c->has_ts && c->n_events, c->n_events,
                        c->any_id ? (uint32_t)(c->max_id + 1) : 0,

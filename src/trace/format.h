@@ -17,7 +17,8 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 6 /* the newest minor this reader knows */
+#define HR_BIN_MINOR 7 /* the newest minor this reader knows */
+#define HR_BIN_MINOR_OTHER 7 /* 1.7: the noise record's other_cpu (flag bit 1); written only when measured */
 #define HR_BIN_MINOR_NOISE 6 /* 1.6: the program's noise record after the program time; written only when present */
 #define HR_BIN_MINOR_STACKS 5 /* 1.5: the stacks block in the header; written only when present */
 #define HR_BIN_MINOR_PROGRAM 4 /* 1.4: program time in the header; written only when present */
@@ -114,7 +115,7 @@ int hr_buf_reserve(hr_buf_t *b, size_t extra);
 int hr_program_check(const hr_program_time_t *p, char *what, size_t cap);
 void hr_program_decode(const uint8_t *block, hr_program_time_t *p);
 void hr_program_encode(const hr_program_time_t *p, uint8_t *block);
-int hr_program_decode_noise(const uint8_t *rec, hr_program_time_t *p);
+int hr_program_decode_noise(const uint8_t *rec, unsigned minor, hr_program_time_t *p);
 void hr_program_encode_noise(const hr_program_time_t *p, uint8_t *rec);
 int hr_program_has_noise(const hr_program_time_t *p);
 int hr_program_text_option(hr_program_time_t *p, unsigned *seen, const char *tok, size_t n,

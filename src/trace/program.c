@@ -12,8 +12,10 @@
 #include <string.h>
 
 /* The fields in their binary order: text key, byte offset from the start of
- * the program block (header offset 64), width. PF_MAD.. are the noise
- * record (1.6, offsets 112..135 of the header), all given or none. */
+ * the program block (header offset 64), width. PF_MAD..PF_CPUS are the noise
+ * record (1.6, offsets 112..131 of the header), all given or none; PF_OTHER
+ * (1.7, offset 132, the word 1.6 reserved) is optional within it, given
+ * exactly when the flags have HR_PROGF_OTHER_CPU. */
 typedef struct pfield {
     const char *key;
     unsigned    off, width;
@@ -21,16 +23,15 @@ typedef struct pfield {
 
 enum {
     PF_WALL, PF_CPU, PF_CPU_MIN, PF_CPU_MAX, PF_RSS, PF_RUNS, PF_FLAGS,
-    PF_MAD, PF_LOAD_BEFORE, PF_LOAD_AFTER, PF_CPUS, PF__COUNT
+    PF_MAD, PF_LOAD_BEFORE, PF_LOAD_AFTER, PF_CPUS, PF_OTHER, PF__COUNT
 };
 #define PF_BASE_BITS ((1u << PF_MAD) - 1)
-#define PF_NOISE_BITS (((1u << PF__COUNT) - 1) & ~PF_BASE_BITS)
-#define PF_RESERVED_OFF 68 /* u32 after cpus: 0 */
+#define PF_NOISE_BITS (((1u << PF_OTHER) - 1) & ~PF_BASE_BITS) /* the required ones */
 
 static const pfield_t pfields[PF__COUNT] = {
     {"wall_ns", 0, 8},     {"cpu_ns", 8, 8},       {"cpu_min_ns", 16, 8}, {"cpu_max_ns", 24, 8},
     {"max_rss", 32, 8},    {"runs", 40, 4},        {"timed", 44, 4},      {"cpu_mad_ns", 48, 8},
-    {"load_before", 56, 4}, {"load_after", 60, 4}, {"cpus", 64, 4},
+    {"load_before", 56, 4}, {"load_after", 60, 4}, {"cpus", 64, 4},     {"other_cpu", 68, 4},
 };
 
 static uint64_t *pfield_u64(hr_program_time_t *p, int f) {
@@ -50,6 +51,7 @@ static uint32_t *pfield_u32(hr_program_time_t *p, int f) {
     case PF_LOAD_BEFORE: return &p->load_before_c;
     case PF_LOAD_AFTER: return &p->load_after_c;
     case PF_CPUS: return &p->cpus;
+    case PF_OTHER: return &p->other_cpu_c;
     default: return NULL;
     }
 }
@@ -68,12 +70,20 @@ __attribute__((format(printf, 4, 5))) static int pfail(char *what, size_t cap, i
 
 /* The noise record's rules (cpus 0: every field of it 0). */
 static int noise_check(const hr_program_time_t *p, char *what, size_t cap) {
+    int other = (p->flags & HR_PROGF_OTHER_CPU) != 0;
+    if (!other && p->other_cpu_c)
+        return pfail(what, cap, (int)pfields[PF_OTHER].off, "program time: other_cpu is set "
+                     "without its flag (0x%x in timed)", (unsigned)HR_PROGF_OTHER_CPU);
     if (!p->cpus) {
-        if (p->cpu_mad_ns || p->load_before_c || p->load_after_c)
+        if (p->cpu_mad_ns || p->load_before_c || p->load_after_c || other)
             return pfail(what, cap, (int)pfields[PF_CPUS].off, "program time: a noise field is "
                          "set but cpus is 0 (no noise record: every field of it 0)");
         return -1;
     }
+    if ((uint64_t)p->other_cpu_c > (uint64_t)p->cpus * 100)
+        return pfail(what, cap, (int)pfields[PF_OTHER].off, "program time: other_cpu %u.%02u is "
+                     "above the %u CPUs (expected other_cpu <= cpus)", p->other_cpu_c / 100,
+                     p->other_cpu_c % 100, p->cpus);
     if (!p->runs)
         return pfail(what, cap, (int)pfields[PF_CPUS].off, "program time: cpus is set but runs "
                      "is 0 (no program time: every field 0)");
@@ -140,14 +150,16 @@ void hr_program_encode(const hr_program_time_t *p, uint8_t *block) {
 }
 
 /* The record starts at block + HR_BIN_PROGRAM_SIZE (the fields' offsets
- * are the block's). Returns -1, or the block offset of the reserved word
- * when it is not 0 (a later minor's use of it). */
-int hr_program_decode_noise(const uint8_t *rec, hr_program_time_t *p) {
+ * are the block's); p's flags decoded first. Returns -1, or the block offset
+ * of other_cpu when it is set in a header whose flags (or minor) do not
+ * give it. */
+int hr_program_decode_noise(const uint8_t *rec, unsigned minor, hr_program_time_t *p) {
     const uint8_t *block = rec - pfields[PF_MAD].off;
     p->cpu_mad_ns = get_le(block + pfields[PF_MAD].off, 8);
     for (int f = PF_LOAD_BEFORE; f < PF__COUNT; f++)
         *pfield_u32(p, f) = (uint32_t)get_le(block + pfields[f].off, 4);
-    return get_le(block + PF_RESERVED_OFF, 4) ? PF_RESERVED_OFF : -1;
+    int given = (p->flags & HR_PROGF_OTHER_CPU) && minor >= HR_BIN_MINOR_OTHER;
+    return p->other_cpu_c && !given ? (int)pfields[PF_OTHER].off : -1;
 }
 
 void hr_program_encode_noise(const hr_program_time_t *p, uint8_t *rec) {
@@ -155,7 +167,6 @@ void hr_program_encode_noise(const hr_program_time_t *p, uint8_t *rec) {
     put_le(block + pfields[PF_MAD].off, p->cpu_mad_ns, 8);
     for (int f = PF_LOAD_BEFORE; f < PF__COUNT; f++)
         put_le(block + pfields[f].off, *pfield_u32((hr_program_time_t *)p, f), 4);
-    put_le(block + PF_RESERVED_OFF, 0, 4);
 }
 
 /* ---- text header options -------------------------------------------------- */
@@ -191,9 +202,11 @@ static int parse_load(const char *s, size_t n, uint64_t *out) {
 /* The value of field f from [val, val+vl) into p: 0, or -1 when malformed. */
 static int set_field(hr_program_time_t *p, int f, const char *val, size_t vl) {
     uint64_t v;
-    if (f == PF_LOAD_BEFORE || f == PF_LOAD_AFTER) {
+    if (f == PF_LOAD_BEFORE || f == PF_LOAD_AFTER || f == PF_OTHER) {
         if (parse_load(val, vl, &v))
             return -1;
+        if (f == PF_OTHER)
+            p->flags |= HR_PROGF_OTHER_CPU;
     } else if (parse_dec(val, vl, &v) ||
                ((f == PF_RUNS || f == PF_CPUS) && (v == 0 || v > UINT32_MAX))) {
         return -1;
@@ -237,6 +250,7 @@ int hr_program_text_option(hr_program_time_t *p, unsigned *seen, const char *tok
                      : f == PF_CPUS ? "a CPU count 1..4294967295"
                      : f == PF_LOAD_BEFORE || f == PF_LOAD_AFTER
                          ? "a load average with at most two decimals (1.25)"
+                     : f == PF_OTHER ? "CPUs with at most two decimals (0.25)"
                          : "a decimal number");
     return 1;
 }
@@ -249,7 +263,10 @@ int hr_program_text_finish(const hr_program_time_t *p, unsigned seen, char *what
             return pfail(what, cap, -1, "program time needs every one of runs=, timed=, "
                          "wall_ns=, cpu_ns=, cpu_min_ns=, cpu_max_ns=, max_rss= (missing %s=)",
                          pfields[f].key);
-    for (int f = PF_MAD; f < PF__COUNT && (seen & PF_NOISE_BITS); f++)
+    if ((seen & (1u << PF_OTHER)) && !(seen & PF_NOISE_BITS))
+        return pfail(what, cap, -1, "header option 'other_cpu=' needs the noise record "
+                     "(cpu_mad_ns=, load_before=, load_after=, cpus=)");
+    for (int f = PF_MAD; f < PF_OTHER && (seen & PF_NOISE_BITS); f++)
         if (!(seen & (1u << f)))
             return pfail(what, cap, -1, "the program's noise record needs every one of "
                          "cpu_mad_ns=, load_before=, load_after=, cpus= (missing %s=)",
@@ -274,6 +291,10 @@ void hr_program_text(const hr_program_time_t *p, char *buf, size_t cap) {
         snprintf(buf + n, cap - n, " cpu_mad_ns=%llu load_before=%u.%02u load_after=%u.%02u "
                  "cpus=%u", (unsigned long long)p->cpu_mad_ns, p->load_before_c / 100,
                  p->load_before_c % 100, p->load_after_c / 100, p->load_after_c % 100, p->cpus);
+    n = strlen(buf);
+    if ((p->flags & HR_PROGF_OTHER_CPU) && n < cap)
+        snprintf(buf + n, cap - n, " other_cpu=%u.%02u", p->other_cpu_c / 100,
+                 p->other_cpu_c % 100);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -294,6 +315,8 @@ hr_json_t *hr_program_json(const hr_program_time_t *p) {
         hr_json_set(o, "load_before", hr_json_new_num(p->load_before_c / 100.0));
         hr_json_set(o, "load_after", hr_json_new_num(p->load_after_c / 100.0));
         hr_json_set(o, "cpus", hr_json_new_u64(p->cpus));
+        if (p->flags & HR_PROGF_OTHER_CPU)
+            hr_json_set(o, "other_cpu", hr_json_new_num(p->other_cpu_c / 100.0));
     }
     return o;
 }

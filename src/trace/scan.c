@@ -135,8 +135,8 @@ static uint64_t hash_head(input_t *in, const hr_bin_layout_t *lay, int prog, uns
  * at the end; 1.4 with the program-time block, 112 bytes, whatever the
  * events). */
 static int writer_header(const hr_bin_layout_t *lay, int prog) {
-    if (prog == 2) /* with the noise record (1.6) */
-        return lay->minor == HR_BIN_MINOR_NOISE &&
+    if (prog == 2) /* with the noise record (1.6; 1.7 with its other_cpu) */
+        return (lay->minor == HR_BIN_MINOR_NOISE || lay->minor == HR_BIN_MINOR_OTHER) &&
                lay->header_size == HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE + HR_BIN_NOISE_SIZE;
     if (prog)
         return lay->minor == HR_BIN_MINOR_PROGRAM &&

@@ -162,18 +162,24 @@ typedef struct hr_program_time {
      * are 0): the runs' CPU times' median absolute deviation from their
      * median, the 1-minute load average before and after the timed runs
      * (x 100) and the online CPUs, so that a report can judge the program's
-     * run-to-run noise and warn when the machine was busy. */
+     * run-to-run noise and warn when the machine was busy; and (1.7, with
+     * HR_PROGF_OTHER_CPU) the CPUs that other programs kept busy on average
+     * while the runs ran (x 100): the load that is not the program's own. */
     uint64_t cpu_mad_ns;
     uint32_t load_before_c, load_after_c;
     uint32_t cpus;
+    uint32_t other_cpu_c;
 } hr_program_time_t;
 
 enum {
     /* The times are the captured run's own (slowed by the capture library);
      * without it, runs of the program without the library (--time-runs). */
     HR_PROGF_CAPTURED = 1u << 0,
+    /* other_cpu_c was measured (the machine's busy time less the runs' own
+     * CPU time, 1.7); without it the load averages are all a report has. */
+    HR_PROGF_OTHER_CPU = 1u << 1,
 };
-#define HR_PROGF_KNOWN HR_PROGF_CAPTURED
+#define HR_PROGF_KNOWN (HR_PROGF_CAPTURED | HR_PROGF_OTHER_CPU)
 
 /* An in-memory trace. */
 typedef struct hr_trace {

@@ -65,8 +65,8 @@ printf '\001' | dd of="$T/badb.hrt" bs=1 seek=132 conv=notrunc 2> /dev/null
 "$HR" info "$T/badb.hrt" > /dev/null 2> "$T/badb.err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$T/badb.err")" = 1 ] &&
-    grep -q "badb.hrt: offset 132: program time: the noise record's reserved word is not 0" "$T/badb.err" &&
-    ok "binary: a reserved word set in the noise record -> FILE: offset 132: message, exit 2" ||
+    grep -q "badb.hrt: offset 132: program time: the noise record's word at 132 is not 0 (other_cpu needs minor 7" "$T/badb.err" &&
+    ok "binary: the word at 132 set in a 1.6 noise record -> FILE: offset 132: message, exit 2" ||
     not_ok "binary: bad noise record (rc $rc)" "$(cat "$T/badb.err")"
 
 # 3. the load warning: in every format of the loaded trace's report, never
@@ -85,6 +85,41 @@ done
 "$HR" replay -q -r 2 -a glibc,jemalloc -o "$T/q.rep.json" "$T/quiet.txt" > "$T/q.rep.txt" 2> /dev/null
 ! grep -q "machine was loaded" "$T/q.rep.txt" && [ "$(jget results.1.predict.loaded "$T/q.rep.json")" = null ] &&
     ok "a recorded load of 0.75 on 2 CPUs: no warning" || not_ok "no warning on a quiet load"
+
+# 3b. the other programs' CPU (1.7): when measured it decides, whatever the
+# load averages (which count the program's own threads and processes)
+sed '1s/ cpus=2$/ cpus=2 other_cpu=1.20/' "$T/quiet.txt" > "$T/busy.txt"
+sed '1s/ cpus=2$/ cpus=2 other_cpu=0.10/' "$T/loaded.txt" > "$T/own.txt"
+"$HR" replay -q -r 2 -a glibc,jemalloc -o "$T/b.rep.json" "$T/busy.txt" > "$T/b.rep.txt" 2> "$T/b.rep.err"
+"$HR" replay -q -r 2 -a glibc,jemalloc -o "$T/o.rep.json" "$T/own.txt" > "$T/o.rep.txt" 2>> "$T/b.rep.err"
+if grep -q "the machine was busy while the program was timed (other programs kept 1.20 of its 2 CPUs" \
+        "$T/b.rep.txt" && [ "$(jget results.1.predict.loaded "$T/b.rep.json")" = true ] &&
+   [ "$(jget results.0.program.other_cpu "$T/b.rep.json")" = 1.2 ] &&
+   ! grep -q "machine was" "$T/o.rep.txt" && [ "$(jget results.1.predict.loaded "$T/o.rep.json")" = null ]; then
+    ok "other_cpu decides: 1.20 of 2 CPUs warns at load 0.75; 0.10 does not at load 9"
+else not_ok "other_cpu decides the warning" "$(cat "$T/b.rep.err")" "$(grep -h machine "$T/b.rep.txt" "$T/o.rep.txt")"; fi
+"$HR" convert "$T/busy.txt" -o "$T/busy.hrt" > /dev/null && "$HR" convert "$T/busy.hrt" -o "$T/busy2.txt" > /dev/null
+minor=$(od -An -tu2 -j10 -N2 "$T/busy.hrt" | tr -d ' ')
+d1=$("$HR" info --json "$T/busy.hrt" | "$JGET" 0.digest /dev/stdin)
+d2=$("$HR" info --json "$T/l.hrt" | "$JGET" 0.digest /dev/stdin)
+if [ "$minor" = 7 ] && head -n 1 "$T/busy2.txt" | grep -q " cpus=2 other_cpu=1.20$" && [ "$d1" = "$d2" ]; then
+    ok "convert: other_cpu survives text -> binary (1.7) -> text, the digest unchanged"
+else not_ok "convert keeps other_cpu (minor $minor)" "$(head -n 1 "$T/busy2.txt")" "$d1 vs $d2"; fi
+bad too_busy '1s/ cpus=2$/ cpus=2 other_cpu=3.00/' "other_cpu 3.00 is above the 2 CPUs"
+bad other_3dp '1s/ cpus=2$/ cpus=2 other_cpu=0.125/' "other_cpu=0.125': expected CPUs with at most two decimals"
+sed '1s/ cpu_mad_ns=.*$/ other_cpu=0.50/' "$T/loaded.txt" > "$T/lone.txt"
+"$HR" info "$T/lone.txt" > /dev/null 2> "$T/lone.err"
+rc=$?
+[ $rc = 2 ] && grep -q "lone.txt:1: header option 'other_cpu=' needs the noise record" "$T/lone.err" &&
+    ok "text: other_cpu without the noise record -> FILE:1: message, exit 2" ||
+    not_ok "text: other_cpu alone (rc $rc)" "$(cat "$T/lone.err")"
+cp "$T/l.hrt" "$T/bad7.hrt" # a 1.6 file claiming the flag: only 1.7 has it
+printf '\002' | dd of="$T/bad7.hrt" bs=1 seek=108 conv=notrunc 2> /dev/null
+"$HR" info "$T/bad7.hrt" > /dev/null 2> "$T/bad7.err"
+rc=$?
+[ $rc = 2 ] && grep -q "bad7.hrt: offset 108: program time: flag 0x2 (other_cpu) in a 1.6 header" "$T/bad7.err" &&
+    ok "binary: the other_cpu flag in a 1.6 header -> FILE: offset 108: message, exit 2" ||
+    not_ok "binary: the flag in 1.6 (rc $rc)" "$(cat "$T/bad7.err")"
 
 # 4. both answers in every format: the quiet trace has a noise record, so
 # (b) is answered ("one run shows it", "needs ~K runs" or "not in 100 runs")
@@ -117,9 +152,11 @@ if [ -f "$LIB" ] && [ -x "$PROG" ] && ! nm "$PROG" 2> /dev/null | grep -q __asan
     if [ "$(jget results.0.program.cpus "$T/t.json")" != null ] &&
         [ "$(jget results.0.program.load_before "$T/t.json")" != null ] &&
         [ "$(jget results.1.predict.runs_to_see "$T/t.json")" != null ] &&
-        grep -q "load average .* before, .* after, [0-9]* CPUs" "$T/t.log" &&
+        grep -q "load average .* before, .* after, [0-9]* CPUs; other programs kept [0-9.]* CPUs busy meanwhile$" "$T/t.log" &&
+        awk -v o="$(jget results.0.program.other_cpu "$T/t.json")" -v c="$(jget results.0.program.cpus "$T/t.json")" \
+            'BEGIN { exit !(o != "null" && o >= 0 && o <= c) }' &&
         ! grep -q "noise unknown" "$T/t.txt"; then
-        ok "capture --time-runs 3: the noise record, and (b) answered"
+        ok "capture --time-runs 3: the noise record (other_cpu within 0..CPUs), and (b) answered"
     else not_ok "capture --time-runs 3: (b)" "$(cat "$T/t.log" "$T/t.txt")"; fi
     if [ "$(jget results.1.predict.runs_to_see "$T/c.json")" = null ] &&
         [ "$(jget results.0.program.cpus "$T/c.json")" = null ] &&

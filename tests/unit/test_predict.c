@@ -31,7 +31,7 @@ static const hr_json_t *row(const hr_json_t *rep, int i) {
 
 /* A program record of `runs` runs with CPU range `range` and MAD `mad`. */
 static hr_result_program_t prog_of(double runs, double range, double mad) {
-    hr_result_program_t p = {1, 1.0, 1.0, 1.0 + range, 1.0, 0, runs, mad, NAN, NAN, NAN, "plain"};
+    hr_result_program_t p = {1, 1.0, 1.0, 1.0 + range, 1.0, 0, runs, mad, NAN, NAN, NAN, NAN, "plain"};
     return p;
 }
 
