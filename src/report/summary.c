@@ -158,17 +158,18 @@ static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
     for (int i = 0; i < rk->nranked; i++)
         any_real |= rk->e[i].r->predict.real != 0;
     if (p->real >= 0) {
-        hr_fmt_cat(buf, n, any_real ? "keep %s: no allocator's saving is real"
-                             : "no allocator changes this program for real",
-            HR_RANK_BASELINE);
+        hr_fmt_cat(buf, n,
+                   any_real ? "keep %s: no allocator's saving is real"
+                            : "no allocator changes this program for real",
+                   HR_RANK_BASELINE);
         return;
     }
     char c[32], cpu[32], words[160], rss[32] = "";
     hr_fmt_seconds(c, sizeof c, p->change_s, 1);
     hr_fmt_seconds(cpu, sizeof cpu, prog ? prog->cpu_s : NAN, 0);
     hr_predict_words(words, sizeof words, p);
-    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%): %s", b->r->allocator, c, cpu, p->change_pct,
-        words);
+    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%): %s", b->r->allocator, c, cpu,
+               p->change_pct, words);
     if (isfinite(p->rss_change_bytes)) {
         hr_fmt_bytes(rss, sizeof rss, fabs(p->rss_change_bytes));
         hr_fmt_cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
@@ -177,7 +178,7 @@ static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
     for (int i = 1; i < rk->nranked; i++)
         if (rk->e[i].r->predict.real < 0 && hr_rank_apart(b, &rk->e[i]) == 0)
             hr_fmt_cat(buf, n, "%s%s", k++ ? ", " : "; as good within the model's error: ",
-                rk->e[i].r->allocator);
+                       rk->e[i].r->allocator);
 }
 
 /* "fastest by cold-lap time: A, 1.69x less than B's (separated)" or "A and
@@ -192,11 +193,11 @@ static void fastest(char *buf, size_t n, const hr_ranking_t *rk) {
     int sep = hr_rank_apart(a, b);
     if (sep == 0) {
         hr_fmt_cat(buf, n, "fastest by %s: %s and %s within noise (samples overlap)", by,
-            a->r->allocator, b->r->allocator);
+                   a->r->allocator, b->r->allocator);
         return;
     }
     hr_fmt_cat(buf, n, "fastest by %s: %s, %.2fx less than %s's (%s)", by, a->r->allocator,
-        b->key / a->key, b->r->allocator, sep > 0 ? "separated" : "noise unknown");
+               b->key / a->key, b->r->allocator, sep > 0 ? "separated" : "noise unknown");
 }
 
 /* "leanest by peak RSS: A, 6.2% below B (47.5 vs 50.7 MiB)" among the ranked
@@ -232,15 +233,15 @@ static void leanest(char *buf, size_t n, const hr_ranking_t *rk) {
     int known = isfinite(hi[bi]) && isfinite(lo[ni]);
     if (frac < HR_LEANEST_MIN) {
         hr_fmt_cat(buf, n, "leanest by peak RSS: none %.0f%% below the rest (%s %s, %s %s)",
-            HR_LEANEST_MIN * 100, a, va, b, vb);
+                   HR_LEANEST_MIN * 100, a, va, b, vb);
         return;
     }
     if (known && hi[bi] >= lo[ni]) {
         hr_fmt_cat(buf, n, "leanest by peak RSS: %s and %s within noise (samples overlap)", a, b);
         return;
     }
-    hr_fmt_cat(buf, n, "leanest by peak RSS: %s, %.1f%% below %s (%s vs %s)%s", a, frac * 100, b, va,
-        vb, known ? "" : " (noise unknown)");
+    hr_fmt_cat(buf, n, "leanest by peak RSS: %s, %.1f%% below %s (%s vs %s)%s", a, frac * 100, b,
+               va, vb, known ? "" : " (noise unknown)");
 }
 
 /* "; worst frame 0.4 ms at frame 588" of the verdict's allocator, and
@@ -253,7 +254,7 @@ static void worst_frame(char *buf, size_t n, const hr_ranking_t *rk) {
     hr_fmt_ns(t, sizeof t, r->m.WF_NS);
     /* with the load apart, the worst frame is play's (docs/METRICS.md) */
     hr_fmt_cat(buf, n, "; %s's worst %sframe %s", r->allocator,
-        isfinite(r->m.LOAD_EVENTS) ? "play " : "", t);
+               isfinite(r->m.LOAD_EVENTS) ? "play " : "", t);
     if (isfinite(r->m.WF_INDEX))
         hr_fmt_cat(buf, n, " at frame %.0f", r->m.WF_INDEX);
     int worst = rk->nranked >= 2;

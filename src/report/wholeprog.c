@@ -218,10 +218,10 @@ static void leanest(char *buf, size_t n, const hr_json_t *arr) {
     double frac = (v[ni] - v[bi]) / v[ni];
     if (frac < HR_LEANEST_MIN)
         hr_fmt_cat(buf, n, "; leanest by peak RSS of the largest process: none %.0f%% below the "
-                       "rest (%s %s, %s %s)", HR_LEANEST_MIN * 100, a, va, b, vb);
+                   "rest (%s %s, %s %s)", HR_LEANEST_MIN * 100, a, va, b, vb);
     else
         hr_fmt_cat(buf, n, "; leanest by peak RSS of the largest process: %s, %.1f%% below %s "
-                       "(%s vs %s; noise unknown)", a, frac * 100, b, va, vb);
+                   "(%s vs %s; noise unknown)", a, frac * 100, b, va, vb);
 }
 
 int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
@@ -244,7 +244,7 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
     if (p.real >= 0) {
         if (any_real)
             hr_fmt_cat(buf, n, "keep %s: no allocator's saving is real (%s)", HR_RANK_BASELINE,
-                           procs);
+                       procs);
         else
             hr_fmt_cat(buf, n, "no allocator changes this program for real (%s)", procs);
         leanest(buf, n, arr);
@@ -254,8 +254,8 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
     hr_fmt_seconds(cpu, sizeof cpu, hr_json_path_num(f, "cpu_s"), 0);
     hr_predict_words(words, sizeof words, &p);
     hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%; %s): %s",
-                   hr_json_path_str(hr_json_at(arr, best), HR_WP_ALLOC), c, cpu, p.change_pct,
-                   procs, words);
+               hr_json_path_str(hr_json_at(arr, best), HR_WP_ALLOC), c, cpu, p.change_pct,
+               procs, words);
     if (isfinite(p.rss_change_bytes)) {
         hr_fmt_bytes(rss, sizeof rss, fabs(p.rss_change_bytes));
         hr_fmt_cat(buf, n, ", max RSS %s%s", p.rss_change_bytes < 0 ? "-" : "+", rss);
@@ -266,7 +266,7 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
         if (i != best && q.real < 0 && q.interval_s_lo <= p.interval_s_hi &&
             p.interval_s_lo <= q.interval_s_hi)
             hr_fmt_cat(buf, n, "%s%s", k++ ? ", " : "; as good within the model's error: ",
-                           hr_json_path_str(hr_json_at(arr, i), HR_WP_ALLOC));
+                       hr_json_path_str(hr_json_at(arr, i), HR_WP_ALLOC));
     }
     leanest(buf, n, arr);
     return 1;
