@@ -166,6 +166,14 @@ static void info_text(const char *path, const hr_trace_summary_t *s, const hr_tr
                (double)pt->cpu_ns / 1e9, (double)pt->cpu_min_ns / 1e9,
                (double)pt->cpu_max_ns / 1e9, (double)pt->max_rss / 1048576.0, pt->runs,
                pt->runs == 1 ? "" : "s");
+    if (pt->runs && pt->cpus) { /* the noise record (docs/METRICS.md, "Machine load") */
+        printf("  program noise   MAD %.3f s; load average %.2f before, %.2f after, %u CPUs",
+               (double)pt->cpu_mad_ns / 1e9, pt->load_before_c / 100.0, pt->load_after_c / 100.0,
+               pt->cpus);
+        if (pt->flags & HR_PROGF_OTHER_CPU)
+            printf("; other programs kept %.2f CPUs busy", pt->other_cpu_c / 100.0);
+        printf("\n");
+    }
     printf("  heaps          ");
     for (uint32_t i = 0, n = 0; i < t->n_strings; i++)
         if (s->pushes[i])

@@ -105,6 +105,10 @@ d2=$("$HR" info --json "$T/l.hrt" | "$JGET" 0.digest /dev/stdin)
 if [ "$minor" = 7 ] && head -n 1 "$T/busy2.txt" | grep -q " cpus=2 other_cpu=1.20$" && [ "$d1" = "$d2" ]; then
     ok "convert: other_cpu survives text -> binary (1.7) -> text, the digest unchanged"
 else not_ok "convert keeps other_cpu (minor $minor)" "$(head -n 1 "$T/busy2.txt")" "$d1 vs $d2"; fi
+if "$HR" info "$T/busy.hrt" | grep -q "^  program noise   MAD 0.010 s; load average 0.20 before, 0.75 after, 2 CPUs; other programs kept 1.20 CPUs busy$" &&
+   "$HR" info "$T/l.hrt" | grep -q "^  program noise   MAD 0.010 s; load average 9.00 before, 8.50 after, 2 CPUs$"; then
+    ok "info shows the noise record, other_cpu when measured"
+else not_ok "info shows the noise record" "$("$HR" info "$T/busy.hrt" | grep program)"; fi
 bad too_busy '1s/ cpus=2$/ cpus=2 other_cpu=3.00/' "other_cpu 3.00 is above the 2 CPUs"
 bad other_3dp '1s/ cpus=2$/ cpus=2 other_cpu=0.125/' "other_cpu=0.125': expected CPUs with at most two decimals"
 sed '1s/ cpu_mad_ns=.*$/ other_cpu=0.50/' "$T/loaded.txt" > "$T/lone.txt"
