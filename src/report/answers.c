@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "report/access.h"
 #include "report/ranking.h"
 
 /* d2(n): the expected range of n standard normal samples (n = 2..20);
@@ -118,3 +119,25 @@ void hr_predict_words(char *buf, size_t n, const hr_result_predict_t *p) {
     }
 }
 
+void hr_predict_ship_words(char *buf, size_t n, const char *alloc, const hr_result_predict_t *p,
+                           double cpu_s, const char *scope) {
+    char c[32], cpu[32], words[160], rss[32];
+    hr_fmt_seconds(c, sizeof c, p->change_s, 1);
+    hr_fmt_seconds(cpu, sizeof cpu, cpu_s, 0);
+    hr_predict_words(words, sizeof words, p);
+    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%%s%s): %s", alloc, c, cpu, p->change_pct,
+               scope ? "; " : "", scope ? scope : "", words);
+    if (isfinite(p->rss_change_bytes)) {
+        hr_fmt_bytes(rss, sizeof rss, fabs(p->rss_change_bytes));
+        hr_fmt_cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
+    }
+}
+
+void hr_predict_keep_words(char *buf, size_t n, int any_real, const char *scope) {
+    if (any_real)
+        hr_fmt_cat(buf, n, "keep %s: no allocator's saving is real", HR_RANK_BASELINE);
+    else
+        hr_fmt_cat(buf, n, "no allocator changes this program for real");
+    if (scope)
+        hr_fmt_cat(buf, n, " (%s)", scope);
+}

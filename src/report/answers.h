@@ -81,6 +81,18 @@ void hr_predict_load_note(FILE *out, const hr_result_program_t *prog, const char
  * (program noise +/-60 ms)", "no real change [...]; needs ~12 runs to see
  * (...)", "...; noise unknown (capture with --time-runs N)". */
 void hr_predict_words(char *buf, size_t n, const hr_result_predict_t *p);
+/* The verdict's first clause in the same words for one process and for a
+ * program of several (docs/REPORTS.md, "Verdict"), appended to buf: "ship
+ * A: -250.0 ms of 3.20 s CPU (-7.8%[; SCOPE]): real saving [...]; one run
+ * shows it (...)[, max RSS +3.1 MiB]" for the allocator A whose saving p is
+ * real, against the program's cpu_s; else "keep glibc: no allocator's
+ * saving is real" when some allocator's change is real (any_real: a cost),
+ * "no allocator changes this program for real" when none is, each with
+ * " (SCOPE)". scope: NULL for a trace of one process. */
+void hr_predict_ship_words(char *buf, size_t n, const char *alloc, const hr_result_predict_t *p,
+                           double cpu_s, const char *scope);
+void hr_predict_keep_words(char *buf, size_t n, int any_real, const char *scope);
+
 /* The two answers apart: "real saving", "real cost", "no real change"; and
  * "one run shows it", "needs ~K runs", "not in 100 runs", "noise unknown". */
 const char *hr_predict_real_words(const hr_result_predict_t *p);

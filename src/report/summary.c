@@ -158,22 +158,10 @@ static void ship(char *buf, size_t n, const hr_ranking_t *rk) {
     for (int i = 0; i < rk->nranked; i++)
         any_real |= rk->e[i].r->predict.real != 0;
     if (p->real >= 0) {
-        hr_fmt_cat(buf, n,
-                   any_real ? "keep %s: no allocator's saving is real"
-                            : "no allocator changes this program for real",
-                   HR_RANK_BASELINE);
+        hr_predict_keep_words(buf, n, any_real, NULL);
         return;
     }
-    char c[32], cpu[32], words[160], rss[32] = "";
-    hr_fmt_seconds(c, sizeof c, p->change_s, 1);
-    hr_fmt_seconds(cpu, sizeof cpu, prog ? prog->cpu_s : NAN, 0);
-    hr_predict_words(words, sizeof words, p);
-    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%): %s", b->r->allocator, c, cpu,
-               p->change_pct, words);
-    if (isfinite(p->rss_change_bytes)) {
-        hr_fmt_bytes(rss, sizeof rss, fabs(p->rss_change_bytes));
-        hr_fmt_cat(buf, n, ", max RSS %s%s", p->rss_change_bytes < 0 ? "-" : "+", rss);
-    }
+    hr_predict_ship_words(buf, n, b->r->allocator, p, prog ? prog->cpu_s : NAN, NULL);
     int k = 0;
     for (int i = 1; i < rk->nranked; i++)
         if (rk->e[i].r->predict.real < 0 && hr_rank_apart(b, &rk->e[i]) == 0)

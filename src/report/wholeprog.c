@@ -237,29 +237,17 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
             best = i;
     }
     hr_result_predict_t p = predict_of(hr_json_at(arr, best));
-    char procs[64], c[32], cpu[32], words[160], rss[32];
+    char procs[64];
     snprintf(procs, sizeof procs, "the whole program: %.0f processes",
              hr_json_path_num(f, "processes"));
     buf[0] = 0;
     if (p.real >= 0) {
-        if (any_real)
-            hr_fmt_cat(buf, n, "keep %s: no allocator's saving is real (%s)", HR_RANK_BASELINE,
-                       procs);
-        else
-            hr_fmt_cat(buf, n, "no allocator changes this program for real (%s)", procs);
+        hr_predict_keep_words(buf, n, any_real, procs);
         leanest(buf, n, arr);
         return 1;
     }
-    hr_fmt_seconds(c, sizeof c, p.change_s, 1);
-    hr_fmt_seconds(cpu, sizeof cpu, hr_json_path_num(f, "cpu_s"), 0);
-    hr_predict_words(words, sizeof words, &p);
-    hr_fmt_cat(buf, n, "ship %s: %s of %s CPU (%+.1f%%; %s): %s",
-               hr_json_path_str(hr_json_at(arr, best), HR_WP_ALLOC), c, cpu, p.change_pct,
-               procs, words);
-    if (isfinite(p.rss_change_bytes)) {
-        hr_fmt_bytes(rss, sizeof rss, fabs(p.rss_change_bytes));
-        hr_fmt_cat(buf, n, ", max RSS %s%s", p.rss_change_bytes < 0 ? "-" : "+", rss);
-    }
+    hr_predict_ship_words(buf, n, hr_json_path_str(hr_json_at(arr, best), HR_WP_ALLOC), &p,
+                          hr_json_path_num(f, "cpu_s"), procs);
     int k = 0;
     for (size_t i = 0; i < na; i++) { /* real savings whose intervals meet the best's */
         hr_result_predict_t q = predict_of(hr_json_at(arr, i));
