@@ -2,6 +2,7 @@
 #include "replay/startup.h"
 #include "base/order.h"
 #include "base/signrank.h"
+#include "base/sysinfo.h"
 #include "replay/child.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* 7 rounds at least (a signed-rank interval needs 6); then until each
@@ -71,12 +71,6 @@ static double quantile(const double *v, unsigned n, double q) {
     return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
-static double wall_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Library i's per-round differences from the C library's over rounds
  * [0, runs) (cpu is library-major, stride max) and their estimate. */
 static int over_of(const double *cpu, size_t i, unsigned runs, unsigned max, hr_startup_t *o) {
@@ -116,9 +110,10 @@ int hr_startup_measure(const char *self_exe, const char *const *libs, size_t n,
      * library (a fixed order charged it to the C library's runs: ~0.2 ms,
      * bench/startup) */
     unsigned runs = 0;
-    double t0 = wall_s();
+    uint64_t t0 = hr_now_ns();
     while (rc == 0 && runs < o.max_runs &&
-           (runs < o.min_runs || (wall_s() - t0 < o.max_s && !tight(cpu, n, runs, &o)))) {
+           (runs < o.min_runs ||
+            ((double)(hr_now_ns() - t0) / 1e9 < o.max_s && !tight(cpu, n, runs, &o)))) {
         for (size_t j = 0; rc == 0 && j < n; j++) {
             size_t i = (j + runs) % n;
             rc = probe_once(self_exe, libs[i], &cpu[i * o.max_runs + runs],
