@@ -224,19 +224,22 @@ static void leanest(char *buf, size_t n, const hr_json_t *arr) {
                    "(%s vs %s; noise unknown)", a, frac * 100, b, va, vb);
 }
 
-int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
-    const hr_json_t *f = family_of(v, trace), *arr = hr_json_get(f, "allocators");
+/* The verdict of family f (hr_wholeprog_verdict); 0 when it has no allocator. */
+static int family_verdict(char *buf, size_t n, const hr_json_t *f) {
+    const hr_json_t *arr = hr_json_get(f, "allocators");
     size_t na = hr_json_len(arr), best = 0;
-    if (!f || na == 0 || n == 0)
+    if (na == 0 || n == 0)
         return 0;
     int any_real = 0;
+    hr_result_predict_t p = predict_of(hr_json_at(arr, 0)); /* the best so far */
     for (size_t i = 0; i < na; i++) {
-        hr_result_predict_t p = predict_of(hr_json_at(arr, i));
-        any_real |= p.real != 0;
-        if (p.change_s < predict_of(hr_json_at(arr, best)).change_s)
+        hr_result_predict_t q = predict_of(hr_json_at(arr, i));
+        any_real |= q.real != 0;
+        if (q.change_s < p.change_s) {
             best = i;
+            p = q;
+        }
     }
-    hr_result_predict_t p = predict_of(hr_json_at(arr, best));
     char procs[64];
     snprintf(procs, sizeof procs, "the whole program: %.0f processes",
              hr_json_path_num(f, "processes"));
@@ -260,6 +263,11 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
     return 1;
 }
 
+int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
+    const hr_json_t *f = family_of(v, trace);
+    return f ? family_verdict(buf, n, f) : 0;
+}
+
 void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
     const hr_json_t *all = hr_json_get(v->doc, HR_REPORT_WHOLE_PROGRAM);
     if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN && em->format != HR_EMIT_HTML)
@@ -271,7 +279,7 @@ void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
         for (int t = 0; t < v->ntraces && !mine && parent; t++)
             mine = strcmp(v->traces[t], parent) == 0;
         char verdict[2048];
-        if (!mine || !hr_wholeprog_verdict(verdict, sizeof verdict, v, parent))
+        if (!mine || !family_verdict(verdict, sizeof verdict, f))
             continue;
         hr_prose_t p;
         FILE *out = hr_prose_open(&p);
