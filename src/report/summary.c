@@ -268,13 +268,20 @@ static void verdict(char *buf, size_t n, const hr_ranking_t *rk) {
     worst_frame(buf, n, rk);
 }
 
+/* The verdict of trace: a program of several processes' whole answer on its
+ * parent trace (wholeprog.h), else its ranking's. */
+static void trace_verdict(char *buf, size_t n, const hr_report_view_t *v, const char *trace,
+                          const hr_ranking_t *rk) {
+    if (!hr_wholeprog_verdict(buf, n, v, trace))
+        verdict(buf, n, rk);
+}
+
 char *hr_summary_verdict_of(char *buf, size_t n, const hr_report_view_t *v, const char *trace) {
     hr_ranking_t rk;
     if (n == 0)
         return buf;
     hr_rank_trace(&rk, v, trace);
-    if (!hr_wholeprog_verdict(buf, n, v, trace))
-        verdict(buf, n, &rk);
+    trace_verdict(buf, n, v, trace, &rk);
     return buf;
 }
 
@@ -536,9 +543,7 @@ void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trac
     char text[2048];
     hr_rank_trace(&rk, v, trace);
     summary_table(em, &rk, trace);
-    text[0] = 0;
-    if (!hr_wholeprog_verdict(text, sizeof text, v, trace)) /* a program of several processes */
-        verdict(text, sizeof text, &rk);
+    trace_verdict(text, sizeof text, v, trace, &rk);
     /* prose is collected, then wrapped to the summary's width */
     hr_prose_t p;
     FILE *f = hr_prose_open(&p);
