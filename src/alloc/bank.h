@@ -161,8 +161,12 @@ static inline uint64_t hr_bank_ready(const hr_bank_t *b) { return b->sum[b->hint
 
 /* Takes the lowest free cell; s = hr_bank_ready(b), not 0. Its one rare
  * call comes last, so that a caller inlining this keeps no registers across
- * it. */
-static inline void *hr_bank_take(hr_bank_t *b, uint64_t s) {
+ * it. `counted` 0 leaves out the used-cell count and its peak, which only
+ * the statistics read: a timed lap's instance, whose statistics nothing
+ * reads (hr_bank_stats and hr_bank_check are then wrong for the bank). The
+ * cell taken is the same either way. Pass a constant. */
+static inline __attribute__((always_inline)) void *hr_bank_take_as(hr_bank_t *b, uint64_t s,
+                                                                   const int counted) {
     size_t k = b->hint;
     uint64_t *sum = b->sum, *map = b->map;
     size_t w = k * 64 + hr_bank_ctz(s);
@@ -174,14 +178,18 @@ static inline void *hr_bank_take(hr_bank_t *b, uint64_t s) {
      * order a predictor learns (that branch was nearly all of the bank's
      * mispredicted branches, callgrind --branch-sim). */
     sum[k] = s & (s - (m == 0));
-    uint64_t used = b->used + 1;
-    b->used = used;
-    if (used > b->high_water_cells)
-        b->high_water_cells = used;
+    if (counted) {
+        uint64_t used = b->used + 1;
+        b->used = used;
+        if (used > b->high_water_cells)
+            b->high_water_cells = used;
+    }
     if (i >= b->cells0)
         return hr_bank_cell_far(b, i);
     return b->base0 + i * b->cell;
 }
+
+static inline void *hr_bank_take(hr_bank_t *b, uint64_t s) { return hr_bank_take_as(b, s, 1); }
 
 /* Lowest free cell, or NULL (not expandable and full, or out of memory). */
 static inline void *hr_bank_alloc(hr_bank_t *b) {
@@ -206,8 +214,9 @@ static inline int hr_bank_in_use(const hr_bank_t *b, size_t i) {
 
 /* The bank's part of a free of cell i (below the segments' end): made free
  * if it is in use (1), else 0 and nothing changed. The bitmap word is read
- * once for the test and the update. */
-static inline int hr_bank_release(hr_bank_t *b, size_t i) {
+ * once for the test and the update. `counted` as in hr_bank_take_as. */
+static inline __attribute__((always_inline)) int hr_bank_release_as(hr_bank_t *b, size_t i,
+                                                                    const int counted) {
     size_t w = i / 64;
     uint64_t *wp = b->map + w, m = *wp;
     if (m >> (i % 64) & 1)
@@ -216,9 +225,12 @@ static inline int hr_bank_release(hr_bank_t *b, size_t i) {
     b->sum[w / 64] |= (uint64_t)1 << (w % 64);
     if (w / 64 < b->hint)
         b->hint = (uint32_t)(w / 64);
-    b->used--;
+    if (counted)
+        b->used--;
     return 1;
 }
+
+static inline int hr_bank_release(hr_bank_t *b, size_t i) { return hr_bank_release_as(b, i, 1); }
 
 /* HR_BANK_OK, HR_BANK_ENOTOWNED or HR_BANK_EFREE (state unchanged on error). */
 static inline int hr_bank_free(hr_bank_t *b, void *p) {

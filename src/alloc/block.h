@@ -97,33 +97,50 @@ void hr_block_free_slow(hr_block_t *b, void *p, size_t size);
 
 /* The pop of a small request (1..640) from its class list; NULL, with
  * nothing done, when the list is empty. No call: a caller inlining it and
- * tail-calling its own slow path saves no registers. */
-static inline void *hr_block_pop(hr_block_t *b, size_t size) {
+ * tail-calling its own slow path saves no registers. `counted` 0 leaves out
+ * the figures only the statistics read (live blocks per class, live bytes
+ * and their peak): for a timed lap's instance, whose statistics nothing
+ * reads (hr_block_stats is then wrong for it); the block popped is the
+ * same. Pass a constant. */
+static inline __attribute__((always_inline)) void *hr_block_pop_as(hr_block_t *b, size_t size,
+                                                                   const int counted) {
     int c = hr_block_size_map[size];
     hr_block_free_t *blk = b->free_lists[c];
     if (!blk)
         return NULL;
     b->free_lists[c] = blk->next;
-    b->class_live[c]++;
-    b->live_bytes += size;
-    if (b->live_bytes > b->high_water) /* the footprint did not move */
-        b->high_water = b->live_bytes;
+    if (counted) {
+        b->class_live[c]++;
+        b->live_bytes += size;
+        if (b->live_bytes > b->high_water) /* the footprint did not move */
+            b->high_water = b->live_bytes;
+    }
     return blk;
 }
+
+static inline void *hr_block_pop(hr_block_t *b, size_t size) { return hr_block_pop_as(b, size, 1); }
 
 static inline void *hr_block_alloc(hr_block_t *b, size_t size) {
     void *p = size - 1 < HR_BLOCK_MAX_SIZE ? hr_block_pop(b, size) : NULL; /* 0 wraps */
     return p ? p : hr_block_alloc_slow(b, size);
 }
 
-/* The push of a small block (size 1..640, p not NULL) onto its class list. */
-static inline void hr_block_push(hr_block_t *b, void *p, size_t size) {
+/* The push of a small block (size 1..640, p not NULL) onto its class list;
+ * `counted` as in hr_block_pop_as. */
+static inline __attribute__((always_inline)) void hr_block_push_as(hr_block_t *b, void *p,
+                                                                   size_t size, const int counted) {
     int c = hr_block_size_map[size];
     hr_block_free_t *blk = p;
     blk->next = b->free_lists[c];
     b->free_lists[c] = blk;
-    b->class_live[c]--;
-    b->live_bytes -= size;
+    if (counted) {
+        b->class_live[c]--;
+        b->live_bytes -= size;
+    }
+}
+
+static inline void hr_block_push(hr_block_t *b, void *p, size_t size) {
+    hr_block_push_as(b, p, size, 1);
 }
 
 static inline void hr_block_free(hr_block_t *b, void *p, size_t size) {

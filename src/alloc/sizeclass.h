@@ -143,18 +143,29 @@ void hr_sizeclass_free_slow(hr_sizeclass_t *sc, void *p, size_t size);
 
 /* The pop of a request of class c (>= 0) from its list; NULL, with nothing
  * done, when the list is empty. No call: a caller inlining it and
- * tail-calling its own slow path saves no registers. */
-static inline void *hr_sizeclass_pop(hr_sizeclass_t *sc, int c, size_t size) {
+ * tail-calling its own slow path saves no registers. `counted` 0 leaves out
+ * the figures only the statistics read (cached blocks, hits, live bytes and
+ * their peak): for a timed lap's instance, whose statistics nothing reads
+ * (hr_sizeclass_stats, _check and _trim are then wrong for it); the block
+ * popped is the same. Pass a constant. */
+static inline __attribute__((always_inline)) void *
+hr_sizeclass_pop_as(hr_sizeclass_t *sc, int c, size_t size, const int counted) {
     hr_sc_node_t *p = sc->lists[c];
     if (!p)
         return NULL;
     sc->lists[c] = p->next;
-    sc->cached[c]--;
-    sc->hits++;
-    sc->live_bytes += size;
-    if (sc->live_bytes > sc->high_water) /* the footprint did not move */
-        sc->high_water = sc->live_bytes;
+    if (counted) {
+        sc->cached[c]--;
+        sc->hits++;
+        sc->live_bytes += size;
+        if (sc->live_bytes > sc->high_water) /* the footprint did not move */
+            sc->high_water = sc->live_bytes;
+    }
     return p;
+}
+
+static inline void *hr_sizeclass_pop(hr_sizeclass_t *sc, int c, size_t size) {
+    return hr_sizeclass_pop_as(sc, c, size, 1);
 }
 
 /* hr_sizeclass_alloc of a request whose class c (-1: above max_class) the
@@ -168,13 +179,21 @@ static inline void *hr_sizeclass_alloc(hr_sizeclass_t *sc, size_t size) {
     return hr_sizeclass_alloc_in(sc, hr_sizeclass_class_of(sc, size), size);
 }
 
-/* The push of block p (not NULL) of class c (>= 0) onto its list. */
-static inline void hr_sizeclass_push(hr_sizeclass_t *sc, int c, void *p, size_t size) {
+/* The push of block p (not NULL) of class c (>= 0) onto its list;
+ * `counted` as in hr_sizeclass_pop_as. */
+static inline __attribute__((always_inline)) void
+hr_sizeclass_push_as(hr_sizeclass_t *sc, int c, void *p, size_t size, const int counted) {
     hr_sc_node_t *n = p;
     n->next = sc->lists[c];
     sc->lists[c] = n;
-    sc->cached[c]++;
-    sc->live_bytes -= size;
+    if (counted) {
+        sc->cached[c]++;
+        sc->live_bytes -= size;
+    }
+}
+
+static inline void hr_sizeclass_push(hr_sizeclass_t *sc, int c, void *p, size_t size) {
+    hr_sizeclass_push_as(sc, c, p, size, 1);
 }
 
 static inline void hr_sizeclass_free(hr_sizeclass_t *sc, void *p, size_t size) {

@@ -22,6 +22,14 @@
  *    of native/fallback ops as "native_ops"/"fallback_ops", violations as an
  *    object "violations" {kind: count}, and optional arrays of objects (e.g.
  *    "heaps") that reports render as extra tables.
+ *  - alloc_timed()/free_timed()/realloc_timed() may be NULL (then alloc,
+ *    free and realloc serve): what the
+ *    timed laps (cold and warm) call. They hand out and take back exactly
+ *    the blocks the others would, fallbacks included, but leave out the
+ *    per-op upkeep of figures only stats() reports (op counts, live bytes,
+ *    high-water marks): a timed lap's result reports time alone, and the
+ *    stats come from the measure lap, which calls the others. An instance
+ *    that served a timed call must not be asked for stats() or checked.
  */
 #ifndef HR_BACKENDS_BACKEND_H
 #define HR_BACKENDS_BACKEND_H
@@ -86,6 +94,9 @@ typedef struct hr_backend {
     size_t (*usable_size)(void *self, void *ptr, size_t size);
     void  (*stats)(void *self, hr_emit_t *em);
     void  (*destroy)(void *self);
+    void *(*alloc_timed)(void *self, size_t size, size_t align, int32_t heap);
+    void  (*free_timed)(void *self, void *ptr, size_t size);
+    void *(*realloc_timed)(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
 } hr_backend_t;
 
 /* stats() of an instance as one compact JSON object (malloc'd; for tests and

@@ -181,17 +181,30 @@ static __attribute__((noinline)) void *bank_alloc_rest(void *self, size_t size, 
  * (a cell beyond the bank's first region) a tail call: the function then
  * saves no registers (their pushes and pops were a sixth of an op on
  * particles, callgrind). */
-static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
+static inline __attribute__((always_inline)) void *bank_alloc_as(void *self, size_t size,
+                                                                 size_t align, const int counted) {
     hr_bank_be_t *b = self;
     hr_bank_t *bk;
     uint64_t s;
     if (__builtin_expect(size <= b->fast_max && align <= 8 &&
                          (s = hr_bank_ready(bk = b->by16[(size + 15) >> 4])), 1)) {
-        hr_fallback_native(&b->ih.fb);
-        return hr_bank_take(bk, s);
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
+        return hr_bank_take_as(bk, s, counted);
     }
     return bank_alloc_rest(self, size, align);
+}
+
+static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return bank_alloc_as(self, size, align, 1);
+}
+
+/* The timed laps' (backend.h): no native-op count, no used cells or their
+ * peak on the common path. */
+static void *bank_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return bank_alloc_as(self, size, align, 0);
 }
 
 static int bank_native_free(void *self, void *ptr, size_t size) {
@@ -226,17 +239,23 @@ static __attribute__((noinline)) void bank_free_rest(void *self, void *ptr, size
  * fallback blocks are live, so the adapter's search of their set, which
  * every free paid while one was live (82-100 % of the frees on frame_loop,
  * game_session, level_load), comes only after a miss. */
-static void bank_free(void *self, void *ptr, size_t size) {
+static inline __attribute__((always_inline)) void bank_free_as(void *self, void *ptr, size_t size,
+                                                               const int counted) {
     hr_bank_be_t *b = self;
     size_t cell;
     hr_bank_t *bk;
     if (__builtin_expect(size <= b->fast_max && (bk = b->by16[(size + 15) >> 4], 1) &&
-                         (cell = hr_bank_index0(bk, ptr)) != SIZE_MAX && hr_bank_release(bk, cell), 1)) {
-        hr_fallback_native(&b->ih.fb);
+                         (cell = hr_bank_index0(bk, ptr)) != SIZE_MAX &&
+                         hr_bank_release_as(bk, cell, counted), 1)) {
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
         return;
     }
     bank_free_rest(self, ptr, size);
 }
+
+static void bank_free(void *self, void *ptr, size_t size) { bank_free_as(self, ptr, size, 1); }
+static void bank_free_timed(void *self, void *ptr, size_t size) { bank_free_as(self, ptr, size, 0); }
 
 /* Summed when asked (the measuring lap asks after each op; the timed laps
  * never do), so that an allocation does not pay for it. */
@@ -341,5 +360,7 @@ const hr_backend_t hr_backend_bank = {
     .create = bank_create,
     .alloc = bank_alloc,
     .free = bank_free,
+    .alloc_timed = bank_alloc_timed,
+    .free_timed = bank_free_timed,
     HR_INHOUSE_BACKEND_FNS,
 };

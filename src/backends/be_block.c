@@ -57,16 +57,28 @@ static __attribute__((noinline)) void *block_alloc_rest(void *self, size_t size,
 /* The common case (a small request, its class list not empty) here, with
  * one tail call for the rest (the adapter's path): the function then saves
  * no registers, whose pushes and pops were a seventh of an op (callgrind). */
-static void *block_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
+static inline __attribute__((always_inline)) void *block_alloc_as(void *self, size_t size,
+                                                                  size_t align, const int counted) {
     hr_block_be_t *b = self;
     void *p;
     if (__builtin_expect(size - 1 < HR_BLOCK_MAX_SIZE && align <= 16, 1) &&
-        (p = hr_block_pop(b->a, size)) != NULL) {
-        hr_fallback_native(&b->ih.fb);
+        (p = hr_block_pop_as(b->a, size, counted)) != NULL) {
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
         return p;
     }
     return block_alloc_rest(self, size, align);
+}
+
+static void *block_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return block_alloc_as(self, size, align, 1);
+}
+
+/* The timed laps' (backend.h): the pop without its counts. */
+static void *block_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return block_alloc_as(self, size, align, 0);
 }
 
 static int block_native_free(void *self, void *ptr, size_t size) {
@@ -82,15 +94,20 @@ static __attribute__((noinline)) void block_free_rest(void *self, void *ptr, siz
 /* As block_alloc: a small block that cannot be a fallback one (block has
  * no oversize refusals: each of its fallback blocks, refused for its
  * alignment, may have any size, and only its address tells it apart). */
-static void block_free(void *self, void *ptr, size_t size) {
+static inline __attribute__((always_inline)) void block_free_as(void *self, void *ptr, size_t size,
+                                                                const int counted) {
     hr_block_be_t *b = self;
     if (__builtin_expect(hr_inhouse_not_fb(&b->ih, ptr) && size - 1 < HR_BLOCK_MAX_SIZE && ptr, 1)) {
-        hr_fallback_native(&b->ih.fb);
-        hr_block_push(b->a, ptr, size);
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
+        hr_block_push_as(b->a, ptr, size, counted);
         return;
     }
     block_free_rest(self, ptr, size);
 }
+
+static void block_free(void *self, void *ptr, size_t size) { block_free_as(self, ptr, size, 1); }
+static void block_free_timed(void *self, void *ptr, size_t size) { block_free_as(self, ptr, size, 0); }
 
 static uint64_t block_footprint(void *self) {
     hr_block_be_t *b = self;
@@ -159,5 +176,7 @@ const hr_backend_t hr_backend_block = {
     .create = block_create,
     .alloc = block_alloc,
     .free = block_free,
+    .alloc_timed = block_alloc_timed,
+    .free_timed = block_free_timed,
     HR_INHOUSE_BACKEND_FNS,
 };

@@ -104,16 +104,28 @@ static __attribute__((noinline)) void *sizeclass_alloc_rest(void *self, size_t s
  * saves no registers. A call to hr_sizeclass_round and the class found
  * again inside the alloc, and the pushes and pops, were a fifth of an op
  * (callgrind). */
-static void *sizeclass_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
+static inline __attribute__((always_inline)) void *
+sizeclass_alloc_as(void *self, size_t size, size_t align, const int counted) {
     hr_sizeclass_be_t *b = self;
     void *p;
     if (__builtin_expect(size <= b->fast_max && align <= 8, 1) &&
-        (p = hr_sizeclass_pop(b->a, b->cls8[(size + 7) >> 3], size)) != NULL) {
-        hr_fallback_native(&b->ih.fb);
+        (p = hr_sizeclass_pop_as(b->a, b->cls8[(size + 7) >> 3], size, counted)) != NULL) {
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
         return p;
     }
     return sizeclass_alloc_rest(self, size, align);
+}
+
+static void *sizeclass_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return sizeclass_alloc_as(self, size, align, 1);
+}
+
+/* The timed laps' (backend.h): the pop without its counts. */
+static void *sizeclass_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
+    (void)heap;
+    return sizeclass_alloc_as(self, size, align, 0);
 }
 
 static int sizeclass_native_free(void *self, void *ptr, size_t size) {
@@ -136,14 +148,24 @@ static __attribute__((noinline)) void sizeclass_free_rest(void *self, void *ptr,
  * small size (the adapter's set holds only those: an oversize block is never
  * freed with a small size; hr_inhouse_not_fb). Before, every free of strings
  * searched the set while its oversize blocks, 58 % of its ops, were live. */
-static void sizeclass_free(void *self, void *ptr, size_t size) {
+static inline __attribute__((always_inline)) void sizeclass_free_as(void *self, void *ptr,
+                                                                    size_t size, const int counted) {
     hr_sizeclass_be_t *b = self;
     if (__builtin_expect(hr_inhouse_not_fb(&b->ih, ptr) && size <= b->fast_max && ptr, 1)) {
-        hr_fallback_native(&b->ih.fb);
-        hr_sizeclass_push(b->a, b->cls8[(size + 7) >> 3], ptr, size);
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
+        hr_sizeclass_push_as(b->a, b->cls8[(size + 7) >> 3], ptr, size, counted);
         return;
     }
     sizeclass_free_rest(self, ptr, size);
+}
+
+static void sizeclass_free(void *self, void *ptr, size_t size) {
+    sizeclass_free_as(self, ptr, size, 1);
+}
+
+static void sizeclass_free_timed(void *self, void *ptr, size_t size) {
+    sizeclass_free_as(self, ptr, size, 0);
 }
 
 /* SGI STL's reallocate (hr_sizeclass_realloc) for the blocks the lists
@@ -160,20 +182,34 @@ static inline int class_of_be(const hr_sizeclass_be_t *b, size_t size) {
     return size <= b->fast_max ? b->cls8[(size + 7) >> 3] : hr_sizeclass_class_of(b->a, size);
 }
 
-static void *sizeclass_realloc(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+static inline __attribute__((always_inline)) void *
+sizeclass_realloc_as(void *self, void *ptr, size_t osz, size_t nsz, const int counted) {
     hr_sizeclass_be_t *b = self;
     int c = class_of_be(b, osz);
     if (c >= 0 && c == class_of_be(b, nsz) && !hr_inhouse_is_fb(&b->ih, ptr)) {
-        hr_fallback_native(&b->ih.fb);
-        hr_sizeclass_resize(b->a, osz, nsz);
+        if (counted) {
+            hr_fallback_native(&b->ih.fb);
+            hr_sizeclass_resize(b->a, osz, nsz);
+        }
         return ptr;
     }
-    void *p = sizeclass_alloc(self, nsz, 0, heap);
+    void *p = sizeclass_alloc_as(self, nsz, 0, counted);
     if (p) {
         memcpy(p, ptr, osz < nsz ? osz : nsz);
-        sizeclass_free(self, ptr, osz);
+        sizeclass_free_as(self, ptr, osz, counted);
     }
     return p;
+}
+
+static void *sizeclass_realloc(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+    (void)heap;
+    return sizeclass_realloc_as(self, ptr, osz, nsz, 1);
+}
+
+/* The timed laps': a resize in place changes nothing but the counts. */
+static void *sizeclass_realloc_timed(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+    (void)heap;
+    return sizeclass_realloc_as(self, ptr, osz, nsz, 0);
 }
 
 static uint64_t sizeclass_footprint(void *self) {
@@ -233,6 +269,9 @@ const hr_backend_t hr_backend_sizeclass = {
     .create = sizeclass_create,
     .alloc = sizeclass_alloc,
     .free = sizeclass_free,
+    .alloc_timed = sizeclass_alloc_timed,
+    .free_timed = sizeclass_free_timed,
     .realloc = sizeclass_realloc,
+    .realloc_timed = sizeclass_realloc_timed,
     HR_INHOUSE_BACKEND_FNS,
 };

@@ -92,6 +92,7 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
     r->be = be;
     r->alloc = be->alloc;
     r->free = be->free;
+    r->realloc = be->realloc;
     r->frame = be->frame;
     r->heap_push = be->heap_push;
     r->heap_pop = be->heap_pop;
@@ -120,6 +121,15 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
     }
     r->inst = hr_run_create(t, a, opt, err);
     return r->inst ? 0 : -1;
+}
+
+void hr_run_use_timed(run_t *r) {
+    if (r->be->alloc_timed)
+        r->alloc = r->be->alloc_timed;
+    if (r->be->free_timed)
+        r->free = r->be->free_timed;
+    if (r->be->realloc_timed)
+        r->realloc = r->be->realloc_timed;
 }
 
 void hr_run_close(run_t *r, int destroy) {

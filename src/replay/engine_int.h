@@ -42,6 +42,7 @@ typedef struct run {
     void *(*alloc)(void *self, size_t size, size_t align, int32_t heap);
     void  (*free)(void *self, void *ptr, size_t size);
     /* the rarer hooks, cached too (NULL when the backend has none) */
+    void *(*realloc)(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
     void  (*frame)(void *self, uint64_t n);
     void  (*heap_push)(void *self, uint32_t heap, const char *name);
     void  (*heap_pop)(void *self, uint32_t heap, const char *name);
@@ -211,6 +212,10 @@ void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, hr_error_t *err);
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
                 const hr_replay_options_t *opt, hr_error_t *err);
+/* Makes r call the backend's timed alloc and free where it has them
+ * (backend.h): for the timed laps only, whose instance's stats are never
+ * read. */
+void hr_run_use_timed(run_t *r);
 /* Frees what the trace left live (not timed); destroys the instance when
  * `destroy`; releases the slot table. */
 void hr_run_close(run_t *r, int destroy);

@@ -137,6 +137,7 @@ static int lap(const hr_trace_t *t, const hr_run_alloc_t *a, const hr_replay_opt
         return -1;
     }
     r.lean = laps_lean;
+    hr_run_use_timed(&r);
     hr_run_lap_timed(&r, wall, cpu);
     hr_run_close(&r, 1);
     return 0;

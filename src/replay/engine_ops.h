@@ -133,8 +133,8 @@ static inline HR_ALWAYS_INLINE void op_REALLOC(run_t *r, const hr_event_t *ev) {
         p = be_alloc(r, ev->size, 0);
     } else if (r->libc)
         p = realloc(old, ev->size);
-    else if (r->be->realloc)
-        p = r->be->realloc(r->inst, old, osz, ev->size, r->top);
+    else if (r->realloc)
+        p = r->realloc(r->inst, old, osz, ev->size, r->top);
     else
         p = realloc_emulated(r, old, osz, ev->size);
     if (__builtin_expect(p == NULL, 0)) {

@@ -355,6 +355,72 @@ static void check_destroy_live(void) {
     be->destroy(inst);
 }
 
+/* The block ordinals of a churn of `n` ops on a fresh instance, through the
+ * timed entries (timed 1) or the others: ord[k] numbers op k's block by the
+ * first time its address was handed out, so two runs that hand out the same
+ * blocks in the same order give the same ordinals, whatever the base
+ * addresses of the two instances. Small requests only, which the in-house
+ * allocators serve themselves (their fallback blocks are malloc's). */
+#define TIMED_OPS 20000
+#define TIMED_IDS 256
+static int timed_churn(int timed, uint32_t *ord) {
+    void *(*alloc)(void *, size_t, size_t, int32_t) = timed ? be->alloc_timed : be->alloc;
+    void (*freef)(void *, void *, size_t) = timed ? be->free_timed : be->free;
+    void *(*re)(void *, void *, size_t, size_t, int32_t) =
+        timed && be->realloc_timed ? be->realloc_timed : be->realloc;
+    void *inst = create_default();
+    if (!inst)
+        return -1;
+    static void *seen[TIMED_OPS];
+    void *live[TIMED_IDS] = {0};
+    size_t size[TIMED_IDS] = {0}, n_seen = 0;
+    uint32_t x = 12345;
+    for (size_t k = 0; k < TIMED_OPS; k++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        size_t id = x % TIMED_IDS, sz = 1 + (x >> 8) % 120, j;
+        void *p;
+        if (!live[id]) {
+            p = alloc(inst, sz, 0, -1);
+        } else if (re && (x >> 20) % 4 == 0) {
+            p = re(inst, live[id], size[id], sz, -1);
+        } else {
+            freef(inst, live[id], size[id]);
+            live[id] = NULL;
+            ord[k] = UINT32_MAX;
+            continue;
+        }
+        live[id] = p, size[id] = sz;
+        for (j = 0; j < n_seen && seen[j] != p; j++)
+            ;
+        if (j == n_seen)
+            seen[n_seen++] = p;
+        ord[k] = (uint32_t)j;
+    }
+    for (size_t id = 0; id < TIMED_IDS; id++)
+        if (live[id])
+            be->free(inst, live[id], size[id]);
+    be->destroy(inst);
+    return 0;
+}
+
+/* alloc_timed/free_timed/realloc_timed, where a backend has them, hand out
+ * the same blocks as alloc/free/realloc (backend.h): only the counting is
+ * left out. */
+static void check_timed_same_blocks(void) {
+    if (!be->alloc_timed && !be->free_timed && !be->realloc_timed)
+        HR_SKIP("no timed entries");
+    HR_CHECK(be->alloc_timed != NULL && be->free_timed != NULL); /* a pair or neither */
+    static uint32_t a[TIMED_OPS], b[TIMED_OPS];
+    if (timed_churn(0, a) != 0 || timed_churn(1, b) != 0)
+        HR_SKIP("create failed");
+    size_t k = 0;
+    while (k < TIMED_OPS && a[k] == b[k])
+        k++;
+    HR_CHECK_EQ_U64(k, TIMED_OPS);
+    if (k < TIMED_OPS)
+        printf("# op %zu: block %u counted, %u timed\n", k, a[k], b[k]);
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const struct {
@@ -370,6 +436,7 @@ static const struct {
     {"footprint: monotone while allocating, covers live bytes", check_footprint},
     {"stats() is a JSON object with op counts", check_stats_json},
     {"destroy with blocks still live", check_destroy_live},
+    {"timed entries hand out the same blocks", check_timed_same_blocks},
 };
 
 int main(int argc, char **argv) {

@@ -358,6 +358,79 @@ static void test_packed_time_laps(void) {
     hr_trace_free(&t);
 }
 
+/* Counts of each entry the laps called: [0] alloc, free, realloc, [3] the
+ * timed ones. */
+static unsigned tm_calls[6];
+static void *tm_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    tm_calls[0]++;
+    return hr_bump_alloc(self, size, align, heap);
+}
+static void tm_free(void *self, void *ptr, size_t size) { tm_calls[1]++, hr_bump_free(self, ptr, size); }
+static void *bump_realloc(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+    void *p = hr_bump_alloc(self, nsz, 0, heap);
+    if (p)
+        memcpy(p, ptr, osz < nsz ? osz : nsz);
+    return p;
+}
+static void *tm_realloc(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+    tm_calls[2]++;
+    return bump_realloc(self, ptr, osz, nsz, heap);
+}
+static void *tm_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
+    tm_calls[3]++;
+    return hr_bump_alloc(self, size, align, heap);
+}
+static void tm_free_timed(void *self, void *ptr, size_t size) {
+    tm_calls[4]++, hr_bump_free(self, ptr, size);
+}
+static void *tm_realloc_timed(void *self, void *ptr, size_t osz, size_t nsz, int32_t heap) {
+    tm_calls[5]++;
+    return bump_realloc(self, ptr, osz, nsz, heap);
+}
+
+/* A backend's timed entries (backend.h) serve the time mode's laps, cold
+ * and warm, and never the measure mode's, whose stats the result reports;
+ * without them the time mode calls alloc, free and realloc. */
+static void test_timed_entries(void) {
+    hr_backend_t be = hr_backend_bump;
+    be.alloc = tm_alloc;
+    be.free = tm_free;
+    be.realloc = tm_realloc;
+    be.calloc = NULL;
+    be.alloc_timed = tm_alloc_timed;
+    be.free_timed = tm_free_timed;
+    be.realloc_timed = tm_realloc_timed;
+    hr_trace_t t;
+    hr_trace_init(&t);
+    for (uint32_t i = 0; i < 100; i++)
+        push(&t, HR_OP_ALLOC, i, 0, 16 + i);
+    for (uint32_t i = 0; i < 100; i += 2) /* new id 100 + i, old id i */
+        push(&t, HR_OP_REALLOC, 100 + i, i, 300);
+    for (uint32_t i = 0; i < 100; i++)
+        push(&t, HR_OP_FREE, i % 2 ? i : 100 + i, 0, 0);
+    for (int k = 0; k < 3; k++) {
+        memset(tm_calls, 0, sizeof tm_calls);
+        if (k == 2)
+            be.alloc_timed = NULL, be.free_timed = NULL, be.realloc_timed = NULL;
+        hr_json_t *r = replay_mode(&t, &be, HR_TOUCH_FIRST, k == 1 ? HR_MODE_MEASURE : HR_MODE_TIME);
+        HR_CHECK(r != NULL);
+        HR_CHECK_STR(hr_json_path_str(r, "status"), "ok");
+        hr_json_free(r);
+        unsigned laps = k == 1 ? 1 : 2; /* time: the cold lap and one warm lap */
+        unsigned timed = k == 0;
+        HR_CHECK_EQ_U64(tm_calls[0], (1 - timed) * laps * 100);
+        HR_CHECK_EQ_U64(tm_calls[1], (1 - timed) * laps * 100);
+        HR_CHECK_EQ_U64(tm_calls[2], (1 - timed) * laps * 50);
+        HR_CHECK_EQ_U64(tm_calls[3], timed * laps * 100);
+        HR_CHECK_EQ_U64(tm_calls[4], timed * laps * 100);
+        HR_CHECK_EQ_U64(tm_calls[5], timed * laps * 50);
+        if (hr_t_cur_failed)
+            printf("# case %d: %u %u %u / %u %u %u\n", k, tm_calls[0], tm_calls[1], tm_calls[2],
+                   tm_calls[3], tm_calls[4], tm_calls[5]);
+    }
+    hr_trace_free(&t);
+}
+
 int main(void) {
     HR_RUN(test_exact_memory_metrics);
     HR_RUN(test_realloc_calloc_frames);
@@ -369,5 +442,6 @@ int main(void) {
     HR_RUN(test_time_mode);
     HR_RUN(test_stall_not_worst_frame);
     HR_RUN(test_packed_time_laps);
+    HR_RUN(test_timed_entries);
     return hr_test_done();
 }
