@@ -212,9 +212,10 @@ void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, hr_error_t *err);
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
                 const hr_replay_options_t *opt, hr_error_t *err);
-/* Makes r call the backend's timed alloc and free where it has them
- * (backend.h): for the timed laps only, whose instance's stats are never
- * read. */
+/* Makes r call the backend's timed alloc, free and realloc where it has
+ * them (backend.h): for the timed laps and the count lap, whose results
+ * report no stats of the instance (the measure and verify laps keep the
+ * counted entries). */
 void hr_run_use_timed(run_t *r);
 /* Frees what the trace left live (not timed); destroys the instance when
  * `destroy`; releases the slot table. */

@@ -279,6 +279,9 @@ static int replay_count(result_t *res, hr_emit_t *em, hr_error_t *err) {
         hr_run_close(&r, 1);
         return -1;
     }
+    /* What the timed laps run is what is counted; this result reports no
+     * stats of the instance. */
+    hr_run_use_timed(&r);
     if (perf) {
         c.source = "perf";
         hr_perf_reset(fd);

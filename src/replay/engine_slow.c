@@ -57,10 +57,10 @@ static void *call_calloc(slow_t *s, size_t n, size_t size) {
 /* A backend without realloc: alloc + copy + free, as the timed laps do. */
 static void *call_realloc(slow_t *s, void *old, uint64_t osz, uint64_t nsz) {
     run_t *r = s->r;
-    if (r->be->realloc) {
+    if (r->realloc) {
         s->calls++;
-        return s->counted ? hr_counted_realloc(r->be->realloc, r->inst, old, osz, nsz, r->top)
-                          : r->be->realloc(r->inst, old, osz, nsz, r->top);
+        return s->counted ? hr_counted_realloc(r->realloc, r->inst, old, osz, nsz, r->top)
+                          : r->realloc(r->inst, old, osz, nsz, r->top);
     }
     void *p = call_alloc(s, nsz, 0);
     if (p) {

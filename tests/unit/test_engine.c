@@ -389,8 +389,9 @@ static void *tm_realloc_timed(void *self, void *ptr, size_t osz, size_t nsz, int
 }
 
 /* A backend's timed entries (backend.h) serve the time mode's laps, cold
- * and warm, and never the measure mode's, whose stats the result reports;
- * without them the time mode calls alloc, free and realloc. */
+ * and warm, and the count mode's lap, never the measure or verify mode's,
+ * whose results report the instance's stats or check it; without them the
+ * time mode calls alloc, free and realloc. */
 static void test_timed_entries(void) {
     hr_backend_t be = hr_backend_bump;
     be.alloc = tm_alloc;
@@ -408,16 +409,18 @@ static void test_timed_entries(void) {
         push(&t, HR_OP_REALLOC, 100 + i, i, 300);
     for (uint32_t i = 0; i < 100; i++)
         push(&t, HR_OP_FREE, i % 2 ? i : 100 + i, 0, 0);
-    for (int k = 0; k < 3; k++) {
+    static const hr_replay_mode_t modes[] = {HR_MODE_TIME, HR_MODE_MEASURE, HR_MODE_VERIFY,
+                                             HR_MODE_COUNT, HR_MODE_TIME};
+    for (int k = 0; k < 5; k++) {
         memset(tm_calls, 0, sizeof tm_calls);
-        if (k == 2)
+        if (k == 4)
             be.alloc_timed = NULL, be.free_timed = NULL, be.realloc_timed = NULL;
-        hr_json_t *r = replay_mode(&t, &be, HR_TOUCH_FIRST, k == 1 ? HR_MODE_MEASURE : HR_MODE_TIME);
+        hr_json_t *r = replay_mode(&t, &be, HR_TOUCH_FIRST, modes[k]);
         HR_CHECK(r != NULL);
         HR_CHECK_STR(hr_json_path_str(r, "status"), "ok");
         hr_json_free(r);
-        unsigned laps = k == 1 ? 1 : 2; /* time: the cold lap and one warm lap */
-        unsigned timed = k == 0;
+        unsigned laps = modes[k] == HR_MODE_TIME ? 2 : 1; /* time: the cold lap and one warm */
+        unsigned timed = k == 0 || k == 3;
         HR_CHECK_EQ_U64(tm_calls[0], (1 - timed) * laps * 100);
         HR_CHECK_EQ_U64(tm_calls[1], (1 - timed) * laps * 100);
         HR_CHECK_EQ_U64(tm_calls[2], (1 - timed) * laps * 50);
