@@ -10,6 +10,7 @@
  * gets SIGTERM (PR_SET_PDEATHSIG). A SIGHUP that capture was started ignoring
  * (nohup) stays ignored, by capture and the program. */
 #include "cli/capture_run.h"
+#include "base/sysinfo.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -98,7 +99,7 @@ int hr_capture_run(const hr_capture_opts_t *o, const char *lib, const char *raw,
     sigprocmask(SIG_BLOCK, &block, &mask);
     int tty = our_tty();
     pid_t self = getpid();
-    uint64_t t0 = hr_run_clock();
+    uint64_t t0 = hr_now_ns();
     pid_t pid = fork();
     if (pid == 0)
         child_exec(o, lib, raw, tty, self, &mask);

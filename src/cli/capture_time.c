@@ -6,6 +6,7 @@
  * its wall time from before fork to after the wait (CLOCK_MONOTONIC). */
 #include "cli/capture_time.h"
 #include "base/order.h"
+#include "base/sysinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,14 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t tv_ns(struct timeval tv) {
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
@@ -58,7 +52,7 @@ int hr_run_wait_job(pid_t pid, uint64_t t0, int tty, hr_run_time_t *rt) {
             hr_tty_give(tty, pid);
         kill(-pid, SIGCONT);
     }
-    rt->wall_ns = now_ns() - t0;
+    rt->wall_ns = hr_now_ns() - t0;
     rt->cpu_ns = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
     rt->max_rss = (uint64_t)ru.ru_maxrss * 1024u; /* Linux: kilobytes */
     rt->status = status;
@@ -67,7 +61,6 @@ int hr_run_wait_job(pid_t pid, uint64_t t0, int tty, hr_run_time_t *rt) {
 
 int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt) { return hr_run_wait_job(pid, t0, -1, rt); }
 
-uint64_t hr_run_clock(void) { return now_ns(); }
 
 int hr_stdin_rerunnable(void) {
     struct stat st;
@@ -82,7 +75,7 @@ int hr_stdin_rerunnable(void) {
 static int run_plain(char **cmd, off_t in_off, hr_run_time_t *rt) {
     void (*old_int)(int) = signal(SIGINT, SIG_IGN);
     void (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = hr_now_ns();
     pid_t pid = fork();
     if (pid == 0) {
         int devnull = open("/dev/null", O_WRONLY);
@@ -161,7 +154,7 @@ static double busy_cpu_s(void) {
  * busy time cannot be read. */
 static void other_cpu(hr_program_time_t *p, double busy0, uint64_t t0, const hr_run_time_t *runs,
                       int n) {
-    double busy1 = busy_cpu_s(), wall = (double)(now_ns() - t0) / 1e9, own = 0;
+    double busy1 = busy_cpu_s(), wall = (double)(hr_now_ns() - t0) / 1e9, own = 0;
     if (busy0 < 0 || busy1 < 0 || wall <= 0)
         return;
     for (int i = 0; i < n; i++)
@@ -185,7 +178,7 @@ int hr_time_runs(char **cmd, int n, off_t in_off, int expect_status, hr_program_
     int differ = 0;
     uint32_t load_before = load_now();
     double busy0 = busy_cpu_s();
-    uint64_t t0 = now_ns();
+    uint64_t t0 = hr_now_ns();
     for (int i = 0; i < n; i++) {
         if (run_plain(cmd, in_off, &runs[i]) != 0) {
             free(runs);

@@ -16,9 +16,8 @@ typedef struct hr_run_time {
     int      status;
 } hr_run_time_t;
 
-/* The monotonic clock in ns: take it just before fork for hr_run_wait. */
-uint64_t hr_run_clock(void);
-/* Waits for pid (retrying on EINTR) and fills rt (wall time from t0).
+/* Waits for pid (retrying on EINTR) and fills rt (wall time from t0, the
+ * monotonic clock hr_now_ns() read just before the fork).
  * 0, or -1 with errno. */
 int hr_run_wait(pid_t pid, uint64_t t0, hr_run_time_t *rt);
 /* hr_run_wait for a program in a process group of its own (pgid = pid)
