@@ -125,7 +125,16 @@ EXTRA_DIST += bench/scale/scale.sh bench/scale/repeat_trace.py
 bench-inhouse-speed: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/inhouse_speed/inhouse_speed.sh $(top_builddir)
 EXTRA_DIST += bench/inhouse_speed/inhouse_speed.sh bench/inhouse_speed/inhouse_report.py \
-	bench/inhouse_speed/frame_temps.py bench/inhouse_speed/size_cut.py
+	bench/inhouse_speed/frame_temps.py bench/inhouse_speed/size_cut.py \
+	bench/inhouse_speed/cuts.sh bench/inhouse_speed/touch_order.sh \
+	bench/inhouse_speed/touch_report.py
+
+# The in-house allocators with and without the program's first write into
+# each new block: what their hand-out order costs the program
+# (results/inhouse-touch-<host>.md; ROUNDS=N WARM=S CPU=N).
+.PHONY: bench-inhouse-touch
+bench-inhouse-touch: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/inhouse_speed/touch_order.sh $(top_builddir)
 
 # Each libFuzzer target for SECS seconds (default 600) from its seed corpus
 # -> results/fuzz-<host>.md (executions, coverage, crashes).

@@ -31,27 +31,10 @@ OUT=${OUT:-"$S/results/inhouse-speed-$(hostname -s).md"}
 CPU=${CPU:-1}
 
 # frame_temps: the stack's own pattern, frame_loop's blocks made and freed
-# inside one frame (frame_temps.py says why and how), made here.
-"$HR" convert "$S/traces/frame_loop.hrt" -o "$W/frame_loop.txt" >/dev/null
-python3 "$S/bench/inhouse_speed/frame_temps.py" "$W/frame_loop.txt" "$W/frame_temps.txt"
-"$HR" convert "$W/frame_temps.txt" -o "$W/frame_temps.hrt" >/dev/null
-
-# TRACE-640B, -4KiB, -128B: the blocks of TRACE that block, bank or
-# sizeclass serve themselves (size_cut.py says why and how), made here.
-size_cut() { # size_cut TRACE BYTES NAME
-    "$HR" convert "$S/traces/$1.hrt" -o "$W/cut.txt" >/dev/null
-    python3 "$S/bench/inhouse_speed/size_cut.py" "$W/cut.txt" "$W/cut2.txt" "$2" 2>&1 |
-        sed "s|^|$1: |" >&2
-    mkdir -p "$(dirname "$W/$3")"
-    "$HR" convert "$W/cut2.txt" -o "$W/$3.hrt" >/dev/null
-}
-size_cut frame_loop 640 frame_loop-640B
-size_cut frame_loop 4096 frame_loop-4KiB
-size_cut game_session 640 game_session-640B
-size_cut game_session 4096 game_session-4KiB
-size_cut level_load 4096 level_load-4KiB
-size_cut strings 128 strings-128B
-size_cut real/freeciv_ai 4096 real/freeciv_ai-4KiB
+# inside one frame (frame_temps.py says why and how), and the size cuts
+# (cuts.sh), made here.
+. "$S/bench/inhouse_speed/cuts.sh"
+make_cuts
 
 # trace (under traces/, or made above) : the in-house allocators whose
 # pattern it is (block and bank on frame_loop: rows of the earlier runs)
@@ -69,11 +52,6 @@ strings:sizeclass
 strings-128B:sizeclass
 real/freeciv_ai:bank
 real/freeciv_ai-4KiB:bank"
-
-# The file of a trace named in CASES.
-trace_path() {
-    if [ -f "$W/$1.hrt" ]; then echo "$W/$1.hrt"; else echo "$S/traces/$1.hrt"; fi
-}
 
 sides="new"
 [ -z "$OLD_BIN" ] || sides="old new"
