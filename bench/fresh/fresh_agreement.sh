@@ -41,6 +41,15 @@
 #                            in its order; same: preloaded; none: not at all
 #                            (bench/lib/hr_bench_lib.sh says why: glibc's
 #                            frame_loop moves 82-99 ns/op with the layout)
+#   PIN_PURGE=0              1: both sides run with the allocators' purging by
+#                            the clock switched off (jemalloc's decay, mimalloc's
+#                            delays: the environment `--count` sets, listed in
+#                            src/replay/counter.c). A warm lap of such an
+#                            allocator costs more the longer the laps before it
+#                            took (more pages purged and faulted back), so two
+#                            replays of one trace that lap at different paces
+#                            differ by the allocator, not by the harness: the
+#                            control that tells the two apart
 #   OUT=results/fresh-agreement.md
 set -euo pipefail
 . "$(dirname "$0")/../lib/hr_bench_lib.sh"
@@ -56,11 +65,19 @@ HR_WARM=${HR_WARM:-.time.ns_per_op}
 FRESH_COLD=${FRESH_COLD:-.cold_ns_per_op}
 FRESH_WARM=${FRESH_WARM:-.ns_per_op}
 FRESH_LIBS=${FRESH_LIBS:-linked}
+PIN_PURGE=${PIN_PURGE:-0}
+if [ "$PIN_PURGE" = 1 ]; then # the values of src/replay/counter.c (hr_count_pinned_env)
+    export MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1
+    export MIMALLOC_DECOMMIT_DELAY=1000000000 MIMALLOC_RESET_DELAY=1000000000
+    export MIMALLOC_SEGMENT_DECOMMIT_DELAY=1000000000 MIMALLOC_DECOMMIT_EXTEND_DELAY=1000000000
+fi
+pin_shown=""
+[ "$PIN_PURGE" != 1 ] || pin_shown=" PIN_PURGE=1"
 REAL=${REAL:-1}
 TARGET_LO=${TARGET_LO:-0.97}
 TARGET_HI=${TARGET_HI:-1.03}
 OUT=${OUT:-$S/results/fresh-agreement.md}
-CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS REAL=$REAL${SKIP:+ SKIP='$SKIP'}${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh/fresh_agreement.sh"
+CMD="ROUNDS=$ROUNDS ALLOCATORS='$ALLOCATORS' BIG_SCENARIO=$BIG_SCENARIO BIG_EVENTS=$BIG_EVENTS WARM_TIME=$WARM_TIME FRESH_LIBS=$FRESH_LIBS REAL=$REAL${pin_shown}${SKIP:+ SKIP='$SKIP'}${HR_OPTS:+ HR_OPTS='$HR_OPTS'}${TRACES:+ TRACES='$TRACES'} bench/fresh/fresh_agreement.sh"
 
 traces=$(hr_traces)
 if [ "$REAL" != 0 ] && [ -z "${TRACES:-}" ]; then
@@ -130,6 +147,8 @@ report() {
         echo "heapreplay - fresh warm ns/op within a round, median over the rounds. Target (warm ratio):"
         echo "$TARGET_LO-$TARGET_HI. Options: what heapreplay was given beyond the above so that it replays as"
         echo "fresh_replay does (one thread in file order, touch \`first\`)."
+        [ "$PIN_PURGE" != 1 ] || echo "Both sides ran with purging by the clock off:" \
+            "\`MALLOC_CONF=$MALLOC_CONF\`, mimalloc's decommit and reset delays 10^9 ms."
         echo
         echo "| trace | allocator | options | hr cold ns/op | fresh cold ns/op | cold ratio | hr warm ns/op | fresh warm ns/op | warm ratio | harness ns/event | warm verdict |"
         echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
