@@ -195,17 +195,9 @@ static inline __attribute__((always_inline)) void *bank_alloc_as(void *self, siz
     return bank_alloc_rest(self, size, align);
 }
 
-static void *bank_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
-    return bank_alloc_as(self, size, align, 1);
-}
-
-/* The timed laps' (backend.h): no native-op count, no used cells or their
- * peak on the common path. */
-static void *bank_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
-    return bank_alloc_as(self, size, align, 0);
-}
+/* bank_alloc, and bank_alloc_timed without the native-op count, the used
+ * cells and their peak. */
+HR_INHOUSE_ALLOC_PAIR(bank_alloc)
 
 static int bank_native_free(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
@@ -254,8 +246,7 @@ static inline __attribute__((always_inline)) void bank_free_as(void *self, void 
     bank_free_rest(self, ptr, size);
 }
 
-static void bank_free(void *self, void *ptr, size_t size) { bank_free_as(self, ptr, size, 1); }
-static void bank_free_timed(void *self, void *ptr, size_t size) { bank_free_as(self, ptr, size, 0); }
+HR_INHOUSE_FREE_PAIR(bank_free)
 
 /* Summed when asked (the measuring lap asks after each op; the timed laps
  * never do), so that an allocation does not pay for it. */

@@ -70,16 +70,7 @@ static inline __attribute__((always_inline)) void *block_alloc_as(void *self, si
     return block_alloc_rest(self, size, align);
 }
 
-static void *block_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
-    return block_alloc_as(self, size, align, 1);
-}
-
-/* The timed laps' (backend.h): the pop without its counts. */
-static void *block_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
-    return block_alloc_as(self, size, align, 0);
-}
+HR_INHOUSE_ALLOC_PAIR(block_alloc) /* and block_alloc_timed: the pop without its counts */
 
 static int block_native_free(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
@@ -106,8 +97,7 @@ static inline __attribute__((always_inline)) void block_free_as(void *self, void
     block_free_rest(self, ptr, size);
 }
 
-static void block_free(void *self, void *ptr, size_t size) { block_free_as(self, ptr, size, 1); }
-static void block_free_timed(void *self, void *ptr, size_t size) { block_free_as(self, ptr, size, 0); }
+HR_INHOUSE_FREE_PAIR(block_free)
 
 static uint64_t block_footprint(void *self) {
     hr_block_be_t *b = self;
