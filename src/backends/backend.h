@@ -99,6 +99,25 @@ typedef struct hr_backend {
     void *(*realloc_timed)(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
 } hr_backend_t;
 
+/* A backend's alloc or free with its timed twin (above), from its
+ * always-inline NAME_as(self, ..., counted): NAME counts (the measure and
+ * verify laps), NAME_timed leaves the statistics' upkeep out (the timed and
+ * count laps); `counted` is a constant in each, so each is the hot path
+ * compiled once for its use. (The alloc pair drops the heap argument: for
+ * backends that do not route by heap.) */
+#define HR_TIMED_ALLOC_PAIR(name)                                                 \
+    static void *name(void *self, size_t size, size_t align, int32_t heap) {      \
+        (void)heap;                                                               \
+        return name##_as(self, size, align, 1);                                   \
+    }                                                                             \
+    static void *name##_timed(void *self, size_t size, size_t align, int32_t heap) { \
+        (void)heap;                                                               \
+        return name##_as(self, size, align, 0);                                   \
+    }
+#define HR_TIMED_FREE_PAIR(name)                                                  \
+    static void name(void *self, void *ptr, size_t size) { name##_as(self, ptr, size, 1); } \
+    static void name##_timed(void *self, void *ptr, size_t size) { name##_as(self, ptr, size, 0); }
+
 /* stats() of an instance as one compact JSON object (malloc'd; for tests and
  * tools). NULL on OOM or when the backend has no stats. */
 char *hr_backend_stats_json(const hr_backend_t *be, void *inst);

@@ -197,7 +197,7 @@ static inline __attribute__((always_inline)) void *bank_alloc_as(void *self, siz
 
 /* bank_alloc, and bank_alloc_timed without the native-op count, the used
  * cells and their peak. */
-HR_INHOUSE_ALLOC_PAIR(bank_alloc)
+HR_TIMED_ALLOC_PAIR(bank_alloc)
 
 static int bank_native_free(void *self, void *ptr, size_t size) {
     hr_bank_be_t *b = self;
@@ -246,7 +246,7 @@ static inline __attribute__((always_inline)) void bank_free_as(void *self, void 
     bank_free_rest(self, ptr, size);
 }
 
-HR_INHOUSE_FREE_PAIR(bank_free)
+HR_TIMED_FREE_PAIR(bank_free)
 
 /* Summed when asked (the measuring lap asks after each op; the timed laps
  * never do), so that an allocation does not pay for it. */

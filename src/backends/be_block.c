@@ -70,7 +70,7 @@ static inline __attribute__((always_inline)) void *block_alloc_as(void *self, si
     return block_alloc_rest(self, size, align);
 }
 
-HR_INHOUSE_ALLOC_PAIR(block_alloc) /* and block_alloc_timed: the pop without its counts */
+HR_TIMED_ALLOC_PAIR(block_alloc) /* and block_alloc_timed: the pop without its counts */
 
 static int block_native_free(void *self, void *ptr, size_t size) {
     hr_block_be_t *b = self;
@@ -97,7 +97,7 @@ static inline __attribute__((always_inline)) void block_free_as(void *self, void
     block_free_rest(self, ptr, size);
 }
 
-HR_INHOUSE_FREE_PAIR(block_free)
+HR_TIMED_FREE_PAIR(block_free)
 
 static uint64_t block_footprint(void *self) {
     hr_block_be_t *b = self;

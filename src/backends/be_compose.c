@@ -132,17 +132,47 @@ static void note_failed(compose_t *c, uint64_t k) {
     c->skip[i] = f;
 }
 
-static void *compose_alloc(void *self, size_t size, size_t align, int32_t heap) {
+/* A part's alloc, free and realloc as the lap calling the composition
+ * wants them: the counting ones, or (`counted` 0, the timed laps) the
+ * part's timed entries where it has them (backend.h). The per-part call
+ * counts are statistics too. */
+typedef void *(*alloc_fn_t)(void *, size_t, size_t, int32_t);
+typedef void (*free_fn_t)(void *, void *, size_t);
+typedef void *(*realloc_fn_t)(void *, void *, size_t, size_t, int32_t);
+
+static inline alloc_fn_t alloc_of(const part_inst_t *p, const int counted) {
+    return !counted && p->be->alloc_timed ? p->be->alloc_timed : p->be->alloc;
+}
+
+static inline free_fn_t free_of(const part_inst_t *p, const int counted) {
+    return !counted && p->be->free_timed ? p->be->free_timed : p->be->free;
+}
+
+static inline realloc_fn_t realloc_of(const part_inst_t *p, const int counted) {
+    return !counted && p->be->realloc_timed ? p->be->realloc_timed : p->be->realloc;
+}
+
+static inline __attribute__((always_inline)) void *
+compose_alloc_as(void *self, size_t size, size_t align, int32_t heap, const int counted) {
     compose_t *c = self;
     uint64_t k = next_event(c);
     part_inst_t *p = &c->p[part_of(c, k)];
-    p->calls++;
-    void *ptr = p->be->alloc(p->inst, size, align, heap);
+    if (counted)
+        p->calls++;
+    void *ptr = alloc_of(p, counted)(p->inst, size, align, heap);
     if (!ptr)
         note_failed(c, k);
     else
         note_made(c, k, ptr, (int)(p - c->p));
     return ptr;
+}
+
+static void *compose_alloc(void *self, size_t size, size_t align, int32_t heap) {
+    return compose_alloc_as(self, size, align, heap, 1);
+}
+
+static void *compose_alloc_timed(void *self, size_t size, size_t align, int32_t heap) {
+    return compose_alloc_as(self, size, align, heap, 0);
 }
 
 static void *compose_calloc(void *self, size_t n, size_t size, int32_t heap) {
@@ -163,19 +193,22 @@ static void *compose_calloc(void *self, size_t n, size_t size, int32_t heap) {
     return ptr;
 }
 
-static void *compose_realloc(void *self, void *old, size_t osz, size_t nsz, int32_t heap) {
+static inline __attribute__((always_inline)) void *
+compose_realloc_as(void *self, void *old, size_t osz, size_t nsz, int32_t heap, const int counted) {
     compose_t *c = self;
     uint64_t k = next_event(c);
     int to = part_of(c, k), from = k == UINT64_MAX ? to : route_old(c->plan->route[k]);
     part_inst_t *pt = &c->p[to], *pf = &c->p[from];
     void *ptr;
-    pt->calls++;
+    if (counted)
+        pt->calls++;
     if (to == from && pt->be->realloc) {
-        ptr = pt->be->realloc(pt->inst, old, osz, nsz, heap);
-    } else if ((ptr = pt->be->alloc(pt->inst, nsz, 0, heap)) != NULL) {
+        ptr = realloc_of(pt, counted)(pt->inst, old, osz, nsz, heap);
+    } else if ((ptr = alloc_of(pt, counted)(pt->inst, nsz, 0, heap)) != NULL) {
         memcpy(ptr, old, osz < nsz ? osz : nsz);
-        pf->calls++;
-        pf->be->free(pf->inst, old, osz);
+        if (counted)
+            pf->calls++;
+        free_of(pf, counted)(pf->inst, old, osz);
         c->moves++;
     }
     if (!ptr) {
@@ -187,7 +220,16 @@ static void *compose_realloc(void *self, void *old, size_t osz, size_t nsz, int3
     return ptr;
 }
 
-static void compose_free(void *self, void *ptr, size_t size) {
+static void *compose_realloc(void *self, void *old, size_t osz, size_t nsz, int32_t heap) {
+    return compose_realloc_as(self, old, osz, nsz, heap, 1);
+}
+
+static void *compose_realloc_timed(void *self, void *old, size_t osz, size_t nsz, int32_t heap) {
+    return compose_realloc_as(self, old, osz, nsz, heap, 0);
+}
+
+static inline __attribute__((always_inline)) void compose_free_as(void *self, void *ptr,
+                                                                  size_t size, const int counted) {
     compose_t *c = self;
     int part;
     if (c->pending_old >= 0) {
@@ -198,9 +240,12 @@ static void compose_free(void *self, void *ptr, size_t size) {
         part = k == UINT64_MAX ? left_part(c, ptr) : route_part(c->plan->route[k]);
     }
     part_inst_t *p = &c->p[part];
-    p->calls++;
-    p->be->free(p->inst, ptr, size);
+    if (counted)
+        p->calls++;
+    free_of(p, counted)(p->inst, ptr, size);
 }
+
+HR_TIMED_FREE_PAIR(compose_free)
 
 static void compose_frame(void *self, uint64_t n) {
     compose_t *c = self;
@@ -392,7 +437,8 @@ static void compose_stats(void *self, hr_emit_t *em) {
     .create = compose_create, .alloc = compose_alloc, .calloc = compose_calloc,           \
     .free = compose_free, .realloc = compose_realloc, .heap_push = compose_heap_push,     \
     .heap_pop = compose_heap_pop, .frame = compose_frame, .stats = compose_stats,         \
-    .destroy = compose_destroy
+    .destroy = compose_destroy, .alloc_timed = compose_alloc_timed,                       \
+    .free_timed = compose_free_timed, .realloc_timed = compose_realloc_timed
 
 /* In-house parts only: exact footprint, the sum of the parts'. */
 static const hr_backend_t hr_backend_compose_inhouse = {

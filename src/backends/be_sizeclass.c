@@ -117,7 +117,7 @@ sizeclass_alloc_as(void *self, size_t size, size_t align, const int counted) {
     return sizeclass_alloc_rest(self, size, align);
 }
 
-HR_INHOUSE_ALLOC_PAIR(sizeclass_alloc) /* and sizeclass_alloc_timed: the pop without its counts */
+HR_TIMED_ALLOC_PAIR(sizeclass_alloc) /* and sizeclass_alloc_timed: the pop without its counts */
 
 static int sizeclass_native_free(void *self, void *ptr, size_t size) {
     hr_sizeclass_be_t *b = self;
@@ -151,7 +151,7 @@ static inline __attribute__((always_inline)) void sizeclass_free_as(void *self, 
     sizeclass_free_rest(self, ptr, size);
 }
 
-HR_INHOUSE_FREE_PAIR(sizeclass_free)
+HR_TIMED_FREE_PAIR(sizeclass_free)
 
 /* SGI STL's reallocate (hr_sizeclass_realloc) for the blocks the lists
  * serve: old and new sizes of one class keep the block where it is (a

@@ -81,24 +81,6 @@ typedef struct hr_inhouse_class {
     .footprint = hr_inhouse_footprint, .usable_size = hr_inhouse_usable,        \
     .stats = hr_inhouse_stats, .destroy = hr_inhouse_destroy
 
-/* An in-house backend's alloc and free with their timed twins (backend.h),
- * from its always-inline NAME_as(self, ..., counted): NAME counts (the
- * measure and verify laps), NAME_timed leaves the statistics' upkeep out
- * (the timed and count laps); `counted` is a constant in each, so each is
- * the hot path compiled once for its use. */
-#define HR_INHOUSE_ALLOC_PAIR(name)                                               \
-    static void *name(void *self, size_t size, size_t align, int32_t heap) {      \
-        (void)heap;                                                               \
-        return name##_as(self, size, align, 1);                                   \
-    }                                                                             \
-    static void *name##_timed(void *self, size_t size, size_t align, int32_t heap) { \
-        (void)heap;                                                               \
-        return name##_as(self, size, align, 0);                                   \
-    }
-#define HR_INHOUSE_FREE_PAIR(name)                                                \
-    static void name(void *self, void *ptr, size_t size) { name##_as(self, ptr, size, 1); } \
-    static void name##_timed(void *self, void *ptr, size_t size) { name##_as(self, ptr, size, 0); }
-
 typedef struct hr_inhouse {
     const hr_inhouse_class_t *cls;
     hr_fallback_t             fb;
