@@ -31,6 +31,11 @@ typedef struct part_inst {
     const hr_backend_t *be;
     void               *inst;
     uint64_t            calls; /* alloc/calloc/realloc/free calls it served */
+    /* what the composition's timed entries call: the part's timed entries,
+     * or its others where it has none (backend.h), resolved at create */
+    void *(*alloc_timed)(void *self, size_t size, size_t align, int32_t heap);
+    void  (*free_timed)(void *self, void *ptr, size_t size);
+    void *(*realloc_timed)(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
 } part_inst_t;
 
 typedef struct compose {
@@ -141,15 +146,15 @@ typedef void (*free_fn_t)(void *, void *, size_t);
 typedef void *(*realloc_fn_t)(void *, void *, size_t, size_t, int32_t);
 
 static inline alloc_fn_t alloc_of(const part_inst_t *p, const int counted) {
-    return !counted && p->be->alloc_timed ? p->be->alloc_timed : p->be->alloc;
+    return counted ? p->be->alloc : p->alloc_timed;
 }
 
 static inline free_fn_t free_of(const part_inst_t *p, const int counted) {
-    return !counted && p->be->free_timed ? p->be->free_timed : p->be->free;
+    return counted ? p->be->free : p->free_timed;
 }
 
 static inline realloc_fn_t realloc_of(const part_inst_t *p, const int counted) {
-    return !counted && p->be->realloc_timed ? p->be->realloc_timed : p->be->realloc;
+    return counted ? p->be->realloc : p->realloc_timed;
 }
 
 static inline __attribute__((always_inline)) void *
@@ -315,7 +320,10 @@ static void *compose_create(const hr_backend_config_t *cfg, hr_error_t *err) {
         pc.arg = part->arg_at ? part->spec + part->arg_at : NULL;
         pc.route_plan = NULL;
         pc.parts = NULL;
-        c->p[i].be = c->spec.part[i].be;
+        const hr_backend_t *pb = c->p[i].be = c->spec.part[i].be;
+        c->p[i].alloc_timed = pb->alloc_timed ? pb->alloc_timed : pb->alloc;
+        c->p[i].free_timed = pb->free_timed ? pb->free_timed : pb->free;
+        c->p[i].realloc_timed = pb->realloc_timed ? pb->realloc_timed : pb->realloc;
         if (!(c->p[i].inst = c->p[i].be->create(&pc, err))) {
             compose_destroy(c);
             return NULL;
