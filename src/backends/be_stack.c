@@ -101,17 +101,22 @@ static __attribute__((noinline)) void *stack_alloc_rest(void *self, size_t size,
  * which a granule of 16 or more gives with no padding) that fits in the
  * buffer, inline with one tail call for the rest: the function then saves
  * no registers. */
-static void *stack_alloc(void *self, size_t size, size_t align, int32_t heap) {
-    (void)heap;
+static inline __attribute__((always_inline)) void *stack_alloc_as(void *self, size_t size,
+                                                                  size_t align, const int counted) {
     hr_stack_be_t *b = self;
     void *p;
     if (__builtin_expect(align <= 8 && !(align & (align - 1)) && size && b->granule >= 16, 1) &&
         (p = hr_stack_push_fits(b->s, size)) != NULL) {
-        hr_fallback_native(&b->ih.fb);
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
         return p;
     }
     return stack_alloc_rest(self, size, align);
 }
+
+/* stack_alloc, and stack_alloc_timed without the native-op count (Box2D's
+ * own allocation and its peak stay: b2StackAllocator keeps them). */
+HR_TIMED_ALLOC_PAIR(stack_alloc)
 
 static int dead_take(hr_stack_be_t *b, const void *p) {
     for (int i = 0; i < b->ndead; i++)
@@ -152,14 +157,18 @@ static __attribute__((noinline)) void stack_free_rest(void *self, void *ptr, siz
  * buffer, and no entry freed out of order waits under it. A live fallback
  * block is never the top entry's data (two live blocks), so the set is
  * searched only after a miss. */
-static void stack_free(void *self, void *ptr, size_t size) {
+static inline __attribute__((always_inline)) void stack_free_as(void *self, void *ptr, size_t size,
+                                                               const int counted) {
     hr_stack_be_t *b = self;
     if (__builtin_expect(!b->ndead && ptr && hr_stack_pop_top(b->s, ptr), 1)) {
-        hr_fallback_native(&b->ih.fb);
+        if (counted)
+            hr_fallback_native(&b->ih.fb);
         return;
     }
     stack_free_rest(self, ptr, size);
 }
+
+HR_TIMED_FREE_PAIR(stack_free)
 
 static void stack_stats_of(void *self, void *st) {
     hr_stack_be_t *b = self;
@@ -229,5 +238,7 @@ const hr_backend_t hr_backend_stack = {
     .create = stack_create,
     .alloc = stack_alloc,
     .free = stack_free,
+    .alloc_timed = stack_alloc_timed,
+    .free_timed = stack_free_timed,
     HR_INHOUSE_BACKEND_FNS,
 };

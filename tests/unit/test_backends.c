@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/be_system.h"
@@ -403,6 +406,19 @@ static int timed_churn(int timed, uint32_t *ord) {
     return 0;
 }
 
+/* timed_churn in a child forked from this process's state, so that both
+ * runs start from the same malloc heap (fallback blocks, stack entries
+ * beyond the buffer and block's chunks come from it); ord in shared
+ * memory. 0 when the child succeeded. */
+static int forked_churn(int timed, uint32_t *ord) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(timed_churn(timed, ord) == 0 ? 0 : 1);
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 /* alloc_timed/free_timed/realloc_timed, where a backend has them, hand out
  * the same blocks as alloc/free/realloc (backend.h): only the counting is
  * left out. */
@@ -410,15 +426,22 @@ static void check_timed_same_blocks(void) {
     if (!be->alloc_timed && !be->free_timed && !be->realloc_timed)
         HR_SKIP("no timed entries");
     HR_CHECK(be->alloc_timed != NULL && be->free_timed != NULL); /* a pair or neither */
-    static uint32_t a[TIMED_OPS], b[TIMED_OPS];
-    if (timed_churn(0, a) != 0 || timed_churn(1, b) != 0)
+    size_t bytes = 2 * TIMED_OPS * sizeof(uint32_t);
+    uint32_t *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (a == MAP_FAILED)
+        HR_SKIP("no shared memory");
+    uint32_t *b = a + TIMED_OPS;
+    if (forked_churn(0, a) != 0 || forked_churn(1, b) != 0) {
+        munmap(a, bytes);
         HR_SKIP("create failed");
+    }
     size_t k = 0;
     while (k < TIMED_OPS && a[k] == b[k])
         k++;
     HR_CHECK_EQ_U64(k, TIMED_OPS);
     if (k < TIMED_OPS)
         printf("# op %zu: block %u counted, %u timed\n", k, a[k], b[k]);
+    munmap(a, bytes);
 }
 
 /* ---- the table ------------------------------------------------------------------ */
