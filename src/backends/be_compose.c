@@ -27,15 +27,20 @@
 #include "base/hmem.h"
 #include "base/json.h"
 
+typedef void *(*alloc_fn_t)(void *self, size_t size, size_t align, int32_t heap);
+typedef void (*free_fn_t)(void *self, void *ptr, size_t size);
+typedef void *(*realloc_fn_t)(void *self, void *ptr, size_t old_size, size_t new_size,
+                              int32_t heap);
+
 typedef struct part_inst {
     const hr_backend_t *be;
     void               *inst;
     uint64_t            calls; /* alloc/calloc/realloc/free calls it served */
     /* what the composition's timed entries call: the part's timed entries,
      * or its others where it has none (backend.h), resolved at create */
-    void *(*alloc_timed)(void *self, size_t size, size_t align, int32_t heap);
-    void  (*free_timed)(void *self, void *ptr, size_t size);
-    void *(*realloc_timed)(void *self, void *ptr, size_t old_size, size_t new_size, int32_t heap);
+    alloc_fn_t          alloc_timed;
+    free_fn_t           free_timed;
+    realloc_fn_t        realloc_timed;
 } part_inst_t;
 
 typedef struct compose {
@@ -141,10 +146,6 @@ static void note_failed(compose_t *c, uint64_t k) {
  * wants them: the counting ones, or (`counted` 0, the timed laps) the
  * part's timed entries where it has them (backend.h). The per-part call
  * counts are statistics too. */
-typedef void *(*alloc_fn_t)(void *, size_t, size_t, int32_t);
-typedef void (*free_fn_t)(void *, void *, size_t);
-typedef void *(*realloc_fn_t)(void *, void *, size_t, size_t, int32_t);
-
 static inline alloc_fn_t alloc_of(const part_inst_t *p, const int counted) {
     return counted ? p->be->alloc : p->alloc_timed;
 }
