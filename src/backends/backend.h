@@ -23,13 +23,14 @@
  *    object "violations" {kind: count}, and optional arrays of objects (e.g.
  *    "heaps") that reports render as extra tables.
  *  - alloc_timed()/free_timed()/realloc_timed() may be NULL (then alloc,
- *    free and realloc serve): what the
- *    timed laps (cold and warm) call. They hand out and take back exactly
- *    the blocks the others would, fallbacks included, but leave out the
- *    per-op upkeep of figures only stats() reports (op counts, live bytes,
- *    high-water marks): a timed lap's result reports time alone, and the
- *    stats come from the measure lap, which calls the others. An instance
- *    that served a timed call must not be asked for stats() or checked.
+ *    free and realloc serve): what the timed laps (cold, warm, threaded)
+ *    and the --count lap call. They hand out and take back exactly the
+ *    blocks the others would, fallbacks included, but leave out the per-op
+ *    upkeep of figures only stats() reports (op counts, live bytes,
+ *    high-water marks): those laps report time or instructions alone, and
+ *    the stats come from the measure lap, which calls the others. An
+ *    instance that served a timed call must not be asked for stats() or
+ *    checked.
  */
 #ifndef HR_BACKENDS_BACKEND_H
 #define HR_BACKENDS_BACKEND_H
