@@ -86,17 +86,9 @@ void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
 
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
                 const hr_replay_options_t *opt, hr_error_t *err) {
-    const hr_backend_t *be = a->spec->be;
     memset(r, 0, sizeof *r);
     r->t = t;
-    r->be = be;
-    r->alloc = be->alloc;
-    r->free = be->free;
-    r->realloc = be->realloc;
-    r->frame = be->frame;
-    r->heap_push = be->heap_push;
-    r->heap_pop = be->heap_pop;
-    r->top = -1;
+    hr_run_bind(r, a->spec->be);
     r->touch = opt->touch;
     r->touch_cap = opt->touch_cap;
     r->win = t->events; /* a packed trace's loops set each window */
@@ -121,6 +113,17 @@ int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
     }
     r->inst = hr_run_create(t, a, opt, err);
     return r->inst ? 0 : -1;
+}
+
+void hr_run_bind(run_t *r, const hr_backend_t *be) {
+    r->be = be;
+    r->alloc = be->alloc;
+    r->free = be->free;
+    r->realloc = be->realloc;
+    r->frame = be->frame;
+    r->heap_push = be->heap_push;
+    r->heap_pop = be->heap_pop;
+    r->top = -1;
 }
 
 void hr_run_use_timed(run_t *r) {

@@ -212,6 +212,10 @@ void *hr_run_create(const hr_trace_t *t, const hr_run_alloc_t *a,
                     const hr_replay_options_t *opt, hr_error_t *err);
 int hr_run_open(run_t *r, const hr_trace_t *t, const hr_run_alloc_t *a,
                 const hr_replay_options_t *opt, hr_error_t *err);
+/* r->be and the backend's calls copied into r (the op loops read them
+ * there), no heap on top: what every run starts with, hr_run_open's and a
+ * threaded replay's streams'. */
+void hr_run_bind(run_t *r, const hr_backend_t *be);
 /* Makes r call the backend's timed alloc, free and realloc where it has
  * them (backend.h): for the timed laps and the count lap, whose results
  * report no stats of the instance (the measure and verify laps keep the

@@ -283,15 +283,8 @@ static void run_stream(tctx_t *c) {
     pool_t *p = c->p;
     run_t r;
     memset(&r, 0, sizeof r);
-    r.alloc = p->be->alloc;
-    r.free = p->be->free;
-    r.realloc = p->be->realloc;
-    r.frame = p->be->frame;
-    r.heap_push = p->be->heap_push;
-    r.heap_pop = p->be->heap_pop;
-    r.top = -1;
     r.t = &c->view;
-    r.be = p->be;
+    hr_run_bind(&r, p->be);
     hr_run_use_timed(&r); /* the threaded laps are timed laps */
     r.inst = p->inst[c->k];
     r.slots = p->slots;
