@@ -13,14 +13,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/be_system.h"
 #include "base/json.h"
 #include "hr_test.h"
+#include "same_blocks.h"
 #include "seed_model.h"
 
 static const size_t sizes[] = {0,   1,    3,    8,    15,    16,     17,     24,
@@ -358,12 +356,10 @@ static void check_destroy_live(void) {
     be->destroy(inst);
 }
 
-/* The block ordinals of a churn of `n` ops on a fresh instance, through the
- * timed entries (timed 1) or the others: ord[k] numbers op k's block by the
- * first time its address was handed out, so two runs that hand out the same
- * blocks in the same order give the same ordinals, whatever the base
- * addresses of the two instances. Small requests only, which the in-house
- * allocators serve themselves (their fallback blocks are malloc's). */
+/* The block ordinals of a churn of TIMED_OPS ops on a fresh instance,
+ * through the timed entries (timed 1) or the others: ord[k] numbers op k's
+ * block (same_blocks.h). Small requests, which the in-house allocators
+ * mostly serve themselves. */
 #define TIMED_OPS 20000
 #define TIMED_IDS 256
 static int timed_churn(int timed, uint32_t *ord) {
@@ -380,7 +376,7 @@ static int timed_churn(int timed, uint32_t *ord) {
     uint32_t x = 12345;
     for (size_t k = 0; k < TIMED_OPS; k++) {
         x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-        size_t id = x % TIMED_IDS, sz = 1 + (x >> 8) % 120, j;
+        size_t id = x % TIMED_IDS, sz = 1 + (x >> 8) % 120;
         void *p;
         if (!live[id]) {
             p = alloc(inst, sz, 0, -1);
@@ -393,11 +389,7 @@ static int timed_churn(int timed, uint32_t *ord) {
             continue;
         }
         live[id] = p, size[id] = sz;
-        for (j = 0; j < n_seen && seen[j] != p; j++)
-            ;
-        if (j == n_seen)
-            seen[n_seen++] = p;
-        ord[k] = (uint32_t)j;
+        ord[k] = same_blocks_ordinal(seen, &n_seen, TIMED_OPS, p);
     }
     for (size_t id = 0; id < TIMED_IDS; id++)
         if (live[id])
@@ -406,17 +398,13 @@ static int timed_churn(int timed, uint32_t *ord) {
     return 0;
 }
 
-/* timed_churn in a child forked from this process's state, so that both
- * runs start from the same malloc heap (fallback blocks, stack entries
- * beyond the buffer and block's chunks come from it); ord in shared
- * memory. 0 when the child succeeded. */
+/* timed_churn in a child (same_blocks.h); ord in shared memory. 0 when the
+ * child succeeded. */
 static int forked_churn(int timed, uint32_t *ord) {
-    fflush(stdout);
-    pid_t pid = fork();
+    pid_t pid = same_blocks_fork();
     if (pid == 0)
         _exit(timed_churn(timed, ord) == 0 ? 0 : 1);
-    int st = 0;
-    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return same_blocks_child_ok(pid) ? 0 : -1;
 }
 
 /* alloc_timed/free_timed/realloc_timed, where a backend has them, hand out
@@ -427,17 +415,15 @@ static void check_timed_same_blocks(void) {
         HR_SKIP("no timed entries");
     HR_CHECK(be->alloc_timed != NULL && be->free_timed != NULL); /* a pair or neither */
     size_t bytes = 2 * TIMED_OPS * sizeof(uint32_t);
-    uint32_t *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (a == MAP_FAILED)
+    uint32_t *a = same_blocks_shared(bytes);
+    if (!a)
         HR_SKIP("no shared memory");
     uint32_t *b = a + TIMED_OPS;
     if (forked_churn(0, a) != 0 || forked_churn(1, b) != 0) {
         munmap(a, bytes);
         HR_SKIP("create failed");
     }
-    size_t k = 0;
-    while (k < TIMED_OPS && a[k] == b[k])
-        k++;
+    size_t k = same_blocks_first_diff(a, b, TIMED_OPS);
     HR_CHECK_EQ_U64(k, TIMED_OPS);
     if (k < TIMED_OPS)
         printf("# op %zu: block %u counted, %u timed\n", k, a[k], b[k]);

@@ -4,14 +4,12 @@
  * timed entries handing out the counting ones' blocks. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/compose.h"
 #include "base/json.h"
 #include "hr_test.h"
+#include "same_blocks.h"
 #include "replay/engine.h"
 #include "replay/engine_int.h"
 
@@ -225,8 +223,8 @@ static void make_churn(hr_trace_t *t) {
 }
 
 /* The blocks a composition hands out through its counting entries or its
- * timed ones (backend.h), numbered by first appearance (see
- * tests/unit/test_backends.c): the event loop of the engine, by hand. */
+ * timed ones (backend.h), numbered by first appearance (same_blocks.h):
+ * the event loop of the engine, by hand. */
 static int compose_ordinals(const hr_trace_t *t, const char *spec, int timed, uint32_t *ord,
                             double *ops) {
     hr_error_t err;
@@ -265,12 +263,7 @@ static int compose_ordinals(const hr_trace_t *t, const char *spec, int timed, ui
         if (!q)
             continue;
         p[ev->id] = q, sz[ev->id] = ev->size;
-        size_t j = 0;
-        while (j < n_seen && seen[j] != q)
-            j++;
-        if (j == n_seen && n_seen < 8192)
-            seen[n_seen++] = q;
-        ord[i] = (uint32_t)j;
+        ord[i] = same_blocks_ordinal(seen, &n_seen, 8192, q);
     }
     for (size_t id = 0; id < 4096; id++)
         if (p[id])
@@ -300,17 +293,13 @@ static int compose_ordinals(const hr_trace_t *t, const char *spec, int timed, ui
     return rc;
 }
 
-/* compose_ordinals in a child forked from this process's state, so that
- * both runs start from the same malloc heap (the parts' fallback blocks and
- * block's chunks come from it); 0 when the child succeeded. */
+/* compose_ordinals in a child (same_blocks.h); 0 when it succeeded. */
 static int forked_ordinals(const hr_trace_t *t, const char *spec, int timed, uint32_t *ord,
                            double *ops) {
-    fflush(stdout);
-    pid_t pid = fork();
+    pid_t pid = same_blocks_fork();
     if (pid == 0)
         _exit(compose_ordinals(t, spec, timed, ord, ops) == 0 ? 0 : 1);
-    int st = 0;
-    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return same_blocks_child_ok(pid) ? 0 : -1;
 }
 
 /* A composition's timed entries call its parts' timed entries and hand out
@@ -323,9 +312,9 @@ static void test_timed_same_blocks(void) {
     static const char *const specs[] = {"stack+block", "stack+bank", "marker+sizeclass",
                                         "block+glibc"};
     size_t bytes = 2 * 8192 * sizeof(uint32_t) + 2 * HR_COMPOSE_MAX_PARTS * sizeof(double);
-    uint32_t *a = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    HR_CHECK(a != MAP_FAILED);
-    if (a == MAP_FAILED)
+    uint32_t *a = same_blocks_shared(bytes);
+    HR_CHECK(a != NULL);
+    if (!a)
         return;
     uint32_t *b = a + 8192;
     double *ops_a = (double *)(b + 8192), *ops_b = ops_a + HR_COMPOSE_MAX_PARTS;
@@ -343,9 +332,7 @@ static void test_timed_same_blocks(void) {
                     printf("# %s part %zu: %.0f counted ops, %.0f timed\n", specs[s], k, ops_a[k],
                            ops_b[k]);
             }
-        size_t k = 0;
-        while (k < t.n_events && a[k] == b[k])
-            k++;
+        size_t k = same_blocks_first_diff(a, b, t.n_events);
         HR_CHECK_EQ_U64(k, t.n_events);
         if (k < t.n_events)
             printf("# %s: event %zu: block %u counted, %u timed\n", specs[s], k, a[k], b[k]);

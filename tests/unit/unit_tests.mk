@@ -13,7 +13,8 @@ UNIT_TESTS = tests/unit/test_varint tests/unit/test_trace_format tests/unit/test
 	tests/unit/test_paired tests/unit/test_warmstop tests/unit/test_paced tests/unit/test_pollute
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
-noinst_HEADERS += tests/unit/hr_test.h tests/unit/golden.h tests/unit/seed_model.h tests/unit/trace_mem.h
+noinst_HEADERS += tests/unit/hr_test.h tests/unit/golden.h tests/unit/seed_model.h tests/unit/trace_mem.h \
+	tests/unit/same_blocks.h
 
 # One registry line is all a new metric needs: this test compiles its own copy
 # of the metric registry and of every part that reads it, with one extra entry
