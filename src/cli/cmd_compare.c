@@ -25,7 +25,8 @@ static const hr_opt_t compare_opts[] = {
     {HR_OPT_LONG + 2, "mode", "MODE", "auto (default: program when a captured trace of BASE "
      "and one of NEW share a name, or the labels, but not a digest), allocator (the same trace, a new allocator build: "
      "op counts must match) or program (two captures of one program: its allocations per "
-     "frame, peak live, leaks, load, allocator time, worst frame, RSS)"},
+     "frame, peak live, leaks, load, allocator time, worst frame, RSS; a --follow-forks "
+     "capture's processes as one program)"},
     {HR_OPT_LONG + 3, "label-a", "NAME", "program mode: match BASE's results as trace NAME "
      "instead of by their file name (a report of one trace)"},
     {HR_OPT_LONG + 4, "label-b", "NAME", "the same for NEW"},

@@ -25,6 +25,9 @@
  *    per allocator; figures it leaves out keep their defaults (PROGRAM_FIGS
  *    below).
  *
+ *  - a --follow-forks capture's child traces (b.PID.hrt, pids differ from
+ *    capture to capture) are compared as their parent's whole program
+ *    ("b.hrt (whole program)" rows; compare_family.h), not by name.
  * A figure absent from both reports (an older engine, a trace without
  * frames) is skipped and named in a note; absent from one side it is "n/a".
  * Exit: 1 when a figure regressed, a base trace or (trace, allocator) is
@@ -35,7 +38,9 @@
 
 #include "base/metrics.h"
 #include "report/compare.h"
+#include "report/compare_family.h"
 #include "report/stats.h"
+#include "report/wholeprog.h"
 #include "trace/trace.h"
 
 /* A figure of program mode: its words, the registry metric it is read from
@@ -56,6 +61,9 @@ typedef struct prog_fig {
     int            per_alloc;
     int            kind;   /* FIG_EXACT or FIG_MEASURED */
     prog_derive_fn derive; /* used when `path` is absent from the result */
+    /* a --follow-forks capture's whole program (compare_family.h): how
+     * its processes' figures combine; NONE: the parent's own figure */
+    hr_family_combine_t whole;
 } prog_fig_t;
 
 static double ops_sum(const hr_result_t *r, const unsigned *ops, int n) {
@@ -98,38 +106,42 @@ static double allocs_per_mark(const hr_result_t *r, char *note, size_t n) {
 }
 
 /* In the order the output lists them (most telling first). */
-#define FIG(words, id, pct, unit, per_alloc, kind) \
-    {words, HR_M_##id, NULL, pct, HR_UNIT_##unit, per_alloc, kind, NULL}
+#define FIG(words, id, pct, unit, per_alloc, kind, whole) \
+    {words, HR_M_##id, NULL, pct, HR_UNIT_##unit, per_alloc, kind, NULL, HR_FAMILY_##whole}
 static const prog_fig_t PROGRAM_FIGS[] = {
     {"allocations per frame", HR_M_FR_ALLOCS_MEAN, NULL, 10, HR_UNIT_COUNT, 0, FIG_EXACT,
-     allocs_per_mark},
-    FIG("allocations per frame (p99)", FR_ALLOCS_P99, 10, COUNT, 0, FIG_EXACT),
-    FIG("allocations per frame (max)", FR_ALLOCS_MAX, 25, COUNT, 0, FIG_EXACT),
-    FIG("bytes allocated per frame", FR_BYTES_MEAN, 10, BYTES, 0, FIG_EXACT),
-    FIG("bytes allocated per frame (p99)", FR_BYTES_P99, 10, BYTES, 0, FIG_EXACT),
-    FIG("bytes allocated per frame (max)", FR_BYTES_MAX, 25, BYTES, 0, FIG_EXACT),
-    FIG("events", OPS_EVENTS, 10, COUNT, 0, FIG_EXACT),
-    {"allocations", -1, "program.allocations", 10, HR_UNIT_COUNT, 0, FIG_EXACT, allocations},
+     allocs_per_mark, HR_FAMILY_NONE},
+    FIG("allocations per frame (p99)", FR_ALLOCS_P99, 10, COUNT, 0, FIG_EXACT, NONE),
+    FIG("allocations per frame (max)", FR_ALLOCS_MAX, 25, COUNT, 0, FIG_EXACT, NONE),
+    FIG("bytes allocated per frame", FR_BYTES_MEAN, 10, BYTES, 0, FIG_EXACT, NONE),
+    FIG("bytes allocated per frame (p99)", FR_BYTES_P99, 10, BYTES, 0, FIG_EXACT, NONE),
+    FIG("bytes allocated per frame (max)", FR_BYTES_MAX, 25, BYTES, 0, FIG_EXACT, NONE),
+    /* a whole program's processes (its parent and child processes' traces) */
+    {"processes", -1, "program.processes", 10, HR_UNIT_COUNT, 0, FIG_EXACT, NULL,
+     HR_FAMILY_COUNT},
+    FIG("events", OPS_EVENTS, 10, COUNT, 0, FIG_EXACT, SUM),
+    {"allocations", -1, "program.allocations", 10, HR_UNIT_COUNT, 0, FIG_EXACT, allocations,
+     HR_FAMILY_SUM},
     {"blocks never freed", -1, "program.never_freed", 10, HR_UNIT_COUNT, 0, FIG_EXACT,
-     never_freed},
-    FIG("peak live", PEAK_LIVE, 10, BYTES, 0, FIG_EXACT),
-    FIG("load: events", LOAD_EVENTS, 10, COUNT, 0, FIG_EXACT),
-    FIG("load: allocations", LOAD_ALLOCS, 10, COUNT, 0, FIG_EXACT),
-    FIG("load: bytes allocated", LOAD_BYTES, 10, BYTES, 0, FIG_EXACT),
-    FIG("load: peak live", LOAD_PEAK_LIVE, 10, BYTES, 0, FIG_EXACT),
-    FIG("allocator instructions", COUNT_INSNS, 1, COUNT, 1, FIG_EXACT),
+     never_freed, HR_FAMILY_SUM},
+    FIG("peak live", PEAK_LIVE, 10, BYTES, 0, FIG_EXACT, MAX),
+    FIG("load: events", LOAD_EVENTS, 10, COUNT, 0, FIG_EXACT, NONE),
+    FIG("load: allocations", LOAD_ALLOCS, 10, COUNT, 0, FIG_EXACT, NONE),
+    FIG("load: bytes allocated", LOAD_BYTES, 10, BYTES, 0, FIG_EXACT, NONE),
+    FIG("load: peak live", LOAD_PEAK_LIVE, 10, BYTES, 0, FIG_EXACT, NONE),
+    FIG("allocator instructions", COUNT_INSNS, 1, COUNT, 1, FIG_EXACT, SUM),
     /* instructions plus the kernel's work (page faults, system calls):
      * docs/METRICS.md, "Kernel work and the cost". 5 %, not the 1 % of the
      * instructions: a fault weighs 12 000 instructions, so on a small game's
      * trace one fault more or less between two captures moves the cost by
      * about 1 % (seen: +1.02 % on examples/game captured twice); the cases
      * the cost is for move it by +85 % and more (results/gates-vm.md) */
-    FIG("allocator cost (instructions + kernel work)", COUNT_COST, 5, COUNT, 1, FIG_EXACT),
-    FIG("allocator time", COLD_CPU, 10, SECONDS, 1, FIG_MEASURED),
-    FIG("worst play frame", WF_NS, 25, NS, 1, FIG_MEASURED),
-    FIG("peak RSS", PEAK_RSS, 25, BYTES, 1, FIG_MEASURED),
-    FIG("load: allocator time", LOAD_NS, 10, NS, 1, FIG_MEASURED),
-    FIG("load: peak footprint", LOAD_PEAK_FP, 25, BYTES, 1, FIG_MEASURED),
+    FIG("allocator cost (instructions + kernel work)", COUNT_COST, 5, COUNT, 1, FIG_EXACT, SUM),
+    FIG("allocator time", COLD_CPU, 10, SECONDS, 1, FIG_MEASURED, SUM),
+    FIG("worst play frame", WF_NS, 25, NS, 1, FIG_MEASURED, NONE),
+    FIG("peak RSS", PEAK_RSS, 25, BYTES, 1, FIG_MEASURED, MAX),
+    FIG("load: allocator time", LOAD_NS, 10, NS, 1, FIG_MEASURED, NONE),
+    FIG("load: peak footprint", LOAD_PEAK_FP, 25, BYTES, 1, FIG_MEASURED, NONE),
 };
 #undef FIG
 #define NFIGS (int)(sizeof PROGRAM_FIGS / sizeof PROGRAM_FIGS[0])
@@ -254,28 +266,24 @@ static void fig_spread(const prog_fig_t *f, const hr_result_t *r, hr_spread_t *s
 typedef struct judging {
     double pct;
     int    higher, per_alloc, exact, gated;
+    hr_family_combine_t whole; /* a whole program's figure: how it was combined */
 } judging_t;
 
-/* One figure of one pair: a row with the verdict. */
-static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
-                  const hr_result_t *rn, const char *metric, const char *path,
-                  const judging_t *j) {
+/* A figure (f: PROGRAM_FIGS's index, else -1 and named by `path`) of base
+ * and new as spreads b and n, with a note on how each was derived (nb, nn:
+ * "" for none): a row with the verdict. */
+static void judge_spreads(prog_t *p, int f, const char *trace, const char *alloc,
+                          const char *metric, const char *path, const hr_spread_t *bs,
+                          const hr_spread_t *ns, const char *nb, const char *nn,
+                          const judging_t *j) {
     double pct = j->pct;
     int exact = j->exact, higher = j->higher;
-    hr_spread_t b, n;
-    char why[256] = "", nb[128] = "", nn[128] = "";
-    if (f >= 0) {
-        fig_spread(&PROGRAM_FIGS[f], rb, &b, nb, sizeof nb);
-        fig_spread(&PROGRAM_FIGS[f], rn, &n, nn, sizeof nn);
-    } else {
-        hr_spread_at(rb, path, &b);
-        hr_spread_at(rn, path, &n);
-    }
+    hr_spread_t b = *bs, n = *ns;
+    char why[256] = "";
     if (!b.n && !n.n)
         return; /* absent from both: named once in the skipped note */
     if (f >= 0)
         p->seen[f] = 1;
-    const char *alloc = j->per_alloc ? rb->allocator : "-";
     hr_compare_row_t *w;
     if (!b.n || !n.n) {
         w = prog_row(p, trace, alloc, metric, "n/a", !b.n ? "no value in base" : "no value in new");
@@ -288,7 +296,10 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
                 : worse < -pct - 1e-9 ? HR_NOISE_IMPROVED : HR_NOISE_OK;
             snprintf(why, sizeof why, "%+.2f%% %s %g%% (%s)", d,
                      v == HR_NOISE_OK ? "within" : "beyond", pct,
-                     j->per_alloc ? "deterministic for a build" : "the trace's own figure");
+                     j->whole == HR_FAMILY_MAX ? "the largest process's"
+                     : j->whole == HR_FAMILY_COUNT ? "the capture's processes"
+                     : j->whole ? "the processes' sum"
+                     : j->per_alloc ? "deterministic for a build" : "the trace's own figure");
         } else {
             v = hr_noise_judge(&b, &n, pct, higher, 0, why, sizeof why);
             /* one value a side (worst_frame.ns: replay keeps no samples of
@@ -327,11 +338,29 @@ static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
     }
 }
 
+/* One figure of one pair of results. */
+static void judge(prog_t *p, int f, const char *trace, const hr_result_t *rb,
+                  const hr_result_t *rn, const char *metric, const char *path,
+                  const judging_t *j) {
+    hr_spread_t b, n;
+    char nb[128] = "", nn[128] = "";
+    if (f >= 0) {
+        fig_spread(&PROGRAM_FIGS[f], rb, &b, nb, sizeof nb);
+        fig_spread(&PROGRAM_FIGS[f], rn, &n, nn, sizeof nn);
+    } else {
+        hr_spread_at(rb, path, &b);
+        hr_spread_at(rn, path, &n);
+    }
+    judge_spreads(p, f, trace, j->per_alloc ? rb->allocator : "-", metric, path, &b, &n, nb, nn,
+                  j);
+}
+
 /* Figure f judged as PROGRAM_FIGS and the thresholds say. */
 static void judge_fig(prog_t *p, int f, const char *trace, const hr_result_t *rb,
                       const hr_result_t *rn) {
     const prog_fig_t *g = &PROGRAM_FIGS[f];
-    judging_t j = {p->pct[f], 0, g->per_alloc, g->kind == FIG_EXACT, p->gated[f]};
+    judging_t j = {p->pct[f], 0, g->per_alloc, g->kind == FIG_EXACT, p->gated[f],
+                   HR_FAMILY_NONE};
     judge(p, f, trace, rb, rn, g->words, NULL, &j);
 }
 
@@ -374,7 +403,8 @@ static void compare_alloc(prog_t *p, const char *name, const hr_result_t *rb,
     for (int i = 0; i < p->nextra; i++) {
         const hr_compare_metric_t *m = &p->extra[i];
         const hr_metric_t *d = m->def;
-        judging_t j = {m->pct, m->higher_better, 1, d && d->exact == HR_EXACT_TRACE, 1};
+        judging_t j = {m->pct, m->higher_better, 1, d && d->exact == HR_EXACT_TRACE, 1,
+                       HR_FAMILY_NONE};
         judge(p, -1, name, rb, rn, m->name, m->path, &j);
     }
 }
@@ -397,6 +427,87 @@ static int seen_before(const hr_report_view_t *v, size_t i, const char *label) {
     return 0;
 }
 
+/* One process's figure (hr_family_fig_fn; ctx: the PROGRAM_FIGS index). */
+static void proc_fig(const hr_result_t *r, hr_spread_t *s, void *ctx) {
+    char note[128];
+    int f = *(const int *)ctx;
+    if (PROGRAM_FIGS[f].whole == HR_FAMILY_COUNT) {
+        memset(s, 0, sizeof *s);
+        s->center = 1;
+        s->min = s->max = NAN;
+        s->n = 1;
+        return;
+    }
+    fig_spread(&PROGRAM_FIGS[f], r, s, note, sizeof note);
+}
+
+/* The figures of a whole program: base's family fb against new's fn, in
+ * rows of "NAME (whole program)". Its processes' own traces are not matched
+ * one by one (their names hold their pids); the note says how many are
+ * identical in both captures and names the largest changed ones. */
+static void compare_family(prog_t *p, const char *name, const hr_report_view_t *vb,
+                           const hr_family_t *fb, const hr_report_view_t *vn,
+                           const hr_family_t *fn) {
+    char trace[256], words[192], why[256];
+    snprintf(trace, sizeof trace, "%s (whole program)", name);
+    int same = hr_family_identical(vb, fb, vn, fn, 2, words, sizeof words);
+    snprintf(why, sizeof why, "%d of %d (new: %d) with the same trace in both; the largest "
+             "others: %.160s", same, fb->n, fn->n, words);
+    prog_row(p, trace, "-", "identical processes", same == fb->n && same == fn->n ? "ok" : "changed",
+             why);
+    for (int f = 0; f < NFIGS; f++) {
+        const prog_fig_t *g = &PROGRAM_FIGS[f];
+        if (g->whole == HR_FAMILY_NONE)
+            continue;
+        judging_t j = {p->pct[f], 0, g->per_alloc, g->kind == FIG_EXACT, p->gated[f], g->whole};
+        hr_spread_t b, n;
+        if (!g->per_alloc) {
+            hr_family_spread(vb, fb, NULL, proc_fig, &f, g->whole, &b);
+            hr_family_spread(vn, fn, NULL, proc_fig, &f, g->whole, &n);
+            judge_spreads(p, f, trace, "-", g->words, fig_path(f), &b, &n, "", "", &j);
+            continue;
+        }
+        for (size_t i = 0; i < vb->n; i++) { /* each allocator of the parent once */
+            const hr_result_t *r = &vb->rows[i];
+            if (!hr_result_of_trace(r, fb->parent) || !r->allocator)
+                continue;
+            hr_family_spread(vb, fb, r->allocator, proc_fig, &f, g->whole, &b);
+            hr_family_spread(vn, fn, r->allocator, proc_fig, &f, g->whole, &n);
+            judge_spreads(p, f, trace, r->allocator, g->words, fig_path(f), &b, &n, "", "", &j);
+        }
+    }
+}
+
+/* A child process's trace of a whole program in v (its parent is in v too):
+ * compared with its family, not by name. */
+static int is_child_row(const hr_report_view_t *v, const hr_result_t *r) {
+    return hr_wholeprog_parent(v, r->trace) != NULL;
+}
+
+/* The family rows of base's parent `rb` (the first row of its trace). A
+ * whole program on one side only is said in one row. */
+static void collect_family(prog_t *p, const hr_report_view_t *b, const hr_report_view_t *n,
+                           const hr_result_t *rb, const hr_result_t *tn, const char *name) {
+    hr_family_t fb, fn;
+    int hb = hr_family_of(b, rb->trace, &fb), hn = tn ? hr_family_of(n, tn->trace, &fn) : 0;
+    if (hb < 0 || hn < 0) {
+        p->oom = 1;
+    } else if (hb && hn) {
+        compare_family(p, name, b, &fb, n, &fn);
+    } else if (hb || hn) {
+        char why[160], trace[256];
+        snprintf(trace, sizeof trace, "%s (whole program)", name);
+        snprintf(why, sizeof why, "%s has %d child processes, %s none (captured without "
+                 "--follow-forks?): the processes cannot be compared", hb ? "base" : "new",
+                 (hb ? fb.n : fn.n) - 1, hb ? "new" : "base");
+        prog_row(p, trace, "-", "processes", "n/a", why);
+    }
+    if (hb > 0)
+        hr_family_free(&fb);
+    if (hn > 0)
+        hr_family_free(&fn);
+}
+
 /* Every trace and (trace, allocator) of base against cur, then what only
  * cur has. */
 static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t *n,
@@ -404,6 +515,8 @@ static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t
     for (size_t i = 0; i < b->n; i++) {
         const hr_result_t *rb = &b->rows[i];
         const char *name = match_name(rb, opt->label_a);
+        if (is_child_row(b, rb))
+            continue;
         if (!seen_before(b, i, opt->label_a)) {
             const hr_result_t *tb = trace_row(b, name, opt->label_a);
             const hr_result_t *tn = trace_row(n, name, opt->label_b);
@@ -413,6 +526,8 @@ static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t
             } else if (tb && !find_row(n, name, opt->label_b, rb->allocator)) {
                 prog_row(p, name, "-", "trace", "MISSING", "no result of this trace in new");
             }
+            if (tb)
+                collect_family(p, b, n, tb, tn, name);
         }
         const hr_result_t *rn = find_row(n, name, opt->label_b, rb->allocator);
         if (!rn) {
@@ -431,7 +546,7 @@ static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t
     for (size_t j = 0; j < n->n; j++) {
         const hr_result_t *rn = &n->rows[j];
         const char *name = match_name(rn, opt->label_b);
-        if (!find_row(b, name, opt->label_a, rn->allocator))
+        if (!is_child_row(n, rn) && !find_row(b, name, opt->label_a, rn->allocator))
             prog_row(p, name, rn->allocator, "result", "new", "not in base");
     }
 }
@@ -477,7 +592,7 @@ int hr_compare_program(const hr_report_view_t *b, const char *base_name,
     s->new_name = new_name;
     s->exit_status = s->regressions + s->missing > 0;
     for (int f = 0; f < NFIGS && s->nskipped < HR_COMPARE_MAX_METRICS; f++)
-        if (!p.seen[f])
+        if (!p.seen[f] && PROGRAM_FIGS[f].whole != HR_FAMILY_COUNT)
             s->skipped[s->nskipped++] = fig_path(f);
     if (p.nrows > 1)
         qsort(p.rows, p.nrows, sizeof *p.rows, prog_cmp);

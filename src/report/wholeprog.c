@@ -23,10 +23,8 @@ static size_t compressed_suffix(const char *name, size_t len) {
     return 0;
 }
 
-/* 1 when `child` is `parent` with ".DIGITS" before its extension
- * (game.hrt -> game.1234.hrt; game -> game.1234), both names with the same
- * compression suffix or none (game.hrt.zst -> game.1234.hrt.zst). */
-static int is_child_of(const char *child, const char *parent) {
+/* wholeprog.h: `parent` with ".DIGITS" before its extension. */
+int hr_wholeprog_is_child(const char *child, const char *parent) {
     size_t plen = strlen(parent), clen = strlen(child);
     size_t z = compressed_suffix(parent, plen);
     if (z != compressed_suffix(child, clen) || strcmp(parent + plen - z, child + clen - z) != 0)
@@ -45,6 +43,13 @@ static int is_child_of(const char *child, const char *parent) {
     while (q < child + clen && isdigit((unsigned char)*q))
         q++;
     return q > p && (size_t)(child + clen - q) == ext && strncmp(q, parent + stem, ext) == 0;
+}
+
+const char *hr_wholeprog_parent(const hr_report_view_t *v, const char *trace) {
+    for (int p = 0; trace && p < v->ntraces; p++)
+        if (hr_wholeprog_is_child(trace, v->traces[p]))
+            return v->traces[p];
+    return NULL;
 }
 
 /* Sums of one allocator's predictions over a family, and the largest of its
@@ -149,7 +154,7 @@ hr_json_t *hr_wholeprog_json(const hr_report_view_t *v) {
         int nf = 0;
         fam[nf++] = parent;
         for (int c = 0; c < v->ntraces; c++)
-            if (c != p && is_child_of(v->traces[c], parent))
+            if (c != p && hr_wholeprog_is_child(v->traces[c], parent))
                 fam[nf++] = v->traces[c];
         if (nf < 2)
             continue;

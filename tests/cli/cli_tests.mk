@@ -17,7 +17,7 @@ CLI_TESTS = tests/cli/test_replay_cli.sh tests/cli/test_compare_cli.sh \
 	tests/cli/test_charts_cli.sh tests/cli/test_html_cli.sh tests/cli/test_access_cli.sh tests/cli/test_pollute_cli.sh tests/cli/test_install_path.sh \
 	tests/cli/test_touch_cli.sh tests/cli/test_capture_touch.sh tests/cli/test_self_explain.sh \
 	tests/cli/test_proc_cli.sh tests/cli/test_asan_replay.sh \
-	tests/cli/test_capture_frames.sh tests/cli/test_game_ci.sh tests/cli/test_gates_cli.sh \
+	tests/cli/test_capture_frames.sh tests/cli/test_game_ci.sh tests/cli/test_compare_build.sh tests/cli/test_gates_cli.sh \
 	tests/cli/test_warmstop_cli.sh \
 	tests/cli/test_paced_cli.sh
 TESTS += $(CLI_TESTS)

@@ -1,0 +1,60 @@
+/* The processes of a --follow-forks capture as one program, for compare's
+ * program mode (compare_program.c; docs/REPORTS.md, "Comparing two captures
+ * of a program").
+ *
+ * `capture --follow-forks -o build.hrt` writes the parent's trace and one
+ * trace per child process, named by its pid (build.PID.hrt,
+ * report/wholeprog.h). Two captures of one build have the same parent name
+ * but other pids, so the children cannot be matched by name; a user asks
+ * whether the build as a whole does more (more processes, more allocations,
+ * a larger largest process). A family's figure is the processes' figures
+ * combined: summed (events, allocations, allocator time) or the largest
+ * (peak live, peak RSS: what wait4 reports of a process tree is its largest
+ * process's). Measured figures are combined sample by sample when every
+ * process has the same number of samples (sample i of each process: one
+ * replay of the whole program), so the noise test still applies. */
+#ifndef HR_REPORT_COMPARE_FAMILY_H
+#define HR_REPORT_COMPARE_FAMILY_H
+
+#include "report/access.h"
+#include "report/stats.h"
+
+typedef enum hr_family_combine {
+    HR_FAMILY_NONE = 0, /* a figure of the parent's own (frames, the load) */
+    HR_FAMILY_SUM,
+    HR_FAMILY_MAX,
+    HR_FAMILY_COUNT,    /* the processes themselves (a whole program's alone) */
+} hr_family_combine_t;
+
+/* A parent trace of one report and its child processes' traces. */
+typedef struct hr_family {
+    const char  *parent;  /* the parent's trace, as the report names it */
+    const char **traces;  /* the parent first, then each child once */
+    int          n;       /* processes (>= 2) */
+} hr_family_t;
+
+/* The family of `parent` in v: 1 with f filled (free with hr_family_free),
+ * 0 when v has no child process of it, -1 when memory ran out. */
+int hr_family_of(const hr_report_view_t *v, const char *parent, hr_family_t *f);
+void hr_family_free(hr_family_t *f);
+
+/* One process's figure (its row `r`) into s. */
+typedef void (*hr_family_fig_fn)(const hr_result_t *r, hr_spread_t *s, void *ctx);
+
+/* The family's figure: per process the row of `alloc` (NULL: the first ok
+ * row, for a figure of the trace), its figure by `fig`, combined by `how`.
+ * s->n is 0 when some process has no such row or no value (a whole-program
+ * figure with a process left out would be wrong, not partial). */
+void hr_family_spread(const hr_report_view_t *v, const hr_family_t *f, const char *alloc,
+                      hr_family_fig_fn fig, void *ctx, hr_family_combine_t how, hr_spread_t *s);
+
+/* The processes of b and n whose traces are identical (same digest; each
+ * matched once): a process the change did not touch. Writes to `words`
+ * the changed ones, largest first by events ("base: build.5770.hrt 19292
+ * events, ...; new: ..."), up to `max_named` a side. Returns the count of
+ * identical processes. */
+int hr_family_identical(const hr_report_view_t *vb, const hr_family_t *b,
+                        const hr_report_view_t *vn, const hr_family_t *n, int max_named,
+                        char *words, size_t len);
+
+#endif

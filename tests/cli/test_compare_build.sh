@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# compare's program mode on two captures of a program of several processes
+# (a build: `capture --follow-forks` writes b.hrt and one b.PID.hrt per
+# child process; docs/REPORTS.md, "A program of several processes"). The
+# children's names carry their pids, so two captures never share them: the
+# children are compared as the whole program, never reported as missing.
+#   1. the same build captured twice (the children under other pids, the
+#      parent's digest changed): exit 0, no MISSING or new row, the whole
+#      program's processes and allocations unchanged, 3 of 4 processes
+#      with the same trace;
+#   2. a build with one process more and one child allocating twice as much:
+#      exit 1, its first line the whole program's processes 4 -> 5, the
+#      allocations summed over the processes (85 -> 145);
+#   3. the whole program's allocator time is the processes' times summed
+#      sample by sample (sample i of each process: one replay of the whole
+#      program), its median the row's figure;
+#   4. --max-regress program.processes=30 moves that figure's threshold;
+#   5. a capture without its children on one side: one n/a row says so.
+set -u
+. "$(dirname "$0")/tap.sh"
+top_builddir=${top_builddir:-.}
+HR="$top_builddir/heapreplay"
+[ -x "$HR" ] || skip_all "heapreplay not built"
+command -v jq >/dev/null || skip_all "jq not installed"
+T=$(mktemp -d "${TMPDIR:-/tmp}/hr_cmp_build.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
+# A text trace: N blocks of SIZE made, the first KEEP of them never freed.
+blocks() { # N SIZE KEEP
+    local i
+    for ((i = 0; i < $1; i++)); do echo "alloc $i $2"; done
+    for ((i = $3; i < $1; i++)); do echo "free $i"; done
+}
+parent() { # DIR PARENT_SIZE: the parent, with the whole run's program time
+    { echo "heapreplay-trace 1 runs=5 timed=plain wall_ns=900000000 cpu_ns=800000000 cpu_min_ns=790000000 cpu_max_ns=810000000 max_rss=10485760"
+      blocks 19 100 0; echo "alloc 19 $2"; echo "free 19"; } > "$1/b.hrtt"
+}
+child() { # DIR PID N SIZE KEEP
+    { echo "heapreplay-trace 1"; blocks "$3" "$4" "$5"; } > "$1/b.$2.hrtt"
+}
+mkdir -p "$T/a" "$T/same" "$T/more" "$T/alone"
+parent "$T/a" 100;    child "$T/a" 201 10 64 0;    child "$T/a" 202 50 32 0;    child "$T/a" 203 5 4096 3
+parent "$T/same" 104; child "$T/same" 301 10 64 0; child "$T/same" 302 50 32 0; child "$T/same" 303 5 4096 3
+parent "$T/more" 104; child "$T/more" 401 10 64 0; child "$T/more" 402 100 32 0; child "$T/more" 403 5 4096 3
+child "$T/more" 404 10 16 0
+parent "$T/alone" 104
+for d in a same more alone; do
+    if ! "$HR" replay "$T/$d" -a glibc -r 3 --warm-time 0 -q -o "$T/$d.json" >/dev/null 2>"$T/$d.err"; then
+        not_ok "replay of the capture '$d'" "$(cat "$T/$d.err")"
+        tap_done
+    fi
+done
+W="b.hrtt (whole program)"
+# row FILE METRIC [ALLOCATOR]: "base new verdict" of the whole program's row
+row() {
+    jq -r --arg t "$W" --arg m "$2" --arg a "${3:--}" \
+        '.rows[] | select(.trace == $t and .metric == $m and .allocator == $a) |
+         "\(.base) \(.new) \(.verdict)"' "$1"
+}
+
+# 1. the same build twice
+"$HR" compare -f json "$T/a.json" "$T/same.json" > "$T/same.cmp" 2>"$T/err"
+rc=$?
+lost=$(jq '[.rows[] | select(.verdict == "MISSING" or .verdict == "new")] | length' "$T/same.cmp")
+if [ $rc = 0 ] && [ "$lost" = 0 ] && [ "$(jq -r .mode "$T/same.cmp")" = program ]; then
+    ok "the same build twice: exit 0, no child process missing or new"
+else not_ok "the same build twice: exit 0, no child process missing or new" \
+    "exit $rc, $lost missing/new rows" "$(jq -c '.rows[] | select(.verdict == "MISSING")' "$T/same.cmp" | head -3)"; fi
+if [ "$(row "$T/same.cmp" processes)" = "4 4 ok" ] && [ "$(row "$T/same.cmp" allocations)" = "85 85 ok" ] &&
+   jq -r --arg t "$W" '.rows[] | select(.trace == $t and .metric == "identical processes") | .reason' \
+       "$T/same.cmp" | grep -q "^3 of 4 (new: 4) with the same trace in both"; then
+    ok "the same build twice: the whole program's 4 processes and 85 allocations, 3 processes identical"
+else not_ok "the same build twice: the whole program's figures" \
+    "processes: $(row "$T/same.cmp" processes); allocations: $(row "$T/same.cmp" allocations)" \
+    "$(jq -c --arg t "$W" '.rows[] | select(.trace == $t)' "$T/same.cmp" | head -4)"; fi
+
+# 2. one process more, one child allocating twice as much
+"$HR" compare "$T/a.json" "$T/more.json" > "$T/more.txt" 2>"$T/err"
+rc=$?
+"$HR" compare -f json "$T/a.json" "$T/more.json" > "$T/more.cmp" 2>>"$T/err"
+if [ $rc = 1 ] && head -1 "$T/more.txt" | grep -q "^$W: processes 4 → 5 (+25 %), REGRESSION$"; then
+    ok "a build with a process more: exit 1, the first line says so"
+else not_ok "a build with a process more: exit 1, the first line says so" "exit $rc" "$(head -3 "$T/more.txt")"; fi
+if [ "$(row "$T/more.cmp" allocations)" = "85 145 REGRESSION" ] &&
+   [ "$(row "$T/more.cmp" "blocks never freed")" = "3 3 ok" ] &&
+   [ "$(row "$T/more.cmp" "peak live")" = "20480 20480 ok" ]; then
+    ok "the whole program: allocations summed (85 -> 145), never freed summed, the largest peak live"
+else not_ok "the whole program: allocations summed, never freed summed, the largest peak live" \
+    "allocations: $(row "$T/more.cmp" allocations); never freed: $(row "$T/more.cmp" "blocks never freed"); peak live: $(row "$T/more.cmp" "peak live")"; fi
+
+# 3. allocator time: each process's cold-lap samples summed sample by sample
+want=$(jq -r '[.results[] | .samples["time.cold_cpu_s"]] | transpose | map(add) | sort |
+              .[1]' "$T/a.json")
+got=$(row "$T/more.cmp" "allocator time" glibc | cut -d' ' -f1)
+if awk -v a="$want" -v b="$got" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-24) }'; then
+    ok "the whole program's allocator time: the median of the sample-wise sums ($got s)"
+else not_ok "the whole program's allocator time: the median of the sample-wise sums" \
+    "want $want, got '$got'"; fi
+
+# 4. --max-regress names the figure's path
+"$HR" compare -f json --max-regress program.processes=30 "$T/a.json" "$T/more.json" > "$T/thr.cmp" 2>"$T/err"
+if [ "$(row "$T/thr.cmp" processes)" = "4 5 ok" ] && [ "$(row "$T/thr.cmp" allocations)" = "85 145 REGRESSION" ]; then
+    ok "--max-regress program.processes=30: 4 -> 5 within it, allocations still called"
+else not_ok "--max-regress program.processes=30" "$(row "$T/thr.cmp" processes)" "$(cat "$T/err")"; fi
+
+# 5. the new capture has no children (made without --follow-forks)
+"$HR" compare -f json "$T/a.json" "$T/alone.json" > "$T/alone.cmp" 2>"$T/err"
+rc=$?
+lost=$(jq '[.rows[] | select(.verdict == "MISSING")] | length' "$T/alone.cmp")
+if [ $rc = 0 ] && [ "$lost" = 0 ] &&
+   jq -r --arg t "$W" '.rows[] | select(.trace == $t and .metric == "processes") | "\(.verdict) \(.reason)"' \
+       "$T/alone.cmp" | grep -q "^n/a base has 3 child processes, new none"; then
+    ok "children on one side only: one n/a row says so, nothing missing"
+else not_ok "children on one side only: one n/a row says so" "exit $rc, $lost missing" \
+    "$(jq -c --arg t "$W" '.rows[] | select(.trace == $t)' "$T/alone.cmp")"; fi
+tap_done
