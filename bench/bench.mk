@@ -191,6 +191,13 @@ EXTRA_DIST += bench/hostile/hostile.sh bench/hostile/mutate.py
 bench-game-ci: heapreplay$(EXEEXT)
 	$(SHELL) $(top_srcdir)/bench/game_ci/game_ci.sh $(top_builddir)
 EXTRA_DIST += bench/game_ci/game_ci.sh
+# compare's program mode on a C build captured with --follow-forks: false
+# alarms on identical captures, a grown unit and -O3 (whole-program figures;
+# results/compare-build-<host>.md; PAIRS=N ALLOCS=LIST OPTS="...").
+.PHONY: bench-compare-build
+bench-compare-build: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/compare_build/compare_build.sh $(top_builddir)
+EXTRA_DIST += bench/compare_build/compare_build.sh
 # What call stacks cost in capture: capture --stacks against heaptrack, plain
 # capture and no capture (CPU of the process tree, interleaved rounds) on
 # cap_churn and two real programs, and the bytes stacks add per event.

@@ -1,6 +1,7 @@
 /* A --follow-forks capture's processes as one program (compare_family.h). */
 #include "report/compare_family.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,33 +9,161 @@
 
 #include "report/wholeprog.h"
 
-int hr_family_of(const hr_report_view_t *v, const char *parent, hr_family_t *f) {
+/* A name with the index it stands for (a trace's, a process's). */
+typedef struct named {
+    const char *name;
+    int         idx;
+} named_t;
+
+static int by_name(const void *a, const void *b) {
+    const char *x = ((const named_t *)a)->name, *y = ((const named_t *)b)->name;
+    return strcmp(x ? x : "", y ? y : "");
+}
+
+struct hr_families {
+    const hr_report_view_t *v;
+    int      nt;        /* the view's traces */
+    named_t *sorted;    /* the traces by name, for bsearch */
+    int     *parent;    /* per trace: its parent's trace index, or -1 */
+    int     *row_trace; /* per row: its trace index (-1: none) */
+    int     *order, *start; /* rows grouped by trace: order[start[t] .. start[t + 1]) */
+};
+
+/* The index of the trace named `name`, or -1. */
+static int find_trace(const hr_families_t *fs, const char *name) {
+    named_t key = {name, -1};
+    const named_t *hit = bsearch(&key, fs->sorted, (size_t)fs->nt, sizeof key, by_name);
+    return hit ? hit->idx : -1;
+}
+
+/* The parent of trace t: a child's name is its parent's with ".DIGITS"
+ * inserted before the extension (hr_wholeprog_is_child), so each ".DIGITS"
+ * of the file name is tried taken out. */
+static int parent_of(const hr_families_t *fs, int t) {
+    const char *c = fs->v->traces[t], *base = strrchr(c, '/');
+    size_t len = strlen(c);
+    char *cand = malloc(len + 1);
+    int found = -1;
+    for (const char *d = base ? base : c; cand && found < 0 && (d = strchr(d, '.')); d++) {
+        const char *q = d + 1;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (q == d + 1)
+            continue;
+        size_t head = (size_t)(d - c);
+        memcpy(cand, c, head);
+        memcpy(cand + head, q, len - (size_t)(q - c) + 1);
+        int p = find_trace(fs, cand);
+        if (p >= 0 && p != t && hr_wholeprog_is_child(c, fs->v->traces[p]))
+            found = p;
+    }
+    free(cand);
+    return found;
+}
+
+/* Rows grouped by trace (a counting sort of row_trace). */
+static void group_rows(hr_families_t *fs) {
+    const hr_report_view_t *v = fs->v;
+    for (size_t i = 0; i < v->n; i++)
+        if (fs->row_trace[i] >= 0)
+            fs->start[fs->row_trace[i] + 1]++;
+    for (int t = 0; t < fs->nt; t++)
+        fs->start[t + 1] += fs->start[t];
+    int *fill = calloc((size_t)fs->nt + 1, sizeof *fill);
+    for (size_t i = 0; fill && i < v->n; i++) {
+        int t = fs->row_trace[i];
+        if (t >= 0)
+            fs->order[fs->start[t] + fill[t]++] = (int)i;
+    }
+    free(fill);
+}
+
+hr_families_t *hr_families_new(const hr_report_view_t *v) {
+    hr_families_t *fs = calloc(1, sizeof *fs);
+    size_t nt = (size_t)v->ntraces;
+    if (!fs)
+        return NULL;
+    fs->v = v;
+    fs->nt = v->ntraces;
+    fs->sorted = malloc((nt + 1) * sizeof *fs->sorted);
+    fs->parent = malloc((nt + 1) * sizeof *fs->parent);
+    fs->start = calloc(nt + 2, sizeof *fs->start);
+    fs->row_trace = malloc((v->n + 1) * sizeof *fs->row_trace);
+    fs->order = malloc((v->n + 1) * sizeof *fs->order);
+    if (!fs->sorted || !fs->parent || !fs->start || !fs->row_trace || !fs->order) {
+        hr_families_free(fs);
+        return NULL;
+    }
+    for (int t = 0; t < fs->nt; t++)
+        fs->sorted[t] = (named_t){v->traces[t], t};
+    qsort(fs->sorted, nt, sizeof *fs->sorted, by_name);
+    for (int t = 0; t < fs->nt; t++)
+        fs->parent[t] = parent_of(fs, t);
+    for (size_t i = 0; i < v->n; i++)
+        fs->row_trace[i] = v->rows[i].trace ? find_trace(fs, v->rows[i].trace) : -1;
+    group_rows(fs);
+    return fs;
+}
+
+void hr_families_free(hr_families_t *fs) {
+    if (!fs)
+        return;
+    free(fs->sorted);
+    free(fs->parent);
+    free(fs->row_trace);
+    free(fs->order);
+    free(fs->start);
+    free(fs);
+}
+
+int hr_families_is_child(const hr_families_t *fs, size_t i) {
+    return i < fs->v->n && fs->row_trace[i] >= 0 && fs->parent[fs->row_trace[i]] >= 0;
+}
+
+/* Appends trace t's rows to f as its process k. */
+static void add_process(hr_family_t *f, const hr_families_t *fs, int k, int t) {
+    f->traces[k] = fs->v->traces[t];
+    f->start[k + 1] = f->start[k];
+    for (int j = fs->start[t]; j < fs->start[t + 1]; j++)
+        f->rows[f->start[k + 1]++] = &fs->v->rows[fs->order[j]];
+}
+
+int hr_family_of(const hr_families_t *fs, size_t i, hr_family_t *f) {
     memset(f, 0, sizeof *f);
-    f->traces = malloc(((size_t)v->ntraces + 1) * sizeof *f->traces);
-    if (!f->traces)
+    int p = i < fs->v->n ? fs->row_trace[i] : -1, n = 1;
+    if (p < 0)
+        return 0;
+    for (int t = 0; t < fs->nt; t++)
+        n += fs->parent[t] == p;
+    if (n < 2)
+        return 0;
+    f->traces = malloc((size_t)n * sizeof *f->traces);
+    f->start = calloc((size_t)n + 1, sizeof *f->start);
+    f->rows = malloc((fs->v->n + 1) * sizeof *f->rows);
+    if (!f->traces || !f->start || !f->rows) {
+        hr_family_free(f);
         return -1;
-    f->parent = parent;
-    f->traces[f->n++] = parent;
-    for (int t = 0; t < v->ntraces; t++)
-        if (hr_wholeprog_is_child(v->traces[t], parent))
-            f->traces[f->n++] = v->traces[t];
-    if (f->n >= 2)
-        return 1;
-    hr_family_free(f);
-    return 0;
+    }
+    f->parent = fs->v->traces[p];
+    add_process(f, fs, f->n++, p);
+    for (int t = 0; t < fs->nt; t++)
+        if (fs->parent[t] == p)
+            add_process(f, fs, f->n++, t);
+    return 1;
 }
 
 void hr_family_free(hr_family_t *f) {
     free(f->traces);
+    free(f->start);
+    free(f->rows);
     memset(f, 0, sizeof *f);
 }
 
-/* The row of `trace` for `alloc`, or its first ok row when alloc is NULL. */
-static const hr_result_t *row_of(const hr_report_view_t *v, const char *trace, const char *alloc) {
-    for (size_t i = 0; i < v->n; i++) {
-        const hr_result_t *r = &v->rows[i];
-        if (hr_result_of_trace(r, trace) && hr_result_ok(r) &&
-            (!alloc || (r->allocator && strcmp(r->allocator, alloc) == 0)))
+/* Process k's row for `alloc`, or its first ok row when alloc is NULL. */
+static const hr_result_t *row_of(const hr_family_t *f, int k, const char *alloc) {
+    for (int j = f->start[k]; j < f->start[k + 1]; j++) {
+        const hr_result_t *r = f->rows[j];
+        if (hr_result_ok(r) && (!alloc || (r->allocator && strcmp(r->allocator, alloc) == 0)))
             return r;
     }
     return NULL;
@@ -58,20 +187,17 @@ static void from_samples(hr_spread_t *s) {
     s->max = st.n >= 2 ? st.max : NAN;
 }
 
-void hr_family_spread(const hr_report_view_t *v, const hr_family_t *f, const char *alloc,
-                      hr_family_fig_fn fig, void *ctx, hr_family_combine_t how, hr_spread_t *s) {
+void hr_family_spread(const hr_family_t *f, const char *alloc, hr_family_fig_fn fig, void *ctx,
+                      hr_family_combine_t how, hr_spread_t *s) {
     hr_spread_t one;
     int nv = -1; /* the processes' common sample count; 0 when they differ */
     memset(s, 0, sizeof *s);
     s->center = s->min = s->max = NAN;
     for (int k = 0; k < f->n; k++) {
-        const hr_result_t *r = row_of(v, f->traces[k], alloc);
-        if (!r) {
-            s->n = 0;
-            return;
-        }
-        fig(r, &one, ctx);
-        if (!one.n || !isfinite(one.center)) {
+        const hr_result_t *r = row_of(f, k, alloc);
+        if (r)
+            fig(r, &one, ctx);
+        if (!r || !one.n || !isfinite(one.center)) {
             memset(s, 0, sizeof *s);
             s->center = s->min = s->max = NAN;
             return;
@@ -90,16 +216,16 @@ void hr_family_spread(const hr_report_view_t *v, const hr_family_t *f, const cha
     s->nv = 0;
 }
 
-/* The events of trace t in v (its first ok row), 0 when unknown. */
-static double events_of(const hr_report_view_t *v, const char *t) {
-    const hr_result_t *r = row_of(v, t, NULL);
+/* The events of process k (its first ok row), 0 when unknown. */
+static double events_of(const hr_family_t *f, int k) {
+    const hr_result_t *r = row_of(f, k, NULL);
     return r && isfinite(r->m.OPS_EVENTS) ? r->m.OPS_EVENTS : 0;
 }
 
 /* Appends the processes of f not marked in `same`, largest first by
  * events, at most max_named of them, then "and N more". */
-static void name_changed(char *w, size_t len, const char *side, const hr_report_view_t *v,
-                         const hr_family_t *f, const char *same, int max_named) {
+static void name_changed(char *w, size_t len, const char *side, const hr_family_t *f,
+                         const char *same, int max_named) {
     char *done = calloc((size_t)f->n, 1);
     int left = 0, named = 0;
     for (int k = 0; k < f->n; k++)
@@ -109,15 +235,14 @@ static void name_changed(char *w, size_t len, const char *side, const hr_report_
     while (done && named < max_named) {
         int best = -1;
         for (int k = 0; k < f->n; k++)
-            if (!same[k] && !done[k] && (best < 0 || events_of(v, f->traces[k]) >
-                                                     events_of(v, f->traces[best])))
+            if (!same[k] && !done[k] && (best < 0 || events_of(f, k) > events_of(f, best)))
                 best = k;
         if (best < 0)
             break;
         done[best] = 1;
         l = strlen(w);
         snprintf(w + l, len - l, "%s %s %.0f events", named++ ? "," : "",
-                 hr_report_trace_base(f->traces[best]), events_of(v, f->traces[best]));
+                 hr_report_trace_base(f->traces[best]), events_of(f, best));
     }
     l = strlen(w);
     if (left == 0)
@@ -127,29 +252,44 @@ static void name_changed(char *w, size_t len, const char *side, const hr_report_
     free(done);
 }
 
-int hr_family_identical(const hr_report_view_t *vb, const hr_family_t *b,
-                        const hr_report_view_t *vn, const hr_family_t *n, int max_named,
-                        char *words, size_t len) {
+/* f's processes by their traces' digests (NULL: unknown, sorted first). */
+static named_t *by_digests(const hr_family_t *f) {
+    named_t *d = malloc((size_t)f->n * sizeof *d);
+    for (int k = 0; d && k < f->n; k++) {
+        const hr_result_t *r = row_of(f, k, NULL);
+        d[k] = (named_t){r ? r->trace_digest : NULL, k};
+    }
+    if (d)
+        qsort(d, (size_t)f->n, sizeof *d, by_name);
+    return d;
+}
+
+int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_named, char *words,
+                        size_t len) {
     char *sb = calloc((size_t)b->n, 1), *sn = calloc((size_t)n->n, 1);
+    named_t *db = by_digests(b), *dn = by_digests(n);
     int same = 0;
-    for (int i = 0; sb && sn && i < b->n; i++) {
-        const hr_result_t *rb = row_of(vb, b->traces[i], NULL);
-        for (int j = 0; rb && rb->trace_digest && j < n->n; j++) {
-            const hr_result_t *rn = row_of(vn, n->traces[j], NULL);
-            if (!sn[j] && rn && rn->trace_digest && strcmp(rb->trace_digest, rn->trace_digest) == 0) {
-                sb[i] = sn[j] = 1;
-                same++;
-                break;
-            }
+    /* both sides sorted by digest: walk them together, pairing equal ones */
+    for (int i = 0, j = 0; sb && sn && db && dn && i < b->n && j < n->n;) {
+        int c = by_name(&db[i], &dn[j]);
+        if (c == 0 && db[i].name) {
+            sb[db[i++].idx] = sn[dn[j++].idx] = 1;
+            same++;
+        } else if (c < 0 || !db[i].name) {
+            i++;
+        } else {
+            j++;
         }
     }
     if (len)
         words[0] = 0;
     if (sb && sn && len) {
-        name_changed(words, len, "base", vb, b, sb, max_named);
-        name_changed(words, len, "new", vn, n, sn, max_named);
+        name_changed(words, len, "base", b, sb, max_named);
+        name_changed(words, len, "new", n, sn, max_named);
     }
     free(sb);
     free(sn);
+    free(db);
+    free(dn);
     return same;
 }

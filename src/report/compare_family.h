@@ -12,7 +12,11 @@
  * (peak live, peak RSS: what wait4 reports of a process tree is its largest
  * process's). Measured figures are combined sample by sample when every
  * process has the same number of samples (sample i of each process: one
- * replay of the whole program), so the noise test still applies. */
+ * replay of the whole program), so the noise test still applies.
+ *
+ * A build may have thousands of processes: the lookups go through an index
+ * of the report's traces built once (hr_families_t), so a comparison costs
+ * O(rows log traces), not rows x traces. */
 #ifndef HR_REPORT_COMPARE_FAMILY_H
 #define HR_REPORT_COMPARE_FAMILY_H
 
@@ -26,16 +30,30 @@ typedef enum hr_family_combine {
     HR_FAMILY_COUNT,    /* the processes themselves (a whole program's alone) */
 } hr_family_combine_t;
 
-/* A parent trace of one report and its child processes' traces. */
+/* A report's traces indexed: which trace each row is of, which trace is a
+ * child process of which. */
+typedef struct hr_families hr_families_t;
+/* NULL when memory ran out. */
+hr_families_t *hr_families_new(const hr_report_view_t *v);
+void hr_families_free(hr_families_t *fs);
+/* 1 when row i of the view is of a child process's trace whose parent's
+ * trace is in the same report. */
+int hr_families_is_child(const hr_families_t *fs, size_t i);
+
+/* A parent trace of one report and its child processes' traces, with each
+ * process's rows. */
 typedef struct hr_family {
     const char  *parent;  /* the parent's trace, as the report names it */
-    const char **traces;  /* the parent first, then each child once */
-    int          n;       /* processes (>= 2) */
+    int          n;       /* processes (>= 2): the parent first */
+    const char **traces;  /* [n] */
+    const hr_result_t **rows; /* each process's rows: rows[start[k] .. start[k + 1]) */
+    int         *start;   /* [n + 1] */
 } hr_family_t;
 
-/* The family of `parent` in v: 1 with f filled (free with hr_family_free),
- * 0 when v has no child process of it, -1 when memory ran out. */
-int hr_family_of(const hr_report_view_t *v, const char *parent, hr_family_t *f);
+/* The family of the trace of row `i`: 1 with f filled (free with
+ * hr_family_free), 0 when the trace has no child process in the report, -1
+ * when memory ran out. */
+int hr_family_of(const hr_families_t *fs, size_t i, hr_family_t *f);
 void hr_family_free(hr_family_t *f);
 
 /* One process's figure (its row `r`) into s. */
@@ -45,16 +63,15 @@ typedef void (*hr_family_fig_fn)(const hr_result_t *r, hr_spread_t *s, void *ctx
  * row, for a figure of the trace), its figure by `fig`, combined by `how`.
  * s->n is 0 when some process has no such row or no value (a whole-program
  * figure with a process left out would be wrong, not partial). */
-void hr_family_spread(const hr_report_view_t *v, const hr_family_t *f, const char *alloc,
-                      hr_family_fig_fn fig, void *ctx, hr_family_combine_t how, hr_spread_t *s);
+void hr_family_spread(const hr_family_t *f, const char *alloc, hr_family_fig_fn fig, void *ctx,
+                      hr_family_combine_t how, hr_spread_t *s);
 
 /* The processes of b and n whose traces are identical (same digest; each
  * matched once): a process the change did not touch. Writes to `words`
- * the changed ones, largest first by events ("base: build.5770.hrt 19292
+ * the others, largest first by events ("base: build.5770.hrt 19292
  * events, ...; new: ..."), up to `max_named` a side. Returns the count of
  * identical processes. */
-int hr_family_identical(const hr_report_view_t *vb, const hr_family_t *b,
-                        const hr_report_view_t *vn, const hr_family_t *n, int max_named,
-                        char *words, size_t len);
+int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_named, char *words,
+                        size_t len);
 
 #endif

@@ -40,7 +40,6 @@
 #include "report/compare.h"
 #include "report/compare_family.h"
 #include "report/stats.h"
-#include "report/wholeprog.h"
 #include "trace/trace.h"
 
 /* A figure of program mode: its words, the registry metric it is read from
@@ -444,13 +443,12 @@ static void proc_fig(const hr_result_t *r, hr_spread_t *s, void *ctx) {
 /* The figures of a whole program: base's family fb against new's fn, in
  * rows of "NAME (whole program)". Its processes' own traces are not matched
  * one by one (their names hold their pids); the note says how many are
- * identical in both captures and names the largest changed ones. */
-static void compare_family(prog_t *p, const char *name, const hr_report_view_t *vb,
-                           const hr_family_t *fb, const hr_report_view_t *vn,
+ * identical in both captures and names the largest others. */
+static void compare_family(prog_t *p, const char *name, const hr_family_t *fb,
                            const hr_family_t *fn) {
     char trace[256], words[192], why[256];
     snprintf(trace, sizeof trace, "%s (whole program)", name);
-    int same = hr_family_identical(vb, fb, vn, fn, 2, words, sizeof words);
+    int same = hr_family_identical(fb, fn, 2, words, sizeof words);
     snprintf(why, sizeof why, "%d of %d (new: %d) with the same trace in both; the largest "
              "others: %.160s", same, fb->n, fn->n, words);
     prog_row(p, trace, "-", "identical processes", same == fb->n && same == fn->n ? "ok" : "changed",
@@ -462,39 +460,40 @@ static void compare_family(prog_t *p, const char *name, const hr_report_view_t *
         judging_t j = {p->pct[f], 0, g->per_alloc, g->kind == FIG_EXACT, p->gated[f], g->whole};
         hr_spread_t b, n;
         if (!g->per_alloc) {
-            hr_family_spread(vb, fb, NULL, proc_fig, &f, g->whole, &b);
-            hr_family_spread(vn, fn, NULL, proc_fig, &f, g->whole, &n);
+            hr_family_spread(fb, NULL, proc_fig, &f, g->whole, &b);
+            hr_family_spread(fn, NULL, proc_fig, &f, g->whole, &n);
             judge_spreads(p, f, trace, "-", g->words, fig_path(f), &b, &n, "", "", &j);
             continue;
         }
-        for (size_t i = 0; i < vb->n; i++) { /* each allocator of the parent once */
-            const hr_result_t *r = &vb->rows[i];
-            if (!hr_result_of_trace(r, fb->parent) || !r->allocator)
+        for (int i = fb->start[0]; i < fb->start[1]; i++) { /* the parent's allocators */
+            const char *alloc = fb->rows[i]->allocator;
+            if (!alloc)
                 continue;
-            hr_family_spread(vb, fb, r->allocator, proc_fig, &f, g->whole, &b);
-            hr_family_spread(vn, fn, r->allocator, proc_fig, &f, g->whole, &n);
-            judge_spreads(p, f, trace, r->allocator, g->words, fig_path(f), &b, &n, "", "", &j);
+            hr_family_spread(fb, alloc, proc_fig, &f, g->whole, &b);
+            hr_family_spread(fn, alloc, proc_fig, &f, g->whole, &n);
+            judge_spreads(p, f, trace, alloc, g->words, fig_path(f), &b, &n, "", "", &j);
         }
     }
 }
 
-/* A child process's trace of a whole program in v (its parent is in v too):
- * compared with its family, not by name. */
-static int is_child_row(const hr_report_view_t *v, const hr_result_t *r) {
-    return hr_wholeprog_parent(v, r->trace) != NULL;
-}
+/* The two reports' families (compare_family.h), indexed once. */
+typedef struct fams {
+    const hr_report_view_t *b, *n;
+    hr_families_t *fb, *fn;
+} fams_t;
 
-/* The family rows of base's parent `rb` (the first row of its trace). A
- * whole program on one side only is said in one row. */
-static void collect_family(prog_t *p, const hr_report_view_t *b, const hr_report_view_t *n,
-                           const hr_result_t *rb, const hr_result_t *tn, const char *name) {
+/* The family rows of base's trace row tb against new's namesake tn (NULL:
+ * none). A whole program on one side only is said in one row. */
+static void collect_family(prog_t *p, const fams_t *fs, const hr_result_t *tb,
+                           const hr_result_t *tn, const char *name) {
     hr_family_t fb, fn;
-    int hb = hr_family_of(b, rb->trace, &fb), hn = tn ? hr_family_of(n, tn->trace, &fn) : 0;
+    int hb = hr_family_of(fs->fb, (size_t)(tb - fs->b->rows), &fb);
+    int hn = tn ? hr_family_of(fs->fn, (size_t)(tn - fs->n->rows), &fn) : 0;
     if (hb < 0 || hn < 0) {
         p->oom = 1;
     } else if (hb && hn) {
-        compare_family(p, name, b, &fb, n, &fn);
-    } else if (hb || hn) {
+        compare_family(p, name, &fb, &fn);
+    } else if (tn && (hb || hn)) {
         char why[160], trace[256];
         snprintf(trace, sizeof trace, "%s (whole program)", name);
         snprintf(why, sizeof why, "%s has %d child processes, %s none (captured without "
@@ -510,13 +509,13 @@ static void collect_family(prog_t *p, const hr_report_view_t *b, const hr_report
 
 /* Every trace and (trace, allocator) of base against cur, then what only
  * cur has. */
-static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t *n,
-                    const hr_compare_options_t *opt) {
+static void collect(prog_t *p, const fams_t *fs, const hr_compare_options_t *opt) {
+    const hr_report_view_t *b = fs->b, *n = fs->n;
     for (size_t i = 0; i < b->n; i++) {
         const hr_result_t *rb = &b->rows[i];
         const char *name = match_name(rb, opt->label_a);
-        if (is_child_row(b, rb))
-            continue;
+        if (hr_families_is_child(fs->fb, i))
+            continue; /* compared with its parent's whole program */
         if (!seen_before(b, i, opt->label_a)) {
             const hr_result_t *tb = trace_row(b, name, opt->label_a);
             const hr_result_t *tn = trace_row(n, name, opt->label_b);
@@ -527,7 +526,7 @@ static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t
                 prog_row(p, name, "-", "trace", "MISSING", "no result of this trace in new");
             }
             if (tb)
-                collect_family(p, b, n, tb, tn, name);
+                collect_family(p, fs, tb, tn, name);
         }
         const hr_result_t *rn = find_row(n, name, opt->label_b, rb->allocator);
         if (!rn) {
@@ -546,7 +545,7 @@ static void collect(prog_t *p, const hr_report_view_t *b, const hr_report_view_t
     for (size_t j = 0; j < n->n; j++) {
         const hr_result_t *rn = &n->rows[j];
         const char *name = match_name(rn, opt->label_b);
-        if (!is_child_row(n, rn) && !find_row(b, name, opt->label_a, rn->allocator))
+        if (!hr_families_is_child(fs->fn, j) && !find_row(b, name, opt->label_a, rn->allocator))
             prog_row(p, name, rn->allocator, "result", "new", "not in base");
     }
 }
@@ -580,7 +579,13 @@ int hr_compare_program(const hr_report_view_t *b, const char *base_name,
     if (!label_fits(b, opt->label_a, "a") || !label_fits(n, opt->label_b, "b"))
         return 2;
     prog_thresholds(&p, m, nm);
-    collect(&p, b, n, opt);
+    fams_t fs = {b, n, hr_families_new(b), hr_families_new(n)};
+    if (fs.fb && fs.fn)
+        collect(&p, &fs, opt);
+    else
+        p.oom = 1;
+    hr_families_free(fs.fb);
+    hr_families_free(fs.fn);
     if (p.oom) {
         free(p.rows);
         fprintf(stderr, "heapreplay compare: out of memory\n");

@@ -45,13 +45,6 @@ int hr_wholeprog_is_child(const char *child, const char *parent) {
     return q > p && (size_t)(child + clen - q) == ext && strncmp(q, parent + stem, ext) == 0;
 }
 
-const char *hr_wholeprog_parent(const hr_report_view_t *v, const char *trace) {
-    for (int p = 0; trace && p < v->ntraces; p++)
-        if (hr_wholeprog_is_child(trace, v->traces[p]))
-            return v->traces[p];
-    return NULL;
-}
-
 /* Sums of one allocator's predictions over a family, and the largest of its
  * processes' peak RSS (what wait4 reports of a process tree: its largest
  * process's). */

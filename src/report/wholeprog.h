@@ -30,8 +30,6 @@
  * game -> game.1234), both with the same compression suffix or none
  * (game.hrt.zst -> game.1234.hrt.zst). */
 int hr_wholeprog_is_child(const char *child, const char *parent);
-/* The trace of v whose child process `trace` is, or NULL. */
-const char *hr_wholeprog_parent(const hr_report_view_t *v, const char *trace);
 
 /* The "whole_program" array over v's rows (their predict objects written),
  * or NULL when no trace family is complete enough. */
