@@ -327,8 +327,10 @@ static void startup_note(FILE *out, const hr_report_view_t *v, const char *trace
     int n = 0;
     for (size_t i = 0; i < v->n; i++) {
         const hr_result_t *r = &v->rows[i];
+        if (!hr_result_of_trace(r, trace) || !r->allocator)
+            continue; /* before the JSON lookup: a report may hold thousands of traces */
         double st = hr_json_path_num(r->json, "predict.startup_s");
-        if (!hr_result_of_trace(r, trace) || !isfinite(st) || !r->allocator)
+        if (!isfinite(st))
             continue;
         fprintf(out, "%s%s %+.1f ms", n++ ? ", " : "Process start-up, in the change (the "
                 "library loaded once per process, measured once per run): ",
