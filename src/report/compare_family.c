@@ -252,6 +252,12 @@ static void name_changed(char *w, size_t len, const char *side, const hr_family_
     free(done);
 }
 
+/* By name, then index: equal digests pair in process order. */
+static int by_name_idx(const void *a, const void *b) {
+    int c = by_name(a, b);
+    return c ? c : ((const named_t *)a)->idx - ((const named_t *)b)->idx;
+}
+
 /* f's processes by their traces' digests (NULL: unknown, sorted first). */
 static named_t *by_digests(const hr_family_t *f) {
     named_t *d = malloc((size_t)f->n * sizeof *d);
@@ -260,7 +266,7 @@ static named_t *by_digests(const hr_family_t *f) {
         d[k] = (named_t){r ? r->trace_digest : NULL, k};
     }
     if (d)
-        qsort(d, (size_t)f->n, sizeof *d, by_name);
+        qsort(d, (size_t)f->n, sizeof *d, by_name_idx);
     return d;
 }
 

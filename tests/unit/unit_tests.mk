@@ -4,7 +4,7 @@
 # Each prints TAP through hr_test.h; HR_TEST_FILTER=SUBSTRING runs only the
 # cases whose name contains it.
 UNIT_TESTS = tests/unit/test_varint tests/unit/test_trace_format tests/unit/test_gen tests/unit/test_gen_threads \
-	tests/unit/test_import tests/unit/test_emit tests/unit/test_summary tests/unit/test_json tests/unit/test_compare tests/unit/test_merge tests/unit/test_builder \
+	tests/unit/test_import tests/unit/test_emit tests/unit/test_summary tests/unit/test_json tests/unit/test_compare tests/unit/test_compare_family tests/unit/test_merge tests/unit/test_builder \
 	tests/unit/test_engine tests/unit/test_stack tests/unit/test_marker tests/unit/test_block \
 	tests/unit/test_bank tests/unit/test_sizeclass tests/unit/test_dlheap tests/unit/test_routed tests/unit/test_routed_tables \
 	tests/unit/test_backends tests/unit/test_ptrmap tests/unit/test_verify tests/unit/test_threads \

@@ -1,0 +1,137 @@
+/* compare_family.h: which traces of a report are child processes of which
+ * (the names --follow-forks gives them), the families' rows, a figure
+ * combined over a family sample by sample, and the processes identical in
+ * two captures. The reports are built in memory. */
+#include <math.h>
+
+#include "hr_test.h"
+#include "report/access.h"
+#include "report/compare_family.h"
+
+/* One result row: trace, digest, events and three cold-lap samples. */
+#define ROW(trace, digest, events, s1, s2, s3)                                                   \
+    "{\"trace\":\"" trace "\",\"trace_digest\":\"" digest "\",\"allocator\":\"glibc\","         \
+    "\"status\":\"ok\",\"runs\":3,\"ops\":{\"events\":" events "},\"time\":{\"cold_cpu_s\":"    \
+    s2 "},\"samples\":{\"time.cold_cpu_s\":[" s1 "," s2 "," s3 "]}}"
+
+static hr_json_t *doc_of(const char *text, hr_report_view_t *v) {
+    hr_error_t err;
+    hr_json_t *doc = hr_json_parse(text, strlen(text), "doc", &err);
+    HR_CHECK(doc != NULL);
+    if (doc)
+        HR_CHECK(hr_report_view_init(v, doc) == 0);
+    return doc;
+}
+
+/* The row index of `trace` in v (its first row). */
+static size_t row_of(const hr_report_view_t *v, const char *trace) {
+    for (size_t i = 0; i < v->n; i++)
+        if (hr_result_of_trace(&v->rows[i], trace))
+            return i;
+    return (size_t)-1;
+}
+
+/* Children are found by name: ".DIGITS" before the extension, the same
+ * compression suffix, the same folder; nothing else is one. */
+static void test_children_by_name(void) {
+    static const char text[] = "{\"results\":["
+        ROW("d/b.hrt", "p", "10", "1", "1", "1") ","
+        ROW("d/b.12.hrt", "x", "20", "1", "1", "1") ","
+        ROW("d/b.7.hrt", "y", "30", "1", "1", "1") ","
+        ROW("d/b.x.hrt", "z", "1", "1", "1", "1") ","      /* not digits */
+        ROW("d/bb.3.hrt", "z", "1", "1", "1", "1") ","     /* another stem */
+        ROW("d/b.3.4.hrt", "z", "1", "1", "1", "1") ","    /* two numbers: b.3.hrt's child */
+        ROW("d/b.hrt.zst", "q", "5", "1", "1", "1") ","
+        ROW("d/b.5.hrt.zst", "r", "6", "1", "1", "1") ","
+        ROW("d/b.9.hrt.gz", "r", "6", "1", "1", "1") ","   /* no b.hrt.gz */
+        ROW("e/game", "g", "1", "1", "1", "1") ","
+        ROW("e/game.77", "h", "1", "1", "1", "1") ","
+        ROW("f.1/c.hrt", "c", "1", "1", "1", "1") ","
+        ROW("g/b.12.hrt", "c", "1", "1", "1", "1") "]}";  /* another folder */
+    static const struct { const char *trace; int child, family; } want[] = {
+        {"d/b.hrt", 0, 3},     {"d/b.12.hrt", 1, 0},     {"d/b.7.hrt", 1, 0},
+        {"d/b.x.hrt", 0, 0},   {"d/bb.3.hrt", 0, 0},     {"d/b.3.4.hrt", 0, 0},
+        {"d/b.hrt.zst", 0, 2}, {"d/b.5.hrt.zst", 1, 0},  {"d/b.9.hrt.gz", 0, 0},
+        {"e/game", 0, 2},      {"e/game.77", 1, 0},      {"f.1/c.hrt", 0, 0},
+        {"g/b.12.hrt", 0, 0},
+    };
+    hr_report_view_t v;
+    hr_json_t *doc = doc_of(text, &v);
+    hr_families_t *fs = doc ? hr_families_new(&v) : NULL;
+    HR_CHECK(fs != NULL);
+    for (size_t k = 0; fs && k < sizeof want / sizeof want[0]; k++) {
+        size_t i = row_of(&v, want[k].trace);
+        hr_family_t f;
+        int has = hr_family_of(fs, i, &f);
+        if (hr_families_is_child(fs, i) != want[k].child || (has ? f.n : 0) != want[k].family)
+            printf("# %s: child %d family %d (expected %d, %d)\n", want[k].trace,
+                   hr_families_is_child(fs, i), has ? f.n : 0, want[k].child, want[k].family);
+        HR_CHECK(hr_families_is_child(fs, i) == want[k].child);
+        HR_CHECK((has ? f.n : 0) == want[k].family);
+        if (has > 0) {
+            HR_CHECK_STR(f.traces[0], want[k].trace); /* the parent first */
+            hr_family_free(&f);
+        }
+    }
+    hr_families_free(fs);
+    hr_report_view_free(&v);
+    hr_json_free(doc);
+}
+
+static void events_fig(const hr_result_t *r, hr_spread_t *s, void *ctx) {
+    (void)ctx;
+    hr_spread_of(r, HR_M_OPS_EVENTS, s);
+}
+static void cold_fig(const hr_result_t *r, hr_spread_t *s, void *ctx) {
+    (void)ctx;
+    hr_spread_of(r, HR_M_COLD_CPU, s);
+}
+
+/* Sums and maxima over a family; measured figures sample by sample (the
+ * median of the sums, not the sum of the medians); the identical processes
+ * matched once each by digest. */
+static void test_combine_and_identical(void) {
+    static const char base[] = "{\"results\":["
+        ROW("b.hrt", "p1", "10", "1", "2", "9") ","
+        ROW("b.101.hrt", "aa", "100", "9", "1", "2") ","
+        ROW("b.102.hrt", "aa", "50", "1", "1", "1") ","
+        ROW("b.103.hrt", "cc", "70", "1", "1", "1") "]}";
+    static const char cur[] = "{\"results\":["
+        ROW("b.hrt", "p2", "10", "1", "1", "1") ","
+        ROW("b.201.hrt", "aa", "100", "1", "1", "1") ","
+        ROW("b.202.hrt", "dd", "400", "1", "1", "1") "]}";
+    hr_report_view_t vb, vn;
+    hr_json_t *db = doc_of(base, &vb), *dn = doc_of(cur, &vn);
+    hr_families_t *fb = hr_families_new(&vb), *fn = hr_families_new(&vn);
+    hr_family_t b, n;
+    HR_CHECK(fb && fn && hr_family_of(fb, 0, &b) == 1 && hr_family_of(fn, 0, &n) == 1);
+    hr_spread_t s;
+    hr_family_spread(&b, NULL, events_fig, NULL, HR_FAMILY_SUM, &s);
+    HR_CHECK(s.n == 1 && s.center == 230);
+    hr_family_spread(&b, "glibc", events_fig, NULL, HR_FAMILY_MAX, &s);
+    HR_CHECK(s.n == 1 && s.center == 100);
+    /* samples: (1+9+1+1, 2+1+1+1, 9+2+1+1) = (12, 5, 13): median 12; the sum
+     * of the medians would be 2+2+1+1 = 6 */
+    hr_family_spread(&b, "glibc", cold_fig, NULL, HR_FAMILY_SUM, &s);
+    HR_CHECK(s.n == 3 && s.nv == 3 && s.center == 12 && s.min == 5 && s.max == 13);
+    hr_family_spread(&b, "jemalloc", cold_fig, NULL, HR_FAMILY_SUM, &s); /* no such rows */
+    HR_CHECK(s.n == 0);
+    char words[256];
+    /* base's two "aa" processes against new's one: one identical pair */
+    HR_CHECK(hr_family_identical(&b, &n, 1, words, sizeof words) == 1);
+    HR_CHECK_STR(words, "base: b.103.hrt 70 events and 2 more; new: b.202.hrt 400 events and 1 more");
+    hr_family_free(&b);
+    hr_family_free(&n);
+    hr_families_free(fb);
+    hr_families_free(fn);
+    hr_report_view_free(&vb);
+    hr_report_view_free(&vn);
+    hr_json_free(db);
+    hr_json_free(dn);
+}
+
+int main(void) {
+    HR_RUN(test_children_by_name);
+    HR_RUN(test_combine_and_identical);
+    return hr_test_done();
+}
