@@ -16,7 +16,8 @@
 #   heapreplay-game-ci.sh capture        $HR_GAME_RUN (a bounded headless run)
 #                                        under heapreplay capture ->
 #                                        $HR_CI_OUT/$HR_GAME_NAME.hrt
-#   heapreplay-game-ci.sh replay         that trace on $HR_CI_ALLOCATORS ->
+#   heapreplay-game-ci.sh replay         that trace (and its child processes'
+#                                        traces: --follow-forks) on $HR_CI_ALLOCATORS ->
 #                                        $HR_CI_OUT/report.json (+ report.html)
 #   heapreplay-game-ci.sh fetch-baseline the artifact $HR_CI_BASELINE_ARTIFACT of
 #                                        the latest successful run of this
@@ -138,9 +139,25 @@ step_build() {
     bash -c "$HR_GAME_BUILD" || die "build: '$HR_GAME_BUILD' failed"
 }
 
+# The trace and, when HR_CAPTURE_OPTS has --follow-forks, its child
+# processes' traces ($HR_GAME_NAME.PID.hrt beside it): compare judges them
+# together as the whole program.
+traces() {
+    local f pid
+    echo "$TRACE"
+    for f in "$HR_CI_OUT/$HR_GAME_NAME".*.hrt; do
+        pid=${f#"$HR_CI_OUT/$HR_GAME_NAME."}
+        pid=${pid%.hrt}
+        case $pid in '' | *[!0-9]*) ;; *) echo "$f" ;; esac
+    done
+}
+
 step_capture() {
     need_hr
     mkdir -p "$HR_CI_OUT"
+    # an earlier capture's child processes' traces would be replayed as this one's
+    local f
+    while read -r f; do [ "$f" = "$TRACE" ] || rm -f "$f"; done < <(traces)
     # shellcheck disable=SC2086 # options and the run command are word lists
     "$HR" capture -o "$TRACE" -s "$HR_CI_OUT/capture.txt" $HR_CAPTURE_OPTS -- $HR_GAME_RUN ||
         die "capture: '$HR_GAME_RUN' failed under heapreplay capture ($HR_CI_OUT/capture.txt)"
@@ -149,10 +166,11 @@ step_capture() {
 
 step_replay() {
     need_hr
-    local rc=0
+    local rc=0 all=()
     [ -f "$TRACE" ] || die "replay: no $TRACE (capture first)"
+    mapfile -t all < <(traces)
     # shellcheck disable=SC2086 # the options are a word list
-    "$HR" replay "$TRACE" -a "$HR_CI_ALLOCATORS" $HR_CI_REPLAY_OPTS -q -o "$REPORT" \
+    "$HR" replay "${all[@]}" -a "$HR_CI_ALLOCATORS" $HR_CI_REPLAY_OPTS -q -o "$REPORT" \
         >"$HR_CI_OUT/replay.txt" || rc=$?
     case $rc in
     0) ;;

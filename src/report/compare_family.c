@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/wholeprog.h"
+#include "trace/trace.h"
 
 /* A name with the index it stands for (a trace's, a process's). */
 typedef struct named {
@@ -159,14 +160,26 @@ void hr_family_free(hr_family_t *f) {
     memset(f, 0, sizeof *f);
 }
 
-/* Process k's row for `alloc`, or its first ok row when alloc is NULL. */
-static const hr_result_t *row_of(const hr_family_t *f, int k, const char *alloc) {
+const hr_result_t *hr_family_row(const hr_family_t *f, int k, const char *alloc) {
     for (int j = f->start[k]; j < f->start[k + 1]; j++) {
         const hr_result_t *r = f->rows[j];
         if (hr_result_ok(r) && (!alloc || (r->allocator && strcmp(r->allocator, alloc) == 0)))
             return r;
     }
     return NULL;
+}
+
+int hr_family_framed(const hr_family_t *f) {
+    int found = -1;
+    for (int k = 1; k < f->n; k++) {
+        const hr_result_t *r = hr_family_row(f, k, NULL);
+        if (r && r->m.OPS_BY_OP[HR_OP_FRAME] > 0) {
+            if (found >= 0)
+                return -1;
+            found = k;
+        }
+    }
+    return found;
 }
 
 static double combine(double acc, double x, hr_family_combine_t how, int first) {
@@ -194,7 +207,7 @@ void hr_family_spread(const hr_family_t *f, const char *alloc, hr_family_fig_fn 
     memset(s, 0, sizeof *s);
     s->center = s->min = s->max = NAN;
     for (int k = 0; k < f->n; k++) {
-        const hr_result_t *r = row_of(f, k, alloc);
+        const hr_result_t *r = hr_family_row(f, k, alloc);
         if (r)
             fig(r, &one, ctx);
         if (!r || !one.n || !isfinite(one.center)) {
@@ -218,7 +231,7 @@ void hr_family_spread(const hr_family_t *f, const char *alloc, hr_family_fig_fn 
 
 /* The events of process k (its first ok row), 0 when unknown. */
 static double events_of(const hr_family_t *f, int k) {
-    const hr_result_t *r = row_of(f, k, NULL);
+    const hr_result_t *r = hr_family_row(f, k, NULL);
     return r && isfinite(r->m.OPS_EVENTS) ? r->m.OPS_EVENTS : 0;
 }
 
@@ -262,7 +275,7 @@ static int by_name_idx(const void *a, const void *b) {
 static named_t *by_digests(const hr_family_t *f) {
     named_t *d = malloc((size_t)f->n * sizeof *d);
     for (int k = 0; d && k < f->n; k++) {
-        const hr_result_t *r = row_of(f, k, NULL);
+        const hr_result_t *r = hr_family_row(f, k, NULL);
         d[k] = (named_t){r ? r->trace_digest : NULL, k};
     }
     if (d)

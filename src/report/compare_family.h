@@ -56,6 +56,15 @@ typedef struct hr_family {
 int hr_family_of(const hr_families_t *fs, size_t i, hr_family_t *f);
 void hr_family_free(hr_family_t *f);
 
+/* Process k's row for `alloc`, or its first ok row when alloc is NULL;
+ * NULL when it has none. */
+const hr_result_t *hr_family_row(const hr_family_t *f, int k, const char *alloc);
+/* The one child process of f with frame marks (a game started by a launcher
+ * or a script): its index, or -1 when no child or more than one has them.
+ * Its per-frame figures are the ones a game's comparison is about; summed
+ * over the processes they would mean nothing. */
+int hr_family_framed(const hr_family_t *f);
+
 /* One process's figure (its row `r`) into s. */
 typedef void (*hr_family_fig_fn)(const hr_result_t *r, hr_spread_t *s, void *ctx);
 

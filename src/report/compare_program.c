@@ -440,6 +440,21 @@ static void proc_fig(const hr_result_t *r, hr_spread_t *s, void *ctx) {
     fig_spread(&PROGRAM_FIGS[f], r, s, note, sizeof note);
 }
 
+/* The child process with frames on both sides (a game started by a
+ * launcher: hr_family_framed): its own figures, as a trace's, in rows of
+ * "NAME (its process with frames)". */
+static void compare_framed(prog_t *p, const char *name, const hr_family_t *fb, int kb,
+                           const hr_family_t *fn, int kn) {
+    char trace[256];
+    snprintf(trace, sizeof trace, "%s (its process with frames)", name);
+    compare_trace(p, trace, hr_family_row(fb, kb, NULL), hr_family_row(fn, kn, NULL));
+    for (int i = fb->start[kb]; i < fb->start[kb + 1]; i++) {
+        const hr_result_t *rb = fb->rows[i], *rn;
+        if (rb->allocator && hr_result_ok(rb) && (rn = hr_family_row(fn, kn, rb->allocator)))
+            compare_alloc(p, trace, rb, rn);
+    }
+}
+
 /* The figures of a whole program: base's family fb against new's fn, in
  * rows of "NAME (whole program)". Its processes' own traces are not matched
  * one by one (their names hold their pids); the note says how many are
@@ -453,6 +468,9 @@ static void compare_family(prog_t *p, const char *name, const hr_family_t *fb,
              "others: %.160s", same, fb->n, fn->n, words);
     prog_row(p, trace, "-", "identical processes", same == fb->n && same == fn->n ? "ok" : "changed",
              why);
+    int kb = hr_family_framed(fb), kn = hr_family_framed(fn);
+    if (kb > 0 && kn > 0) /* first: a game's per-frame figures are the most telling */
+        compare_framed(p, name, fb, kb, fn, kn);
     for (int f = 0; f < NFIGS; f++) {
         const prog_fig_t *g = &PROGRAM_FIGS[f];
         if (g->whole == HR_FAMILY_NONE)

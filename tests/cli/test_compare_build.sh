@@ -15,7 +15,9 @@
 #      sample by sample (sample i of each process: one replay of the whole
 #      program), its median the row's figure;
 #   4. --max-regress program.processes=30 moves that figure's threshold;
-#   5. a capture without its children on one side: one n/a row says so.
+#   5. a capture without its children on one side: one n/a row says so;
+#   6. a game started by a launcher (the one child process with frame
+#      marks): its per-frame figures are compared as its own.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}
@@ -44,10 +46,33 @@ parent "$T/same" 104; child "$T/same" 301 10 64 0; child "$T/same" 302 50 32 0; 
 parent "$T/more" 104; child "$T/more" 401 10 64 0; child "$T/more" 402 100 32 0; child "$T/more" 403 5 4096 3
 child "$T/more" 404 10 16 0
 parent "$T/alone" 104
-for d in a same more alone; do
+# frames: a child of K allocations per frame, 4 frames (the first is the load)
+game() { # DIR PID K
+    local f i id=0
+    { echo "heapreplay-trace 1"
+      for f in 1 2 3 4; do
+          echo "frame $f"
+          for ((i = 0; i < $3; i++)); do echo "alloc $id 48"; echo "free $id"; id=$((id + 1)); done
+      done; } > "$1/b.$2.hrtt"
+}
+mkdir -p "$T/ga" "$T/gb"
+parent "$T/ga" 100; child "$T/ga" 501 10 64 0; game "$T/ga" 502 40
+parent "$T/gb" 104; child "$T/gb" 601 10 64 0; game "$T/gb" 602 80
+for d in a same more alone ga gb; do
     if ! "$HR" replay "$T/$d" -a glibc -r 3 --warm-time 0 -q -o "$T/$d.json" >/dev/null 2>"$T/$d.err"; then
         not_ok "replay of the capture '$d'" "$(cat "$T/$d.err")"
-        tap_done
+        
+# 6. the game under a launcher: its allocations per frame, 40 -> 80
+"$HR" compare -f json "$T/ga.json" "$T/gb.json" > "$T/g.cmp" 2>"$T/err"
+rc=$?
+G="b.hrtt (its process with frames)"
+apf=$(jq -r --arg t "$G" '.rows[] | select(.trace == $t and .metric == "allocations per frame") |
+      "\(.base) \(.new) \(.verdict)"' "$T/g.cmp")
+if [ $rc = 1 ] && [ "$apf" = "40 80 REGRESSION" ]; then
+    ok "a game under a launcher: its allocations per frame compared (40 -> 80)"
+else not_ok "a game under a launcher: its allocations per frame compared" "exit $rc, '$apf'" \
+    "$(jq -c '.rows[] | select(.verdict == "REGRESSION")' "$T/g.cmp" | head -5)"; fi
+tap_done
     fi
 done
 W="b.hrtt (whole program)"
@@ -113,4 +138,15 @@ if [ $rc = 0 ] && [ "$lost" = 0 ] &&
     ok "children on one side only: one n/a row says so, nothing missing"
 else not_ok "children on one side only: one n/a row says so" "exit $rc, $lost missing" \
     "$(jq -c --arg t "$W" '.rows[] | select(.trace == $t)' "$T/alone.cmp")"; fi
+
+# 6. the game under a launcher: its allocations per frame, 40 -> 80
+"$HR" compare -f json "$T/ga.json" "$T/gb.json" > "$T/g.cmp" 2>"$T/err"
+rc=$?
+G="b.hrtt (its process with frames)"
+apf=$(jq -r --arg t "$G" '.rows[] | select(.trace == $t and .metric == "allocations per frame") |
+      "\(.base) \(.new) \(.verdict)"' "$T/g.cmp")
+if [ $rc = 1 ] && [ "$apf" = "40 80 REGRESSION" ]; then
+    ok "a game under a launcher: its allocations per frame compared (40 -> 80)"
+else not_ok "a game under a launcher: its allocations per frame compared" "exit $rc, '$apf'" \
+    "$(jq -c '.rows[] | select(.verdict == "REGRESSION")' "$T/g.cmp" | head -5)"; fi
 tap_done

