@@ -16,6 +16,7 @@
 #include "replay/memlimit.h"
 #include "replay/pollute.h"
 #include "report/paired.h"
+#include "report/wholeprog.h"
 #include "base/outfile.h"
 
 /* "none" -> 0; "timestamps" -> 1; "timestamps:F" -> F (> 0). */
@@ -134,7 +135,8 @@ static const hr_opt_t replay_opts[] = {
 const hr_cmd_spec_t hr_spec_replay = {
     .name = "replay", .operands = "TRACE|DIR...", .opts = replay_opts, .min_operands = 1,
     .max_operands = -1, .summary = "replay traces against allocators and report",
-    .details = "A DIR stands for every *.hrt and *.hrtt file in it. Every (trace, allocator,\n"
+    .details = "A DIR stands for every *.hrt and *.hrtt file in it (or .zst, .gz): a\n"
+               "--follow-forks capture's folder is its whole program. Every (trace, allocator,\n"
                "sample) runs in its own fresh process; the processes end with heapreplay.\n"
                "On a terminal, progress is one line: [k/N] processes, how far the running\n"
                "one is, an ETA; elsewhere nothing unless -v. SIGINT or SIGTERM stops the\n"
@@ -321,6 +323,21 @@ static int cmp_str(const void *x, const void *y) {
     return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/* A trace's file name in a directory: *.hrt or *.hrtt, or either compressed
+ * (.zst, .gz: every reader detects them, docs/TRACE_FORMAT.md). */
+static int is_trace_name(const char *name) {
+    static const char *const ext[] = {".hrt", ".hrtt"}, *const zip[] = {"", ".zst", ".gz"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++)
+        for (size_t k = 0; k < sizeof zip / sizeof *zip; k++) {
+            size_t le = strlen(ext[i]), lz = strlen(zip[k]);
+            if (n > le + lz && strncmp(name + n - le - lz, ext[i], le) == 0 &&
+                strcmp(name + n - lz, zip[k]) == 0)
+                return 1;
+        }
+    return 0;
+}
+
 static int add_trace_arg(replay_args_t *a, const char *arg) {
     struct stat st;
     if (stat(arg, &st) != 0)
@@ -335,9 +352,7 @@ static int add_trace_arg(replay_args_t *a, const char *arg) {
     while (alen > 1 && arg[alen - 1] == '/')
         alen--;
     for (struct dirent *e; (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if ((n > 4 && strcmp(e->d_name + n - 4, ".hrt") == 0) ||
-            (n > 5 && strcmp(e->d_name + n - 5, ".hrtt") == 0)) {
+        if (is_trace_name(e->d_name)) {
             char path[4096];
             snprintf(path, sizeof path, "%.*s/%s", (int)alen, arg, e->d_name);
             if (add_path(a, path) != 0) {
@@ -349,8 +364,87 @@ static int add_trace_arg(replay_args_t *a, const char *arg) {
     closedir(d);
     qsort(a->paths + first, (size_t)(a->npaths - first), sizeof *a->paths, cmp_str);
     if (a->npaths == first)
-        return hr_cli_usage_error("replay", "%s: no *.hrt or *.hrtt traces in directory", arg);
+        return hr_cli_usage_error("replay", "%s: no *.hrt or *.hrtt traces (or .zst, .gz) in "
+                                  "directory", arg);
     return 0;
+}
+
+/* The path among sorted[0..n) that `child` (a directory entry not replayed)
+ * is a child process's trace of (b.PID.hrt of b.hrt: each ".DIGITS" of its
+ * file name taken out in turn), or NULL. */
+static const char *parent_in(char *const *sorted, int n, const char *child) {
+    const char *base = strrchr(child, '/');
+    size_t len = strlen(child);
+    char cand[4096];
+    for (const char *d = base ? base : child; len < sizeof cand && (d = strchr(d, '.')); d++) {
+        const char *q = d + 1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (q == d + 1)
+            continue;
+        snprintf(cand, sizeof cand, "%.*s%s", (int)(d - child), child, q);
+        const char *key = cand;
+        char *const *hit = bsearch(&key, sorted, (size_t)n, sizeof *sorted, cmp_str);
+        if (hit && hr_wholeprog_is_child(child, *hit))
+            return *hit;
+    }
+    return NULL;
+}
+
+/* Counts in left[] (by sorted[]'s index) the traces of the folder `prefix`
+ * (a path's text up to its last '/', "" for the working directory) that
+ * are child processes' traces of a replayed trace and are not replayed. */
+static void count_children_left(const char *prefix, char *const *sorted, int n, int *left) {
+    DIR *d = opendir(*prefix ? prefix : ".");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[4096];
+        const char *key = path, *par;
+        if (!is_trace_name(e->d_name) ||
+            snprintf(path, sizeof path, "%s%s", prefix, e->d_name) >= (int)sizeof path)
+            continue;
+        if (bsearch(&key, sorted, (size_t)n, sizeof *sorted, cmp_str) ||
+            !(par = parent_in(sorted, n, path)))
+            continue;
+        char *const *hit = bsearch(&par, sorted, (size_t)n, sizeof *sorted, cmp_str);
+        left[hit - sorted]++;
+    }
+    if (d)
+        closedir(d);
+}
+
+/* A --follow-forks capture's parent replayed without its children would
+ * predict the parent's own process (make's, a launcher's), not the program:
+ * one note per such trace, naming how many child traces lie beside it. */
+static void note_children_left(const replay_args_t *a) {
+    int n = a->npaths, ndirs = 0;
+    char **sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+    char **dirs = calloc((size_t)n + 1, sizeof *dirs);
+    int *left = calloc((size_t)n + 1, sizeof *left);
+    if (sorted && dirs && left) {
+        memcpy(sorted, a->paths, (size_t)n * sizeof *sorted);
+        qsort(sorted, (size_t)n, sizeof *sorted, cmp_str);
+    }
+    for (int i = 0; sorted && dirs && left && i < n; i++) {
+        const char *slash = strrchr(sorted[i], '/');
+        size_t plen = slash ? (size_t)(slash - sorted[i]) + 1 : 0;
+        int seen = 0;
+        for (int k = 0; k < ndirs && !seen; k++) /* each folder once */
+            seen = strlen(dirs[k]) == plen && strncmp(dirs[k], sorted[i], plen) == 0;
+        if (seen || !(dirs[ndirs] = strndup(sorted[i], plen)))
+            continue;
+        count_children_left(dirs[ndirs++], sorted, n, left);
+    }
+    for (int i = 0; sorted && left && i < n; i++)
+        if (left[i])
+            fprintf(stderr, "heapreplay replay: note: %s has %d child process trace%s beside it "
+                    "(a --follow-forks capture) that %s not replayed: replay its folder for the "
+                    "whole program's prediction\n", sorted[i], left[i], left[i] == 1 ? "" : "s",
+                    left[i] == 1 ? "is" : "are");
+    for (int k = 0; k < ndirs; k++)
+        free(dirs[k]);
+    free(dirs);
+    free(sorted);
+    free(left);
 }
 
 int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
@@ -374,6 +468,8 @@ int hr_replay_parse_args(int argc, char **argv, replay_args_t *a) {
     for (int i = first; i < argc; i++)
         if (add_trace_arg(a, argv[i]) != 0)
             return 2;
+    if (!a->quiet)
+        note_children_left(a);
     if (a->output && check_output(a->output) != 0)
         return 2;
     if (a->pair && a->opt.repeat < HR_PAIRED_MIN)

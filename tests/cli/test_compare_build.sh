@@ -17,7 +17,10 @@
 #   4. --max-regress program.processes=30 moves that figure's threshold;
 #   5. a capture without its children on one side: one n/a row says so;
 #   6. a game started by a launcher (the one child process with frame
-#      marks): its per-frame figures are compared as its own.
+#      marks): its per-frame figures are compared as its own;
+#   7. replay: a folder of compressed traces (a capture compressed after the
+#      run) is replayed whole; a parent named without its children gets a
+#      note saying how many child traces lie beside it.
 set -u
 . "$(dirname "$0")/tap.sh"
 top_builddir=${top_builddir:-.}
@@ -72,6 +75,23 @@ if [ $rc = 1 ] && [ "$apf" = "40 80 REGRESSION" ]; then
     ok "a game under a launcher: its allocations per frame compared (40 -> 80)"
 else not_ok "a game under a launcher: its allocations per frame compared" "exit $rc, '$apf'" \
     "$(jq -c '.rows[] | select(.verdict == "REGRESSION")' "$T/g.cmp" | head -5)"; fi
+
+# 7. compressed traces in a folder; a parent replayed alone
+mkdir -p "$T/z"
+for f in "$T"/a/*.hrtt; do gzip -c "$f" > "$T/z/$(basename "$f").gz"; done
+"$HR" replay "$T/z" -a glibc -r 1 --warm-time 0 -q -o "$T/z.json" >/dev/null 2>"$T/err"
+ntr=$(jq '[.results[].trace] | unique | length' "$T/z.json" 2>/dev/null)
+wp=$(jq -r '.whole_program[0].processes' "$T/z.json" 2>/dev/null)
+if [ "$ntr" = 4 ] && [ "$wp" = 4 ]; then
+    ok "a folder of gzip-compressed traces: all 4 replayed, one whole program"
+else not_ok "a folder of compressed traces replayed" "traces $ntr, whole program $wp" "$(cat "$T/err")"; fi
+"$HR" replay "$T/a/b.hrtt" "$T/a/b.201.hrtt" -a glibc -r 1 --warm-time 0 -o "$T/one.json" \
+    >/dev/null 2>"$T/err"
+"$HR" replay "$T/a" -a glibc -r 1 --warm-time 0 -o "$T/all.json" >/dev/null 2>"$T/err2"
+if grep -q "^heapreplay replay: note: $T/a/b.hrtt has 2 child process traces beside it" "$T/err" &&
+   ! grep -q "note: .*child process" "$T/err2"; then
+    ok "a parent replayed without 2 of its children: a note says so; the whole folder: none"
+else not_ok "a parent replayed without its children: a note" "$(cat "$T/err")" "$(cat "$T/err2")"; fi
 tap_done
     fi
 done
@@ -149,4 +169,21 @@ if [ $rc = 1 ] && [ "$apf" = "40 80 REGRESSION" ]; then
     ok "a game under a launcher: its allocations per frame compared (40 -> 80)"
 else not_ok "a game under a launcher: its allocations per frame compared" "exit $rc, '$apf'" \
     "$(jq -c '.rows[] | select(.verdict == "REGRESSION")' "$T/g.cmp" | head -5)"; fi
+
+# 7. compressed traces in a folder; a parent replayed alone
+mkdir -p "$T/z"
+for f in "$T"/a/*.hrtt; do gzip -c "$f" > "$T/z/$(basename "$f").gz"; done
+"$HR" replay "$T/z" -a glibc -r 1 --warm-time 0 -q -o "$T/z.json" >/dev/null 2>"$T/err"
+ntr=$(jq '[.results[].trace] | unique | length' "$T/z.json" 2>/dev/null)
+wp=$(jq -r '.whole_program[0].processes' "$T/z.json" 2>/dev/null)
+if [ "$ntr" = 4 ] && [ "$wp" = 4 ]; then
+    ok "a folder of gzip-compressed traces: all 4 replayed, one whole program"
+else not_ok "a folder of compressed traces replayed" "traces $ntr, whole program $wp" "$(cat "$T/err")"; fi
+"$HR" replay "$T/a/b.hrtt" "$T/a/b.201.hrtt" -a glibc -r 1 --warm-time 0 -o "$T/one.json" \
+    >/dev/null 2>"$T/err"
+"$HR" replay "$T/a" -a glibc -r 1 --warm-time 0 -o "$T/all.json" >/dev/null 2>"$T/err2"
+if grep -q "^heapreplay replay: note: $T/a/b.hrtt has 2 child process traces beside it" "$T/err" &&
+   ! grep -q "note: .*child process" "$T/err2"; then
+    ok "a parent replayed without 2 of its children: a note says so; the whole folder: none"
+else not_ok "a parent replayed without its children: a note" "$(cat "$T/err")" "$(cat "$T/err2")"; fi
 tap_done
