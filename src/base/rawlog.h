@@ -22,9 +22,13 @@
 #include "base/varint.h"
 
 #define HR_CAP_MAGIC "HRCAPLOG"          /* 8 bytes at offset 0 */
-#define HR_CAP_VERSION 5u     /* written; 3 = 2 + the TOUCHED op; 4 = 3 + stacks; 5 = 4 + PROC */
+#define HR_CAP_VERSION 6u     /* written; 3 = 2 + the TOUCHED op; 4 = 3 + stacks; 5 = 4 + PROC;
+                                 6 = 5 + CMD */
 #define HR_CAP_VERSION_MIN 2u /* oldest version the importer reads */
 #define HR_CAP_ENDIAN_TAG 0x01020304u
+/* The longest CMD name: HR_COMMAND_MAX of src/trace/trace.h (the importer
+ * checks that they agree). */
+#define HR_CAP_CMD_MAX 4096u
 #define HR_CAP_BLOCK_MAGIC 0x4b4c4248u   /* "HBLK" little-endian */
 /* Blocks whose usable size is at least this get a TOUCHED record at their
  * end (the capture library's page probe, docs/CAPTURE.md). The same value as
@@ -107,7 +111,12 @@ typedef struct hr_cap_block {
  *                 getrusage RUSAGE_SELF: its children not included)  a=its
  *                 peak RSS in bytes  b=ns from the library's start (version 5:
  *                 written with END, right before it, at a clean finish; the
- *                 program time of a --follow-forks child's trace) */
+ *                 program time of a --follow-forks child's trace)
+ *   CMD           a=0  b=name length; the name is the process's command line:
+ *                 /proc/self/exe's path, then each argument after one space,
+ *                 at most HR_CAP_CMD_MAX bytes (version 6: the first record of
+ *                 the file, in a block of its own; an exec'd image starts the
+ *                 file over with its own) */
 typedef enum hr_cap_op {
     HR_CAP_MALLOC = 1,
     HR_CAP_CALLOC,
@@ -127,6 +136,7 @@ typedef enum hr_cap_op {
     HR_CAP_MODULE,  /* version 4 */
     HR_CAP_STACK,   /* version 4 */
     HR_CAP_PROC,    /* version 5 */
+    HR_CAP_CMD,     /* version 6: the process's command line (the name), first */
     HR_CAP__COUNT
 } hr_cap_op_t;
 
@@ -152,7 +162,7 @@ _Static_assert(sizeof(hr_cap_block_t) == 32, "capture block header is 32 bytes")
 static inline int hr_cap_has_name(unsigned op) {
     return op == HR_CAP_HEAP_PUSH || op == HR_CAP_HEAP_POP || op == HR_CAP_MARK ||
            op == HR_CAP_POOL_ALLOC || op == HR_CAP_POOL_FREE || op == HR_CAP_FRAME_NAMED ||
-           op == HR_CAP_MODULE || op == HR_CAP_STACK;
+           op == HR_CAP_MODULE || op == HR_CAP_STACK || op == HR_CAP_CMD;
 }
 
 /* REALLOC and POOL_REALLOC code their old pointer relative to the result. */

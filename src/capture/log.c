@@ -103,6 +103,41 @@ static uint64_t clk_to_ns(uint64_t clk) {
 }
 
 /* ---- the file ---------------------------------------------------------- */
+/* The CMD record (src/base/rawlog.h): which program this process is, in a
+ * block of its own. Read with system calls into static memory: this runs
+ * inside malloc's hooks' library before recording starts, and exec'd
+ * images start over here. */
+static void write_command(void) {
+    static char cmd[HR_CAP_CMD_MAX + 1], args[HR_CAP_CMD_MAX + 1];
+    static unsigned char blk[sizeof(hr_cap_block_t) + HR_CAP_REC_MAX + HR_CAP_CMD_MAX];
+    ssize_t n = readlink("/proc/self/exe", cmd, HR_CAP_CMD_MAX);
+    size_t len = n > 0 ? (size_t)n : 0, alen = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    for (ssize_t got; fd >= 0 && alen < sizeof args - 1 &&
+                      (got = read(fd, args + alen, sizeof args - 1 - alen)) > 0;)
+        alen += (size_t)got;
+    if (fd >= 0)
+        close(fd);
+    /* the arguments after argv[0] (the path already names the program),
+     * each NUL before one a space */
+    size_t i = 0;
+    while (i < alen && args[i])
+        i++;
+    for (; i < alen && len < HR_CAP_CMD_MAX; i++)
+        cmd[len++] = args[i] ? args[i] : ' ';
+    if (len && i >= alen && cmd[len - 1] == ' ')
+        len--; /* the last argument's terminating NUL */
+    if (!len)
+        return;
+    hr_cap_delta_t d = {0, 0};
+    hr_cap_rec_t r = {0, 0, 0, len, 0, HR_CAP_CMD, 0};
+    size_t rn = hr_cap_put_rec(blk + sizeof(hr_cap_block_t), &d, &r, cmd);
+    hr_cap_block_t h = {HR_CAP_BLOCK_MAGIC, (uint32_t)rn, hr_cap_tid(), 1, hr_cap_phys(),
+                        now_ns()};
+    memcpy(blk, &h, sizeof h);
+    write_all(blk, sizeof h + rn);
+}
+
 /* Opens (truncating) `path` and writes the header; recording starts. */
 static void open_log(const char *path) {
     int saved = errno;
@@ -122,6 +157,7 @@ static void open_log(const char *path) {
     h.start_ns = hr_start_ns;
     h.start_clk = hr_start_clk;
     write_all(&h, sizeof h);
+    write_command();
     hr_cap_recording = 1;
     hr_cap_stacks_start();
     errno = saved;

@@ -122,6 +122,8 @@ static void info_emit(const char *path, const hr_trace_summary_t *s, const hr_tr
         hr_emit_u64(em, "duration_ns", s->last_ts - s->first_ts);
     hr_emit_u64(em, "file_bytes", bytes);
     hr_emit_f64(em, "bytes_per_event", t->n_events ? (double)bytes / (double)t->n_events : 0);
+    if (t->command) /* which program the process ran (1.8): only when recorded */
+        hr_emit_str(em, "command", t->command);
     hr_json_t *prog = hr_program_json(&t->program);
     if (prog) /* the program's own run time: only when the trace records it */
         hr_json_emit(em, "program", prog);
@@ -155,6 +157,8 @@ static void info_text(const char *path, const hr_trace_summary_t *s, const hr_tr
     printf("  timestamps      %s\n", (t->flags & HR_TRACEF_TIMESTAMPS) ? "yes" : "no");
     printf("  file            %llu bytes, %.2f bytes/event\n", (unsigned long long)bytes,
            t->n_events ? (double)bytes / (double)t->n_events : 0.0);
+    if (t->command)
+        printf("  command         %s\n", t->command);
     const hr_program_time_t *pt = &t->program;
     if (pt->runs && (pt->flags & HR_PROGF_CAPTURED))
         printf("  program         wall %.3f s, CPU %.3f s, max RSS %.2f MiB: the captured run "

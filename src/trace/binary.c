@@ -369,8 +369,31 @@ static void advise_huge(void *p, size_t bytes) {
 #endif
 }
 
+static int dec_strings_all(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t);
+
+/* The string table; with the header's command flag (1.8) its last string is
+ * the process's command, taken out of the table (no event may name it). */
+static int dec_strings(dec_t *d, uint32_t hflags, const uint8_t *p, const uint8_t *end,
+                       hr_trace_t *t) {
+    if (dec_strings_all(d, p, end, t))
+        return -1;
+    if (!(hflags & HR_BIN_FLAG_COMMAND))
+        return 0;
+    char *cmd = t->strings[--t->n_strings];
+    t->strings[t->n_strings] = NULL;
+    d->n_strings = t->n_strings;
+    t->command = cmd;
+    if (!*cmd)
+        return dec_fail(d, p, "the command (the string table's last string) is empty (expected "
+                        "no command flag instead)");
+    if (strlen(cmd) > HR_COMMAND_MAX)
+        return dec_fail(d, p, "the command (the string table's last string) is %zu bytes "
+                        "(expected at most %d)", strlen(cmd), HR_COMMAND_MAX);
+    return 0;
+}
+
 /* The string table: n varint-length-prefixed names, exactly [p, end). */
-static int dec_strings(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t) {
+static int dec_strings_all(dec_t *d, const uint8_t *p, const uint8_t *end, hr_trace_t *t) {
     if (d->n_strings && !(t->strings = calloc(d->n_strings, sizeof *t->strings)))
         return dec_fail(d, p, "out of memory for %u strings", d->n_strings);
     t->cap_strings = d->n_strings;
@@ -411,7 +434,8 @@ typedef struct bin_header {
 
 /* The program block's size in a header of this minor and size: 0 (none),
  * HR_BIN_PROGRAM_SIZE (1.4, 1.5) or that plus the noise record (1.6, which
- * writes minor 6 only with the record). */
+ * writes minor 6 only with the record; from 1.8 its place is always there,
+ * all zero when the trace has none). */
 static unsigned program_size(const bin_header_t *h) {
     if (h->minor < 4 || h->header_size == HR_BIN_HEADER_SIZE)
         return 0;
@@ -438,9 +462,10 @@ static int dec_program(dec_t *d, const uint8_t *buf, bin_header_t *h) {
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "program time: the noise record's "
                         "word at 132 is not 0 (other_cpu needs minor 7 and its flag 0x%x)",
                         (unsigned)HR_PROGF_OTHER_CPU);
-    if (ps > HR_BIN_PROGRAM_SIZE && !hr_program_has_noise(&h->program))
+    if (ps > HR_BIN_PROGRAM_SIZE && !hr_program_has_noise(&h->program) &&
+        h->minor < HR_BIN_MINOR_COMMAND)
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + ps - 8, "program time: cpus is 0 in a 1.%u "
-                        "header (minor 6 and above hold the noise record: cpus >= 1)", h->minor);
+                        "header (minors 6 and 7 hold the noise record: cpus >= 1)", h->minor);
     off = hr_program_check(&h->program, what, sizeof what);
     if (off >= 0)
         return dec_fail(d, buf + HR_BIN_HEADER_SIZE + off, "%s", what);
@@ -472,8 +497,14 @@ static int dec_header(dec_t *d, const uint8_t *buf, size_t len, bin_header_t *h)
     if (h->major != HR_BIN_MAJOR)
         return dec_fail(d, buf + 8, "unsupported major version %u (this reader reads %d.x)",
                         h->major, HR_BIN_MAJOR);
-    if (h->flags & ~(uint32_t)HR_TRACEF_TIMESTAMPS)
+    if (h->flags & ~(uint32_t)(HR_TRACEF_TIMESTAMPS | HR_BIN_FLAG_COMMAND))
         return dec_fail(d, buf + 12, "unknown header flags 0x%x", h->flags);
+    if ((h->flags & HR_BIN_FLAG_COMMAND) && h->minor < HR_BIN_MINOR_COMMAND)
+        return dec_fail(d, buf + 12, "header flag 0x%x (the command) in a 1.%u file (it arrived "
+                        "in 1.8)", HR_BIN_FLAG_COMMAND, h->minor);
+    if ((h->flags & HR_BIN_FLAG_COMMAND) && h->n_strings == 0)
+        return dec_fail(d, buf + 32, "header flag 0x%x says the last string is the command, but "
+                        "the string table is empty", HR_BIN_FLAG_COMMAND);
     if (h->n_ids > (uint64_t)HR_ID_MAX + 1)
         return dec_fail(d, buf + 24, "n_ids %u out of range (max 2^31)", h->n_ids);
     if (h->n_threads > 65536)
@@ -532,7 +563,7 @@ int hr_trace_decode_binary(const uint8_t *buf, size_t len, const char *name, hr_
     d.n_strings = h.n_strings;
     d.minor = h.minor;
     const uint8_t *s = buf + h.header_size, *r = s + h.strings_len, *end = r + h.records_len;
-    if (dec_strings(&d, s, r, t))
+    if (dec_strings(&d, h.flags, s, r, t))
         return -1;
     t->program = h.program;
     /* Pre-size from the header; n_events <= records_len bounds it by the file. */
@@ -601,7 +632,7 @@ hr_bin_scan_t *hr_bin_scan_open(const uint8_t *buf, size_t len, const char *name
     s->d.n_strings = s->h.n_strings;
     s->d.minor = s->h.minor;
     const uint8_t *str = buf + s->h.header_size, *r = str + s->h.strings_len;
-    if (dec_strings(&s->d, str, r, t) != 0)
+    if (dec_strings(&s->d, s->h.flags, str, r, t) != 0)
         goto fail;
     if (hr_idtab_init(&s->d.bytes, s->h.n_ids, s->h.n_events)) {
         dec_fail(&s->d, r, "out of memory for %u ids", s->h.n_ids);

@@ -25,7 +25,7 @@ static void put_le(uint8_t *p, uint64_t v, int n) {
 /* The 64-byte header's fields (docs/TRACE_FORMAT.md, "Header"). */
 typedef struct enc_header {
     unsigned minor;
-    int      has_ts;
+    int      has_ts, command; /* the header flags' bits 0 and 1 */
     uint64_t n_events;
     uint32_t n_ids, n_threads, n_strings, header_size;
     uint64_t peak, string_bytes, record_bytes;
@@ -35,7 +35,8 @@ static void put_header(uint8_t *h, const enc_header_t *hd) {
     memcpy(h, HR_BIN_MAGIC, HR_BIN_MAGIC_LEN); /* includes the NUL */
     put_le(h + 8, HR_BIN_MAJOR, 2);
     put_le(h + 10, hd->minor, 2);
-    put_le(h + 12, hd->has_ts ? HR_TRACEF_TIMESTAMPS : 0, 4);
+    put_le(h + 12, (hd->has_ts ? HR_TRACEF_TIMESTAMPS : 0) | (hd->command ? HR_BIN_FLAG_COMMAND : 0),
+           4);
     put_le(h + 16, hd->n_events, 8);
     put_le(h + 24, hd->n_ids, 4);
     put_le(h + 28, hd->n_threads, 4);
@@ -63,6 +64,23 @@ int hr_buf_reserve(hr_buf_t *b, size_t extra) {
     b->cap = cap;
     return 0;
 }
+
+/* The string table: t's strings, then (1.8) its command as the last one. */
+static int put_strings(hr_buf_t *b, const hr_trace_t *t) {
+    for (uint32_t i = 0; i <= t->n_strings; i++) {
+        const char *str = i < t->n_strings ? t->strings[i] : t->command;
+        if (!str)
+            break;
+        size_t n = strlen(str);
+        if (hr_buf_reserve(b, n + HR_VARINT_MAX))
+            return -1;
+        b->len += hr_varint_put(b->data + b->len, n);
+        memcpy(b->data + b->len, str, n);
+        b->len += n;
+    }
+    return 0;
+}
+
 
 void hr_buf_free(hr_buf_t *b) {
     free(b->data);
@@ -263,8 +281,10 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
     }
     /* 1.6: the noise record after the program time, when there is one */
     int noise = t->program.runs && hr_program_has_noise(&t->program);
+    /* 1.8 (a command): the noise record's place is always there after a
+     * program block, zero when the trace has none (cpus 0) */
     size_t psize = t->program.runs || stacks
-                       ? HR_BIN_PROGRAM_SIZE + (noise ? HR_BIN_NOISE_SIZE : 0) : 0;
+                       ? HR_BIN_PROGRAM_SIZE + (noise || t->command ? HR_BIN_NOISE_SIZE : 0) : 0;
     size_t start = b->len, hsize = HR_BIN_HEADER_SIZE + psize + stk.len;
     if (hsize > UINT32_MAX || hr_buf_reserve(b, hsize))
         goto oom;
@@ -273,14 +293,8 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         memcpy(b->data + b->len + HR_BIN_HEADER_SIZE + psize, stk.data, stk.len);
     hr_buf_free(&stk);
     b->len += hsize;
-    for (uint32_t i = 0; i < t->n_strings; i++) {
-        size_t n = strlen(t->strings[i]);
-        if (hr_buf_reserve(b, n + HR_VARINT_MAX))
-            goto oom;
-        b->len += hr_varint_put(b->data + b->len, n);
-        memcpy(b->data + b->len, t->strings[i], n);
-        b->len += n;
-    }
+    if (put_strings(b, t) != 0)
+        goto oom;
     size_t rec_start = b->len;
     chain_t ch = {0, 0};
     uint16_t thread = 0;
@@ -311,9 +325,12 @@ int hr_trace_encode_binary(const hr_trace_t *t, hr_buf_t *b) {
         if (hr_op_is_pool(t->events[i].op) ||
             (t->events[i].op == HR_OP_FRAME && (t->events[i].flags & HR_EVF_HAS_OPT)))
             minor = HR_BIN_MINOR_POOLS;
+    if (t->command) /* 1.8 */
+        minor = HR_BIN_MINOR_COMMAND;
     uint8_t *h = b->data + start;
-    enc_header_t hd = {minor, has_ts, t->n_events, n_ids, n_threads, t->n_strings,
-                       (uint32_t)hsize, peak, rec_start - start - hsize, b->len - rec_start};
+    enc_header_t hd = {minor, has_ts, t->command != NULL, t->n_events, n_ids, n_threads,
+                       t->n_strings + (t->command != NULL), (uint32_t)hsize, peak,
+                       rec_start - start - hsize, b->len - rec_start};
     put_header(h, &hd);
     if (t->program.runs)
         hr_program_encode(&t->program, h + HR_BIN_HEADER_SIZE);
@@ -370,7 +387,7 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
     /* 1.6: the noise record after the program time, as hr_trace_encode_binary */
     int noise = t->program.runs && hr_program_has_noise(&t->program);
     uint32_t hsize = HR_BIN_HEADER_SIZE + (t->program.runs ? HR_BIN_PROGRAM_SIZE : 0) +
-                     (noise ? HR_BIN_NOISE_SIZE : 0);
+                     (t->program.runs && (noise || t->command) ? HR_BIN_NOISE_SIZE : 0);
     if (hr_buf_reserve(&b, hsize))
         return -1;
     memset(b.data, 0, hsize);
@@ -379,15 +396,9 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
     if (noise)
         hr_program_encode_noise(&t->program, b.data + HR_BIN_HEADER_SIZE + HR_BIN_PROGRAM_SIZE);
     b.len = hsize;
-    for (uint32_t i = 0; i < t->n_strings; i++) {
-        size_t n = strlen(t->strings[i]);
-        if (hr_buf_reserve(&b, n + HR_VARINT_MAX)) {
-            hr_buf_free(&b);
-            return -1;
-        }
-        b.len += hr_varint_put(b.data + b.len, n);
-        memcpy(b.data + b.len, t->strings[i], n);
-        b.len += n;
+    if (put_strings(&b, t) != 0) {
+        hr_buf_free(&b);
+        return -1;
     }
     /* as hr_trace_encode_binary: no timestamp flag without events, the
      * program-time minor when t has program time, the noise minor with
@@ -399,10 +410,13 @@ int hr_binenc_header(const hr_binenc_t *c, uint64_t peak, const hr_trace_t *t, F
         minor = HR_BIN_MINOR_NOISE;
     if (noise && (t->program.flags & HR_PROGF_OTHER_CPU))
         minor = HR_BIN_MINOR_OTHER;
+    if (t->command)
+        minor = HR_BIN_MINOR_COMMAND;
     enc_header_t hd = {minor,
-                       c->has_ts && c->n_events, c->n_events,
+                       c->has_ts && c->n_events, t->command != NULL, c->n_events,
                        c->any_id ? (uint32_t)(c->max_id + 1) : 0,
-                       c->n_events ? c->max_thr + 1 : 0, t->n_strings, hsize, peak,
+                       c->n_events ? c->max_thr + 1 : 0, t->n_strings + (t->command != NULL),
+                       hsize, peak,
                        b.len - hsize, c->rec_bytes};
     put_header(b.data, &hd);
     int rc = fwrite(b.data, 1, b.len, f) == b.len ? 0 : -1;

@@ -86,7 +86,8 @@ static int get_rec(const hr_caplog_t *L, size_t *off, size_t end, hr_cap_delta_t
 }
 
 static int is_item(unsigned op) {
-    return op != HR_CAP_END && op != HR_CAP_MODULE && op != HR_CAP_STACK && op != HR_CAP_PROC;
+    return op != HR_CAP_END && op != HR_CAP_MODULE && op != HR_CAP_STACK && op != HR_CAP_PROC &&
+           op != HR_CAP_CMD;
 }
 
 /* 1 for a frame-by mark (src/base/rawlog.h, HR_CAP_FRAME_BY). */
@@ -124,6 +125,13 @@ static int note_rec(hr_caplog_t *L, frame_scan_t *fs, const hr_cap_rec_t *r, siz
     if (r->op == HR_CAP_PROC) {
         L->have_proc = 1;
         L->proc = *r;
+        return 0;
+    }
+    if (r->op == HR_CAP_CMD) { /* the first of several (none is written twice) */
+        if (!L->cmd_len && r->b && r->b <= HR_CAP_CMD_MAX) {
+            L->cmd_off = name_off;
+            L->cmd_len = (size_t)r->b;
+        }
         return 0;
     }
     if (r->op == HR_CAP_MODULE || r->op == HR_CAP_STACK) {
@@ -314,6 +322,25 @@ void hr_caplog_program(const hr_caplog_t *L, hr_program_time_t *p) {
     p->max_rss = L->proc.a;
 }
 
+_Static_assert(HR_CAP_CMD_MAX == HR_COMMAND_MAX, "a CMD record fits a trace's command");
+
+int hr_caplog_command(const hr_caplog_t *L, char **cmd) {
+    *cmd = NULL;
+    if (!L->cmd_len)
+        return 0;
+    const char *name = (const char *)L->buf + L->cmd_off;
+    size_t n = strnlen(name, L->cmd_len); /* a NUL inside ends it */
+    if (!(*cmd = malloc(n + 1)))
+        return -1;
+    memcpy(*cmd, name, n);
+    (*cmd)[n] = 0;
+    if (n == 0) {
+        free(*cmd);
+        *cmd = NULL;
+    }
+    return 0;
+}
+
 int hr_caplog_open(hr_caplog_t *L, const char *path, hr_repair_t *rep, hr_error_t *err) {
     memset(L, 0, sizeof *L);
     L->path = path;
@@ -346,7 +373,8 @@ int hr_caplog_open(hr_caplog_t *L, const char *path, hr_repair_t *rep, hr_error_
                      path, HR_CAP_VERSION_MIN, HR_CAP_VERSION, HR_CAP_MAGIC);
         return -1;
     }
-    L->end_op = L->h.version >= 5   ? HR_CAP__COUNT
+    L->end_op = L->h.version >= 6   ? HR_CAP__COUNT
+                : L->h.version >= 5 ? HR_CAP_CMD
                 : L->h.version >= 4 ? HR_CAP_PROC
                 : L->h.version >= 3 ? HR_CAP_MODULE
                                     : HR_CAP_TOUCHED;

@@ -40,6 +40,7 @@ typedef struct hr_caplog {
     hr_cap_rec_t end;
     int have_proc;     /* version 5: the PROC record (the process's own time) */
     hr_cap_rec_t proc;
+    size_t cmd_off, cmd_len; /* version 6: the CMD record's name (cmd_len 0: none) */
     uint64_t cal_clk, cal_ns; /* the latest calibration pair (block headers) */
     uint64_t n_items;         /* event records (all but END, MODULE, STACK) */
     uint64_t n_touched;       /* of which TOUCHED */
@@ -65,6 +66,9 @@ int hr_caplog_open(hr_caplog_t *L, const char *path, hr_repair_t *rep, hr_error_
  * child's trace. Leaves p alone when the log has none (older logs, a process
  * that did not finish cleanly). */
 void hr_caplog_program(const hr_caplog_t *L, hr_program_time_t *p);
+/* The process's command line (the CMD record, version 6) as a fresh string
+ * into *cmd (left NULL when the log has none). -1 when memory ran out. */
+int hr_caplog_command(const hr_caplog_t *L, char **cmd);
 /* Starts a pass over the records in order. 0, or -1 on out of memory. */
 int hr_caplog_rewind(hr_caplog_t *L);
 /* The next record: 1 (r, its annotation name at L->buf + *name_off, and

@@ -17,7 +17,8 @@
 #define HR_BIN_MAGIC "HRTRACE" /* + NUL = 8 bytes */
 #define HR_BIN_MAGIC_LEN 8
 #define HR_BIN_MAJOR 1
-#define HR_BIN_MINOR 7 /* the newest minor this reader knows */
+#define HR_BIN_MINOR 8 /* the newest minor this reader knows */
+#define HR_BIN_MINOR_COMMAND 8 /* 1.8: the process's command (header flag bit 1); written only when known */
 #define HR_BIN_MINOR_OTHER 7 /* 1.7: the noise record's other_cpu (flag bit 1); written only when measured */
 #define HR_BIN_MINOR_NOISE 6 /* 1.6: the program's noise record after the program time; written only when present */
 #define HR_BIN_MINOR_STACKS 5 /* 1.5: the stacks block in the header; written only when present */
@@ -27,6 +28,9 @@
 #define HR_BIN_HEADER_SIZE 64
 #define HR_BIN_PROGRAM_SIZE 48 /* 1.4: the program-time block at offset 64 */
 #define HR_BIN_NOISE_SIZE 24 /* 1.6: the noise record at offset 112 */
+/* 1.8, header flags bit 1: the string table's last string is the recorded
+ * process's command (hr_trace_t.command), which no event names. */
+#define HR_BIN_FLAG_COMMAND 0x2u
 #define HR_BIN_OP_MASK 0x1fu       /* opcode byte: bits 0-4 = op code */
 #define HR_BIN_OPT 0x20u           /* bit 5: optional field(s) present */
 #define HR_BIN_THREAD 0x40u        /* bit 6: thread index follows */

@@ -291,6 +291,8 @@ int hr_import_capture(const char *path, hr_trace_t *out, hr_repair_t *rep, hr_er
         rc = apply_sites(&s, out);
     if (rc == 0) /* the process's own time; capture sets the whole run's over it */
         hr_caplog_program(&s.L, &out->program);
+    if (rc == 0 && !out->command && hr_caplog_command(&s.L, &out->command) != 0)
+        rc = -1;
     hr_addrmap_finish(m);
     if (rc == -1)
         hr_error_set(err, "%s: out of memory while converting", path);
@@ -433,7 +435,10 @@ static int stream_write(cap_state_t *s, const char *out, const hr_program_time_t
             info->program = *prog;
         else /* a --follow-forks child: its own time from its log */
             hr_caplog_program(&s->L, &info->program);
-        rc = give_kept(w, info);
+        if (!info->command && hr_caplog_command(&s->L, &info->command) != 0)
+            rc = -1;
+        if (rc == 0)
+            rc = give_kept(w, info);
     }
     hr_outfile_t o;
     FILE *f = rc == 0 ? hr_outfile_open(&o, out, err) : NULL;

@@ -331,13 +331,14 @@ static int64_t canon_strings(const hr_trace_t *t, uint32_t *map, uint32_t *order
 
 /* FNV-1a 64 over the canonical binary encoding of the events: without the
  * program time (a 1.4 header field), which says how the program ran, not
- * what it did, and without the stacks (1.5), so a trace with and without
- * them is the same trace. */
+ * what it did, and without the stacks (1.5) and the command (1.8), so a
+ * trace with and without them is the same trace. */
 static void digest_of(const hr_trace_t *t, char out[17]) {
     hr_buf_t b = {0};
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 offset basis */
     hr_trace_t c = *t;
     memset(&c.program, 0, sizeof c.program);
+    c.command = NULL; /* nor which program it was, the trace's name for it */
     c.stacks = NULL; /* where blocks came from is not what the program did */
     c.site = NULL;
     if (hr_trace_encode_binary(&c, &b) == 0) {

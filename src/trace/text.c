@@ -226,8 +226,28 @@ static int parse_event(tctx_t *c, hr_trace_t *t, const tok_t *tk, int ntok, hr_e
     return 0;
 }
 
-/* Header line: "heapreplay-trace 1" optionally followed by "timestamps" and
- * the program time's options (program.c: all seven or none). */
+/* The header's command=VALUE (1.8): the process's command line, percent-
+ * encoded as names are (a space is %20), once. */
+static int parse_command(tctx_t *c, tok_t tk, hr_trace_t *t) {
+    tok_t v = {tk.s + 8, tk.n - 8};
+    if (t->command)
+        return hr_text_fail(c, "header option 'command=' given twice");
+    if (v.n == 0)
+        return hr_text_fail(c, "header option 'command=' without a command (expected "
+                            "command=PATH%%20ARG..., percent-encoded)");
+    if (!(t->command = hr_text_unescape(c, v)))
+        return -1;
+    if (!*t->command)
+        return hr_text_fail(c, "header option 'command=': an empty command (leave the option out)");
+    if (strlen(t->command) > HR_COMMAND_MAX)
+        return hr_text_fail(c, "header option 'command=': %zu bytes (expected at most %d)",
+                            strlen(t->command), HR_COMMAND_MAX);
+    return 0;
+}
+
+/* Header line: "heapreplay-trace 1" optionally followed by "timestamps",
+ * "command=..." and the program time's options (program.c: all seven or
+ * none). */
 static int parse_header(tctx_t *c, const tok_t *tk, int ntok, hr_trace_t *t) {
     char what[300];
     unsigned seen = 0;
@@ -245,13 +265,18 @@ static int parse_header(tctx_t *c, const tok_t *tk, int ntok, hr_trace_t *t) {
             t->flags |= HR_TRACEF_TIMESTAMPS;
             continue;
         }
+        if (tk[i].n >= 8 && memcmp(tk[i].s, "command=", 8) == 0) {
+            if (parse_command(c, tk[i], t))
+                return -1;
+            continue;
+        }
         int rc = hr_program_text_option(&t->program, &seen, tk[i].s, tk[i].n, what, sizeof what);
         if (rc < 0)
             return hr_text_fail(c, "%s", what);
         if (rc == 0)
-            return hr_text_fail(c, "unknown header option " TOKF " (expected 'timestamps' or the "
-                         "program time's runs=, timed=, wall_ns=, cpu_ns=, cpu_min_ns=, "
-                         "cpu_max_ns=, max_rss=)", TOKA(tk[i]));
+            return hr_text_fail(c, "unknown header option " TOKF " (expected 'timestamps', "
+                         "command= or the program time's runs=, timed=, wall_ns=, cpu_ns=, "
+                         "cpu_min_ns=, cpu_max_ns=, max_rss=)", TOKA(tk[i]));
     }
     if (hr_program_text_finish(&t->program, seen, what, sizeof what))
         return hr_text_fail(c, "%s", what);
@@ -557,6 +582,10 @@ int hr_trace_write_text(FILE *f, const hr_trace_t *t) {
     wstr(w, HR_TEXT_MAGIC " 1");
     wstr(w, has_ts ? " timestamps" : "");
     wstr(w, prog);
+    if (t->command) {
+        wstr(w, " command=");
+        wname(w, t->command);
+    }
     wchar(w, '\n');
     int rc = t->stacks ? write_stacks(w, t) : 0;
     for (size_t i = 0; i < t->n_events && !rc; i++)

@@ -49,6 +49,7 @@ void hr_trace_free(hr_trace_t *t) {
         free(t->names);
     }
     hr_trace_drop_stacks(t);
+    free(t->command);
     memset(t, 0, sizeof *t);
 }
 

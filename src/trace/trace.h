@@ -140,6 +140,9 @@ static inline int hr_op_is_hint(unsigned op) {
 }
 
 
+/* The longest command a trace records (hr_trace_t.command), in bytes. */
+#define HR_COMMAND_MAX 4096
+
 /* Trace-level flags (hr_trace_t.flags and the binary header). */
 enum {
     HR_TRACEF_TIMESTAMPS = 1u << 0, /* ts[] holds one timestamp (ns) per event */
@@ -195,6 +198,13 @@ typedef struct hr_trace {
     uint64_t    op_counts[HR_OP__COUNT]; /* set by hr_trace_validate */
     uint32_t    max_align;   /* largest alloc alignment, set by hr_trace_validate */
     hr_program_time_t program; /* the program's own run time (runs 0: none) */
+    /* The recorded process's command line (docs/TRACE_FORMAT.md, "Command"):
+     * its executable's path, then its arguments, each after one space; at
+     * most HR_COMMAND_MAX bytes, no NUL. NULL: not recorded. Which program
+     * a process was tells a --follow-forks capture's processes apart (their
+     * files are named by pid). Not part of the digest; freed by
+     * hr_trace_free. */
+    char *command;
     /* A replay process's trace in the packed form (src/trace/packed.h):
      * events is then NULL and the events are read in windows. Internal to
      * the replay; NULL in every trace a reader returns. */

@@ -126,6 +126,20 @@ cli_signals() {
         check_dump "heapreplay capture: launcher with --follow-forks: the program's trace" \
             "$(dump "$mc" --trace --min 10000 --max 40000)" "f_alloc 100" "f_calloc 1" "f_free 101"
     else not_ok "heapreplay capture: launcher with --follow-forks (rc $rc)"; sed 's/^/#   /' "$W/m.log"; fi
+    # each process's command (format 1.8): the launcher's and the program's,
+    # kept in the binary trace (streamed) and in a text one (built in memory)
+    local pc cc tc
+    pc=$("$HR" info "$W/m.hrt" 2>&1 | sed -n 's/^  command *//p')
+    cc=$([ -n "$mc" ] && "$HR" info "$mc" 2>&1 | sed -n 's/^  command *//p')
+    "$HR" capture -f -o "$W/mt.hrtt" -- sh -c "\"$T/cap_single\" one two; exit 0" > "$W/mt.log" 2>&1
+    tc=$(ls "$W"/mt.[0-9]*.hrtt 2>/dev/null | head -n 1)
+    tc=$([ -n "$tc" ] && head -n 1 "$tc")
+    case "$pc|$cc|$tc" in
+    "$(command -v sh | xargs readlink -f) -c \"$T/cap_single\"; exit 0|$(readlink -f "$T/cap_single")|"*" command=$(readlink -f "$T/cap_single" | sed 's/%/%25/g')%20one%20two")
+        ok "heapreplay capture --follow-forks: each process's command in its trace (binary and text)" ;;
+    *) not_ok "heapreplay capture --follow-forks: each process's command" "parent: $pc" "child: $cc" \
+        "text child's header: $tc" ;;
+    esac
 }
 
 if [ ! -f "$LIB" ] || [ ! -x "$DUMP" ]; then

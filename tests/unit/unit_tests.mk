@@ -8,7 +8,7 @@ UNIT_TESTS = tests/unit/test_varint tests/unit/test_trace_format tests/unit/test
 	tests/unit/test_engine tests/unit/test_stack tests/unit/test_marker tests/unit/test_block \
 	tests/unit/test_bank tests/unit/test_sizeclass tests/unit/test_dlheap tests/unit/test_routed tests/unit/test_routed_tables \
 	tests/unit/test_backends tests/unit/test_ptrmap tests/unit/test_verify tests/unit/test_threads \
-	tests/unit/test_compose tests/unit/test_trace_input tests/unit/test_scan_canonical tests/unit/test_program tests/unit/test_predict tests/unit/test_ranking \
+	tests/unit/test_compose tests/unit/test_command tests/unit/test_trace_input tests/unit/test_scan_canonical tests/unit/test_program tests/unit/test_predict tests/unit/test_ranking \
 	tests/unit/test_series tests/unit/test_packed tests/unit/test_access tests/unit/test_spec tests/unit/test_plan tests/unit/test_result tests/unit/test_lifetime \
 	tests/unit/test_paired tests/unit/test_warmstop tests/unit/test_paced tests/unit/test_pollute
 check_PROGRAMS += $(UNIT_TESTS)
