@@ -176,6 +176,7 @@ void hr_result_decode(const hr_json_t *r, const char *const *op_keys, unsigned n
     out->status = hr_json_path_str(r, HR_RK_STATUS);
     out->error = hr_json_path_str(r, HR_RK_ERROR);
     out->touch = hr_json_path_str(r, HR_RK_TOUCH);
+    out->command = hr_json_path_str(r, HR_RK_COMMAND);
     out->signal = hr_json_path_num(r, HR_RK_SIGNAL);
     out->runs = hr_json_path_num(r, HR_RK_RUNS);
     out->unstable = flag(r, HR_RK_UNSTABLE);

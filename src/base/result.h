@@ -72,6 +72,7 @@ typedef struct hr_result_metrics {
 #define HR_RK_PER_THREAD "per_thread"
 #define HR_RK_POOLS "pools"
 #define HR_RK_PROGRAM "program"
+#define HR_RK_COMMAND "process_command"
 #define HR_RK_PREDICT "predict"
 #define HR_RK_BUDGET "budget"
 
@@ -126,6 +127,7 @@ typedef struct hr_result {
                                 * flattens it as it is) */
     /* identity */
     const char *trace, *trace_digest, *allocator, *status, *error, *touch;
+    const char *command; /* the recorded process's command line (trace format 1.8), or NULL */
     const char *spec; /* a routed row's composition when `allocator` is its label, else NULL */
     double      signal, runs;  /* NAN when absent */
     int         unstable, mostly_fallback, deterministic, interrupted; /* 0 when absent */

@@ -234,6 +234,9 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *pj = hr_program_json(cell->program); /* the trace's program time, if any */
         if (pj)
             hr_report_builder_set_last(c->rb, "program", pj);
+        hr_json_t *cj = cell->command ? hr_json_new_str(cell->command) : NULL;
+        if (cj) /* which program the process ran (a --follow-forks capture's traces) */
+            hr_report_builder_set_last(c->rb, HR_RK_COMMAND, cj);
         set_trace_obj(c, TR_FRAMES);
         if (cell->stop)
             hr_report_builder_interrupted(c->rb, sig_name(cell->stop), cell->partial);

@@ -277,7 +277,7 @@ static int want_packed(const hr_replay_plan_t *p, const char *path) {
  * cannot be packed after all (it has pools, which the parent lowers in the
  * decoded events): decode it. */
 static int share_packed(const hr_replay_plan_t *p, const char *path, hr_trace_t *t,
-                        char digest[17], hr_program_time_t *prog, hr_error_t *err) {
+                        char digest[17], hr_program_time_t *prog, char **cmd, hr_error_t *err) {
     hr_trace_summary_t s;
     int fd = hr_trace_share_file(path, &s, err);
     if (fd < 0)
@@ -294,6 +294,8 @@ static int share_packed(const hr_replay_plan_t *p, const char *path, hr_trace_t 
     }
     memcpy(digest, s.digest, 17);
     *prog = s.t.program;
+    *cmd = s.t.command; /* taken: the shared copy does not carry it */
+    s.t.command = NULL;
     hr_trace_summary_free(&s);
     char d[17];
     if (hr_trace_map(fd, t, d, err) != 0) {
@@ -306,11 +308,14 @@ static int share_packed(const hr_replay_plan_t *p, const char *path, hr_trace_t 
 /* The decoded path: read whole, prepare (the caller: pools), rename sparse
  * ids, share; the parent then maps the shared copy too (adopt_shared). */
 static int share_decoded(const hr_replay_hooks_t *h, const char *path, hr_trace_t *t,
-                         char digest[17], hr_program_time_t *prog, int *mapped, hr_error_t *err) {
+                         char digest[17], hr_program_time_t *prog, char **cmd, int *mapped,
+                         hr_error_t *err) {
     if (hr_trace_read_file(path, HR_FMT_AUTO, t, err) != 0)
         return -1;
     hr_trace_digest(t, digest); /* of the trace as read, before lowering its pools */
-    *prog = t->program; /* the shared copy does not carry it */
+    *prog = t->program; /* the shared copy carries neither */
+    *cmd = t->command;
+    t->command = NULL;
     int tfd = (!h->prepare || h->prepare(h->ctx, t, path, err) == 0) &&
                       hr_trace_compact_ids(t, err) == 0
                   ? hr_trace_share(t, digest, err)
@@ -410,14 +415,14 @@ static int run_trace(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int 
     const char *path = p->paths[i];
     hr_trace_t t;
     hr_error_t err = {{0}};
-    char digest[17];
+    char digest[17], *cmd = NULL;
     hr_program_time_t prog;
     int mapped = 0, tfd = -2;
     hr_trace_init(&t);
-    if (want_packed(p, path) && (tfd = share_packed(p, path, &t, digest, &prog, &err)) >= 0)
+    if (want_packed(p, path) && (tfd = share_packed(p, path, &t, digest, &prog, &cmd, &err)) >= 0)
         mapped = 1;
     if (tfd == -2)
-        tfd = share_decoded(h, path, &t, digest, &prog, &mapped, &err);
+        tfd = share_decoded(h, path, &t, digest, &prog, &cmd, &mapped, &err);
     int rc = 2;
     if (tfd < 0) {
         fprintf(stderr, "heapreplay replay: %s\n", err.msg);
@@ -425,13 +430,14 @@ static int run_trace(const hr_replay_plan_t *p, const hr_replay_hooks_t *h, int 
         hr_child_job_t proto = {&t, tfd, path, digest, NULL, p->opt, p->self_exe,
                                 HR_MODE_MEASURE, NULL,
                                 hr_mem_limit_for(p->opt->mem_limit, t.peak_live, t.n_ids)};
-        hr_replay_cell_t c = {i, 0, path, NULL, &prog, 0, NULL, NULL, NULL, NULL, 0, 0};
+        hr_replay_cell_t c = {i, 0, path, NULL, &prog, cmd, 0, NULL, NULL, NULL, NULL, 0, 0};
         rc = run_jobs(p, h, &c, &proto, subi, nsub);
         close(tfd);
     }
     if (h->release)
         h->release(h->ctx);
     release_trace(&t, mapped);
+    free(cmd);
     return rc;
 }
 

@@ -61,6 +61,7 @@ typedef struct hr_replay_cell {
     const char              *path;
     const hr_alloc_spec_t   *alloc;
     const hr_program_time_t *program;     /* the trace's recorded program time */
+    const char              *command;     /* its recorded command (format 1.8), or NULL */
     int                      n;           /* samples below */
     const char             **measure, **time;
     const char              *verify, *count;

@@ -304,3 +304,29 @@ int hr_result_mostly_fallback(const hr_result_t *t) {
         return 0;
     return hr_result_fallback_of(&t->m, HR_MOSTLY_FALLBACK);
 }
+
+void hr_report_command_program(char *buf, size_t n, const char *cmd) {
+    if (!n)
+        return;
+    buf[0] = 0;
+    if (!cmd)
+        return;
+    size_t end = strcspn(cmd, " "), start = end;
+    while (start > 0 && cmd[start - 1] != '/')
+        start--;
+    snprintf(buf, n, "%.*s", (int)(end - start), cmd + start);
+}
+
+void hr_report_command_words(char *buf, size_t n, const char *cmd, size_t max) {
+    if (!n)
+        return;
+    hr_report_command_program(buf, n, cmd);
+    if (!cmd)
+        return;
+    const char *args = cmd + strcspn(cmd, " ");
+    size_t have = strlen(buf), room = max > have ? max - have : 0;
+    if (strlen(args) <= room)
+        snprintf(buf + have, n - have, "%s", args);
+    else
+        snprintf(buf + have, n - have, "%.*s ...", (int)room, args);
+}

@@ -95,6 +95,12 @@ void hr_fmt_ns(char *buf, size_t n, double ns);        /* "850 ns", "1.2 us", "3
 
 /* Basename of a trace path (the part after the last '/'). */
 const char *hr_report_trace_base(const char *path);
+/* A recorded command (hr_result_t.command) for a reader: the program's file
+ * name (its path's last part), then its arguments, cut to `max` bytes with
+ * "..." (e.g. "cc1 -quiet u05.c ..."); "" when cmd is NULL. */
+void hr_report_command_words(char *buf, size_t n, const char *cmd, size_t max);
+/* The program's file name alone ("cc1"), at most n - 1 bytes; "" for NULL. */
+void hr_report_command_program(char *buf, size_t n, const char *cmd);
 
 /* "unstable": the ranking figure (the HR_MF_RANK metric, time.ns_per_op)
  * spreads too widely to rank the allocator: at least

@@ -312,3 +312,112 @@ int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_name
     free(dn);
     return same;
 }
+
+/* The recorded command of process k (its first row with one), or NULL. */
+static const char *command_of(const hr_family_t *f, int k) {
+    for (int j = f->start[k]; j < f->start[k + 1]; j++)
+        if (f->rows[j]->command)
+            return f->rows[j]->command;
+    return NULL;
+}
+
+int hr_family_programs(const hr_family_t *f, char (*names)[64], int max) {
+    int n = 0;
+    for (int k = 0; k < f->n && n < max; k++) {
+        char prog[64];
+        hr_report_command_program(prog, sizeof prog, command_of(f, k));
+        int seen = !prog[0];
+        for (int i = 0; i < n && !seen; i++)
+            seen = strcmp(names[i], prog) == 0;
+        if (!seen)
+            snprintf(names[n++], sizeof names[0], "%s", prog);
+    }
+    return n;
+}
+
+int hr_family_subset(const hr_family_t *f, const char *program, hr_family_t *sub) {
+    memset(sub, 0, sizeof *sub);
+    sub->traces = malloc((size_t)f->n * sizeof *sub->traces);
+    sub->start = calloc((size_t)f->n + 1, sizeof *sub->start);
+    sub->rows = malloc(((size_t)f->start[f->n] + 1) * sizeof *sub->rows);
+    if (!sub->traces || !sub->start || !sub->rows) {
+        hr_family_free(sub);
+        return -1;
+    }
+    for (int k = 0; k < f->n; k++) {
+        char prog[64];
+        hr_report_command_program(prog, sizeof prog, command_of(f, k));
+        if (!prog[0] || strcmp(prog, program) != 0)
+            continue;
+        sub->traces[sub->n] = f->traces[k];
+        sub->start[sub->n + 1] = sub->start[sub->n];
+        for (int j = f->start[k]; j < f->start[k + 1]; j++)
+            sub->rows[sub->start[sub->n + 1]++] = f->rows[j];
+        sub->n++;
+    }
+    sub->parent = sub->n ? sub->traces[0] : NULL;
+    if (sub->n)
+        return 1;
+    hr_family_free(sub);
+    return 0;
+}
+
+/* cmd with every token that starts with "/tmp/" written "/tmp/" and a star (a fresh
+ * string; NULL for NULL or out of memory). */
+static char *normal_command(const char *cmd) {
+    char *out = cmd ? malloc(strlen(cmd) + 1) : NULL, *w = out;
+    for (const char *a = cmd; out && *a;) {
+        size_t len = strcspn(a, " ");
+        int tmp = len >= 5 && strncmp(a, "/tmp/", 5) == 0;
+        memcpy(w, a, tmp ? 6 : len);
+        if (tmp)
+            w[5] = '*';
+        w += tmp ? 6 : len;
+        a += len;
+        if (*a == ' ')
+            *w++ = *a++;
+    }
+    if (w)
+        *w = 0;
+    return out;
+}
+
+/* f's processes by normalized command (NULL: none, sorted first), then in
+ * process order; the names are fresh strings. */
+static named_t *by_commands(const hr_family_t *f) {
+    named_t *d = malloc(((size_t)f->n + 1) * sizeof *d);
+    for (int k = 0; d && k < f->n; k++)
+        d[k] = (named_t){normal_command(command_of(f, k)), k};
+    if (d)
+        qsort(d, (size_t)f->n, sizeof *d, by_name_idx);
+    return d;
+}
+
+static void free_named(named_t *d, int n) {
+    for (int k = 0; d && k < n; k++)
+        free((char *)d[k].name);
+    free(d);
+}
+
+int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair) {
+    named_t *cb = by_commands(b), *cn = by_commands(n);
+    int made = 0;
+    for (int k = 0; k < b->n; k++)
+        pair[k] = -1;
+    /* both sorted by command: walk them together, pairing equal ones */
+    for (int i = 0, j = 0; cb && cn && i < b->n && j < n->n;) {
+        int c = by_name(&cb[i], &cn[j]);
+        if (c == 0 && cb[i].name) {
+            pair[cb[i++].idx] = cn[j++].idx;
+            made++;
+        } else if (c < 0 || !cb[i].name) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    made = cb && cn ? made : -1;
+    free_named(cb, b->n);
+    free_named(cn, n->n);
+    return made;
+}

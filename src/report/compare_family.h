@@ -65,6 +65,20 @@ const hr_result_t *hr_family_row(const hr_family_t *f, int k, const char *alloc)
  * over the processes they would mean nothing. */
 int hr_family_framed(const hr_family_t *f);
 
+/* The programs of f's processes (their recorded commands' program names,
+ * hr_report_command_program), each once, in process order: up to `max`
+ * into names; returns how many. A process without a command has none. */
+int hr_family_programs(const hr_family_t *f, char (*names)[64], int max);
+/* The processes of f that ran `program`, as a family of their own (not
+ * parent-first; free with hr_family_free): 1, 0 when none, -1 out of
+ * memory. */
+int hr_family_subset(const hr_family_t *f, const char *program, hr_family_t *sub);
+/* Pairs b's processes with n's that ran the same command (temporary files'
+ * names, "/tmp/...", do not count: a compiler's differ on every run), each
+ * matched once in process order: pair[k] is n's index for b's process k, or
+ * -1. Returns the pairs made, -1 out of memory. */
+int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair);
+
 /* One process's figure (its row `r`) into s. */
 typedef void (*hr_family_fig_fn)(const hr_result_t *r, hr_spread_t *s, void *ctx);
 

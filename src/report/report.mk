@@ -9,7 +9,7 @@ HR_REPORT_SOURCES = \
 	src/report/summary.c src/report/phases.c src/report/detail.c src/report/crosstrace.c src/report/wholeprog.c src/report/predict.c \
 	src/report/tables.c \
 	src/report/csv.c src/report/compare.c src/report/compare_fmt.c src/report/paired.c \
-	src/report/compare_program.c src/report/compare_family.c \
+	src/report/compare_family.c src/report/compare_figs.c src/report/compare_whole.c src/report/compare_program.c \
 	src/report/chart_bars.c src/report/chart_summary.c src/report/chart_memory.c \
 	src/report/chart_frames.c src/report/chart_latency.c \
 	src/report/chart.c \
@@ -22,7 +22,7 @@ noinst_HEADERS += \
 	src/report/svg.h src/report/ranking.h src/report/answers.h \
 	src/report/summary.h src/report/phases.h src/report/detail.h src/report/crosstrace.h src/report/wholeprog.h src/report/predict.h \
 	src/report/tables.h \
-	src/report/csv.h src/report/compare.h src/report/compare_family.h src/report/paired.h src/report/charts.h \
+	src/report/csv.h src/report/compare.h src/report/compare_family.h src/report/compare_prog.h src/report/paired.h src/report/charts.h \
 	src/report/chart.h \
 	src/report/html.h \
 	src/report/report.h \

@@ -104,18 +104,24 @@ static void table_row(hr_emit_t *em, const hr_ranking_t *rk, int i) {
 /* "trace PATH: N ops, peak live X" (both properties of the trace). */
 static void heading(char *buf, size_t n, const hr_ranking_t *rk, const char *trace) {
     double ops = NAN, live = NAN;
-    for (int i = 0; i < rk->n && (isnan(ops) || isnan(live)); i++) {
+    const char *cmd = NULL;
+    for (int i = 0; i < rk->n; i++) {
         if (isnan(ops))
             ops = rk->e[i].r->m.OPS_TOTAL;
         if (isnan(live))
             live = rk->e[i].r->m.PEAK_LIVE;
+        if (!cmd)
+            cmd = rk->e[i].r->command;
     }
     int k = snprintf(buf, n, "trace %s", trace);
     if (k < 0 || (size_t)k >= n || isnan(ops))
         return;
-    char b[32];
+    char b[32], words[128];
     hr_fmt_bytes(b, sizeof b, live);
-    snprintf(buf + k, n - (size_t)k, ": %.0f ops, peak live %s", ops, isnan(live) ? "-" : b);
+    /* the process it recorded (a --follow-forks capture's traces are named by pid) */
+    hr_report_command_words(words, sizeof words, cmd, 100);
+    snprintf(buf + k, n - (size_t)k, ": %.0f ops, peak live %s%s%s", ops, isnan(live) ? "-" : b,
+             cmd ? "; process: " : "", words);
 }
 
 static void summary_table(hr_emit_t *em, const hr_ranking_t *rk, const char *trace) {

@@ -266,6 +266,48 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
     return f ? family_verdict(buf, n, f) : 0;
 }
 
+/* "cc1 x12, as x12, gcc x12, make": the programs the family's processes
+ * ran (their recorded commands, trace format 1.8), most processes first;
+ * nothing when no process recorded one. */
+static void program_mix(FILE *out, const hr_report_view_t *v, const char *parent, int md) {
+    int cap = v->ntraces + 1, n = 0;
+    char (*name)[64] = calloc((size_t)cap, sizeof *name);
+    int *count = calloc((size_t)cap, sizeof *count);
+    for (int t = 0; name && count && t < v->ntraces; t++) {
+        const char *tr = v->traces[t], *cmd = NULL;
+        if (strcmp(tr, parent) != 0 && !hr_wholeprog_is_child(tr, parent))
+            continue;
+        for (size_t i = 0; i < v->n && !cmd; i++)
+            if (hr_result_of_trace(&v->rows[i], tr))
+                cmd = v->rows[i].command;
+        char prog[64];
+        hr_report_command_program(prog, sizeof prog, cmd);
+        if (!prog[0])
+            continue;
+        int k = 0;
+        while (k < n && strcmp(name[k], prog) != 0)
+            k++;
+        if (k == n)
+            snprintf(name[n++], sizeof name[0], "%s", prog);
+        count[k]++;
+    }
+    for (int shown = 0; shown < n; shown++) { /* most processes first, then by name */
+        int best = -1;
+        for (int k = 0; k < n; k++)
+            if (count[k] > 0 && (best < 0 || count[k] > count[best] ||
+                                 (count[k] == count[best] && strcmp(name[k], name[best]) < 0)))
+                best = k;
+        fprintf(out, "%s%s", shown ? ", " : md ? "processes: " : "  processes: ", name[best]);
+        if (count[best] > 1)
+            fprintf(out, " x%d", count[best]);
+        count[best] = -count[best];
+    }
+    if (n)
+        fprintf(out, "\n%s", md ? "\n" : "");
+    free(name);
+    free(count);
+}
+
 void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
     const hr_json_t *all = hr_json_get(v->doc, HR_REPORT_WHOLE_PROGRAM);
     if (em->format != HR_EMIT_TEXT && em->format != HR_EMIT_MARKDOWN && em->format != HR_EMIT_HTML)
@@ -286,6 +328,7 @@ void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
         fprintf(out, "%sWhole program: %s and its %.0f child processes (CPU %.3f s)\n%s%s\n%s",
                 md ? "### " : "", parent, hr_json_path_num(f, "processes") - 1,
                 hr_json_path_num(f, "cpu_s"), md ? "\n" : "", verdict, md ? "\n" : "");
+        program_mix(out, v, parent, md);
         fprintf(out, "%sper allocator: the change of its CPU time [interval], its processes' "
                 "start-up, both answers:\n%s", md ? "" : "  ", md ? "\n" : "");
         for (size_t i = 0; i < hr_json_len(arr); i++) {

@@ -11,6 +11,9 @@
 #   2. a build with one process more and one child allocating twice as much:
 #      exit 1, its first line the whole program's processes 4 -> 5, the
 #      allocations summed over the processes (85 -> 145);
+#   2b. with the processes' commands (trace format 1.8): rows per program
+#      (cc1's processes summed) and a note naming the process whose events
+#      changed most among those that ran the same command;
 #   3. the whole program's allocator time is the processes' times summed
 #      sample by sample (sample i of each process: one replay of the whole
 #      program), its median the row's figure;
@@ -40,14 +43,18 @@ parent() { # DIR PARENT_SIZE: the parent, with the whole run's program time
     { echo "heapreplay-trace 1 runs=5 timed=plain wall_ns=900000000 cpu_ns=800000000 cpu_min_ns=790000000 cpu_max_ns=810000000 max_rss=10485760"
       blocks 19 100 0; echo "alloc 19 $2"; echo "free 19"; } > "$1/b.hrtt"
 }
-child() { # DIR PID N SIZE KEEP
-    { echo "heapreplay-trace 1"; blocks "$3" "$4" "$5"; } > "$1/b.$2.hrtt"
+child() { # DIR PID N SIZE KEEP [COMMAND, percent-encoded]
+    { echo "heapreplay-trace 1${6:+ command=$6}"; blocks "$3" "$4" "$5"; } > "$1/b.$2.hrtt"
 }
 mkdir -p "$T/a" "$T/same" "$T/more" "$T/alone"
-parent "$T/a" 100;    child "$T/a" 201 10 64 0;    child "$T/a" 202 50 32 0;    child "$T/a" 203 5 4096 3
-parent "$T/same" 104; child "$T/same" 301 10 64 0; child "$T/same" 302 50 32 0; child "$T/same" 303 5 4096 3
-parent "$T/more" 104; child "$T/more" 401 10 64 0; child "$T/more" 402 100 32 0; child "$T/more" 403 5 4096 3
-child "$T/more" 404 10 16 0
+# the children's commands (trace format 1.8): two compilers and an assembler
+CA=/usr/bin/cc1%20a.c CB=/usr/bin/cc1%20b.c AS=/usr/bin/as%20-o%20a.o%20/tmp/ccX1.s
+parent "$T/a" 100;    child "$T/a" 201 10 64 0 "$CA";    child "$T/a" 202 50 32 0 "$CB"
+child "$T/a" 203 5 4096 3 "$AS"
+parent "$T/same" 104; child "$T/same" 301 10 64 0 "$CA"; child "$T/same" 302 50 32 0 "$CB"
+child "$T/same" 303 5 4096 3 /usr/bin/as%20-o%20a.o%20/tmp/ccY2.s
+parent "$T/more" 104; child "$T/more" 401 10 64 0 "$CA"; child "$T/more" 402 100 32 0 "$CB"
+child "$T/more" 403 5 4096 3 "$AS"; child "$T/more" 404 10 16 0 /usr/bin/ld
 parent "$T/alone" 104
 # frames: a child of K allocations per frame, 4 frames (the first is the load)
 game() { # DIR PID K
@@ -132,6 +139,20 @@ if [ "$(row "$T/more.cmp" allocations)" = "85 145 REGRESSION" ] &&
     ok "the whole program: allocations summed (85 -> 145), never freed summed, the largest peak live"
 else not_ok "the whole program: allocations summed, never freed summed, the largest peak live" \
     "allocations: $(row "$T/more.cmp" allocations); never freed: $(row "$T/more.cmp" "blocks never freed"); peak live: $(row "$T/more.cmp" "peak live")"; fi
+
+# 2b. by program (the recorded commands): cc1's allocations 60 -> 110, ld
+#     only in new; the note names the compile that grew, paired by command
+#     (the assembler's temporary file's name does not count)
+cc1=$(jq -r '.rows[] | select(.trace == "b.hrtt (whole program: cc1)" and .metric == "allocations") |
+      "\(.base) \(.new) \(.verdict)"' "$T/more.cmp")
+ld=$(jq -r '.rows[] | select(.trace == "b.hrtt (whole program: ld)") | "\(.metric) \(.verdict)"' "$T/more.cmp")
+note=$(jq -r --arg t "$W" '.rows[] | select(.trace == $t and (.metric | startswith("process "))) |
+       "\(.metric): \(.reason)"' "$T/more.cmp")
+if [ "$cc1" = "60 110 REGRESSION" ] && [ "$ld" = "processes n/a" ] &&
+   [ "$(printf '%s\n' "$note" | head -n 1 | cut -d, -f1)" = "process cc1 b.c: the same command in both captures: events 100 -> 200 (+100.0%)" ] &&
+   [ "$(printf '%s\n' "$note" | wc -l)" = 1 ]; then
+    ok "by program: cc1's allocations summed (60 -> 110), ld new; the note names cc1 b.c (+100 %)"
+else not_ok "by program and by command" "cc1: $cc1" "ld: $ld" "note: $note"; fi
 
 # 3. allocator time: each process's cold-lap samples summed sample by sample
 want=$(jq -r '[.results[] | .samples["time.cold_cpu_s"]] | transpose | map(add) | sort |
