@@ -139,6 +139,17 @@ $(for v in grown O3; do
     echo
     jq -r '.rows[] | select(.metric == "identical processes") | .reason' "$W/$v.json"
     echo
+    echo "By program (the recorded commands), events base -> new:"
+    echo
+    jq -r '.rows[] | select((.trace | test("whole program: ")) and .metric == "events") |
+           "- \(.trace | sub(".*whole program: "; "") | sub("\\)$"; "")): \(.base) -> \(.new) (\(.delta_pct * 100 | round / 100) %)"' \
+        "$W/$v.json"
+    echo
+    echo "The processes that ran the same command in both, their events changed most:"
+    echo
+    jq -r '.rows[] | select(.metric | startswith("process ")) | "- \(.metric): \(.reason)"' "$W/$v.json" |
+        grep . || echo "(none: no process ran the same command in both captures with 1 % more or fewer events)"
+    echo
 done)
 
 Wall seconds per run (capture: the build under the capture library and the
