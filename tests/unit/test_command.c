@@ -4,6 +4,7 @@
  * strings; the digest ignores it; and every malformed form is one error
  * naming its offset (binary) or line (text). */
 #include "hr_test.h"
+#include "trace_mem.h"
 #include "trace/format.h"
 
 #include <stdlib.h>
@@ -17,22 +18,9 @@
               "cpu_mad_ns=50000000 load_before=0.50 load_after=0.75 cpus=2"
 
 static int read_text(const char *src, hr_trace_t *t, hr_error_t *err) {
-    hr_trace_init(t);
-    return hr_trace_read_mem(src, strlen(src), "c.txt", HR_FMT_TEXT, t, err);
+    return read_text_mem(src, "c.txt", t, err);
 }
 
-static char *to_text(const hr_trace_t *t) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (hr_trace_write_text(f, t) != 0) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    return buf;
-}
 
 static unsigned le16(const uint8_t *p) { return (unsigned)p[0] | (unsigned)p[1] << 8; }
 static unsigned le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
@@ -57,7 +45,7 @@ static void round_trip(const char *text, unsigned header_size) {
     HR_CHECK_STR(u.command, t.command);
     HR_CHECK_EQ_U64(u.n_strings, 1);
     HR_CHECK(memcmp(&u.program, &t.program, sizeof t.program) == 0);
-    char *txt = to_text(&u);
+    char *txt = text_of(&u);
     HR_CHECK_STR(txt, text);
     free(txt);
     char d1[17], d2[17];

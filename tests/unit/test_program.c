@@ -3,6 +3,7 @@
  * ignores it, 1.2 and 1.3 files read as before, and every malformed field
  * is one error naming its offset (binary) or line (text). */
 #include "hr_test.h"
+#include "trace_mem.h"
 #include "trace/format.h"
 #include "trace/scan.h"
 
@@ -17,22 +18,9 @@ static const char k_plain[] = "heapreplay-trace 1\n" EVENTS;
 static const char k_prog[] = "heapreplay-trace 1" PROG "\n" EVENTS;
 
 static int read_text(const char *src, hr_trace_t *t, hr_error_t *err) {
-    hr_trace_init(t);
-    return hr_trace_read_mem(src, strlen(src), "p.txt", HR_FMT_TEXT, t, err);
+    return read_text_mem(src, "p.txt", t, err);
 }
 
-static char *to_text(const hr_trace_t *t) {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (hr_trace_write_text(f, t) != 0) {
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
-    return buf;
-}
 
 static void test_text_binary_text(void) {
     hr_trace_t t, u;
@@ -53,7 +41,7 @@ static void test_text_binary_text(void) {
     hr_trace_init(&u);
     HR_CHECK(hr_trace_read_mem(b.data, b.len, "p.hrt", HR_FMT_BINARY, &u, &err) == 0);
     HR_CHECK(memcmp(&u.program, &t.program, sizeof t.program) == 0);
-    char *txt = to_text(&u);
+    char *txt = text_of(&u);
     HR_CHECK_STR(txt, k_prog);
     free(txt);
     hr_buf_free(&b);
@@ -69,7 +57,7 @@ static void test_captured_flag(void) {
                       "cpu_min_ns=7 cpu_max_ns=7 max_rss=4096\nalloc 0 1 @5\nfree 0 @6\n";
     HR_CHECK(read_text(src, &t, &err) == 0);
     HR_CHECK_EQ_U64(t.program.flags, HR_PROGF_CAPTURED);
-    char *txt = to_text(&t);
+    char *txt = text_of(&t);
     HR_CHECK_STR(txt, src);
     free(txt);
     hr_trace_free(&t);
