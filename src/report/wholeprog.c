@@ -103,6 +103,45 @@ static hr_json_t *alloc_json(const char *alloc, const sums_t *s, double cpu, dou
     return a;
 }
 
+/* The programs the family's processes ran (their recorded commands, trace
+ * format 1.8) with how many processes ran each, most first, then by name:
+ * [{"program": "cc1", "processes": 12}, ...]; NULL when none recorded one. */
+static hr_json_t *programs_json(const hr_report_view_t *v, const char *const *fam, int nf) {
+    char (*name)[64] = calloc((size_t)nf + 1, sizeof *name);
+    int *count = calloc((size_t)nf + 1, sizeof *count), n = 0;
+    for (int t = 0; name && count && t < nf; t++) {
+        const char *cmd = NULL;
+        for (size_t i = 0; i < v->n && !cmd; i++)
+            if (hr_result_of_trace(&v->rows[i], fam[t]))
+                cmd = v->rows[i].command;
+        char prog[64];
+        hr_report_command_program(prog, sizeof prog, cmd);
+        int k = 0;
+        while (prog[0] && k < n && strcmp(name[k], prog) != 0)
+            k++;
+        if (prog[0] && k == n)
+            snprintf(name[n++], sizeof name[0], "%s", prog);
+        if (prog[0])
+            count[k]++;
+    }
+    hr_json_t *arr = n ? hr_json_new_array() : NULL;
+    for (int shown = 0; arr && shown < n; shown++) {
+        int best = -1;
+        for (int k = 0; k < n; k++)
+            if (count[k] > 0 && (best < 0 || count[k] > count[best] ||
+                                 (count[k] == count[best] && strcmp(name[k], name[best]) < 0)))
+                best = k;
+        hr_json_t *g = hr_json_new_object();
+        hr_json_set(g, "program", hr_json_new_str(name[best]));
+        hr_json_set(g, "processes", hr_json_new_u64((uint64_t)count[best]));
+        hr_json_push(arr, g);
+        count[best] = -count[best];
+    }
+    free(name);
+    free(count);
+    return arr;
+}
+
 /* The allocators with a prediction on the parent, each once. */
 static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *parent_row,
                               const char *parent, const char *const *fam, int nf) {
@@ -118,6 +157,9 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
     sums_t g = sum_of(v, HR_RANK_BASELINE, fam, nf);
     hr_json_set(o, HR_WP_TRACE, hr_json_new_str(parent));
     hr_json_set(o, "processes", hr_json_new_u64((uint64_t)nf));
+    hr_json_t *progs = programs_json(v, fam, nf);
+    if (progs)
+        hr_json_set(o, "programs", progs);
     hr_json_set(o, "cpu_s", hr_json_new_num(cpu));
     for (size_t i = 0; i < v->n; i++) {
         const hr_result_t *r = &v->rows[i];
@@ -266,46 +308,20 @@ int hr_wholeprog_verdict(char *buf, size_t n, const hr_report_view_t *v, const c
     return f ? family_verdict(buf, n, f) : 0;
 }
 
-/* "cc1 x12, as x12, gcc x12, make": the programs the family's processes
- * ran (their recorded commands, trace format 1.8), most processes first;
- * nothing when no process recorded one. */
-static void program_mix(FILE *out, const hr_report_view_t *v, const char *parent, int md) {
-    int cap = v->ntraces + 1, n = 0;
-    char (*name)[64] = calloc((size_t)cap, sizeof *name);
-    int *count = calloc((size_t)cap, sizeof *count);
-    for (int t = 0; name && count && t < v->ntraces; t++) {
-        const char *tr = v->traces[t], *cmd = NULL;
-        if (strcmp(tr, parent) != 0 && !hr_wholeprog_is_child(tr, parent))
-            continue;
-        for (size_t i = 0; i < v->n && !cmd; i++)
-            if (hr_result_of_trace(&v->rows[i], tr))
-                cmd = v->rows[i].command;
-        char prog[64];
-        hr_report_command_program(prog, sizeof prog, cmd);
-        if (!prog[0])
-            continue;
-        int k = 0;
-        while (k < n && strcmp(name[k], prog) != 0)
-            k++;
-        if (k == n)
-            snprintf(name[n++], sizeof name[0], "%s", prog);
-        count[k]++;
+/* "processes: cc1 x12, as x12, gcc x12, make" from family f's "programs"
+ * (nothing when no process recorded its command). */
+static void program_mix(FILE *out, const hr_json_t *f, int md) {
+    const hr_json_t *progs = hr_json_get(f, "programs");
+    for (size_t k = 0; k < hr_json_len(progs); k++) {
+        const hr_json_t *g = hr_json_at(progs, k);
+        double n = hr_json_path_num(g, "processes");
+        fprintf(out, "%s%s", k ? ", " : md ? "processes: " : "  processes: ",
+                hr_json_path_str(g, "program"));
+        if (n > 1)
+            fprintf(out, " x%.0f", n);
     }
-    for (int shown = 0; shown < n; shown++) { /* most processes first, then by name */
-        int best = -1;
-        for (int k = 0; k < n; k++)
-            if (count[k] > 0 && (best < 0 || count[k] > count[best] ||
-                                 (count[k] == count[best] && strcmp(name[k], name[best]) < 0)))
-                best = k;
-        fprintf(out, "%s%s", shown ? ", " : md ? "processes: " : "  processes: ", name[best]);
-        if (count[best] > 1)
-            fprintf(out, " x%d", count[best]);
-        count[best] = -count[best];
-    }
-    if (n)
+    if (hr_json_len(progs))
         fprintf(out, "\n%s", md ? "\n" : "");
-    free(name);
-    free(count);
 }
 
 void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
@@ -328,7 +344,7 @@ void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
         fprintf(out, "%sWhole program: %s and its %.0f child processes (CPU %.3f s)\n%s%s\n%s",
                 md ? "### " : "", parent, hr_json_path_num(f, "processes") - 1,
                 hr_json_path_num(f, "cpu_s"), md ? "\n" : "", verdict, md ? "\n" : "");
-        program_mix(out, v, parent, md);
+        program_mix(out, f, md);
         fprintf(out, "%sper allocator: the change of its CPU time [interval], its processes' "
                 "start-up, both answers:\n%s", md ? "" : "  ", md ? "\n" : "");
         for (size_t i = 0; i < hr_json_len(arr); i++) {
