@@ -105,7 +105,7 @@ static hr_json_t *alloc_json(const char *alloc, const sums_t *s, double cpu, dou
 
 /* The programs the family's processes ran (their recorded commands, trace
  * format 1.8) with how many processes ran each, most first, then by name:
- * [{"program": "cc1", "processes": 12}, ...]; NULL when none recorded one. */
+ * [{"name": "cc1", "processes": 12}, ...]; NULL when none recorded one. */
 static hr_json_t *programs_json(const hr_report_view_t *v, const char *const *fam, int nf) {
     char (*name)[64] = calloc((size_t)nf + 1, sizeof *name);
     int *count = calloc((size_t)nf + 1, sizeof *count), n = 0;
@@ -132,7 +132,7 @@ static hr_json_t *programs_json(const hr_report_view_t *v, const char *const *fa
                                  (count[k] == count[best] && strcmp(name[k], name[best]) < 0)))
                 best = k;
         hr_json_t *g = hr_json_new_object();
-        hr_json_set(g, "program", hr_json_new_str(name[best]));
+        hr_json_set(g, "name", hr_json_new_str(name[best]));
         hr_json_set(g, "processes", hr_json_new_u64((uint64_t)count[best]));
         hr_json_push(arr, g);
         count[best] = -count[best];
@@ -316,7 +316,7 @@ static void program_mix(FILE *out, const hr_json_t *f, int md) {
         const hr_json_t *g = hr_json_at(progs, k);
         double n = hr_json_path_num(g, "processes");
         fprintf(out, "%s%s", k ? ", " : md ? "processes: " : "  processes: ",
-                hr_json_path_str(g, "program"));
+                hr_json_path_str(g, "name"));
         if (n > 1)
             fprintf(out, " x%.0f", n);
     }
