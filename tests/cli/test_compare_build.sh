@@ -13,7 +13,8 @@
 #      allocations summed over the processes (85 -> 145);
 #   2b. with the processes' commands (trace format 1.8): rows per program
 #      (cc1's processes summed) and a note naming the process whose events
-#      changed most among those that ran the same command;
+#      changed most among those that ran the same command; the report's
+#      whole-program block lists the programs, each trace heading its process;
 #   3. the whole program's allocator time is the processes' times summed
 #      sample by sample (sample i of each process: one replay of the whole
 #      program), its median the row's figure;
@@ -43,8 +44,9 @@ parent() { # DIR PARENT_SIZE: the parent, with the whole run's program time
     { echo "heapreplay-trace 1 runs=5 timed=plain wall_ns=900000000 cpu_ns=800000000 cpu_min_ns=790000000 cpu_max_ns=810000000 max_rss=10485760"
       blocks 19 100 0; echo "alloc 19 $2"; echo "free 19"; } > "$1/b.hrtt"
 }
-child() { # DIR PID N SIZE KEEP [COMMAND, percent-encoded]
-    { echo "heapreplay-trace 1${6:+ command=$6}"; blocks "$3" "$4" "$5"; } > "$1/b.$2.hrtt"
+child() { # DIR PID N SIZE KEEP [COMMAND, percent-encoded]: its own program time, as capture's
+    { echo "heapreplay-trace 1 runs=1 timed=capture wall_ns=2000000 cpu_ns=1000000 cpu_min_ns=1000000 cpu_max_ns=1000000 max_rss=1048576${6:+ command=$6}"
+      blocks "$3" "$4" "$5"; } > "$1/b.$2.hrtt"
 }
 mkdir -p "$T/a" "$T/same" "$T/more" "$T/alone"
 # the children's commands (trace format 1.8): two compilers and an assembler
@@ -125,6 +127,15 @@ if [ "$cc1" = "60 110 REGRESSION" ] && [ "$ld" = "processes n/a" ] &&
    [ "$(printf '%s\n' "$note" | wc -l)" = 1 ]; then
     ok "by program: cc1's allocations summed (60 -> 110), ld new; the note names cc1 b.c (+100 %)"
 else not_ok "by program and by command" "cc1: $cc1" "ld: $ld" "note: $note"; fi
+
+# 2c. the report lists the programs of the whole program (the parent has no
+#     command here: three children's)
+progs=$(jq -c '[.whole_program[0].programs[] | "\(.name) \(.processes)"]' "$T/more.json")
+"$HR" report "$T/more.json" > "$T/more.txt" 2>&1
+if [ "$progs" = '["cc1 2","as 1","ld 1"]' ] && grep -q "^  processes: cc1 x2, as, ld$" "$T/more.txt" &&
+   grep -q "^trace $T/more/b.402.hrtt: .*; process: cc1 b.c$" "$T/more.txt"; then
+    ok "the report: the whole program's programs (cc1 x2, as, ld), each trace's process"
+else not_ok "the report names the programs" "$progs" "$(grep -E "processes:|process:" "$T/more.txt")"; fi
 
 # 3. allocator time: each process's cold-lap samples summed sample by sample
 want=$(jq -r '[.results[] | .samples["time.cold_cpu_s"]] | transpose | map(add) | sort |
