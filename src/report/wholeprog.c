@@ -142,6 +142,61 @@ static hr_json_t *programs_json(const hr_report_view_t *v, const char *const *fa
     return arr;
 }
 
+/* The command of trace t's first row that has one, or NULL. */
+static const char *command_of(const hr_report_view_t *v, const char *t) {
+    for (size_t i = 0; i < v->n; i++)
+        if (hr_result_of_trace(&v->rows[i], t) && v->rows[i].command)
+            return v->rows[i].command;
+    return NULL;
+}
+
+/* Where allocator `alloc`'s whole-program change comes from: its
+ * processes' predicted changes summed by the program they ran (their
+ * recorded commands), the largest change first, [{"name": "cc1",
+ * "processes": 12, "change_s": -0.0123}, ...]; NULL when no process
+ * recorded its command. */
+static hr_json_t *by_program_json(const hr_report_view_t *v, const char *const *fam, int nf,
+                                  const char *alloc) {
+    char (*name)[64] = calloc((size_t)nf + 1, sizeof *name);
+    double *sum = calloc((size_t)nf + 1, sizeof *sum);
+    int *count = calloc((size_t)nf + 1, sizeof *count), n = 0;
+    for (int t = 0; name && sum && count && t < nf; t++) {
+        char prog[64];
+        hr_report_command_program(prog, sizeof prog, command_of(v, fam[t]));
+        const hr_result_t *r = NULL;
+        for (size_t i = 0; i < v->n && !r; i++)
+            if (hr_result_of_trace(&v->rows[i], fam[t]) && v->rows[i].allocator &&
+                strcmp(v->rows[i].allocator, alloc) == 0 && v->rows[i].predict.present)
+                r = &v->rows[i];
+        if (!prog[0] || !r)
+            continue;
+        int k = 0;
+        while (k < n && strcmp(name[k], prog) != 0)
+            k++;
+        if (k == n)
+            snprintf(name[n++], sizeof name[0], "%s", prog);
+        sum[k] += r->predict.change_s;
+        count[k]++;
+    }
+    hr_json_t *arr = n ? hr_json_new_array() : NULL;
+    for (int shown = 0; arr && shown < n; shown++) {
+        int best = -1;
+        for (int k = 0; k < n; k++)
+            if (count[k] > 0 && (best < 0 || fabs(sum[k]) > fabs(sum[best])))
+                best = k;
+        hr_json_t *g = hr_json_new_object();
+        hr_json_set(g, "name", hr_json_new_str(name[best]));
+        hr_json_set(g, "processes", hr_json_new_u64((uint64_t)count[best]));
+        hr_json_set(g, "change_s", hr_json_new_num(sum[best]));
+        hr_json_push(arr, g);
+        count[best] = 0;
+    }
+    free(name);
+    free(sum);
+    free(count);
+    return arr;
+}
+
 /* The allocators with a prediction on the parent, each once. */
 static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *parent_row,
                               const char *parent, const char *const *fam, int nf) {
@@ -168,8 +223,12 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
         sums_t s = sum_of(v, r->allocator, fam, nf);
         if (s.n != nf) /* a process without this allocator's prediction */
             continue;
-        hr_json_push(arr, alloc_json(r->allocator, &s, cpu, noise, basis,
-                                     g.n == nf ? g.max_rss : NAN));
+        hr_json_t *a = alloc_json(r->allocator, &s, cpu, noise, basis,
+                                  g.n == nf ? g.max_rss : NAN);
+        hr_json_t *bp = a ? by_program_json(v, fam, nf, r->allocator) : NULL;
+        if (bp)
+            hr_json_set(a, "by_program", bp);
+        hr_json_push(arr, a);
     }
     hr_json_set(o, "allocators", arr);
     return o;
@@ -352,10 +411,20 @@ void hr_wholeprog_table(hr_emit_t *em, const hr_report_view_t *v, int md) {
             hr_result_predict_t pr = predict_of(a);
             char seen[48];
             hr_predict_seen_words(seen, sizeof seen, &pr);
-            fprintf(out, "%s%s %+.1f ms (%+.2f%%) [%+.1f..%+.1f ms], start-up %+.1f ms: %s; %s\n",
+            fprintf(out, "%s%s %+.1f ms (%+.2f%%) [%+.1f..%+.1f ms], start-up %+.1f ms: %s; %s",
                     md ? "- " : "    ", hr_json_path_str(a, HR_WP_ALLOC), pr.change_s * 1e3,
                     pr.change_pct, pr.interval_s_lo * 1e3, pr.interval_s_hi * 1e3,
                     hr_json_path_num(a, "startup_s") * 1e3, hr_predict_real_words(&pr), seen);
+            /* where it comes from (nothing for the baseline: no change anywhere) */
+            const hr_json_t *bp = hr_json_get(a, "by_program");
+            size_t nbp = hr_json_path_num(hr_json_at(bp, 0), "change_s") != 0 ? hr_json_len(bp) : 0;
+            for (size_t q = 0; q < nbp && q < 3; q++)
+                fprintf(out, "%s%s %+.1f ms", q ? ", " : "; by program: ",
+                        hr_json_path_str(hr_json_at(bp, q), "name"),
+                        hr_json_path_num(hr_json_at(bp, q), "change_s") * 1e3);
+            if (nbp > 3)
+                fprintf(out, ", ...");
+            fprintf(out, "\n");
         }
         fprintf(out, "%sthe parent's section below gives this verdict too; each child process's "
                 "section its own\n\n", md ? "\n" : "  ");

@@ -14,7 +14,8 @@
 #   2b. with the processes' commands (trace format 1.8): rows per program
 #      (cc1's processes summed) and a note naming the process whose events
 #      changed most among those that ran the same command; the report's
-#      whole-program block lists the programs, each trace heading its process;
+#      whole-program block lists the programs, each trace heading its process,
+#      and where each allocator's change comes from (summed by program);
 #   3. the whole program's allocator time is the processes' times summed
 #      sample by sample (sample i of each process: one replay of the whole
 #      program), its median the row's figure;
@@ -136,6 +137,21 @@ if [ "$progs" = '["cc1 2","as 1","ld 1"]' ] && grep -q "^  processes: cc1 x2, as
    grep -q "^trace $T/more/b.402.hrtt: .*; process: cc1 b.c$" "$T/more.txt"; then
     ok "the report: the whole program's programs (cc1 x2, as, ld), each trace's process"
 else not_ok "the report names the programs" "$progs" "$(grep -E "processes:|process:" "$T/more.txt")"; fi
+
+# 2d. where an allocator's whole-program change comes from: its processes'
+#     predicted changes summed by program (block: an allocator of its own)
+"$HR" replay "$T/more" -a glibc,block -r 1 --warm-time 0 -q -o "$T/bp.json" >/dev/null 2>"$T/err"
+bp=$(jq -r '.whole_program[0].allocators[] | select(.allocator == "block") | .by_program[] |
+     select(.name == "cc1") | "\(.processes) \(.change_s)"' "$T/bp.json")
+want=$(jq -r '[.results[] | select(.allocator == "block" and ((.process_command // "") |
+       startswith("/usr/bin/cc1 "))) | .predict.change_s] | "\(length) \(add)"' "$T/bp.json")
+"$HR" report "$T/bp.json" > "$T/bp.txt" 2>&1
+if [ -n "$bp" ] && awk -v a="$bp" -v b="$want" 'BEGIN { split(a, x, " "); split(b, y, " ")
+       exit !(x[1] == 2 && y[1] == 2 && (x[2] - y[2]) ^ 2 < 1e-18) }' &&
+   grep -A1 "^    block " "$T/bp.txt" | tr -s ' \n' ' ' | grep -q "; by program: .*cc1 "; then
+    ok "by program: block's change summed over cc1's 2 processes ($bp), shown in the report"
+else not_ok "by program: an allocator's change summed by program" "by_program: '$bp'" \
+    "results: '$want'" "$(grep -A1 '^    block' "$T/bp.txt")"; fi
 
 # 3. allocator time: each process's cold-lap samples summed sample by sample
 want=$(jq -r '[.results[] | .samples["time.cold_cpu_s"]] | transpose | map(add) | sort |
