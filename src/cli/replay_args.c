@@ -369,26 +369,18 @@ static int add_trace_arg(replay_args_t *a, const char *arg) {
     return 0;
 }
 
-/* The path among sorted[0..n) that `child` (a directory entry not replayed)
- * is a child process's trace of (b.PID.hrt of b.hrt: each ".DIGITS" of its
- * file name taken out in turn), or NULL. */
-static const char *parent_in(char *const *sorted, int n, const char *child) {
-    const char *base = strrchr(child, '/');
-    size_t len = strlen(child);
+/* The index in sorted[0..n) of the path that `child` (a directory entry
+ * not replayed) is a child process's trace of (b.PID.hrt of b.hrt), or -1. */
+static int parent_in(char *const *sorted, int n, const char *child) {
     char cand[4096];
-    for (const char *d = base ? base : child; len < sizeof cand && (d = strchr(d, '.')); d++) {
-        const char *q = d + 1;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        if (q == d + 1)
-            continue;
-        snprintf(cand, sizeof cand, "%.*s%s", (int)(d - child), child, q);
+    const char *at = NULL;
+    while (hr_wholeprog_parent_candidate(child, &at, cand, sizeof cand)) {
         const char *key = cand;
         char *const *hit = bsearch(&key, sorted, (size_t)n, sizeof *sorted, cmp_str);
         if (hit && hr_wholeprog_is_child(child, *hit))
-            return *hit;
+            return (int)(hit - sorted);
     }
-    return NULL;
+    return -1;
 }
 
 /* Counts in left[] (by sorted[]'s index) the traces of the folder `prefix`
@@ -398,15 +390,14 @@ static void count_children_left(const char *prefix, char *const *sorted, int n, 
     DIR *d = opendir(*prefix ? prefix : ".");
     for (struct dirent *e; d && (e = readdir(d));) {
         char path[4096];
-        const char *key = path, *par;
+        const char *key = path;
+        int par;
         if (!is_trace_name(e->d_name) ||
             snprintf(path, sizeof path, "%s%s", prefix, e->d_name) >= (int)sizeof path)
             continue;
-        if (bsearch(&key, sorted, (size_t)n, sizeof *sorted, cmp_str) ||
-            !(par = parent_in(sorted, n, path)))
-            continue;
-        char *const *hit = bsearch(&par, sorted, (size_t)n, sizeof *sorted, cmp_str);
-        left[hit - sorted]++;
+        if (!bsearch(&key, sorted, (size_t)n, sizeof *sorted, cmp_str) &&
+            (par = parent_in(sorted, n, path)) >= 0)
+            left[par]++;
     }
     if (d)
         closedir(d);

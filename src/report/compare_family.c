@@ -1,7 +1,6 @@
 /* A --follow-forks capture's processes as one program (compare_family.h). */
 #include "report/compare_family.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,23 +36,13 @@ static int find_trace(const hr_families_t *fs, const char *name) {
     return hit ? hit->idx : -1;
 }
 
-/* The parent of trace t: a child's name is its parent's with ".DIGITS"
- * inserted before the extension (hr_wholeprog_is_child), so each ".DIGITS"
- * of the file name is tried taken out. */
+/* The parent of trace t (hr_wholeprog_parent_candidate), or -1. */
 static int parent_of(const hr_families_t *fs, int t) {
-    const char *c = fs->v->traces[t], *base = strrchr(c, '/');
-    size_t len = strlen(c);
-    char *cand = malloc(len + 1);
+    const char *c = fs->v->traces[t], *at = NULL;
+    size_t len = strlen(c) + 1;
+    char *cand = malloc(len);
     int found = -1;
-    for (const char *d = base ? base : c; cand && found < 0 && (d = strchr(d, '.')); d++) {
-        const char *q = d + 1;
-        while (isdigit((unsigned char)*q))
-            q++;
-        if (q == d + 1)
-            continue;
-        size_t head = (size_t)(d - c);
-        memcpy(cand, c, head);
-        memcpy(cand + head, q, len - (size_t)(q - c) + 1);
+    while (cand && found < 0 && hr_wholeprog_parent_candidate(c, &at, cand, len)) {
         int p = find_trace(fs, cand);
         if (p >= 0 && p != t && hr_wholeprog_is_child(c, fs->v->traces[p]))
             found = p;
@@ -271,6 +260,27 @@ static int by_name_idx(const void *a, const void *b) {
     return c ? c : ((const named_t *)a)->idx - ((const named_t *)b)->idx;
 }
 
+/* Pairs a's entries with b's of an equal, known name (both sorted by name,
+ * then index), each used once: pair[a's idx] = b's idx, -1 for the others
+ * (pair has room for na). Returns the pairs made. */
+static int pair_equal(const named_t *a, int na, const named_t *b, int nb, int *pair) {
+    int made = 0;
+    for (int k = 0; k < na; k++)
+        pair[k] = -1;
+    for (int i = 0, j = 0; i < na && j < nb;) { /* walk both together */
+        int c = by_name(&a[i], &b[j]);
+        if (c == 0 && a[i].name) {
+            pair[a[i++].idx] = b[j++].idx;
+            made++;
+        } else if (c < 0 || !a[i].name) {
+            i++;
+        } else {
+            j++;
+        }
+    }
+    return made;
+}
+
 /* f's processes by their traces' digests (NULL: unknown, sorted first). */
 static named_t *by_digests(const hr_family_t *f) {
     named_t *d = malloc((size_t)f->n * sizeof *d);
@@ -287,18 +297,12 @@ int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_name
                         size_t len) {
     char *sb = calloc((size_t)b->n, 1), *sn = calloc((size_t)n->n, 1);
     named_t *db = by_digests(b), *dn = by_digests(n);
-    int same = 0;
-    /* both sides sorted by digest: walk them together, pairing equal ones */
-    for (int i = 0, j = 0; sb && sn && db && dn && i < b->n && j < n->n;) {
-        int c = by_name(&db[i], &dn[j]);
-        if (c == 0 && db[i].name) {
-            sb[db[i++].idx] = sn[dn[j++].idx] = 1;
-            same++;
-        } else if (c < 0 || !db[i].name) {
-            i++;
-        } else {
-            j++;
-        }
+    int *pair = malloc(((size_t)b->n + 1) * sizeof *pair), same = 0;
+    if (sb && sn && db && dn && pair) {
+        same = pair_equal(db, b->n, dn, n->n, pair);
+        for (int k = 0; k < b->n; k++)
+            if (pair[k] >= 0)
+                sb[k] = sn[pair[k]] = 1;
     }
     if (len)
         words[0] = 0;
@@ -310,6 +314,7 @@ int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_name
     free(sn);
     free(db);
     free(dn);
+    free(pair);
     return same;
 }
 
@@ -321,11 +326,16 @@ static const char *command_of(const hr_family_t *f, int k) {
     return NULL;
 }
 
+/* The program process k ran (hr_report_command_program), "" when unknown. */
+static void program_of(const hr_family_t *f, int k, char prog[64]) {
+    hr_report_command_program(prog, 64, command_of(f, k));
+}
+
 int hr_family_programs(const hr_family_t *f, char (*names)[64], int max) {
     int n = 0;
     for (int k = 0; k < f->n && n < max; k++) {
         char prog[64];
-        hr_report_command_program(prog, sizeof prog, command_of(f, k));
+        program_of(f, k, prog);
         int seen = !prog[0];
         for (int i = 0; i < n && !seen; i++)
             seen = strcmp(names[i], prog) == 0;
@@ -346,7 +356,7 @@ int hr_family_subset(const hr_family_t *f, const char *program, hr_family_t *sub
     }
     for (int k = 0; k < f->n; k++) {
         char prog[64];
-        hr_report_command_program(prog, sizeof prog, command_of(f, k));
+        program_of(f, k, prog);
         if (!prog[0] || strcmp(prog, program) != 0)
             continue;
         sub->traces[sub->n] = f->traces[k];
@@ -401,22 +411,7 @@ static void free_named(named_t *d, int n) {
 
 int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair) {
     named_t *cb = by_commands(b), *cn = by_commands(n);
-    int made = 0;
-    for (int k = 0; k < b->n; k++)
-        pair[k] = -1;
-    /* both sorted by command: walk them together, pairing equal ones */
-    for (int i = 0, j = 0; cb && cn && i < b->n && j < n->n;) {
-        int c = by_name(&cb[i], &cn[j]);
-        if (c == 0 && cb[i].name) {
-            pair[cb[i++].idx] = cn[j++].idx;
-            made++;
-        } else if (c < 0 || !cb[i].name) {
-            i++;
-        } else {
-            j++;
-        }
-    }
-    made = cb && cn ? made : -1;
+    int made = cb && cn ? pair_equal(cb, b->n, cn, n->n, pair) : -1;
     free_named(cb, b->n);
     free_named(cn, n->n);
     return made;

@@ -58,10 +58,8 @@ static void compare_programs(prog_t *p, const char *name, const hr_family_t *fb,
     int nb = progs ? hr_family_programs(fb, progs, fb->n) : 0;
     int np = progs ? nb + hr_family_programs(fn, progs + nb, fn->n) : 0;
     for (int i = 0; i < np; i++) {
-        int dup = 0;
-        for (int k = nb; k < i && !dup; k++) /* new's programs that base ran too */
-            dup = strcmp(progs[k], progs[i]) == 0;
-        for (int k = 0; k < nb && i >= nb && !dup; k++)
+        int dup = 0; /* each side's list names a program once: new's that base ran are done */
+        for (int k = 0; i >= nb && k < nb && !dup; k++)
             dup = strcmp(progs[k], progs[i]) == 0;
         if (dup)
             continue;
@@ -116,7 +114,7 @@ static void changed_processes(prog_t *p, const char *name, const hr_family_t *fb
                  hr_report_trace_base(fn->traces[pair[best]]));
         hr_prog_row(p, trace, "-", metric, "changed", why);
     }
-    if (made < 0 && !(pair && done))
+    if (made < 0)
         p->oom = 1;
     free(pair);
     free(done);

@@ -45,6 +45,29 @@ int hr_wholeprog_is_child(const char *child, const char *parent) {
     return q > p && (size_t)(child + clen - q) == ext && strncmp(q, parent + stem, ext) == 0;
 }
 
+int hr_wholeprog_parent_candidate(const char *child, const char **at, char *buf, size_t n) {
+    size_t len = strlen(child);
+    if (!*at) {
+        const char *base = strrchr(child, '/');
+        *at = base ? base : child;
+    }
+    for (const char *d; (d = strchr(*at, '.'));) {
+        const char *q = d + 1;
+        while (isdigit((unsigned char)*q))
+            q++;
+        *at = d + 1;
+        if (q == d + 1)
+            continue;
+        size_t head = (size_t)(d - child), tail = len - (size_t)(q - child);
+        if (head + tail >= n)
+            return 0;
+        memcpy(buf, child, head);
+        memcpy(buf + head, q, tail + 1);
+        return 1;
+    }
+    return 0;
+}
+
 /* Sums of one allocator's predictions over a family, and the largest of its
  * processes' peak RSS (what wait4 reports of a process tree: its largest
  * process's). */
@@ -103,45 +126,6 @@ static hr_json_t *alloc_json(const char *alloc, const sums_t *s, double cpu, dou
     return a;
 }
 
-/* The programs the family's processes ran (their recorded commands, trace
- * format 1.8) with how many processes ran each, most first, then by name:
- * [{"name": "cc1", "processes": 12}, ...]; NULL when none recorded one. */
-static hr_json_t *programs_json(const hr_report_view_t *v, const char *const *fam, int nf) {
-    char (*name)[64] = calloc((size_t)nf + 1, sizeof *name);
-    int *count = calloc((size_t)nf + 1, sizeof *count), n = 0;
-    for (int t = 0; name && count && t < nf; t++) {
-        const char *cmd = NULL;
-        for (size_t i = 0; i < v->n && !cmd; i++)
-            if (hr_result_of_trace(&v->rows[i], fam[t]))
-                cmd = v->rows[i].command;
-        char prog[64];
-        hr_report_command_program(prog, sizeof prog, cmd);
-        int k = 0;
-        while (prog[0] && k < n && strcmp(name[k], prog) != 0)
-            k++;
-        if (prog[0] && k == n)
-            snprintf(name[n++], sizeof name[0], "%s", prog);
-        if (prog[0])
-            count[k]++;
-    }
-    hr_json_t *arr = n ? hr_json_new_array() : NULL;
-    for (int shown = 0; arr && shown < n; shown++) {
-        int best = -1;
-        for (int k = 0; k < n; k++)
-            if (count[k] > 0 && (best < 0 || count[k] > count[best] ||
-                                 (count[k] == count[best] && strcmp(name[k], name[best]) < 0)))
-                best = k;
-        hr_json_t *g = hr_json_new_object();
-        hr_json_set(g, "name", hr_json_new_str(name[best]));
-        hr_json_set(g, "processes", hr_json_new_u64((uint64_t)count[best]));
-        hr_json_push(arr, g);
-        count[best] = -count[best];
-    }
-    free(name);
-    free(count);
-    return arr;
-}
-
 /* The command of trace t's first row that has one, or NULL. */
 static const char *command_of(const hr_report_view_t *v, const char *t) {
     for (size_t i = 0; i < v->n; i++)
@@ -150,50 +134,88 @@ static const char *command_of(const hr_report_view_t *v, const char *t) {
     return NULL;
 }
 
-/* Where allocator `alloc`'s whole-program change comes from: its
- * processes' predicted changes summed by the program they ran (their
- * recorded commands), the largest change first, [{"name": "cc1",
- * "processes": 12, "change_s": -0.0123}, ...]; NULL when no process
- * recorded its command. */
-static hr_json_t *by_program_json(const hr_report_view_t *v, const char *const *fam, int nf,
-                                  const char *alloc) {
-    char (*name)[64] = calloc((size_t)nf + 1, sizeof *name);
-    double *sum = calloc((size_t)nf + 1, sizeof *sum);
-    int *count = calloc((size_t)nf + 1, sizeof *count), n = 0;
-    for (int t = 0; name && sum && count && t < nf; t++) {
+/* A family's processes by the program they ran (their recorded commands,
+ * trace format 1.8): each program's name, processes and the sum of their
+ * predicted changes. */
+typedef struct tally {
+    char  (*name)[64];
+    int    *count;
+    double *sum;
+    int     n;
+} tally_t;
+
+static void tally_free(tally_t *tl) {
+    free(tl->name);
+    free(tl->count);
+    free(tl->sum);
+}
+
+/* The family fam[0..nf)'s programs into tl; with `alloc`, only the
+ * processes with that allocator's prediction, their changes summed. 0, or
+ * -1 when memory ran out. */
+static int tally_programs(const hr_report_view_t *v, const char *const *fam, int nf,
+                          const char *alloc, tally_t *tl) {
+    tl->name = calloc((size_t)nf + 1, sizeof *tl->name);
+    tl->count = calloc((size_t)nf + 1, sizeof *tl->count);
+    tl->sum = calloc((size_t)nf + 1, sizeof *tl->sum);
+    tl->n = 0;
+    if (!tl->name || !tl->count || !tl->sum)
+        return -1;
+    for (int t = 0; t < nf; t++) {
         char prog[64];
         hr_report_command_program(prog, sizeof prog, command_of(v, fam[t]));
         const hr_result_t *r = NULL;
-        for (size_t i = 0; i < v->n && !r; i++)
+        for (size_t i = 0; alloc && i < v->n && !r; i++)
             if (hr_result_of_trace(&v->rows[i], fam[t]) && v->rows[i].allocator &&
                 strcmp(v->rows[i].allocator, alloc) == 0 && v->rows[i].predict.present)
                 r = &v->rows[i];
-        if (!prog[0] || !r)
+        if (!prog[0] || (alloc && !r))
             continue;
         int k = 0;
-        while (k < n && strcmp(name[k], prog) != 0)
+        while (k < tl->n && strcmp(tl->name[k], prog) != 0)
             k++;
-        if (k == n)
-            snprintf(name[n++], sizeof name[0], "%s", prog);
-        sum[k] += r->predict.change_s;
-        count[k]++;
+        if (k == tl->n)
+            snprintf(tl->name[tl->n++], sizeof tl->name[0], "%s", prog);
+        tl->count[k]++;
+        tl->sum[k] += r ? r->predict.change_s : 0;
     }
-    hr_json_t *arr = n ? hr_json_new_array() : NULL;
-    for (int shown = 0; arr && shown < n; shown++) {
+    return 0;
+}
+
+/* 1 when program k goes before program `best` (-1: none yet): by the size
+ * of its change (`by_change`), else by processes, then by name. */
+static int tally_before(const tally_t *tl, int k, int best, int by_change) {
+    if (best < 0)
+        return 1;
+    if (by_change)
+        return fabs(tl->sum[k]) > fabs(tl->sum[best]);
+    return tl->count[k] > tl->count[best] ||
+           (tl->count[k] == tl->count[best] && strcmp(tl->name[k], tl->name[best]) < 0);
+}
+
+/* The family's programs as [{"name": "cc1", "processes": 12}, ...], most
+ * processes first (by_change 0); or, with `alloc`, where that allocator's
+ * whole-program change comes from, the largest change first, with
+ * "change_s" (by_change 1). NULL when no process recorded its command. */
+static hr_json_t *programs_json(const hr_report_view_t *v, const char *const *fam, int nf,
+                                const char *alloc) {
+    tally_t tl;
+    hr_json_t *arr = tally_programs(v, fam, nf, alloc, &tl) == 0 && tl.n ? hr_json_new_array()
+                                                                         : NULL;
+    for (int shown = 0; arr && shown < tl.n; shown++) {
         int best = -1;
-        for (int k = 0; k < n; k++)
-            if (count[k] > 0 && (best < 0 || fabs(sum[k]) > fabs(sum[best])))
+        for (int k = 0; k < tl.n; k++)
+            if (tl.count[k] > 0 && tally_before(&tl, k, best, alloc != NULL))
                 best = k;
         hr_json_t *g = hr_json_new_object();
-        hr_json_set(g, "name", hr_json_new_str(name[best]));
-        hr_json_set(g, "processes", hr_json_new_u64((uint64_t)count[best]));
-        hr_json_set(g, "change_s", hr_json_new_num(sum[best]));
+        hr_json_set(g, "name", hr_json_new_str(tl.name[best]));
+        hr_json_set(g, "processes", hr_json_new_u64((uint64_t)tl.count[best]));
+        if (alloc)
+            hr_json_set(g, "change_s", hr_json_new_num(tl.sum[best]));
         hr_json_push(arr, g);
-        count[best] = 0;
+        tl.count[best] = 0; /* shown */
     }
-    free(name);
-    free(sum);
-    free(count);
+    tally_free(&tl);
     return arr;
 }
 
@@ -212,7 +234,7 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
     sums_t g = sum_of(v, HR_RANK_BASELINE, fam, nf);
     hr_json_set(o, HR_WP_TRACE, hr_json_new_str(parent));
     hr_json_set(o, "processes", hr_json_new_u64((uint64_t)nf));
-    hr_json_t *progs = programs_json(v, fam, nf);
+    hr_json_t *progs = programs_json(v, fam, nf, NULL);
     if (progs)
         hr_json_set(o, "programs", progs);
     hr_json_set(o, "cpu_s", hr_json_new_num(cpu));
@@ -225,7 +247,7 @@ static hr_json_t *family_json(const hr_report_view_t *v, const hr_result_t *pare
             continue;
         hr_json_t *a = alloc_json(r->allocator, &s, cpu, noise, basis,
                                   g.n == nf ? g.max_rss : NAN);
-        hr_json_t *bp = a ? by_program_json(v, fam, nf, r->allocator) : NULL;
+        hr_json_t *bp = a ? programs_json(v, fam, nf, r->allocator) : NULL;
         if (bp)
             hr_json_set(a, "by_program", bp);
         hr_json_push(arr, a);

@@ -30,6 +30,12 @@
  * game -> game.1234), both with the same compression suffix or none
  * (game.hrt.zst -> game.1234.hrt.zst). */
 int hr_wholeprog_is_child(const char *child, const char *parent);
+/* The names `child` could be a child process's trace of, one per call:
+ * child with one ".DIGITS" of its file name taken out (game.1234.hrt ->
+ * game.hrt). Start with *at = NULL; each call writes the next name into
+ * buf and returns 1, or returns 0 when none is left or the name does not
+ * fit in n bytes. Confirm a name found with hr_wholeprog_is_child. */
+int hr_wholeprog_parent_candidate(const char *child, const char **at, char *buf, size_t n);
 
 /* The "whole_program" array over v's rows (their predict objects written),
  * or NULL when no trace family is complete enough. */
