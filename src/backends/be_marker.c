@@ -135,8 +135,14 @@ static int marker_native_free(void *self, void *ptr, size_t size) {
     return 1;
 }
 
+/* Whether p lies in the marker's buffer: its own block (a fallback block
+ * never does). */
+static int marker_owns(const void *self, const void *p) {
+    return hr_marker_owns(((const hr_marker_be_t *)self)->m, p);
+}
+
 static void marker_free(void *self, void *ptr, size_t size) {
-    hr_inhouse_free(self, ptr, size, marker_native_free);
+    hr_inhouse_free_owned(self, ptr, size, marker_owns, marker_native_free);
 }
 
 /* Releases down to just above the highest block still live (to the level
@@ -170,8 +176,8 @@ static uint64_t marker_footprint(void *self) {
 }
 
 static size_t marker_usable_size(void *self, void *ptr, size_t size) {
-    hr_marker_be_t *b = self;
-    return hr_marker_owns(b->m, ptr) ? size : hr_chunk_usable(size);
+    (void)self, (void)ptr; /* the adapter answers for fallback blocks */
+    return size;
 }
 
 static int64_t marker_check(void *self) {
@@ -208,6 +214,7 @@ static const hr_inhouse_class_t marker_class = {
     .footprint = marker_footprint,
     .usable = marker_usable_size,
     .destroy = marker_destroy,
+    .owns = marker_owns,
 };
 
 const hr_backend_t hr_backend_marker = {

@@ -149,14 +149,24 @@ static int stack_native_free(void *self, void *ptr, size_t size) {
     return 1;
 }
 
+/* Whether p is a live entry's data: in the buffer (no other live block can
+ * be there), or one of the entries the stack's own malloc served (searched
+ * only while there are some). */
+static int stack_owns(const void *self, const void *p) {
+    const hr_stack_t *s = ((const hr_stack_be_t *)self)->s;
+    if ((uintptr_t)p - (uintptr_t)s->data < s->opt.buffer_size)
+        return 1;
+    return s->malloc_entries && hr_stack_find(s, p) >= 0;
+}
+
 static __attribute__((noinline)) void stack_free_rest(void *self, void *ptr, size_t size) {
-    hr_inhouse_free(self, ptr, size, stack_native_free);
+    hr_inhouse_free_owned(self, ptr, size, stack_owns, stack_native_free);
 }
 
 /* The common case as in stack_alloc: the block is the top entry, in the
  * buffer, and no entry freed out of order waits under it. A live fallback
- * block is never the top entry's data (two live blocks), so the set is
- * searched only after a miss. */
+ * block is never the top entry's data (two live blocks), so ownership is
+ * asked only after a miss. */
 static inline __attribute__((always_inline)) void stack_free_as(void *self, void *ptr, size_t size,
                                                                const int counted) {
     hr_stack_be_t *b = self;
@@ -229,6 +239,7 @@ static const hr_inhouse_class_t stack_class = {
     .footprint = stack_footprint,
     .usable = stack_usable_size,
     .destroy = stack_destroy,
+    .owns = stack_owns,
 };
 
 const hr_backend_t hr_backend_stack = {

@@ -61,7 +61,7 @@ const char hr_inhouse_oversize[] = "oversize";
 void *hr_inhouse_fb_alloc(hr_inhouse_t *ih, size_t size, size_t align, const char *why) {
     hr_fallback_violation(&ih->fb, why);
     void *p = hr_fallback_alloc(&ih->fb, size, align);
-    if (!p || why == hr_inhouse_oversize)
+    if (!p || why == hr_inhouse_oversize || ih->cls->owns)
         return p;
     if (!ih->fb_hits)
         ih->fb_hits = hr_hmem_alloc(HR_INHOUSE_FB_BUCKETS, HR_HMEM_ZERO);
@@ -90,7 +90,7 @@ uint64_t hr_inhouse_footprint(void *self) {
 
 size_t hr_inhouse_usable(void *self, void *ptr, size_t size) {
     hr_inhouse_t *ih = self;
-    if (hr_inhouse_is_fb(ih, ptr))
+    if (ih->cls->owns ? !ih->cls->owns(self, ptr) : hr_inhouse_is_fb(ih, ptr))
         return hr_chunk_usable(size);
     return ih->cls->usable(self, ptr, size);
 }

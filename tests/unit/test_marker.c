@@ -1,7 +1,9 @@
 /* hr_marker (marker stack, aligned bump) and the "marker" backend. */
 #include <stdint.h>
 
+#include "alloc/chunk.h"
 #include "alloc/marker.h"
+#include "backends/inhouse.h"
 #include "hr_test.h"
 #include "seed_model.h"
 
@@ -175,6 +177,9 @@ static void test_backend(void) {
     char *big = be->alloc(inst, 100000, 0, -1); /* larger than 64K: fallback */
     HR_CHECK(be->footprint(inst) > 65536 + 100000 - 1);
     HR_CHECK_EQ_U64(be->usable_size(inst, t1, 500), 500);
+    /* the fallback block is told by its address (outside the buffer): no set kept */
+    HR_CHECK_EQ_U64(be->usable_size(inst, big, 100000), hr_chunk_usable(100000));
+    HR_CHECK_EQ_U64(((hr_inhouse_t *)inst)->fb_set.n, 0);
     be->free(inst, big, 100000);
     HR_CHECK_EQ_U64(be->footprint(inst), 65536);
     char *js = hr_tm_stats_json(be, inst);

@@ -3,6 +3,7 @@
 
 #include "alloc/chunk.h"
 #include "alloc/stack.h"
+#include "backends/inhouse.h"
 #include "hr_test.h"
 #include "seed_model.h"
 
@@ -282,6 +283,10 @@ static void test_backend(void) {
         p[i] = be->alloc(inst, 24, 0, -1);
     HR_CHECK(be->footprint(inst) > base);
     HR_CHECK_EQ_U64(be->usable_size(inst, p[0], 24), 32);
+    /* A fallback block is told by its address (outside the buffer, no
+     * entry of the stack's): no set of them is kept. */
+    HR_CHECK_EQ_U64(be->usable_size(inst, p[35], 24), hr_chunk_usable(24));
+    HR_CHECK_EQ_U64(((hr_inhouse_t *)inst)->fb_set.n, 0);
     void *al = be->alloc(inst, 10, 64, -1); /* align above 16 -> fallback */
     be->free(inst, al, 10);
     for (int i = 39; i >= 32; i--)
