@@ -129,6 +129,14 @@ EXTRA_DIST += bench/inhouse_speed/inhouse_speed.sh bench/inhouse_speed/inhouse_r
 	bench/inhouse_speed/cuts.sh bench/inhouse_speed/touch_order.sh \
 	bench/inhouse_speed/touch_report.py
 
+# stack and marker on traces they mostly hand to malloc (the real programs'
+# and the shipped ones): ns/op against glibc's, old binary and this build
+# interleaved (results/inhouse-fallback-<host>.md; OLD_BIN=PATH ROUNDS=N CPU=N).
+.PHONY: bench-inhouse-fallback
+bench-inhouse-fallback: heapreplay$(EXEEXT)
+	$(SHELL) $(top_srcdir)/bench/inhouse_speed/fallback_rows.sh $(top_builddir)
+EXTRA_DIST += bench/inhouse_speed/fallback_rows.sh
+
 # The in-house allocators with and without the program's first write into
 # each new block: what their hand-out order costs the program
 # (results/inhouse-touch-<host>.md; ROUNDS=N WARM=S CPU=N).
