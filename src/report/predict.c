@@ -286,7 +286,7 @@ static void predict_row(hr_emit_t *em, const hr_result_t *t, const char *why) {
 
 /* The lines under the table: what the program time is, its noise and how
  * to read the columns (the load warning is the summary's, in every format). */
-static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
+static void program_note(FILE *out, const hr_result_program_t *prog, int md, hr_legends_t *lg) {
     char wall[32], cpu[32], lo[32], hi[32], rss[32], noise[64] = "";
     double runs = prog->runs;
     const char *timed = prog->timed, *basis = NULL;
@@ -311,6 +311,10 @@ static void program_note(FILE *out, const hr_result_program_t *prog, int md) {
                 strcmp(basis, "mad") == 0 ? "median absolute deviation" : "range");
     else
         fprintf(out, "its noise is unknown: capture with --time-runs N)\n");
+    if (!hr_legend_first(lg, HR_LEGEND_PREDICT)) {
+        fprintf(out, "%scolumns as in the first prediction table above\n\n", lead);
+        return;
+    }
     fprintf(out, "%salloc time: the replay's cold lap (CPU); change: minus %s's; interval: the "
             "replay's samples times %.1f to %.1f (real programs changed more than their "
             "allocator's own time) widened by the model's error (%.0f%% of %s's allocator "
@@ -340,7 +344,8 @@ static void startup_note(FILE *out, const hr_report_view_t *v, const char *trace
         fprintf(out, ".\n");
 }
 
-void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace) {
+void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace,
+                             hr_legends_t *lg) {
     static const char *const cols[] = {"allocator", ">alloc time", ">change", ">% of CPU",
                                        ">interval", "real?", "one run", ">max RSS change"};
     const hr_result_program_t *prog = NULL;
@@ -368,7 +373,7 @@ void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const cha
     FILE *f = hr_prose_open(&p);
     if (!f)
         return;
-    program_note(f, prog, md);
+    program_note(f, prog, md, lg);
     startup_note(f, v, trace);
     hr_prose_close(&p, em->out, md);
 }

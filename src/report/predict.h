@@ -14,6 +14,7 @@
 #include "report/access.h"
 #include "report/answers.h"
 #include "report/ranking.h"
+#include "report/summary.h"
 
 /* The allocator every change is measured against (its row of the same trace). */
 #define HR_PREDICT_BASELINE HR_RANK_BASELINE
@@ -29,7 +30,9 @@ void hr_report_predict(hr_json_t *doc);
 
 /* The "Predicted change of the program's run time" table of `trace`'s rows
  * (text, Markdown or any table format of em) and a line saying what the
- * program time is; nothing when no row of the trace has "predict". */
-void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace);
+ * program time is, then the columns' legend (lg: once per report, as the
+ * summary's, summary.h); nothing when no row of the trace has "predict". */
+void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace,
+                             hr_legends_t *lg);
 
 #endif

@@ -363,8 +363,23 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
     return 1;
 }
 
-/* One line per column of the table (docs/REPORTS.md, "Summary"). */
-static void columns_legend(FILE *out, hr_rank_basis_t basis, int load, const char *pre) {
+int hr_legend_first(hr_legends_t *lg, unsigned bit) {
+    if (!lg)
+        return 1;
+    if (lg->shown & bit)
+        return 0;
+    lg->shown |= bit;
+    return 1;
+}
+
+/* One line per column of the table (docs/REPORTS.md, "Summary"); one line
+ * pointing up when a section above explained the same columns. */
+static void columns_legend(FILE *out, hr_rank_basis_t basis, int load, const char *pre,
+                           hr_legends_t *lg) {
+    if (!hr_legend_first(lg, HR_LEGEND_COLUMNS << (2 * (unsigned)basis + !!load))) {
+        fprintf(out, "%scolumns as in the first table above\n", pre);
+        return;
+    }
     fprintf(out, "%s#: place in the ranking by %s, best first; rows without one are not "
             "ranked (flags says why)\n", pre, hr_rank_basis_words(basis));
     if (basis == HR_RANK_PROGRAM) {
@@ -391,8 +406,9 @@ static void columns_legend(FILE *out, hr_rank_basis_t basis, int load, const cha
             "bytes, and its ratio to peak live (docs/METRICS.md)\n", pre);
 }
 
-/* The legend of every flag a row of the table carries. */
-static void legend(FILE *out, const hr_ranking_t *rk, const char *pre) {
+/* The legend of every flag a row of the table carries (that no section
+ * above explained). */
+static void legend(FILE *out, const hr_ranking_t *rk, const char *pre, hr_legends_t *lg) {
     int unstable = 0, fallback = 0, invalid = 0, interrupted = 0;
     for (int i = 0; i < rk->n; i++) {
         const hr_result_t *t = rk->e[i].r;
@@ -402,16 +418,16 @@ static void legend(FILE *out, const hr_ranking_t *rk, const char *pre) {
         invalid |= why && strcmp(why, "invalid") == 0;
         interrupted |= hr_result_ok(t) && t->interrupted;
     }
-    if (unstable)
+    if (unstable && hr_legend_first(lg, HR_LEGEND_UNSTABLE))
         fprintf(out, "%sunstable: samples spread too widely to rank (MAD > %.0f%% or range > "
                 "%.0f%% of the median); not ranked\n", pre,
                 HR_UNSTABLE_MAD * 100, HR_UNSTABLE_RANGE * 100);
-    if (fallback)
+    if (fallback && hr_legend_first(lg, HR_LEGEND_FALLBACK))
         fprintf(out, "%sfallback: under %.0f%% of the ops served natively: the row measures the "
                 "system malloc; not ranked\n", pre, HR_MOSTLY_FALLBACK * 100);
-    if (invalid)
+    if (invalid && hr_legend_first(lg, HR_LEGEND_INVALID))
         fprintf(out, "%sinvalid: --verify found a bad pointer; never ranked\n", pre);
-    if (interrupted)
+    if (interrupted && hr_legend_first(lg, HR_LEGEND_INTERRUPTED))
         fprintf(out, "%sinterrupted: fewer samples than asked for (the replay was stopped)\n", pre);
 }
 
@@ -503,7 +519,7 @@ static void memory_lap_line(FILE *out, const hr_ranking_t *rk, const char *pre) 
 /* Failed rows (one line each), the rows not ranked, the budget, the
  * threads lines, start-up RSS, unknown heaps, the legends. */
 static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const hr_ranking_t *rk,
-                  int md) {
+                  int md, hr_legends_t *lg) {
     const char *pre = md ? "- " : "  ";
     char buf[4096];
     int k = 0;
@@ -538,13 +554,14 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
     for (int i = 0; i < rk->n; i++)
         if (hr_result_ok(rk->e[i].r))
             unknown_heaps(out, rk->e[i].r, pre);
-    columns_legend(out, rk->basis, hr_report_has_load(rk), pre);
-    legend(out, rk, pre);
+    columns_legend(out, rk->basis, hr_report_has_load(rk), pre, lg);
+    legend(out, rk, pre, lg);
 }
 
 /* ---- the whole section -------------------------------------------------- */
 
-void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md) {
+void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md,
+                      hr_legends_t *lg) {
     hr_ranking_t rk;
     char text[2048];
     hr_rank_trace(&rk, v, trace);
@@ -558,7 +575,7 @@ void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trac
     fprintf(f, "%s\n", text);
     if (md)
         fputc('\n', f);
-    notes(f, v, trace, &rk, md);
+    notes(f, v, trace, &rk, md, lg);
     fputc('\n', f);
     hr_prose_close(&p, em->out, md);
     hr_report_sites_table(em, &rk);

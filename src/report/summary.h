@@ -16,6 +16,29 @@
 #include "report/prose.h"
 
 
+/* The legends a text or Markdown report has printed so far (hr_report_tables
+ * keeps one per report): a trace's section explains a column set, a flag or
+ * the prediction table's columns only when no section above it did, and
+ * points up in one line otherwise. Why: a report of many traces (the main
+ * job's nine, a build's 43 processes) repeated the same dozen lines of
+ * legend under every table, most of its text. NULL: every legend printed. */
+typedef struct hr_legends {
+    unsigned shown; /* HR_LEGEND_* bits */
+} hr_legends_t;
+
+enum {
+    HR_LEGEND_COLUMNS = 1u << 0,  /* + 2 * basis + load: six bits, one per column set */
+    HR_LEGEND_UNSTABLE = 1u << 6,
+    HR_LEGEND_FALLBACK = 1u << 7,
+    HR_LEGEND_INVALID = 1u << 8,
+    HR_LEGEND_INTERRUPTED = 1u << 9,
+    HR_LEGEND_PREDICT = 1u << 10, /* the prediction table's columns */
+};
+
+/* 1 when the legend `bit` is to be printed now (lg NULL, or not printed
+ * before), and then marks it printed. */
+int hr_legend_first(hr_legends_t *lg, unsigned bit);
+
 /* Writes the summary of `trace` (the rows of v whose trace is it) on em:
  * the heading and ranking table (through em's tables), then on em->out the
  * verdict line and the notes (failed rows, rows not ranked, budget, threads,
@@ -23,7 +46,8 @@
  * `md`: Markdown prose (bullets) instead of indented text lines, no wrapping.
  * Rows in the order of the trace's ranking (ranking.h, hr_rank_trace): the
  * ranked ones best first, then the excluded ones with the reason. */
-void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md);
+void hr_summary_trace(hr_emit_t *em, const hr_report_view_t *v, const char *trace, int md,
+                      hr_legends_t *lg);
 
 /* The verdict of `trace` into buf (no prefix, no newline), from its
  * ranking (docs/REPORTS.md, "Verdict"): "ship A: -27.0 ms of 1.22 s CPU

@@ -73,9 +73,13 @@ void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
     if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
         header(em->out, v, md);
     hr_wholeprog_table(em, v, md); /* a --follow-forks capture's processes: its answer first */
+    /* Legends once per report in text and Markdown; the HTML page keeps
+     * them in every trace's section, each of which can be read alone. */
+    hr_legends_t legends = {0};
+    hr_legends_t *lg = em->format == HR_EMIT_HTML ? NULL : &legends;
     for (int t = 0; t < nt; t++) {
-        hr_summary_trace(em, v, v->traces[t], md);
-        hr_report_predict_table(em, v, v->traces[t]);
+        hr_summary_trace(em, v, v->traces[t], md, lg);
+        hr_report_predict_table(em, v, v->traces[t], lg);
     }
     if (nt == 0)
         fputs("(no results)\n", em->out);

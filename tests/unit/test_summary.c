@@ -6,6 +6,7 @@
  * older engine: op indexes only; threads lines). Set HR_UPDATE_EXPECTED=1 to
  * rewrite the golden files after an intended change (then review the diff). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "golden.h"
 #include "hr_test.h"
@@ -74,6 +75,43 @@ static void check_golden(hr_emit_format_t fmt, const char *expected) {
 
 static void test_summary_text(void) { check_golden(HR_EMIT_TEXT, "summary.txt"); }
 static void test_summary_md(void) { check_golden(HR_EMIT_MARKDOWN, "summary.md"); }
+
+static int count_of(const char *s, const char *needle) {
+    int n = 0;
+    for (const char *q = s; s && (q = strstr(q, needle)) != NULL; q += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A report of two traces explains its columns and flags once, under the
+ * first table that has them (text and Markdown), the second section
+ * pointing up in one line; each section of the HTML page keeps its own. */
+static void test_legends_once(void) {
+    hr_json_t *rep = load("summary.json");
+    static const hr_emit_format_t fmts[] = {HR_EMIT_TEXT, HR_EMIT_MARKDOWN, HR_EMIT_HTML};
+    for (int i = 0; i < 3; i++) {
+        char *out = render(rep, fmts[i], 0);
+        int per_section = fmts[i] == HR_EMIT_HTML ? 2 : 1;
+        HR_CHECK(out != NULL);
+        HR_CHECK_EQ_U64(count_of(out, "place in the ranking by"), per_section);
+        HR_CHECK_EQ_U64(count_of(out, "peak RSS: the whole worker's peak resident set"),
+                        per_section);
+        HR_CHECK_EQ_U64(count_of(out, "columns as in the first table above"), 2 - per_section);
+        /* the flags of the first trace's rows, explained in its section */
+        char *second = out ? strstr(out, "particles.hrt") : NULL;
+        char *fb = out ? strstr(out, "fallback: under") : NULL;
+        HR_CHECK(fb != NULL && second != NULL && fb < second);
+        HR_CHECK_EQ_U64(count_of(out, "fallback: under"), 1);
+        free(out);
+    }
+    /* the bookkeeping itself: a bit is first once; NULL always prints */
+    hr_legends_t lg = {0};
+    HR_CHECK(hr_legend_first(&lg, HR_LEGEND_FALLBACK));
+    HR_CHECK(!hr_legend_first(&lg, HR_LEGEND_FALLBACK));
+    HR_CHECK(hr_legend_first(&lg, HR_LEGEND_PREDICT));
+    HR_CHECK(hr_legend_first(NULL, HR_LEGEND_FALLBACK));
+    hr_json_free(rep);
+}
 
 /* The verdicts: game_session ranked by its cold lap (glibc, though block is
  * faster warm), separated (the margin of the runner-up: the unstable,
@@ -220,6 +258,7 @@ static void test_wrap(void) {
 int main(void) {
     HR_RUN(test_summary_text);
     HR_RUN(test_summary_md);
+    HR_RUN(test_legends_once);
     HR_RUN(test_verdicts);
     HR_RUN(test_budget_line);
     HR_RUN(test_verdict_edges);
