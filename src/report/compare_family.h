@@ -78,6 +78,22 @@ int hr_family_subset(const hr_family_t *f, const char *program, hr_family_t *sub
  * matched once in process order: pair[k] is n's index for b's process k, or
  * -1. Returns the pairs made, -1 out of memory. */
 int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair);
+/* hr_family_pairs, then the processes left over paired by their commands'
+ * likeness: the same program and at least HR_FAMILY_LIKENESS of the
+ * tokens either command has in both (normalized as above), the most alike
+ * pairs first, each process once. A build whose flags changed (-O2 -> -O3)
+ * ran no command twice; each compile still pairs with its own unit's.
+ * similar[k] (room for b->n) is 1 where b's process k was paired so. No
+ * likeness pairs when that would take more than HR_FAMILY_LIKE_MAX
+ * comparisons (a program of thousands of processes, every command changed).
+ * Returns the pairs made, -1 out of memory. */
+#define HR_FAMILY_LIKENESS 0.6
+#define HR_FAMILY_LIKE_MAX (4u << 20)
+int hr_family_pairs_like(const hr_family_t *b, const hr_family_t *n, int *pair, char *similar);
+/* The tokens of command a and of command b that the other lacks, up to
+ * three a side, into buf: "-O2 -> -O3", "(none) -> -g" (normalized as
+ * above; "" when either is NULL). */
+void hr_command_diff(char *buf, size_t len, const char *a, const char *b);
 
 /* One process's figure (its row `r`) into s. */
 typedef void (*hr_family_fig_fn)(const hr_result_t *r, hr_spread_t *s, void *ctx);

@@ -82,13 +82,14 @@ static void compare_programs(prog_t *p, const char *name, const hr_family_t *fb,
     free(progs);
 }
 
-/* Notes on the processes that ran the same command in both captures whose
- * events changed most (relatively), up to three: which compile grew. */
+/* Notes on the processes that ran the same command in both captures, or a
+ * like one (hr_family_pairs_like), whose events changed most (relatively),
+ * up to three: which compile grew. */
 static void changed_processes(prog_t *p, const char *name, const hr_family_t *fb,
                               const hr_family_t *fn) {
     int *pair = malloc(((size_t)fb->n + 1) * sizeof *pair);
-    char *done = calloc((size_t)fb->n + 1, 1);
-    int made = pair && done ? hr_family_pairs(fb, fn, pair) : -1;
+    char *done = calloc((size_t)fb->n + 1, 1), *like = calloc((size_t)fb->n + 1, 1);
+    int made = pair && done && like ? hr_family_pairs_like(fb, fn, pair, like) : -1;
     for (int shown = 0; made > 0 && shown < 3; shown++) {
         int best = -1;
         double bd = 0, eb[2] = {0, 0};
@@ -103,13 +104,19 @@ static void changed_processes(prog_t *p, const char *name, const hr_family_t *fb
         if (best < 0)
             break;
         done[best] = 1;
-        char trace[256], metric[96], why[256], words[80];
+        char trace[256], metric[96], why[448], words[80], how[160] = "the same command in both captures";
         const hr_result_t *rb = hr_family_row(fb, best, NULL);
+        const hr_result_t *rn = hr_family_row(fn, pair[best], NULL);
         hr_report_command_words(words, sizeof words, rb->command, 60);
+        if (like[best]) {
+            char diff[96];
+            hr_command_diff(diff, sizeof diff, rb->command, rn->command);
+            snprintf(how, sizeof how, "a like command in both captures (%s)", diff);
+        }
         snprintf(trace, sizeof trace, "%s (whole program)", name);
         snprintf(metric, sizeof metric, "process %s", words);
-        snprintf(why, sizeof why, "the same command in both captures: events %.0f -> %.0f "
-                 "(%+.1f%%), %s -> %s", eb[0], eb[1], hr_delta_pct(eb[0], eb[1]),
+        snprintf(why, sizeof why, "%s: events %.0f -> %.0f (%+.1f%%), %s -> %s",
+                 how, eb[0], eb[1], hr_delta_pct(eb[0], eb[1]),
                  hr_report_trace_base(fb->traces[best]),
                  hr_report_trace_base(fn->traces[pair[best]]));
         hr_prog_row(p, trace, "-", metric, "changed", why);
@@ -118,6 +125,7 @@ static void changed_processes(prog_t *p, const char *name, const hr_family_t *fb
         p->oom = 1;
     free(pair);
     free(done);
+    free(like);
 }
 
 /* The figures of a whole program: base's family fb against new's fn, in

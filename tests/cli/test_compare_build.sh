@@ -49,7 +49,7 @@ child() { # DIR PID N SIZE KEEP [COMMAND, percent-encoded]: its own program time
     { echo "heapreplay-trace 1 runs=1 timed=capture wall_ns=2000000 cpu_ns=1000000 cpu_min_ns=1000000 cpu_max_ns=1000000 max_rss=1048576${6:+ command=$6}"
       blocks "$3" "$4" "$5"; } > "$1/b.$2.hrtt"
 }
-mkdir -p "$T/a" "$T/same" "$T/more" "$T/alone"
+mkdir -p "$T/a" "$T/same" "$T/more" "$T/alone" "$T/opt"
 # the children's commands (trace format 1.8): two compilers and an assembler
 CA=/usr/bin/cc1%20a.c CB=/usr/bin/cc1%20b.c AS=/usr/bin/as%20-o%20a.o%20/tmp/ccX1.s
 parent "$T/a" 100;    child "$T/a" 201 10 64 0 "$CA";    child "$T/a" 202 50 32 0 "$CB"
@@ -59,6 +59,9 @@ child "$T/same" 303 5 4096 3 /usr/bin/as%20-o%20a.o%20/tmp/ccY2.s
 parent "$T/more" 104; child "$T/more" 401 10 64 0 "$CA"; child "$T/more" 402 100 32 0 "$CB"
 child "$T/more" 403 5 4096 3 "$AS"; child "$T/more" 404 10 16 0 /usr/bin/ld
 parent "$T/alone" 104
+# the build with another flag to every compile: no cc1 command as before
+parent "$T/opt" 104; child "$T/opt" 701 10 64 0 /usr/bin/cc1%20-O3%20a.c
+child "$T/opt" 702 100 32 0 /usr/bin/cc1%20-O3%20b.c; child "$T/opt" 703 5 4096 3 "$AS"
 # frames: a child of K allocations per frame, 4 frames (the first is the load)
 game() { # DIR PID K
     local f i id=0
@@ -71,7 +74,7 @@ game() { # DIR PID K
 mkdir -p "$T/ga" "$T/gb"
 parent "$T/ga" 100; child "$T/ga" 501 10 64 0; game "$T/ga" 502 40
 parent "$T/gb" 104; child "$T/gb" 601 10 64 0; game "$T/gb" 602 80
-for d in a same more alone ga gb; do
+for d in a same more alone ga gb opt; do
     if ! "$HR" replay "$T/$d" -a glibc -r 3 --warm-time 0 -q -o "$T/$d.json" >/dev/null 2>"$T/$d.err"; then
         not_ok "replay of the capture '$d'" "$(cat "$T/$d.err")"
         tap_done
@@ -128,6 +131,15 @@ if [ "$cc1" = "60 110 REGRESSION" ] && [ "$ld" = "processes n/a" ] &&
    [ "$(printf '%s\n' "$note" | wc -l)" = 1 ]; then
     ok "by program: cc1's allocations summed (60 -> 110), ld new; the note names cc1 b.c (+100 %)"
 else not_ok "by program and by command" "cc1: $cc1" "ld: $ld" "note: $note"; fi
+
+# 2d. every compile's command changed (a flag added): each pairs with its own
+#     unit's by likeness, and the note names the one that grew and the flag
+"$HR" compare -f json "$T/a.json" "$T/opt.json" > "$T/opt.cmp" 2>"$T/err"
+note=$(jq -r --arg t "$W" '.rows[] | select(.trace == $t and (.metric | startswith("process "))) |
+       "\(.metric): \(.reason)"' "$T/opt.cmp")
+if [ "$(printf '%s\n' "$note" | cut -d, -f1)" = "process cc1 b.c: a like command in both captures ((none) -> -O3): events 100 -> 200 (+100.0%)" ]; then
+    ok "a flag added to every compile: the grown unit's process paired by likeness, the flag named"
+else not_ok "a flag added to every compile: paired by likeness" "note: $note"; fi
 
 # 2c. the report lists the programs of the whole program (the parent has no
 #     command here: three children's)

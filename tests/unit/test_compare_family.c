@@ -3,6 +3,7 @@
  * combined over a family sample by sample, and the processes identical in
  * two captures. The reports are built in memory. */
 #include <math.h>
+#include <string.h>
 
 #include "hr_test.h"
 #include "report/access.h"
@@ -90,6 +91,72 @@ static void cold_fig(const hr_result_t *r, hr_spread_t *s, void *ctx) {
 /* Sums and maxima over a family; measured figures sample by sample (the
  * median of the sums, not the sum of the medians); the identical processes
  * matched once each by digest. */
+/* A row with a recorded command (trace format 1.8's process_command). */
+#define CMD_ROW(trace, cmd)                                                                      \
+    "{\"trace\":\"" trace "\",\"trace_digest\":\"" trace "\",\"allocator\":\"glibc\","         \
+    "\"status\":\"ok\",\"runs\":1,\"process_command\":\"" cmd "\",\"ops\":{\"events\":5}}"
+
+static int index_of(const hr_family_t *f, const char *trace) {
+    for (int k = 0; k < f->n; k++)
+        if (strcmp(f->traces[k], trace) == 0)
+            return k;
+    return -1;
+}
+
+/* Processes pair by the same command first (a temporary file's name does
+ * not count), then the rest by their commands' likeness: the same program,
+ * most tokens in common, each once; a flag added to every compile still
+ * pairs each unit's compile with its own. The tokens that differ, named. */
+static void test_pairs_by_likeness(void) {
+    static const char base[] = "{\"results\":["
+        CMD_ROW("b.hrt", "make") ","
+        CMD_ROW("b.1.hrt", "/usr/bin/cc1 -quiet -O2 a.c -o /tmp/ccA.s") ","
+        CMD_ROW("b.2.hrt", "/usr/bin/cc1 -quiet -O2 b.c -o /tmp/ccB.s") ","
+        CMD_ROW("b.3.hrt", "/usr/bin/as -o a.o /tmp/ccA.s") ","
+        CMD_ROW("b.4.hrt", "/usr/bin/cc1 -quiet -O2 c.c -o /tmp/ccC.s") "]}";
+    static const char cur[] = "{\"results\":["
+        CMD_ROW("b.hrt", "make") ","
+        CMD_ROW("b.11.hrt", "/usr/bin/cc1 -quiet -O3 b.c -o /tmp/ccX.s") ","
+        CMD_ROW("b.12.hrt", "/usr/bin/cc1 -quiet -O3 a.c -o /tmp/ccY.s") ","
+        CMD_ROW("b.13.hrt", "/usr/bin/as -o a.o /tmp/ccZ.s") ","
+        CMD_ROW("b.14.hrt", "/usr/bin/ld -o prog a.o b.o") "]}";
+    hr_report_view_t vb, vn;
+    hr_json_t *db = doc_of(base, &vb), *dn = doc_of(cur, &vn);
+    hr_families_t *fb = hr_families_new(&vb), *fn = hr_families_new(&vn);
+    hr_family_t b, n;
+    HR_CHECK(fb && fn && hr_family_of(fb, 0, &b) == 1 && hr_family_of(fn, 0, &n) == 1);
+    int pair[8];
+    char like[8];
+    HR_CHECK(hr_family_pairs(&b, &n, pair) == 2); /* make, as */
+    HR_CHECK(hr_family_pairs_like(&b, &n, pair, like) == 4);
+    static const struct { const char *b, *n; int like; } want[] = {
+        {"b.hrt", "b.hrt", 0}, {"b.3.hrt", "b.13.hrt", 0},
+        {"b.1.hrt", "b.12.hrt", 1}, {"b.2.hrt", "b.11.hrt", 1}, {"b.4.hrt", NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int k = index_of(&b, want[i].b);
+        HR_CHECK(k >= 0);
+        if (k < 0)
+            continue;
+        HR_CHECK(pair[k] == (want[i].n ? index_of(&n, want[i].n) : -1));
+        HR_CHECK(like[k] == want[i].like);
+    }
+    char diff[96];
+    hr_command_diff(diff, sizeof diff, "/usr/bin/cc1 -quiet -O2 a.c -o /tmp/ccA.s",
+                    "/usr/bin/cc1 -quiet -O3 a.c -o /tmp/ccY.s");
+    HR_CHECK_STR(diff, "-O2 -> -O3");
+    hr_command_diff(diff, sizeof diff, "cc1 a.c", "cc1 -g -O1 -O2 -O3 -w a.c");
+    HR_CHECK_STR(diff, "(none) -> -O1 -O2 -O3 and 2 more");
+    hr_family_free(&b);
+    hr_family_free(&n);
+    hr_families_free(fb);
+    hr_families_free(fn);
+    hr_report_view_free(&vb);
+    hr_report_view_free(&vn);
+    hr_json_free(db);
+    hr_json_free(dn);
+}
+
 static void test_combine_and_identical(void) {
     static const char base[] = "{\"results\":["
         ROW("b.hrt", "p1", "10", "1", "2", "9") ","
@@ -133,5 +200,6 @@ static void test_combine_and_identical(void) {
 int main(void) {
     HR_RUN(test_children_by_name);
     HR_RUN(test_combine_and_identical);
+    HR_RUN(test_pairs_by_likeness);
     return hr_test_done();
 }
