@@ -145,10 +145,10 @@ $(for v in grown O3; do
            "- \(.trace | sub(".*whole program: "; "") | sub("\\)$"; "")): \(.base) -> \(.new) (\(.delta_pct * 100 | round / 100) %)"' \
         "$W/$v.json"
     echo
-    echo "The processes that ran the same command in both, their events changed most:"
+    echo "The processes paired by their commands (the same, or a like one: compare's notes), their events changed most:"
     echo
     jq -r '.rows[] | select(.metric | startswith("process ")) | "- \(.metric): \(.reason)"' "$W/$v.json" |
-        grep . || echo "(none: no process ran the same command in both captures with 1 % more or fewer events)"
+        grep . || echo "(none: no process paired by its command with 1 % more or fewer events)"
     echo
 done)
 
