@@ -6,8 +6,8 @@
  * hr_fallback_alloc/free, counts native ops with hr_fallback_native(), and
  * names each violation kind it detects with hr_fallback_violation(). Ownership
  * (is this pointer a fallback block?) is the backend's own business: the
- * in-house backends keep a set of their fallback blocks (inhouse.h), routed
- * asks its heaps. bytes_held (usable bytes of live fallback blocks, by glibc's
+ * in-house backends keep a set of their fallback blocks or tell them by
+ * address (inhouse.h, `owns`), routed asks its heaps. bytes_held (usable bytes of live fallback blocks, by glibc's
  * chunk arithmetic for the request: alloc/chunk.h, so that it never depends on
  * the heap's history) is part of the backend's footprint.
  */

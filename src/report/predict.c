@@ -340,8 +340,8 @@ static void startup_note(FILE *out, const hr_report_view_t *v, const char *trace
                 "library loaded once per process, measured once per run): ",
                 r->allocator, st * 1e3);
     }
-    if (n)
-        fprintf(out, ".\n");
+    if (n) /* a blank line after it, as after the notes above: the next trace's section follows */
+        fprintf(out, ".\n\n");
 }
 
 void hr_report_predict_table(hr_emit_t *em, const hr_report_view_t *v, const char *trace,
