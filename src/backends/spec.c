@@ -222,6 +222,15 @@ int hr_alloc_spec_route_pools(hr_alloc_spec_t *s, const hr_pool_routes_t *pr, hr
 
 /* ---- the -a list ------------------------------------------------------------- */
 
+int hr_alloc_spec_needs_size(const hr_alloc_spec_t *s) {
+    if (!s->parts.n)
+        return s->be && (s->be->caps & HR_CAP_NEEDS_SIZE_ON_FREE);
+    for (int i = 0; i < s->parts.n; i++)
+        if (s->parts.part[i].be && (s->parts.part[i].be->caps & HR_CAP_NEEDS_SIZE_ON_FREE))
+            return 1;
+    return 0;
+}
+
 int hr_alloc_spec_is_all(const char *word) { return strcmp(word, "all") == 0; }
 
 /* Does a spec start at s? "all", or a backend's name followed by the end of

@@ -51,6 +51,10 @@ int hr_alloc_spec_parse_borrowed(const char *text, hr_alloc_spec_t *out, hr_erro
  * `be` with the options after ':'. */
 void hr_alloc_spec_bind(const hr_backend_t *be, const char *text, hr_alloc_spec_t *out);
 void hr_alloc_spec_free(hr_alloc_spec_t *s);
+/* 1 when the allocator frees with the block's size (HR_CAP_NEEDS_SIZE_ON_FREE;
+ * a composition when one of its parts does): a program that calls free(p)
+ * would keep each block's size itself to use it. */
+int hr_alloc_spec_needs_size(const hr_alloc_spec_t *s);
 
 /* --pool routes: pool NAME replayed on ALLOC (an in-house allocator spec or
  * "malloc", hr_alloc_spec_pool_alloc_ok) in front of every -a spec. */

@@ -183,6 +183,7 @@ void hr_result_decode(const hr_json_t *r, const char *const *op_keys, unsigned n
     out->mostly_fallback = flag(r, HR_RK_MOSTLY_FALLBACK);
     out->deterministic = flag(r, HR_RK_DETERMINISTIC);
     out->interrupted = flag(r, HR_RK_INTERRUPTED);
+    out->needs_size = flag(r, HR_RK_NEEDS_SIZE);
     out->ok = out->status && strcmp(out->status, HR_RESULT_STATUS_OK) == 0;
     out->has_budget = hr_json_type(hr_json_get(r, HR_RK_BUDGET)) == HR_JSON_OBJECT;
     decode_threads(hr_json_get(r, HR_RK_PER_THREAD), out);

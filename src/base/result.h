@@ -65,6 +65,11 @@ typedef struct hr_result_metrics {
 #define HR_RK_MOSTLY_FALLBACK "mostly_fallback"
 #define HR_RK_DETERMINISTIC "deterministic"
 #define HR_RK_INTERRUPTED "interrupted"
+/* true when the allocator frees with the block's size, free(p, size), as
+ * Box2D's block allocator, Orx's banks and SGI's size classes do (the
+ * backend's HR_CAP_NEEDS_SIZE_ON_FREE; a composition when a part does);
+ * absent otherwise */
+#define HR_RK_NEEDS_SIZE "needs_size_on_free"
 #define HR_RK_FAILED_RUNS "failed_runs"
 #define HR_RK_SAMPLES "samples"
 #define HR_RK_SERIES "series"
@@ -131,6 +136,7 @@ typedef struct hr_result {
     const char *spec; /* a routed row's composition when `allocator` is its label, else NULL */
     double      signal, runs;  /* NAN when absent */
     int         unstable, mostly_fallback, deterministic, interrupted; /* 0 when absent */
+    int         needs_size; /* HR_RK_NEEDS_SIZE, 0 when absent */
     int         ok;            /* status is HR_RESULT_STATUS_OK */
     /* the typed blocks */
     int                    has_budget; /* a "budget" object (its figures are in m) */

@@ -237,6 +237,8 @@ static int on_cell(void *ctx, const hr_replay_cell_t *cell) {
         hr_json_t *cj = cell->command ? hr_json_new_str(cell->command) : NULL;
         if (cj) /* which program the process ran (a --follow-forks capture's traces) */
             hr_report_builder_set_last(c->rb, HR_RK_COMMAND, cj);
+        if (hr_alloc_spec_needs_size(cell->alloc)) /* the report says what adopting it takes */
+            hr_report_builder_set_last(c->rb, HR_RK_NEEDS_SIZE, hr_json_new_bool(1));
         set_trace_obj(c, TR_FRAMES);
         if (cell->stop)
             hr_report_builder_interrupted(c->rb, sig_name(cell->stop), cell->partial);

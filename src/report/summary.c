@@ -516,6 +516,18 @@ static void memory_lap_line(FILE *out, const hr_ranking_t *rk, const char *pre) 
         fprintf(out, "%s%s (peak RSS from the back-to-back lap)\n", pre, note);
 }
 
+/* What adopting the leader takes when it frees with the block's size (the
+ * result's HR_RK_NEEDS_SIZE): the replay passes every free its size, which a
+ * program that calls free(p) does not have. */
+static void sized_free_line(FILE *out, const hr_ranking_t *rk, const char *pre) {
+    if (rk->nranked < 1 || !hr_result_ok(rk->e[0].r) || !rk->e[0].r->needs_size)
+        return;
+    fprintf(out, "%s%s frees with the block's size, free(p, size), as its design does: a program "
+            "that calls free(p) would need each block's size at hand to adopt it (a C++ sized "
+            "delete, its own records, or a header per block, whose memory and time the figures "
+            "above do not count)\n", pre, rk->e[0].r->allocator);
+}
+
 /* Failed rows (one line each), the rows not ranked, the budget, the
  * threads lines, start-up RSS, unknown heaps, the legends. */
 static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const hr_ranking_t *rk,
@@ -539,6 +551,7 @@ static void notes(FILE *out, const hr_report_view_t *v, const char *trace, const
                 rk->e[i].r->allocator, rk->e[i].why);
     if (k)
         fputc('\n', out);
+    sized_free_line(out, rk, pre);
     if (rk->left_out)
         fprintf(out, "%s%d more rows of this trace left out of the ranking and these notes "
                 "(it holds %d; split the allocators over several reports)\n",

@@ -113,6 +113,36 @@ static void test_legends_once(void) {
     hr_json_free(rep);
 }
 
+/* Sets "needs_size_on_free" on the rows of `alloc` (casting away const: the
+ * document is the test's own). */
+static void mark_sized(hr_json_t *rep, const char *alloc) {
+    const hr_json_t *rs = hr_json_get(rep, "results");
+    for (size_t i = 0; i < hr_json_len(rs); i++) {
+        hr_json_t *r = (hr_json_t *)hr_json_at(rs, i);
+        const char *a = hr_json_str(hr_json_get(r, "allocator"));
+        if (a && strcmp(a, alloc) == 0)
+            hr_json_set(r, HR_RK_NEEDS_SIZE, hr_json_new_bool(1));
+    }
+}
+
+/* An allocator that frees with the block's size (Box2D's block allocator,
+ * Orx's banks, SGI's classes) gets a line saying what adopting it takes,
+ * when it leads a trace's ranking; not when it ranks below the leader. */
+static void test_sized_free_note(void) {
+    hr_json_t *rep = load("summary.json");
+    mark_sized(rep, "block"); /* third on particles */
+    char *out = render(rep, HR_EMIT_TEXT, 0);
+    HR_CHECK(out && !strstr(out, "frees with the block's size"));
+    free(out);
+    mark_sized(rep, "jemalloc"); /* first on particles */
+    out = render(rep, HR_EMIT_TEXT, 0);
+    const char *at = out ? strstr(out, "trace traces/particles.hrt") : NULL;
+    HR_CHECK(at && strstr(at, "jemalloc frees with the block's size, free(p, size)"));
+    HR_CHECK_EQ_U64(count_of(out, "frees with the block's size"), 1);
+    free(out);
+    hr_json_free(rep);
+}
+
 /* The verdicts: game_session ranked by its cold lap (glibc, though block is
  * faster warm), separated (the margin of the runner-up: the unstable,
  * mostly-fallback and failed rows are not ranked), block 10 % leaner by peak
@@ -259,6 +289,7 @@ int main(void) {
     HR_RUN(test_summary_text);
     HR_RUN(test_summary_md);
     HR_RUN(test_legends_once);
+    HR_RUN(test_sized_free_note);
     HR_RUN(test_verdicts);
     HR_RUN(test_budget_line);
     HR_RUN(test_verdict_edges);
