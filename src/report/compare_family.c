@@ -318,8 +318,7 @@ int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_name
     return same;
 }
 
-/* The recorded command of process k (its first row with one), or NULL. */
-static const char *command_of(const hr_family_t *f, int k) {
+const char *hr_family_command(const hr_family_t *f, int k) {
     for (int j = f->start[k]; j < f->start[k + 1]; j++)
         if (f->rows[j]->command)
             return f->rows[j]->command;
@@ -328,7 +327,7 @@ static const char *command_of(const hr_family_t *f, int k) {
 
 /* The program process k ran (hr_report_command_program), "" when unknown. */
 static void program_of(const hr_family_t *f, int k, char prog[64]) {
-    hr_report_command_program(prog, 64, command_of(f, k));
+    hr_report_command_program(prog, 64, hr_family_command(f, k));
 }
 
 int hr_family_programs(const hr_family_t *f, char (*names)[64], int max) {
@@ -372,9 +371,7 @@ int hr_family_subset(const hr_family_t *f, const char *program, hr_family_t *sub
     return 0;
 }
 
-/* cmd with every token that starts with "/tmp/" written "/tmp/" and a star (a fresh
- * string; NULL for NULL or out of memory). */
-static char *normal_command(const char *cmd) {
+char *hr_family_normal_command(const char *cmd) {
     char *out = cmd ? malloc(strlen(cmd) + 1) : NULL, *w = out;
     for (const char *a = cmd; out && *a;) {
         size_t len = strcspn(a, " ");
@@ -397,7 +394,7 @@ static char *normal_command(const char *cmd) {
 static named_t *by_commands(const hr_family_t *f) {
     named_t *d = malloc(((size_t)f->n + 1) * sizeof *d);
     for (int k = 0; d && k < f->n; k++)
-        d[k] = (named_t){normal_command(command_of(f, k)), k};
+        d[k] = (named_t){hr_family_normal_command(hr_family_command(f, k)), k};
     if (d)
         qsort(d, (size_t)f->n, sizeof *d, by_name_idx);
     return d;
@@ -415,174 +412,4 @@ int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair) {
     free_named(cb, b->n);
     free_named(cn, n->n);
     return made;
-}
-
-/* ---- processes paired by their commands' likeness ------------------------ */
-
-/* A command's tokens, normalized as normal_command writes them, sorted,
- * each once (pointers into buf), and its program. */
-typedef struct toks {
-    char        *buf;
-    const char **t;
-    int          n;
-    char         prog[64];
-} toks_t;
-
-static int by_str(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* 0 (x empty when cmd is NULL), -1 out of memory. */
-static int toks_of(toks_t *x, const char *cmd) {
-    memset(x, 0, sizeof *x);
-    if (!cmd)
-        return 0;
-    hr_report_command_program(x->prog, sizeof x->prog, cmd);
-    size_t cap = 1;
-    for (const char *c = cmd; *c; c++)
-        cap += *c == ' ';
-    if (!(x->buf = normal_command(cmd)) || !(x->t = malloc(cap * sizeof *x->t)))
-        return -1;
-    for (char *c = x->buf; *c;) {
-        size_t len = strcspn(c, " ");
-        if (len)
-            x->t[x->n++] = c;
-        c += len;
-        if (*c)
-            *c++ = 0;
-    }
-    qsort(x->t, (size_t)x->n, sizeof *x->t, by_str);
-    int k = 0;
-    for (int i = 0; i < x->n; i++)
-        if (!k || strcmp(x->t[k - 1], x->t[i]) != 0)
-            x->t[k++] = x->t[i];
-    x->n = k;
-    return 0;
-}
-
-static void toks_free(toks_t *x) {
-    free(x->buf);
-    free(x->t);
-}
-
-/* The tokens the two share over the tokens either has (0 when either has none). */
-static double likeness(const toks_t *a, const toks_t *b) {
-    int common = 0;
-    for (int i = 0, j = 0; i < a->n && j < b->n;) {
-        int c = strcmp(a->t[i], b->t[j]);
-        common += !c;
-        i += c <= 0;
-        j += c >= 0;
-    }
-    int all = a->n + b->n - common;
-    return all ? (double)common / all : 0;
-}
-
-typedef struct like {
-    double sim;
-    int    k, m;
-} like_t;
-
-static int by_likeness(const void *a, const void *b) {
-    const like_t *x = a, *y = b;
-    if (x->sim != y->sim)
-        return x->sim > y->sim ? -1 : 1;
-    return x->k != y->k ? x->k - y->k : x->m - y->m;
-}
-
-/* Candidate pairs of b's and n's processes left unpaired: the same program,
- * alike by HR_FAMILY_LIKENESS or more; *nc of them, NULL out of memory (or
- * when more than HR_FAMILY_LIKE_MAX comparisons would be needed: none). */
-static like_t *like_candidates(const toks_t *tb, int nb, const toks_t *tn, int nn,
-                               const int *pair, const char *taken, int *nc) {
-    size_t cmp = 0, cap = 16;
-    for (int k = 0; k < nb; k++)
-        for (int m = 0; pair[k] < 0 && tb[k].n && m < nn; m++)
-            cmp += !taken[m] && tn[m].n && strcmp(tb[k].prog, tn[m].prog) == 0;
-    like_t *c = malloc(cap * sizeof *c);
-    *nc = 0;
-    if (!c || cmp > HR_FAMILY_LIKE_MAX)
-        return c;
-    for (int k = 0; k < nb; k++)
-        for (int m = 0; pair[k] < 0 && tb[k].n && m < nn; m++) {
-            if (taken[m] || !tn[m].n || strcmp(tb[k].prog, tn[m].prog) != 0)
-                continue;
-            double sim = likeness(&tb[k], &tn[m]);
-            if (sim < HR_FAMILY_LIKENESS)
-                continue;
-            if ((size_t)*nc == cap) {
-                like_t *g = realloc(c, 2 * cap * sizeof *c);
-                if (!g) {
-                    free(c);
-                    return NULL;
-                }
-                c = g, cap *= 2;
-            }
-            c[(*nc)++] = (like_t){sim, k, m};
-        }
-    return c;
-}
-
-int hr_family_pairs_like(const hr_family_t *b, const hr_family_t *n, int *pair, char *similar) {
-    int made = hr_family_pairs(b, n, pair);
-    if (made < 0)
-        return -1;
-    memset(similar, 0, (size_t)b->n);
-    toks_t *tb = calloc((size_t)b->n + 1, sizeof *tb), *tn = calloc((size_t)n->n + 1, sizeof *tn);
-    char *taken = calloc((size_t)n->n + 1, 1);
-    int ok = tb && tn && taken, nc = 0;
-    for (int k = 0; ok && k < b->n; k++)
-        ok = pair[k] >= 0 ? (taken[pair[k]] = 1) : toks_of(&tb[k], command_of(b, k)) == 0;
-    for (int m = 0; ok && m < n->n; m++)
-        ok = taken[m] || toks_of(&tn[m], command_of(n, m)) == 0;
-    like_t *c = ok ? like_candidates(tb, b->n, tn, n->n, pair, taken, &nc) : NULL;
-    if (c)
-        qsort(c, (size_t)nc, sizeof *c, by_likeness); /* the most alike first */
-    for (int i = 0; c && i < nc; i++)
-        if (pair[c[i].k] < 0 && !taken[c[i].m]) {
-            pair[c[i].k] = c[i].m;
-            taken[c[i].m] = similar[c[i].k] = 1;
-            made++;
-        }
-    for (int k = 0; tb && k < b->n; k++)
-        toks_free(&tb[k]);
-    for (int m = 0; tn && m < n->n; m++)
-        toks_free(&tn[m]);
-    int failed = !c;
-    free(c);
-    free(tb);
-    free(tn);
-    free(taken);
-    return failed ? -1 : made;
-}
-
-void hr_command_diff(char *buf, size_t len, const char *a, const char *b) {
-    toks_t ta, tb;
-    buf[0] = 0;
-    if (toks_of(&ta, a) == 0 && toks_of(&tb, b) == 0) {
-        const toks_t *side[2] = {&ta, &tb}, *other[2] = {&tb, &ta};
-        for (int s = 0; s < 2; s++) {
-            int shown = 0, more = 0;
-            size_t at = strlen(buf);
-            if (s)
-                snprintf(buf + at, len - at, " -> ");
-            for (int i = 0; i < side[s]->n; i++) {
-                const char *t = side[s]->t[i];
-                if (bsearch(&t, other[s]->t, (size_t)other[s]->n, sizeof t, by_str))
-                    continue;
-                at = strlen(buf);
-                if (shown < 3)
-                    snprintf(buf + at, len - at, "%s%s", shown ? " " : "", t), shown++;
-                else
-                    more++;
-            }
-            at = strlen(buf);
-            if (!shown)
-                snprintf(buf + at, len - at, "(none)");
-            else if (more)
-                snprintf(buf + at, len - at, " and %d more", more);
-        }
-    }
-    toks_free(&ta);
-    toks_free(&tb);
 }

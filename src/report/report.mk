@@ -9,7 +9,7 @@ HR_REPORT_SOURCES = \
 	src/report/summary.c src/report/phases.c src/report/detail.c src/report/crosstrace.c src/report/wholeprog.c src/report/predict.c \
 	src/report/tables.c \
 	src/report/csv.c src/report/compare.c src/report/compare_fmt.c src/report/paired.c \
-	src/report/compare_family.c src/report/compare_figs.c src/report/compare_whole.c src/report/compare_program.c \
+	src/report/compare_family.c src/report/compare_like.c src/report/compare_figs.c src/report/compare_whole.c src/report/compare_program.c \
 	src/report/chart_bars.c src/report/chart_summary.c src/report/chart_memory.c \
 	src/report/chart_frames.c src/report/chart_latency.c \
 	src/report/chart.c \
