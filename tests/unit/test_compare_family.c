@@ -32,6 +32,38 @@ static size_t row_of(const hr_report_view_t *v, const char *trace) {
     return (size_t)-1;
 }
 
+/* Two captures' reports and their parent's families (the first trace). */
+typedef struct two {
+    hr_report_view_t vb, vn;
+    hr_json_t       *db, *dn;
+    hr_families_t   *fb, *fn;
+    hr_family_t      b, n;
+    int              ok;
+} two_t;
+
+static void two_open(two_t *t, const char *base, const char *cur) {
+    t->db = doc_of(base, &t->vb);
+    t->dn = doc_of(cur, &t->vn);
+    t->fb = hr_families_new(&t->vb);
+    t->fn = hr_families_new(&t->vn);
+    t->ok = t->fb && t->fn && hr_family_of(t->fb, 0, &t->b) == 1 &&
+            hr_family_of(t->fn, 0, &t->n) == 1;
+    HR_CHECK(t->ok);
+}
+
+static void two_close(two_t *t) {
+    if (t->ok) {
+        hr_family_free(&t->b);
+        hr_family_free(&t->n);
+    }
+    hr_families_free(t->fb);
+    hr_families_free(t->fn);
+    hr_report_view_free(&t->vb);
+    hr_report_view_free(&t->vn);
+    hr_json_free(t->db);
+    hr_json_free(t->dn);
+}
+
 /* Children are found by name: ".DIGITS" before the extension, the same
  * compression suffix, the same folder; nothing else is one. */
 static void test_children_by_name(void) {
@@ -120,11 +152,13 @@ static void test_pairs_by_likeness(void) {
         CMD_ROW("b.12.hrt", "/usr/bin/cc1 -quiet -O3 a.c -o /tmp/ccY.s") ","
         CMD_ROW("b.13.hrt", "/usr/bin/as -o a.o /tmp/ccZ.s") ","
         CMD_ROW("b.14.hrt", "/usr/bin/ld -o prog a.o b.o") "]}";
-    hr_report_view_t vb, vn;
-    hr_json_t *db = doc_of(base, &vb), *dn = doc_of(cur, &vn);
-    hr_families_t *fb = hr_families_new(&vb), *fn = hr_families_new(&vn);
-    hr_family_t b, n;
-    HR_CHECK(fb && fn && hr_family_of(fb, 0, &b) == 1 && hr_family_of(fn, 0, &n) == 1);
+    two_t t;
+    two_open(&t, base, cur);
+    if (!t.ok) {
+        two_close(&t);
+        return;
+    }
+    hr_family_t b = t.b, n = t.n;
     int pair[8];
     char like[8];
     HR_CHECK(hr_family_pairs(&b, &n, pair) == 2); /* make, as */
@@ -147,14 +181,7 @@ static void test_pairs_by_likeness(void) {
     HR_CHECK_STR(diff, "-O2 -> -O3");
     hr_command_diff(diff, sizeof diff, "cc1 a.c", "cc1 -g -O1 -O2 -O3 -w a.c");
     HR_CHECK_STR(diff, "(none) -> -O1 -O2 -O3 and 2 more");
-    hr_family_free(&b);
-    hr_family_free(&n);
-    hr_families_free(fb);
-    hr_families_free(fn);
-    hr_report_view_free(&vb);
-    hr_report_view_free(&vn);
-    hr_json_free(db);
-    hr_json_free(dn);
+    two_close(&t);
 }
 
 static void test_combine_and_identical(void) {
@@ -167,11 +194,13 @@ static void test_combine_and_identical(void) {
         ROW("b.hrt", "p2", "10", "1", "1", "1") ","
         ROW("b.201.hrt", "aa", "100", "1", "1", "1") ","
         ROW("b.202.hrt", "dd", "400", "1", "1", "1") "]}";
-    hr_report_view_t vb, vn;
-    hr_json_t *db = doc_of(base, &vb), *dn = doc_of(cur, &vn);
-    hr_families_t *fb = hr_families_new(&vb), *fn = hr_families_new(&vn);
-    hr_family_t b, n;
-    HR_CHECK(fb && fn && hr_family_of(fb, 0, &b) == 1 && hr_family_of(fn, 0, &n) == 1);
+    two_t t;
+    two_open(&t, base, cur);
+    if (!t.ok) {
+        two_close(&t);
+        return;
+    }
+    hr_family_t b = t.b, n = t.n;
     hr_spread_t s;
     hr_family_spread(&b, NULL, events_fig, NULL, HR_FAMILY_SUM, &s);
     HR_CHECK(s.n == 1 && s.center == 230);
@@ -187,14 +216,7 @@ static void test_combine_and_identical(void) {
     /* base's two "aa" processes against new's one: one identical pair */
     HR_CHECK(hr_family_identical(&b, &n, 1, words, sizeof words) == 1);
     HR_CHECK_STR(words, "base: b.103.hrt 70 events and 2 more; new: b.202.hrt 400 events and 1 more");
-    hr_family_free(&b);
-    hr_family_free(&n);
-    hr_families_free(fb);
-    hr_families_free(fn);
-    hr_report_view_free(&vb);
-    hr_report_view_free(&vn);
-    hr_json_free(db);
-    hr_json_free(dn);
+    two_close(&t);
 }
 
 int main(void) {
