@@ -41,7 +41,10 @@ typedef struct two {
     int              ok;
 } two_t;
 
-static void two_open(two_t *t, const char *base, const char *cur) {
+static void two_close(two_t *t);
+
+/* 1 when both families were made; else 0, everything released. */
+static int two_open(two_t *t, const char *base, const char *cur) {
     t->db = doc_of(base, &t->vb);
     t->dn = doc_of(cur, &t->vn);
     t->fb = hr_families_new(&t->vb);
@@ -49,6 +52,9 @@ static void two_open(two_t *t, const char *base, const char *cur) {
     t->ok = t->fb && t->fn && hr_family_of(t->fb, 0, &t->b) == 1 &&
             hr_family_of(t->fn, 0, &t->n) == 1;
     HR_CHECK(t->ok);
+    if (!t->ok)
+        two_close(t);
+    return t->ok;
 }
 
 static void two_close(two_t *t) {
@@ -153,11 +159,8 @@ static void test_pairs_by_likeness(void) {
         CMD_ROW("b.13.hrt", "/usr/bin/as -o a.o /tmp/ccZ.s") ","
         CMD_ROW("b.14.hrt", "/usr/bin/ld -o prog a.o b.o") "]}";
     two_t t;
-    two_open(&t, base, cur);
-    if (!t.ok) {
-        two_close(&t);
+    if (!two_open(&t, base, cur))
         return;
-    }
     hr_family_t b = t.b, n = t.n;
     int pair[8];
     char like[8];
@@ -195,11 +198,8 @@ static void test_combine_and_identical(void) {
         ROW("b.201.hrt", "aa", "100", "1", "1", "1") ","
         ROW("b.202.hrt", "dd", "400", "1", "1", "1") "]}";
     two_t t;
-    two_open(&t, base, cur);
-    if (!t.ok) {
-        two_close(&t);
+    if (!two_open(&t, base, cur))
         return;
-    }
     hr_family_t b = t.b, n = t.n;
     hr_spread_t s;
     hr_family_spread(&b, NULL, events_fig, NULL, HR_FAMILY_SUM, &s);
