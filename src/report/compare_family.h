@@ -87,7 +87,8 @@ int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair);
 /* hr_family_pairs, then the processes left over paired by their commands'
  * likeness: the same program and at least HR_FAMILY_LIKENESS of the
  * tokens either command has in both (normalized as above), the most alike
- * pairs first, each process once. A build whose flags changed (-O2 -> -O3)
+ * pairs first (among each process's HR_FAMILY_LIKE_KEEP most alike), each
+ * process once. A build whose flags changed (-O2 -> -O3)
  * ran no command twice; each compile still pairs with its own unit's.
  * similar[k] (room for b->n) is 1 where b's process k was paired so. No
  * likeness pairs when that would take more than HR_FAMILY_LIKE_MAX
@@ -95,6 +96,7 @@ int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair);
  * Returns the pairs made, -1 out of memory. */
 #define HR_FAMILY_LIKENESS 0.6
 #define HR_FAMILY_LIKE_MAX (4u << 20)
+#define HR_FAMILY_LIKE_KEEP 8 /* candidates kept per process, the most alike */
 int hr_family_pairs_like(const hr_family_t *b, const hr_family_t *n, int *pair, char *similar);
 /* The tokens of command a and of command b that the other lacks, up to
  * three a side, into buf: "-O2 -> -O3", "(none) -> -g" (normalized as

@@ -80,35 +80,37 @@ static int by_likeness(const void *a, const void *b) {
 }
 
 /* Candidate pairs of b's and n's processes left unpaired: the same program,
- * alike by HR_FAMILY_LIKENESS or more; *nc of them, NULL out of memory (or
- * when more than HR_FAMILY_LIKE_MAX comparisons would be needed: none). */
+ * alike by HR_FAMILY_LIKENESS or more, each of b's HR_FAMILY_LIKE_KEEP most
+ * alike ones (the whole list of a build of thousands of like compiles would
+ * be millions of pairs); *nc of them, NULL out of memory (none when more
+ * than HR_FAMILY_LIKE_MAX comparisons would be needed). */
 static like_t *like_candidates(const toks_t *tb, int nb, const toks_t *tn, int nn,
                                const int *pair, const char *taken, int *nc) {
-    size_t cmp = 0, cap = 16;
+    size_t cmp = 0;
     for (int k = 0; k < nb; k++)
         for (int m = 0; pair[k] < 0 && tb[k].n && m < nn; m++)
             cmp += !taken[m] && tn[m].n && strcmp(tb[k].prog, tn[m].prog) == 0;
-    like_t *c = malloc(cap * sizeof *c);
+    like_t *c = malloc(((size_t)nb * HR_FAMILY_LIKE_KEEP + 1) * sizeof *c);
     *nc = 0;
     if (!c || cmp > HR_FAMILY_LIKE_MAX)
         return c;
-    for (int k = 0; k < nb; k++)
+    for (int k = 0; k < nb; k++) {
+        like_t *top = c + *nc; /* k's best so far, most alike first */
+        int kept = 0;
         for (int m = 0; pair[k] < 0 && tb[k].n && m < nn; m++) {
             if (taken[m] || !tn[m].n || strcmp(tb[k].prog, tn[m].prog) != 0)
                 continue;
-            double sim = likeness(&tb[k], &tn[m]);
-            if (sim < HR_FAMILY_LIKENESS)
+            like_t cand = {likeness(&tb[k], &tn[m]), k, m};
+            if (cand.sim < HR_FAMILY_LIKENESS ||
+                (kept == HR_FAMILY_LIKE_KEEP && by_likeness(&cand, &top[kept - 1]) >= 0))
                 continue;
-            if ((size_t)*nc == cap) {
-                like_t *g = realloc(c, 2 * cap * sizeof *c);
-                if (!g) {
-                    free(c);
-                    return NULL;
-                }
-                c = g, cap *= 2;
-            }
-            c[(*nc)++] = (like_t){sim, k, m};
+            int at = kept < HR_FAMILY_LIKE_KEEP ? kept++ : kept - 1;
+            for (; at > 0 && by_likeness(&cand, &top[at - 1]) < 0; at--)
+                top[at] = top[at - 1];
+            top[at] = cand;
         }
+        *nc += kept;
+    }
     return c;
 }
 
