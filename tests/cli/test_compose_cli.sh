@@ -60,6 +60,18 @@ check "its footprint is exact and at least peak live ($f1)" \
     test "$(jget results.0.memory.footprint_source "$T/fl.json")" = exact -a \
     "$f1" -ge "$(jget results.0.memory.peak_live "$T/fl.json")"
 
+# 2b. which rows free with the block's size (needs_size_on_free): a
+#     composition with block or bank; not stack+marker, not the system malloc
+"$HR" replay "$S/traces/particles.hrt" -a 'glibc,block,stack+marker,bank+glibc' \
+    -r 1 -f json -q --warm-time 0 > "$T/sized.json"
+sized=""
+for i in 0 1 2 3; do
+    sized="$sized $(jget "results.$i.allocator" "$T/sized.json")=$(jget "results.$i.needs_size_on_free" "$T/sized.json")"
+done
+sized=${sized# }
+check "needs_size_on_free on block and bank+glibc only ($sized)" \
+    test "$sized" = "glibc=null block=true stack+marker=null bank+glibc=true"
+
 # 3. a multi-thread trace: a composition replays serially
 "$HR" gen particles --threads 2 --events 4000 -o "$T/p2.hrt" > /dev/null
 "$HR" replay "$T/p2.hrt" -a marker+glibc -r 1 -f json -q --warm-time 0 > "$T/p2.json"
