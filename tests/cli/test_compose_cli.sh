@@ -4,7 +4,8 @@
 # --verify (no part hands out memory that is still live), keeps each part's
 # promise (a stack never sees a non-LIFO free, a frame allocator never a
 # block that outlives its frame), serves the LIFO temporaries of frame_loop
-# on the stack, is replayed serially, and refuses bad specs with exit 2. TAP.
+# on the stack, is replayed serially, and refuses bad specs with exit 2; the
+# rows that free with the block's size say so (needs_size_on_free). TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 HR="${HR:-./heapreplay}"
