@@ -7,9 +7,10 @@
  * names each violation kind it detects with hr_fallback_violation(). Ownership
  * (is this pointer a fallback block?) is the backend's own business: the
  * in-house backends keep a set of their fallback blocks or tell them by
- * address (inhouse.h, `owns`), routed asks its heaps. bytes_held (usable bytes of live fallback blocks, by glibc's
- * chunk arithmetic for the request: alloc/chunk.h, so that it never depends on
- * the heap's history) is part of the backend's footprint.
+ * address (inhouse.h, `owns`), routed asks its heaps. bytes_held (usable
+ * bytes of live fallback blocks, by glibc's chunk arithmetic for the
+ * request: alloc/chunk.h, so that it never depends on the heap's history)
+ * is part of the backend's footprint.
  */
 #ifndef HR_BACKENDS_FALLBACK_H
 #define HR_BACKENDS_FALLBACK_H

@@ -363,6 +363,9 @@ int hr_summary_budget_of(char *buf, size_t n, const hr_report_view_t *v, const c
     return 1;
 }
 
+_Static_assert(HR_LEGEND_COLUMNS << (2 * HR_RANK_WARM + 1) < HR_LEGEND_UNSTABLE,
+               "a column set's bit for every basis and load, below the flags' bits");
+
 int hr_legend_first(hr_legends_t *lg, unsigned bit) {
     if (!lg)
         return 1;

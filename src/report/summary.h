@@ -27,12 +27,12 @@ typedef struct hr_legends {
 } hr_legends_t;
 
 enum {
-    HR_LEGEND_COLUMNS = 1u << 0,  /* + 2 * basis + load: six bits, one per column set */
-    HR_LEGEND_UNSTABLE = 1u << 6,
-    HR_LEGEND_FALLBACK = 1u << 7,
-    HR_LEGEND_INVALID = 1u << 8,
-    HR_LEGEND_INTERRUPTED = 1u << 9,
-    HR_LEGEND_PREDICT = 1u << 10, /* the prediction table's columns */
+    HR_LEGEND_COLUMNS = 1u << 0, /* << (2 * basis + load): a bit per column set, eight */
+    HR_LEGEND_UNSTABLE = 1u << 8,
+    HR_LEGEND_FALLBACK = 1u << 9,
+    HR_LEGEND_INVALID = 1u << 10,
+    HR_LEGEND_INTERRUPTED = 1u << 11,
+    HR_LEGEND_PREDICT = 1u << 12, /* the prediction table's columns */
 };
 
 /* 1 when the legend `bit` is to be printed now (lg NULL, or not printed

@@ -83,26 +83,33 @@ static int count_of(const char *s, const char *needle) {
     return n;
 }
 
-/* A report of two traces explains its columns and flags once, under the
- * first table that has them (text and Markdown), the second section
- * pointing up in one line; each section of the HTML page keeps its own. */
+/* A report explains a table's columns and flags once, under the first
+ * table that has them (text and Markdown): a later section with the same
+ * columns points up in one line, one with other columns (another ranking
+ * basis) explains its own; each section of the HTML page keeps its own. */
 static void test_legends_once(void) {
-    hr_json_t *rep = load("summary.json");
+    hr_json_t *rep = load("summary.json"); /* game_session by its cold lap, particles by warm */
+    /* python_json and sqlite_index ranked by the program's time, particles by warm */
+    hr_json_t *pred = load("predict.json");
     static const hr_emit_format_t fmts[] = {HR_EMIT_TEXT, HR_EMIT_MARKDOWN, HR_EMIT_HTML};
     for (int i = 0; i < 3; i++) {
-        char *out = render(rep, fmts[i], 0);
-        int per_section = fmts[i] == HR_EMIT_HTML ? 2 : 1;
-        HR_CHECK(out != NULL);
-        HR_CHECK_EQ_U64(count_of(out, "place in the ranking by"), per_section);
-        HR_CHECK_EQ_U64(count_of(out, "peak RSS: the whole worker's peak resident set"),
-                        per_section);
-        HR_CHECK_EQ_U64(count_of(out, "columns as in the first table above"), 2 - per_section);
-        /* the flags of the first trace's rows, explained in its section */
+        int html = fmts[i] == HR_EMIT_HTML;
+        char *out = render(rep, fmts[i], 0), *same = render(pred, fmts[i], 0);
+        HR_CHECK(out != NULL && same != NULL);
+        HR_CHECK_EQ_U64(count_of(out, "place in the ranking by"), 2); /* two column sets */
+        HR_CHECK_EQ_U64(count_of(out, "columns as in the first table above"), 0);
+        HR_CHECK_EQ_U64(count_of(same, "place in the ranking by"), (html ? 3 : 2));
+        HR_CHECK_EQ_U64(count_of(same, "columns as in the first table above"), (html ? 0 : 1));
+        /* the prediction table's lines (text and Markdown only) */
+        HR_CHECK_EQ_U64(count_of(same, "alloc time: the replay's cold lap"), (html ? 0 : 1));
+        /* the flags of the first trace's rows, explained in its section, once */
         char *second = out ? strstr(out, "particles.hrt") : NULL;
         char *fb = out ? strstr(out, "fallback: under") : NULL;
         HR_CHECK(fb != NULL && second != NULL && fb < second);
         HR_CHECK_EQ_U64(count_of(out, "fallback: under"), 1);
+        HR_CHECK_EQ_U64(count_of(out, "unstable: samples spread"), 1);
         free(out);
+        free(same);
     }
     /* the bookkeeping itself: a bit is first once; NULL always prints */
     hr_legends_t lg = {0};
@@ -111,6 +118,7 @@ static void test_legends_once(void) {
     HR_CHECK(hr_legend_first(&lg, HR_LEGEND_PREDICT));
     HR_CHECK(hr_legend_first(NULL, HR_LEGEND_FALLBACK));
     hr_json_free(rep);
+    hr_json_free(pred);
 }
 
 /* Sets "needs_size_on_free" on the rows of `alloc` (casting away const: the
