@@ -149,8 +149,9 @@ int hr_family_pairs_like(const hr_family_t *b, const hr_family_t *n, int *pair, 
 
 void hr_command_diff(char *buf, size_t len, const char *a, const char *b) {
     toks_t ta, tb;
+    int ra = toks_of(&ta, a), rb = toks_of(&tb, b); /* both set up, to be freed below */
     buf[0] = 0;
-    if (toks_of(&ta, a) == 0 && toks_of(&tb, b) == 0) {
+    if (a && b && ra == 0 && rb == 0) {
         const toks_t *side[2] = {&ta, &tb}, *other[2] = {&tb, &ta};
         for (int s = 0; s < 2; s++) {
             int shown = 0, more = 0;
