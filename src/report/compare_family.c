@@ -36,12 +36,13 @@ static int find_trace(const hr_families_t *fs, const char *name) {
     return hit ? hit->idx : -1;
 }
 
-/* The parent of trace t (hr_wholeprog_parent_candidate), or -1. */
+/* The parent of trace t (hr_wholeprog_parent_candidate), -1 when none, -2
+ * out of memory. */
 static int parent_of(const hr_families_t *fs, int t) {
     const char *c = fs->v->traces[t], *at = NULL;
     size_t len = strlen(c) + 1;
     char *cand = malloc(len);
-    int found = -1;
+    int found = cand ? -1 : -2;
     while (cand && found < 0 && hr_wholeprog_parent_candidate(c, &at, cand, len)) {
         int p = find_trace(fs, cand);
         if (p >= 0 && p != t && hr_wholeprog_is_child(c, fs->v->traces[p]))
@@ -51,8 +52,8 @@ static int parent_of(const hr_families_t *fs, int t) {
     return found;
 }
 
-/* Rows grouped by trace (a counting sort of row_trace). */
-static void group_rows(hr_families_t *fs) {
+/* Rows grouped by trace (a counting sort of row_trace); -1 out of memory. */
+static int group_rows(hr_families_t *fs) {
     const hr_report_view_t *v = fs->v;
     for (size_t i = 0; i < v->n; i++)
         if (fs->row_trace[i] >= 0)
@@ -60,12 +61,15 @@ static void group_rows(hr_families_t *fs) {
     for (int t = 0; t < fs->nt; t++)
         fs->start[t + 1] += fs->start[t];
     int *fill = calloc((size_t)fs->nt + 1, sizeof *fill);
-    for (size_t i = 0; fill && i < v->n; i++) {
+    if (!fill)
+        return -1;
+    for (size_t i = 0; i < v->n; i++) {
         int t = fs->row_trace[i];
         if (t >= 0)
             fs->order[fs->start[t] + fill[t]++] = (int)i;
     }
     free(fill);
+    return 0;
 }
 
 hr_families_t *hr_families_new(const hr_report_view_t *v) {
@@ -88,10 +92,16 @@ hr_families_t *hr_families_new(const hr_report_view_t *v) {
         fs->sorted[t] = (named_t){v->traces[t], t};
     qsort(fs->sorted, nt, sizeof *fs->sorted, by_name);
     for (int t = 0; t < fs->nt; t++)
-        fs->parent[t] = parent_of(fs, t);
+        if ((fs->parent[t] = parent_of(fs, t)) == -2) {
+            hr_families_free(fs);
+            return NULL;
+        }
     for (size_t i = 0; i < v->n; i++)
         fs->row_trace[i] = v->rows[i].trace ? find_trace(fs, v->rows[i].trace) : -1;
-    group_rows(fs);
+    if (group_rows(fs) != 0) { /* the rows' order unknown: no family can be read */
+        hr_families_free(fs);
+        return NULL;
+    }
     return fs;
 }
 
@@ -226,9 +236,12 @@ static double events_of(const hr_family_t *f, int k) {
 
 /* Appends the processes of f not marked in `same`, largest first by
  * events, at most max_named of them, then "and N more". */
-static void name_changed(char *w, size_t len, const char *side, const hr_family_t *f,
-                         const char *same, int max_named) {
-    char *done = calloc((size_t)f->n, 1);
+/* -1 out of memory (nothing written), else 0. */
+static int name_changed(char *w, size_t len, const char *side, const hr_family_t *f,
+                        const char *same, int max_named) {
+    char *done = calloc((size_t)f->n + 1, 1);
+    if (!done)
+        return -1;
     int left = 0, named = 0;
     for (int k = 0; k < f->n; k++)
         left += !same[k];
@@ -252,6 +265,7 @@ static void name_changed(char *w, size_t len, const char *side, const hr_family_
     else if (left > named)
         snprintf(w + l, len - l, " and %d more", left - named);
     free(done);
+    return 0;
 }
 
 /* By name, then index: equal digests pair in process order. */
@@ -283,7 +297,7 @@ static int pair_equal(const named_t *a, int na, const named_t *b, int nb, int *p
 
 /* f's processes by their traces' digests (NULL: unknown, sorted first). */
 static named_t *by_digests(const hr_family_t *f) {
-    named_t *d = malloc((size_t)f->n * sizeof *d);
+    named_t *d = malloc(((size_t)f->n + 1) * sizeof *d);
     for (int k = 0; d && k < f->n; k++) {
         const hr_result_t *r = hr_family_row(f, k, NULL);
         d[k] = (named_t){r ? r->trace_digest : NULL, k};
@@ -295,20 +309,19 @@ static named_t *by_digests(const hr_family_t *f) {
 
 int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_named, char *words,
                         size_t len) {
-    char *sb = calloc((size_t)b->n, 1), *sn = calloc((size_t)n->n, 1);
+    char *sb = calloc((size_t)b->n + 1, 1), *sn = calloc((size_t)n->n + 1, 1);
     named_t *db = by_digests(b), *dn = by_digests(n);
-    int *pair = malloc(((size_t)b->n + 1) * sizeof *pair), same = 0;
+    int *pair = malloc(((size_t)b->n + 1) * sizeof *pair), same = -1;
+    if (len)
+        words[0] = 0;
     if (sb && sn && db && dn && pair) {
         same = pair_equal(db, b->n, dn, n->n, pair);
         for (int k = 0; k < b->n; k++)
             if (pair[k] >= 0)
                 sb[k] = sn[pair[k]] = 1;
-    }
-    if (len)
-        words[0] = 0;
-    if (sb && sn && len) {
-        name_changed(words, len, "base", b, sb, max_named);
-        name_changed(words, len, "new", n, sn, max_named);
+        if (len && (name_changed(words, len, "base", b, sb, max_named) != 0 ||
+                    name_changed(words, len, "new", n, sn, max_named) != 0))
+            same = -1;
     }
     free(sb);
     free(sn);
@@ -391,19 +404,26 @@ char *hr_family_normal_command(const char *cmd) {
 
 /* f's processes by normalized command (NULL: none, sorted first), then in
  * process order; the names are fresh strings. */
-static named_t *by_commands(const hr_family_t *f) {
-    named_t *d = malloc(((size_t)f->n + 1) * sizeof *d);
-    for (int k = 0; d && k < f->n; k++)
-        d[k] = (named_t){hr_family_normal_command(hr_family_command(f, k)), k};
-    if (d)
-        qsort(d, (size_t)f->n, sizeof *d, by_name_idx);
-    return d;
-}
-
 static void free_named(named_t *d, int n) {
     for (int k = 0; d && k < n; k++)
         free((char *)d[k].name);
     free(d);
+}
+
+static named_t *by_commands(const hr_family_t *f) {
+    named_t *d = malloc(((size_t)f->n + 1) * sizeof *d);
+    int k = 0;
+    for (; d && k < f->n; k++) {
+        const char *cmd = hr_family_command(f, k);
+        d[k] = (named_t){hr_family_normal_command(cmd), k};
+        if (cmd && !d[k].name) { /* out of memory: not "no command" */
+            free_named(d, k);
+            return NULL;
+        }
+    }
+    if (d)
+        qsort(d, (size_t)f->n, sizeof *d, by_name_idx);
+    return d;
 }
 
 int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair) {

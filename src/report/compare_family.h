@@ -100,8 +100,8 @@ int hr_family_pairs(const hr_family_t *b, const hr_family_t *n, int *pair);
 int hr_family_pairs_like(const hr_family_t *b, const hr_family_t *n, int *pair, char *similar);
 /* The tokens of command a and of command b that the other lacks, up to
  * three a side, into buf: "-O2 -> -O3", "(none) -> -g" (normalized as
- * above; "" when either is NULL). */
-void hr_command_diff(char *buf, size_t len, const char *a, const char *b);
+ * above; "" when either is NULL). 0, or -1 out of memory. */
+int hr_command_diff(char *buf, size_t len, const char *a, const char *b);
 
 /* One process's figure (its row `r`) into s. */
 typedef void (*hr_family_fig_fn)(const hr_result_t *r, hr_spread_t *s, void *ctx);
@@ -117,7 +117,7 @@ void hr_family_spread(const hr_family_t *f, const char *alloc, hr_family_fig_fn 
  * matched once): a process the change did not touch. Writes to `words`
  * the others, largest first by events ("base: build.5770.hrt 19292
  * events, ...; new: ..."), up to `max_named` a side. Returns the count of
- * identical processes. */
+ * identical processes, -1 out of memory. */
 int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_named, char *words,
                         size_t len);
 

@@ -147,7 +147,7 @@ int hr_family_pairs_like(const hr_family_t *b, const hr_family_t *n, int *pair, 
     return failed ? -1 : made;
 }
 
-void hr_command_diff(char *buf, size_t len, const char *a, const char *b) {
+int hr_command_diff(char *buf, size_t len, const char *a, const char *b) {
     toks_t ta, tb;
     int ra = toks_of(&ta, a), rb = toks_of(&tb, b); /* both set up, to be freed below */
     buf[0] = 0;
@@ -177,4 +177,5 @@ void hr_command_diff(char *buf, size_t len, const char *a, const char *b) {
     }
     toks_free(&ta);
     toks_free(&tb);
+    return ra || rb ? -1 : 0;
 }

@@ -54,7 +54,9 @@ static void family_figs(prog_t *p, const char *trace, const hr_family_t *fb,
 static void compare_programs(prog_t *p, const char *name, const hr_family_t *fb,
                              const hr_family_t *fn) {
     int cap = fb->n + fn->n;
-    char (*progs)[64] = malloc((size_t)cap * sizeof *progs);
+    char (*progs)[64] = malloc(((size_t)cap + 1) * sizeof *progs);
+    if (!progs)
+        p->oom = 1;
     int nb = progs ? hr_family_programs(fb, progs, fb->n) : 0;
     int np = progs ? nb + hr_family_programs(fn, progs + nb, fn->n) : 0;
     for (int i = 0; i < np; i++) {
@@ -110,7 +112,8 @@ static void changed_processes(prog_t *p, const char *name, const hr_family_t *fb
         hr_report_command_words(words, sizeof words, rb->command, 60);
         if (like[best]) {
             char diff[96];
-            hr_command_diff(diff, sizeof diff, rb->command, rn->command);
+            if (hr_command_diff(diff, sizeof diff, rb->command, rn->command) != 0)
+                p->oom = 1;
             snprintf(how, sizeof how, "a like command in both captures (%s)", diff);
         }
         snprintf(trace, sizeof trace, "%s (whole program)", name);
@@ -138,6 +141,8 @@ static void compare_family(prog_t *p, const char *name, const hr_family_t *fb,
     char trace[256], words[192], why[256];
     snprintf(trace, sizeof trace, "%s (whole program)", name);
     int same = hr_family_identical(fb, fn, 2, words, sizeof words);
+    if (same < 0)
+        p->oom = 1;
     snprintf(why, sizeof why, "%d of %d (new: %d) with the same trace in both; the largest "
              "others: %.160s", same, fb->n, fn->n, words);
     hr_prog_row(p, trace, "-", "identical processes", same == fb->n && same == fn->n ? "ok" : "changed",

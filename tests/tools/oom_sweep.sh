@@ -36,7 +36,7 @@ HR="$B/heapreplay"
 SHIM="$B/tests/tools/failmalloc.so"
 MODE=${OOM_SWEEP:-all}
 MAX=${OOM_MAX:-1500}
-CMDS=${OOM_CMDS:-"list info info-json convert convert-text gen replay report report-html compare merge plot"}
+CMDS=${OOM_CMDS:-"list info info-json convert convert-text gen replay report report-html compare compare-build merge plot"}
 [ -x "$HR" ] || skip_all "$HR not built"
 [ -f "$SHIM" ] || skip_all "$SHIM not built (make check or make check-oom builds it)"
 
@@ -69,7 +69,10 @@ if nm "$HR" 2>/dev/null | grep -q __asan_init; then
 fi
 
 # Inputs, made without the shim: a small trace in both formats, a one-row
-# report (twice, for compare), and the two shards of a two-trace replay.
+# report (twice, for compare), the two shards of a two-trace replay, and two
+# captures of a program of three processes (a launcher, a compiler whose flag
+# changed, a game with frames: compare pairs the processes by command and
+# likeness, and compares the game per frame).
 # The replay uses an in-house allocator (block), which replays under ASan
 # too (only the external mallocs' rows are skipped there), so it exits 0 in
 # both builds.
@@ -79,7 +82,21 @@ rp() {
     "$HR" replay "$@"
     [ $? = "$REPLAY_RC" ]
 }
+family() { # DIR FLAG PER_FRAME: b.hrtt and its two children's traces, with commands
+    local f i id=0
+    mkdir -p "$1"
+    { echo "heapreplay-trace 1 runs=5 timed=plain wall_ns=9000000 cpu_ns=8000000 cpu_min_ns=7900000 cpu_max_ns=8100000 max_rss=1048576 command=launch.sh"
+      echo "alloc 0 100"; echo "free 0"; } > "$1/b.hrtt"
+    { echo "heapreplay-trace 1 runs=1 timed=capture wall_ns=2000000 cpu_ns=1000000 cpu_min_ns=1000000 cpu_max_ns=1000000 max_rss=1048576 command=/usr/bin/cc1%20$2%20a.c%20-o%20/tmp/cc$3.s"
+      for ((i = 0; i < $3; i++)); do echo "alloc $i 64"; echo "free $i"; done; } > "$1/b.1$3.hrtt"
+    { echo "heapreplay-trace 1 runs=1 timed=capture wall_ns=2000000 cpu_ns=1000000 cpu_min_ns=1000000 cpu_max_ns=1000000 max_rss=1048576 command=/usr/games/game"
+      for f in 1 2 3; do echo "frame $f"
+          for ((i = 0; i < $3; i++)); do echo "alloc $id 48"; echo "free $id"; id=$((id + 1)); done
+      done; } > "$1/b.2$3.hrtt"
+}
 if ! { "$HR" gen frame_loop -n 1000 -o "$W/t.hrt" &&
+    family "$W/fa" -O2 4 && family "$W/fb" -O3 8 &&
+    rp "$W/fa" $Q -o "$W/fa.json" && rp "$W/fb" $Q -o "$W/fb.json" &&
     "$HR" gen particles -n 1000 -o "$W/u.hrt" &&
     "$HR" convert "$W/t.hrt" -o "$W/t.txt" &&
     rp "$W/t.hrt" $Q -o "$W/r.json" &&
@@ -106,6 +123,7 @@ set_case() {
     report) ARGS=(report "$W/r.json") ;;
     report-html) OUT=$W/out.html ARGS=(report -f html "$W/r.json" -o "$OUT") ;;
     compare) ARGS=(compare "$W/r.json" "$W/r2.json") ;;
+    compare-build) OK=1 ARGS=(compare "$W/fa.json" "$W/fb.json") ;;
     merge) OUT=$W/out.json ARGS=(merge "$W/s1.json" "$W/s2.json" -o "$OUT") ;;
     plot) OUT=$W/out.svg ARGS=(plot "$W/r.json" -o "$OUT") ;;
     *) return 1 ;;
