@@ -36,7 +36,7 @@ HR="$B/heapreplay"
 SHIM="$B/tests/tools/failmalloc.so"
 MODE=${OOM_SWEEP:-all}
 MAX=${OOM_MAX:-1500}
-CMDS=${OOM_CMDS:-"list info info-json convert convert-text gen replay report report-html compare compare-build report-build merge plot"}
+CMDS=${OOM_CMDS:-"list info info-json convert convert-text gen replay report report-html compare compare-build report-build replay-build merge plot"}
 [ -x "$HR" ] || skip_all "$HR not built"
 [ -f "$SHIM" ] || skip_all "$SHIM not built (make check or make check-oom builds it)"
 
@@ -124,6 +124,7 @@ set_case() {
     report-html) OUT=$W/out.html ARGS=(report -f html "$W/r.json" -o "$OUT") ;;
     compare) ARGS=(compare "$W/r.json" "$W/r2.json") ;;
     compare-build) OK=1 ARGS=(compare "$W/fa.json" "$W/fb.json") ;;
+    replay-build) OUT=$W/out.json DET=0 OK=$REPLAY_RC ARGS=(replay "$W/fa" $Q -o "$OUT") ;;
     report-build) ARGS=(report "$W/fb.json") ;; # the whole program's block, by program
     merge) OUT=$W/out.json ARGS=(merge "$W/s1.json" "$W/s2.json" -o "$OUT") ;;
     plot) OUT=$W/out.svg ARGS=(plot "$W/r.json" -o "$OUT") ;;
