@@ -12,7 +12,8 @@
  *            prediction's two answers in words)
  *   render   one file per renderer and per chart kind: tables.h (text,
  *            Markdown), csv.h, summary.h, detail.h, predict.h, compare.h
- *            (compare_family.h: a whole program's processes for compare),
+ *            (compare_family.h: a whole program's processes for compare, compare_like.c
+ *            their pairing by like commands),
  *            paired.h, charts.h (chart_<kind>.c), sites.h (a trace's call sites),
  *            sites_report.h (call sites and plan lines in a replay report)
  *   chart    chart.h: the table of chart kinds

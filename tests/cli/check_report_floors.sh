@@ -25,7 +25,7 @@ floors="access draw render chart page top assemble"
 declare -A floor_of rank
 f_access="access stats metric_name prose"
 f_draw="svg ranking answers"
-f_render="summary phases detail crosstrace wholeprog predict tables csv compare compare_program compare_family compare_figs compare_whole compare_prog compare_fmt paired charts chart_bars
+f_render="summary phases detail crosstrace wholeprog predict tables csv compare compare_program compare_family compare_like compare_figs compare_whole compare_prog compare_fmt paired charts chart_bars
           chart_summary chart_memory chart_frames chart_latency sites sites_out sites_report"
 f_chart="chart"
 f_page="html"
