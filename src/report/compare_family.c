@@ -152,6 +152,79 @@ int hr_family_of(const hr_families_t *fs, size_t i, hr_family_t *f) {
     return 1;
 }
 
+/* A child process's trace with its parent and weight, for ordering. */
+typedef struct kid {
+    int    parent, t;
+    double events;
+} kid_t;
+
+static int by_parent_weight(const void *a, const void *b) {
+    const kid_t *x = a, *y = b;
+    if (x->parent != y->parent)
+        return x->parent - y->parent;
+    if (x->events != y->events)
+        return x->events > y->events ? -1 : 1;
+    return x->t - y->t;
+}
+
+/* The events of trace t's first ok row (0 when none). */
+static double trace_events(const hr_families_t *fs, int t) {
+    for (int j = fs->start[t]; j < fs->start[t + 1]; j++) {
+        const hr_result_t *r = &fs->v->rows[fs->order[j]];
+        if (hr_result_ok(r) && isfinite(r->m.OPS_EVENTS))
+            return r->m.OPS_EVENTS;
+    }
+    return 0;
+}
+
+int *hr_families_trace_order(const hr_families_t *fs) {
+    int nt = fs->nt, nk = 0, k = 0, top = 0;
+    int *out = malloc(((size_t)nt + 1) * sizeof *out), *first = malloc(((size_t)nt + 1) * sizeof *first);
+    int *stack = malloc(((size_t)nt + 1) * sizeof *stack);
+    kid_t *kids = malloc(((size_t)nt + 1) * sizeof *kids);
+    char *done = calloc((size_t)nt + 1, 1);
+    if (!out || !first || !stack || !kids || !done) {
+        free(out);
+        out = NULL;
+        goto end;
+    }
+    for (int t = 0; t < nt; t++)
+        if (fs->parent[t] >= 0)
+            kids[nk++] = (kid_t){fs->parent[t], t, trace_events(fs, t)};
+    qsort(kids, (size_t)nk, sizeof *kids, by_parent_weight);
+    for (int t = 0; t < nt; t++)
+        first[t] = -1;
+    for (int i = nk - 1; i >= 0; i--)
+        first[kids[i].parent] = i; /* a parent's children: kids[first ..] while the parent matches */
+    /* each trace that is nobody's child, then depth first its children,
+     * heaviest first (pushed lightest first) */
+    for (int t = 0; t < nt; t++) {
+        if (fs->parent[t] >= 0)
+            continue;
+        stack[top++] = t;
+        while (top) {
+            int u = stack[--top], i = first[u], last = i;
+            if (done[u])
+                continue;
+            done[u] = 1;
+            out[k++] = u;
+            while (last >= 0 && last < nk && kids[last].parent == u)
+                last++;
+            for (int j = last - 1; i >= 0 && j >= i; j--)
+                stack[top++] = kids[j].t;
+        }
+    }
+    for (int t = 0; t < nt; t++) /* none should be left; never lose one */
+        if (!done[t])
+            out[k++] = t;
+end:
+    free(first);
+    free(stack);
+    free(kids);
+    free(done);
+    return out;
+}
+
 void hr_family_free(hr_family_t *f) {
     free(f->traces);
     free(f->start);

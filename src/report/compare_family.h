@@ -39,6 +39,13 @@ void hr_families_free(hr_families_t *fs);
 /* 1 when row i of the view is of a child process's trace whose parent's
  * trace is in the same report. */
 int hr_families_is_child(const hr_families_t *fs, size_t i);
+/* The view's traces in reading order: each trace that is no child process
+ * of another in the report in its own place, right after it its children,
+ * the heaviest first (the events of the trace's first ok row), each with
+ * its own children the same way. A malloc'd array of every trace index
+ * once; NULL out of memory. A report of a build then reads the compilers
+ * before the drivers' start-ups, not in the order of the pids. */
+int *hr_families_trace_order(const hr_families_t *fs);
 
 /* A parent trace of one report and its child processes' traces, with each
  * process's rows. */

@@ -346,10 +346,12 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
                  "<title>heapreplay report: %d trace%s</title>\n", nt, nt == 1 ? "" : "s");
     fputs("<style>" CSS "</style>\n</head>\n<body>\n", out);
     header(out, rep);
+    int *order = hr_report_trace_order(&v); /* a build's processes heaviest first */
     if (nt > 1) {
         fputs("<p>Traces:", out);
-        for (int t = 0; t < nt; t++) {
-            fprintf(out, "%s <a href=\"#trace-%d\">", t ? "," : "", t + 1);
+        for (int k = 0; k < nt; k++) {
+            int t = order ? order[k] : k;
+            fprintf(out, "%s <a href=\"#trace-%d\">", k ? "," : "", t + 1);
             hr_emit_put_xml(out, hr_report_trace_base(traces[t]));
             fputs("</a>", out);
         }
@@ -357,8 +359,11 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
     }
     if (nt == 0)
         fputs("<p>(no results)</p>\n", out);
-    for (int t = 0; t < nt && rc == 0; t++)
+    for (int k = 0; k < nt && rc == 0; k++) {
+        int t = order ? order[k] : k;
         rc = trace_section(out, &v, traces[t], t, o, err);
+    }
+    free(order);
     if (rc == 0)
         across_section(out, &v); /* two traces or more: the table across them */
     fputs("</body>\n</html>\n", out);

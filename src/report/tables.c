@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outfile.h"
 #include "report/access.h"
+#include "report/compare_family.h"
 #include "report/crosstrace.h"
 #include "report/wholeprog.h"
 #include "report/detail.h"
@@ -64,12 +66,22 @@ static void header(FILE *out, const hr_report_view_t *rep, int md) {
     hr_prose_close(&p, out, md);
 }
 
+int *hr_report_trace_order(const hr_report_view_t *v) {
+    hr_families_t *fs = hr_families_new(v);
+    int *order = fs ? hr_families_trace_order(fs) : NULL;
+    hr_families_free(fs);
+    if (!order)
+        hr_outfile_note_oom(); /* the sections in another order: not the report */
+    return order;
+}
+
 /* The default output is the header, every trace's summary and the table
  * across traces; with `detail` the detail sections follow, so the default
  * is a prefix. */
 void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
                       const hr_render_opts_t *opts) {
     int nt = v->ntraces;
+    int *order = hr_report_trace_order(v); /* a build's processes heaviest first */
     if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
         header(em->out, v, md);
     hr_wholeprog_table(em, v, md); /* a --follow-forks capture's processes: its answer first */
@@ -77,18 +89,20 @@ void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
      * them in every trace's section, each of which can be read alone. */
     hr_legends_t legends = {0};
     hr_legends_t *lg = em->format == HR_EMIT_HTML ? NULL : &legends;
-    for (int t = 0; t < nt; t++) {
-        hr_summary_trace(em, v, v->traces[t], md, lg);
-        hr_report_predict_table(em, v, v->traces[t], lg);
+    for (int k = 0; k < nt; k++) {
+        const char *trace = v->traces[order ? order[k] : k];
+        hr_summary_trace(em, v, trace, md, lg);
+        hr_report_predict_table(em, v, trace, lg);
     }
     if (nt == 0)
         fputs("(no results)\n", em->out);
     hr_crosstrace_table(em, v, md); /* two traces or more */
     if (opts->detail && nt > 0) {
         fputs(md ? "## details\n\n" : "details (--detail)\n\n", em->out);
-        for (int t = 0; t < nt; t++)
-            hr_report_detail_trace(em, v, v->traces[t], md);
+        for (int k = 0; k < nt; k++)
+            hr_report_detail_trace(em, v, v->traces[order ? order[k] : k], md);
     }
+    free(order);
 }
 
 hr_render_opts_t hr_render_opts_default(void) {

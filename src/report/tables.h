@@ -23,4 +23,11 @@ hr_render_opts_t hr_render_opts_default(void); /* the summary only */
 void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
                       const hr_render_opts_t *opts);
 
+/* The order the traces' sections are written in (every format): the view's,
+ * but a --follow-forks capture's child processes right after their parent,
+ * the heaviest first (compare_family.h, hr_families_trace_order). A
+ * malloc'd array of v->ntraces indices, or NULL when memory ran out (then
+ * noted: the report is not written whole). */
+int *hr_report_trace_order(const hr_report_view_t *v);
+
 #endif

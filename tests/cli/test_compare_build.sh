@@ -15,7 +15,10 @@
 #      (cc1's processes summed) and a note naming the process whose events
 #      changed most among those that ran the same command; the report's
 #      whole-program block lists the programs, each trace heading its process,
-#      and where each allocator's change comes from (summed by program);
+#      and where each allocator's change comes from (summed by program); its
+#      sections read the parent, then the children heaviest first;
+#   2d. every compile's command changed (a flag added): each pairs with its
+#      own unit's by likeness, the note names the flag;
 #   3. the whole program's allocator time is the processes' times summed
 #      sample by sample (sample i of each process: one replay of the whole
 #      program), its median the row's figure;
@@ -140,6 +143,13 @@ note=$(jq -r --arg t "$W" '.rows[] | select(.trace == $t and (.metric | startswi
 if [ "$(printf '%s\n' "$note" | cut -d, -f1)" = "process cc1 b.c: a like command in both captures ((none) -> -O3): events 100 -> 200 (+100.0%)" ]; then
     ok "a flag added to every compile: the grown unit's process paired by likeness, the flag named"
 else not_ok "a flag added to every compile: paired by likeness" "note: $note"; fi
+
+# 2c'. the report's sections: the parent, then its children heaviest first
+#      (events: b.402 200, b.401 and b.404 20 each in report order, b.403 7)
+"$HR" report "$T/more.json" > "$T/order.txt" 2>&1
+order=$(sed -n 's|^trace '"$T"'/more/\([^:]*\):.*|\1|p' "$T/order.txt" | tr '\n' ' ')
+check "the report reads the parent, then its children heaviest first ($order)" \
+    test "$order" = "b.hrtt b.402.hrtt b.401.hrtt b.404.hrtt b.403.hrtt "
 
 # 2c. the report lists the programs of the whole program (the parent has no
 #     command here: three children's)

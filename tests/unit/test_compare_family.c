@@ -3,6 +3,7 @@
  * combined over a family sample by sample, and the processes identical in
  * two captures. The reports are built in memory. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hr_test.h"
@@ -219,9 +220,36 @@ static void test_combine_and_identical(void) {
     two_close(&t);
 }
 
+/* The reading order of a report's traces: each child process right after
+ * its parent, the heaviest first, grandchildren under their own parent; the
+ * others where they were. */
+static void test_trace_order(void) {
+    static const char text[] = "{\"results\":["
+        ROW("x.hrt", "x", "1", "1", "1", "1") ","
+        ROW("b.5.hrt", "c", "10", "1", "1", "1") ","
+        ROW("b.hrt", "p", "5", "1", "1", "1") ","
+        ROW("b.7.9.hrt", "g", "50", "1", "1", "1") ","
+        ROW("b.7.hrt", "d", "100", "1", "1", "1") ","
+        ROW("a.hrt", "a", "1", "1", "1", "1") "]}";
+    static const char *const want[] = {"x.hrt", "b.hrt", "b.7.hrt", "b.7.9.hrt", "b.5.hrt",
+                                       "a.hrt"};
+    hr_report_view_t v;
+    hr_json_t *doc = doc_of(text, &v);
+    hr_families_t *fs = doc ? hr_families_new(&v) : NULL;
+    int *order = fs ? hr_families_trace_order(fs) : NULL;
+    HR_CHECK(order != NULL && v.ntraces == 6);
+    for (int k = 0; order && k < v.ntraces && k < 6; k++)
+        HR_CHECK_STR(v.traces[order[k]], want[k]);
+    free(order);
+    hr_families_free(fs);
+    hr_report_view_free(&v);
+    hr_json_free(doc);
+}
+
 int main(void) {
     HR_RUN(test_children_by_name);
     HR_RUN(test_combine_and_identical);
     HR_RUN(test_pairs_by_likeness);
+    HR_RUN(test_trace_order);
     return hr_test_done();
 }
