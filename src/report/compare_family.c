@@ -405,9 +405,11 @@ int hr_family_identical(const hr_family_t *b, const hr_family_t *n, int max_name
 }
 
 const char *hr_family_command(const hr_family_t *f, int k) {
-    for (int j = f->start[k]; j < f->start[k + 1]; j++)
-        if (f->rows[j]->command)
-            return f->rows[j]->command;
+    for (int j = f->start[k]; j < f->start[k + 1]; j++) {
+        const char *c = f->rows[j]->command;
+        if (c && c[strspn(c, " ")]) /* a blank one names no process */
+            return c;
+    }
     return NULL;
 }
 

@@ -80,7 +80,8 @@ int hr_family_programs(const hr_family_t *f, char (*names)[64], int max);
  * parent-first; free with hr_family_free): 1, 0 when none, -1 out of
  * memory. */
 int hr_family_subset(const hr_family_t *f, const char *program, hr_family_t *sub);
-/* The recorded command of process k (its first row with one), or NULL. */
+/* The recorded command of process k (its first row with one), or NULL
+ * (also for a blank one). */
 const char *hr_family_command(const hr_family_t *f, int k);
 /* cmd with every token that starts with "/tmp/" written "/tmp/" and a star
  * (a fresh string; NULL for NULL or out of memory): a compiler's temporary
