@@ -167,13 +167,17 @@ static int by_parent_weight(const void *a, const void *b) {
     return x->t - y->t;
 }
 
-/* The events of trace t's first ok row (0 when none). */
+/* A row's events, 0 when it has none or is no row. */
+static double row_events(const hr_result_t *r) {
+    return r && isfinite(r->m.OPS_EVENTS) ? r->m.OPS_EVENTS : 0;
+}
+
+/* The events of trace t's first ok row (hr_family_row's choice), 0 when
+ * none. */
 static double trace_events(const hr_families_t *fs, int t) {
-    for (int j = fs->start[t]; j < fs->start[t + 1]; j++) {
-        const hr_result_t *r = &fs->v->rows[fs->order[j]];
-        if (hr_result_ok(r) && isfinite(r->m.OPS_EVENTS))
-            return r->m.OPS_EVENTS;
-    }
+    for (int j = fs->start[t]; j < fs->start[t + 1]; j++)
+        if (hr_result_ok(&fs->v->rows[fs->order[j]]))
+            return row_events(&fs->v->rows[fs->order[j]]);
     return 0;
 }
 
@@ -303,13 +307,12 @@ void hr_family_spread(const hr_family_t *f, const char *alloc, hr_family_fig_fn 
 
 /* The events of process k (its first ok row), 0 when unknown. */
 static double events_of(const hr_family_t *f, int k) {
-    const hr_result_t *r = hr_family_row(f, k, NULL);
-    return r && isfinite(r->m.OPS_EVENTS) ? r->m.OPS_EVENTS : 0;
+    return row_events(hr_family_row(f, k, NULL));
 }
 
 /* Appends the processes of f not marked in `same`, largest first by
- * events, at most max_named of them, then "and N more". */
-/* -1 out of memory (nothing written), else 0. */
+ * events, at most max_named of them, then "and N more". -1 out of memory
+ * (nothing written), else 0. */
 static int name_changed(char *w, size_t len, const char *side, const hr_family_t *f,
                         const char *same, int max_named) {
     char *done = calloc((size_t)f->n + 1, 1);
@@ -320,7 +323,7 @@ static int name_changed(char *w, size_t len, const char *side, const hr_family_t
         left += !same[k];
     size_t l = strlen(w);
     snprintf(w + l, len - l, "%s%s:", l ? "; " : "", side);
-    while (done && named < max_named) {
+    while (named < max_named) {
         int best = -1;
         for (int k = 0; k < f->n; k++)
             if (!same[k] && !done[k] && (best < 0 || events_of(f, k) > events_of(f, best)))

@@ -346,7 +346,7 @@ int hr_html_render(const hr_json_t *rep, const hr_html_options_t *o, FILE *out,
                  "<title>heapreplay report: %d trace%s</title>\n", nt, nt == 1 ? "" : "s");
     fputs("<style>" CSS "</style>\n</head>\n<body>\n", out);
     header(out, rep);
-    int *order = hr_report_trace_order(&v); /* a build's processes heaviest first */
+    int *order = nt > 1 ? hr_report_trace_order(&v) : NULL; /* a build's processes heaviest first */
     if (nt > 1) {
         fputs("<p>Traces:", out);
         for (int k = 0; k < nt; k++) {

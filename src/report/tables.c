@@ -81,7 +81,9 @@ int *hr_report_trace_order(const hr_report_view_t *v) {
 void hr_report_tables(const hr_report_view_t *v, hr_emit_t *em, int md,
                       const hr_render_opts_t *opts) {
     int nt = v->ntraces;
-    int *order = hr_report_trace_order(v); /* a build's processes heaviest first */
+    /* a build's processes heaviest first; one trace (an HTML section's
+     * view) has no order to find */
+    int *order = nt > 1 ? hr_report_trace_order(v) : NULL;
     if (em->format != HR_EMIT_HTML) /* the HTML page writes its own header (html.c) */
         header(em->out, v, md);
     hr_wholeprog_table(em, v, md); /* a --follow-forks capture's processes: its answer first */

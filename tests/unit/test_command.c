@@ -87,6 +87,17 @@ static void expect_binary_error(const hr_buf_t *b, const char *want) {
     hr_trace_free(&t);
 }
 
+/* A 1.8 binary trace of `text` (written without a command) with the
+ * command's header flag set on it: the reader refuses it with `want`. */
+static void expect_flag_error(const char *text, const char *want) {
+    hr_buf_t b = {0};
+    encode(text, &b);
+    b.data[10] = 8;
+    b.data[12] |= HR_BIN_FLAG_COMMAND;
+    expect_binary_error(&b, want);
+    hr_buf_free(&b);
+}
+
 static void test_binary_errors(void) {
     hr_buf_t b = {0};
     encode("heapreplay-trace 1" CMD "\n" EVENTS, &b);
@@ -95,18 +106,11 @@ static void test_binary_errors(void) {
                             "in 1.8)");
     hr_buf_free(&b);
     /* the flag over a table without strings */
-    encode("heapreplay-trace 1\nalloc 0 1\nfree 0\n", &b);
-    b.data[10] = 8;
-    b.data[12] |= HR_BIN_FLAG_COMMAND;
-    expect_binary_error(&b, "offset 32: header flag 0x2 says the last string is the command, but "
-                            "the string table is empty");
-    hr_buf_free(&b);
+    expect_flag_error("heapreplay-trace 1\nalloc 0 1\nfree 0\n",
+                      "offset 32: header flag 0x2 says the last string is the command, but "
+                      "the string table is empty");
     /* the flag over "load" alone: an event names the command's index */
-    encode("heapreplay-trace 1\nmark load\n", &b);
-    b.data[10] = 8;
-    b.data[12] |= HR_BIN_FLAG_COMMAND;
-    expect_binary_error(&b, "string index 0");
-    hr_buf_free(&b);
+    expect_flag_error("heapreplay-trace 1\nmark load\n", "string index 0");
 }
 
 static void expect_text_error(const char *text, const char *want) {
