@@ -226,8 +226,20 @@ void hr_child_watch_start(hr_child_watch_t *w, pid_t pid, const hr_child_job_t *
     w->limit = limit;
 }
 
+/* Nanoseconds until the next look at a process whose anonymous RSS is rss
+ * under limit: the time the headroom takes to fill at HR_MEM_GROWTH_MAX
+ * bytes a second, between HR_MEM_POLL_MS and HR_MEM_POLL_MAX_MS. Far from
+ * its limit a process is read a few dozen times a second, not 200. */
+static uint64_t mem_poll_gap_ns(uint64_t limit, uint64_t rss) {
+    uint64_t lo = HR_MEM_POLL_MS * 1000000ull, hi = HR_MEM_POLL_MAX_MS * 1000000ull;
+    if (rss >= limit)
+        return lo;
+    double ns = (double)(limit - rss) / (double)HR_MEM_GROWTH_MAX * 1e9;
+    return ns < (double)lo ? lo : ns > (double)hi ? hi : (uint64_t)ns;
+}
+
 /* One look at the process: kills its group at the deadline or when its
- * anonymous RSS is over the limit (read every HR_MEM_POLL_MS). 1 once it
+ * anonymous RSS is over the limit (read as mem_poll_gap_ns says). 1 once it
  * has ended (whatever it forked and left running is then killed too), 0
  * while it runs. */
 int hr_child_watch_poll(hr_child_watch_t *w) {
@@ -245,7 +257,7 @@ int hr_child_watch_poll(hr_child_watch_t *w) {
     }
     if (w->limit && !e->timed_out && !e->oom && now >= w->next_poll) {
         uint64_t rss = hr_proc_anon_rss(w->pid);
-        w->next_poll = now + HR_MEM_POLL_MS * 1000000ull;
+        w->next_poll = now + mem_poll_gap_ns(w->limit, rss);
         if (rss > w->limit) {
             kill(-w->pid, SIGKILL);
             kill(w->pid, SIGKILL);
@@ -259,12 +271,34 @@ int hr_child_watch_poll(hr_child_watch_t *w) {
 
 const struct timespec hr_child_nap_1ms = {0, 1000000};
 
-/* Waits for the replay process pid (hr_child_watch_poll every 1 ms). */
-static hr_child_end_t wait_job(pid_t pid, const hr_child_job_t *job) {
+/* How long the server may sleep before it must look at w again: until the
+ * deadline or the next RSS reading, whichever comes first; 1 ms once the
+ * process was killed (it is reaped on its SIGCHLD in any case). */
+static struct timespec watch_nap(const hr_child_watch_t *w) {
+    uint64_t now = hr_now_ns(), until = w->deadline;
+    if (w->limit && w->next_poll < until)
+        until = w->next_poll;
+    if (w->e.timed_out || w->e.oom)
+        until = now + 1000000ull;
+    uint64_t ns = until > now ? until - now : 0;
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    return ts;
+}
+
+/* Waits for the replay process pid, asleep until it ends (its SIGCHLD, which
+ * the server keeps blocked: server_main), its deadline or the next reading
+ * of its RSS. The server shares a CPU with the process it times when both
+ * are pinned to one: it used to wake every millisecond (a waitpid each and
+ * a /proc read every 5 ms), a thousand switches a second into the timed
+ * lap, each leaving the lap's caches and branch predictors a little colder
+ * (docs/METRICS.md, "Harness cost"). */
+static hr_child_end_t wait_job(pid_t pid, const hr_child_job_t *job, const sigset_t *chld) {
     hr_child_watch_t w;
     hr_child_watch_start(&w, pid, job, job_mem_limit(job));
-    while (!hr_child_watch_poll(&w))
-        nanosleep(&hr_child_nap_1ms, NULL);
+    while (!hr_child_watch_poll(&w)) {
+        struct timespec ts = watch_nap(&w);
+        sigtimedwait(chld, NULL, &ts);
+    }
     return w.e;
 }
 
@@ -280,11 +314,20 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     hr_paced_batch(jobs, n, wfd, status_fd, pr);
+    /* SIGCHLD blocked from here: a replay process's end stays pending for
+     * wait_job's sigtimedwait (blocked, it is queued though its default
+     * action is to be ignored); each replay process starts with the mask
+     * it had before. */
+    sigset_t chld, mask;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &mask);
     for (int i = 0; i < n; i++) {
         hr_child_end_t e = {0, 0, 0, 0, 0};
         if (wfd[i] >= 0) {
             pid_t pid = fork();
             if (pid == 0) {
+                sigprocmask(SIG_SETMASK, &mask, NULL);
                 hr_child_die_with_parent(self);
                 for (int k = 0; k < n; k++)
                     if (k != i && wfd[k] >= 0)
@@ -300,7 +343,7 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
             close(wfd[i]);
             if (pid > 0) {
                 setpgid(pid, pid); /* as the child does: whichever runs first */
-                e = wait_job(pid, &jobs[i]);
+                e = wait_job(pid, &jobs[i], &chld);
             } else {
                 e.status = 127 << 8;
             }

@@ -22,8 +22,15 @@
 #define HR_MEM_LIMIT_SLACK ((uint64_t)256 << 20)
 /* Harness memory per block id (slot table, the --verify checker's nodes). */
 #define HR_MEM_LIMIT_PER_ID 64
-/* How often the server reads a running process's RSS. */
-#define HR_MEM_POLL_MS 5
+/* How often the server reads a running process's RSS: every HR_MEM_POLL_MS
+ * near the limit, less often the further below it (child.c,
+ * mem_poll_gap_ns): never later than the limit could be reached growing at
+ * HR_MEM_GROWTH_MAX bytes a second (several times what one thread faulting
+ * in fresh pages reaches here, ~2-7 GB/s), nor later than
+ * HR_MEM_POLL_MAX_MS. */
+#define HR_MEM_POLL_MS     5
+#define HR_MEM_POLL_MAX_MS 100
+#define HR_MEM_GROWTH_MAX  ((uint64_t)32 << 30)
 
 /* The limit for a trace whose requested bytes peak at peak_live with n_ids
  * block ids: max(4 x peak_live + HR_MEM_LIMIT_SLACK, HR_MEM_LIMIT_FLOOR) +
