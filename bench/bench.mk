@@ -64,7 +64,8 @@ bench_fidelity_progs_frame_cpu_la_SOURCES = bench/fidelity/progs/frame_cpu.c
 bench_fidelity_progs_frame_cpu_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/bench/fidelity/progs
 HR_CHECK_SH = bench/fresh/fresh_agreement.sh bench/false_alarms/false_alarms.sh \
 	bench/false_alarms/noise_check.sh bench/power/power.sh bench/rank/rank_stability.sh \
-	bench/threads/threads_agreement.sh bench/threads/threads_overhead.sh bench/fidelity/fidelity.sh
+	bench/threads/threads_agreement.sh bench/threads/threads_overhead.sh bench/fidelity/fidelity.sh \
+	bench/fresh/layout_floor.sh
 EXTRA_DIST += $(HR_CHECK_SH) bench/fidelity/fidelity_report.py bench/fidelity/rerender.py bench/fidelity/rusage_run.py
 HR_CHECK_PREREQS = heapreplay$(EXEEXT) tests/tools/fresh_replay$(EXEEXT) tests/tools/fresh_mt_replay$(EXEEXT) \
 	tests/tools/dump_events$(EXEEXT) bench/power/spin_shim.la bench/fidelity/progs/frame_cpu.la
@@ -77,6 +78,11 @@ bench-power: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/power/power.sh $(top_builddir)
 bench-rank: $(HR_CHECK_PREREQS)
 	$(SHELL) $(top_srcdir)/bench/rank/rank_stability.sh $(top_builddir)
+# The reference of bench-fresh against itself relinked after 0-128 bytes of
+# code: how far code placement alone moves a warm figure (results/layout-floor-vm.md).
+.PHONY: bench-layout-floor
+bench-layout-floor: $(HR_CHECK_PREREQS)
+	$(SHELL) $(top_srcdir)/bench/fresh/layout_floor.sh $(top_builddir)
 # The four checks of the harness's timing and of compare's verdicts, in turn.
 bench-harness: bench-fresh bench-false-alarms bench-power bench-rank
 

@@ -24,8 +24,10 @@
 # Environment (defaults):
 #   ROUNDS=5   PADS="0 16 32 48 64 128 256 1024"   (bytes of code ahead)
 #   ALLOCATORS="glibc jemalloc mimalloc tcmalloc"
-#   TRACES=    space-separated traces (default: traces/particles.hrt,
-#              traces/frame_loop.hrt, traces/level_load.hrt)
+#   TRACES=    space-separated traces, paths from the source top (default:
+#              traces/particles.hrt traces/frame_loop.hrt traces/level_load.hrt)
+#   BIG_EVENTS=0   >0: also fresh_agreement.sh's generated trace (`gen
+#              session --events N --seed 11`, in a temp folder)
 #   WARM_TIME=0.5   fresh_replay's --warm-time (as fresh_agreement.sh)
 #   TARGET=1.06     OUT=results/layout-floor-vm.md
 set -euo pipefail
@@ -37,8 +39,15 @@ ALLOCATORS=${ALLOCATORS:-glibc jemalloc mimalloc tcmalloc}
 WARM_TIME=${WARM_TIME:-0.5}
 TARGET=${TARGET:-1.06}
 OUT=${OUT:-$S/results/layout-floor-vm.md}
-TRACES=${TRACES:-$S/traces/particles.hrt $S/traces/frame_loop.hrt $S/traces/level_load.hrt}
-CMD="ROUNDS=$ROUNDS PADS='$PADS' ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME bench/fresh/layout_floor.sh"
+TRACES=${TRACES:-traces/particles.hrt traces/frame_loop.hrt traces/level_load.hrt}
+BIG_EVENTS=${BIG_EVENTS:-0}
+CMD="ROUNDS=$ROUNDS PADS='$PADS' ALLOCATORS='$ALLOCATORS' WARM_TIME=$WARM_TIME TRACES='$TRACES' BIG_EVENTS=$BIG_EVENTS bench/fresh/layout_floor.sh"
+paths=""
+for t in $TRACES; do paths="$paths $S/$t"; done
+if [ "$BIG_EVENTS" != 0 ]; then
+    paths="$paths $W/session_$BIG_EVENTS.hrt"
+    "$HR" gen session -o "$W/session_$BIG_EVENTS.hrt" --events "$BIG_EVENTS" --seed 11 >&2
+fi
 
 # The variants: fresh_replay.o linked as hr_fresh_ref links it (heapreplay's
 # libraries, its order), after pad_K.o: main (in .text.startup) moves by K,
@@ -59,7 +68,7 @@ for k in $PADS; do
     echo "$k $(( 0x$m - 0x$base_main )) $(( 0x$l - 0x$base_lap ))" >> "$W/variants.txt"
 done
 
-for t in $TRACES; do
+for t in $paths; do
     say "dump_events $(basename "$t")"
     "$DUMP" "$t" "$W/$(basename "$t").flat" >&2
 done
@@ -67,7 +76,7 @@ done
 # data.tsv: trace alloc round pad warm_ns_per_op
 : > "$W/data.tsv"
 for r in $(seq 1 "$ROUNDS"); do
-    for t in $TRACES; do
+    for t in $paths; do
         tn=$(basename "$t")
         for a in $ALLOCATORS; do
             lib=$(hr_lib "$a") || { say "skipping $a: not built"; continue; }

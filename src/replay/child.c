@@ -290,8 +290,8 @@ static struct timespec watch_nap(const hr_child_watch_t *w) {
  * of its RSS. The server shares a CPU with the process it times when both
  * are pinned to one: it used to wake every millisecond (a waitpid each and
  * a /proc read every 5 ms), a thousand switches a second into the timed
- * lap, each leaving the lap's caches and branch predictors a little colder
- * (docs/METRICS.md, "Harness cost"). */
+ * lap. That cost no measurable time (docs/METRICS.md, "Harness cost"), but
+ * a sleeping server leaves the CPU to the replay. */
 static hr_child_end_t wait_job(pid_t pid, const hr_child_job_t *job, const sigset_t *chld) {
     hr_child_watch_t w;
     hr_child_watch_start(&w, pid, job, job_mem_limit(job));
