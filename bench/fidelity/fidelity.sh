@@ -112,10 +112,7 @@ F=$S/traces/fidelity
 FREECIV=${FREECIV:-/usr/games/freeciv-server}
 PYTHON=${PYTHON:-/usr/bin/python3}
 SQLITE=${SQLITE:-/usr/bin/sqlite3}
-for prog in "$PYTHON" "$SQLITE"; do # programs, not scripts (see PYTHON above)
-    [ -x "$prog" ] && [ "$(head -c 2 "$(readlink -f "$prog")")" != '#!' ] ||
-        { echo "fidelity.sh: $prog must be an executable program, not a script" >&2; exit 2; }
-done
+hr_programs fidelity.sh "$PYTHON" "$SQLITE" # programs, not scripts (see PYTHON above)
 RUN=("$PYTHON" "$S/bench/fidelity/rusage_run.py" "$W/time.txt")
 FRAME_CPU="$B/bench/fidelity/progs/.libs/frame_cpu.so" # supertux's frame clock
 # SuperTux needs a display: an Xvfb of our own (it picks a free number), and

@@ -80,6 +80,7 @@ for r in $(seq 1 "$ROUNDS"); do
         tn=$(basename "$t")
         for a in $ALLOCATORS; do
             lib=$(hr_lib "$a") || { say "skipping $a: not built"; continue; }
+            # shellcheck disable=SC2086 # the pads are words
             for k in $(hr_turn "$r" $PADS); do
                 say "round $r/$ROUNDS $tn $a +$k B"
                 if [ -n "$lib" ]; then

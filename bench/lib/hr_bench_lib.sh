@@ -15,6 +15,7 @@
 #                             overrides: space-separated paths)
 #   hr_lib ALLOC              the library to LD_PRELOAD for an external
 #                             allocator ("" for glibc); exit 1 when not built
+#   hr_programs SCRIPT PATH...  exit 2 unless each PATH is a program, not a script
 #   hr_free_port              a TCP port free now, chosen by the kernel (never
 #                             a fixed one: two runs on one machine would share it)
 #   hr_has_warm_time          0 when `heapreplay replay` knows --warm-time
@@ -118,6 +119,20 @@ hr_lib() {
            [ -n "$so" ] && [ "$so" != "NOT FOUND" ] && [ -f "$so" ] || return 1
            echo "$so" ;;
     esac
+}
+
+# hr_programs SCRIPT PATH...: exit 2 (naming SCRIPT) unless every PATH is an
+# executable program, not a script. A real program measured under LD_PRELOAD
+# is named by path: a `python3` found on PATH may be a wrapper (a pyenv shim
+# runs bash and readlink first), and the allocator under test then runs in
+# every helper process too and its start-up is what gets measured.
+hr_programs() {
+    local script=$1 prog
+    shift
+    for prog in "$@"; do
+        [ -x "$prog" ] && [ "$(head -c 2 "$(readlink -f "$prog")")" != '#!' ] ||
+            { echo "$script: $prog must be an executable program, not a script" >&2; exit 2; }
+    done
 }
 
 hr_free_port() {

@@ -16,6 +16,9 @@
 #   PROGRAMS (sqlite_index python_json) real traces' programs: sqlite_index
 #                          (sqlite3 on traces/real/sqlite_index.sql),
 #                          python_json (python3 on traces/real/python_json.py)
+#   PYTHON (/usr/bin/python3) SQLITE (/usr/bin/sqlite3)   the programs, by
+#                          path (as bench/fidelity/fidelity.sh: never a
+#                          wrapper script found on PATH)
 #   TOP (12)              the program spots listed, most grown first
 #   OUT                   the results file
 # The split itself: bench/underpred/where_sum.py (which symbols count as the
@@ -30,10 +33,13 @@ FREQ=${FREQ:-4000}
 CPU=${CPU:-1}
 PROGRAMS=${PROGRAMS:-sqlite_index python_json}
 TOP=${TOP:-12}
+PYTHON=${PYTHON:-/usr/bin/python3}
+SQLITE=${SQLITE:-/usr/bin/sqlite3}
+hr_programs where.sh "$PYTHON" "$SQLITE"
 program_cmd() {
     case "$1" in
-    sqlite_index) CMD=(sqlite3 :memory: ".read $S/traces/real/sqlite_index.sql") ;;
-    python_json) CMD=(python3 "$S/traces/real/python_json.py") ;;
+    sqlite_index) CMD=("$SQLITE" :memory: ".read $S/traces/real/sqlite_index.sql") ;;
+    python_json) CMD=("$PYTHON" "$S/traces/real/python_json.py") ;;
     *) echo "where.sh: PROGRAMS are sqlite_index or python_json, not $1" >&2; exit 2 ;;
     esac
 }
