@@ -324,18 +324,18 @@ static inline __attribute__((always_inline)) void lean_loop_t(run_t *r, const hr
  * cache lines and fetch blocks moves a 5-10 ns/op allocator's figure by up
  * to 10 %, and without it a change anywhere earlier in the binary moved
  * the loops (docs/METRICS.md, "Code alignment"). */
-static __attribute__((noinline, aligned(64))) void lean_range_first(run_t *r, const hr_event_t *from,
-                                                       const hr_event_t *to) {
+static __attribute__((noinline, aligned(64))) void
+lean_range_first(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     lean_loop_t(r, from, to, HR_TOUCH_FIRST);
 }
 
-static __attribute__((noinline, aligned(64))) void lean_range_recorded(run_t *r, const hr_event_t *from,
-                                                          const hr_event_t *to) {
+static __attribute__((noinline, aligned(64))) void
+lean_range_recorded(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     lean_loop_t(r, from, to, HR_TOUCH_RECORDED);
 }
 
-static __attribute__((noinline, aligned(64))) void lean_range_none(run_t *r, const hr_event_t *from,
-                                                      const hr_event_t *to) {
+static __attribute__((noinline, aligned(64))) void
+lean_range_none(run_t *r, const hr_event_t *from, const hr_event_t *to) {
     lean_loop_t(r, from, to, HR_TOUCH_NONE);
 }
 

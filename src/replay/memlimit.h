@@ -24,10 +24,10 @@
 #define HR_MEM_LIMIT_PER_ID 64
 /* How often the server reads a running process's RSS: every HR_MEM_POLL_MS
  * near the limit, less often the further below it (child.c,
- * mem_poll_gap_ns): never later than the limit could be reached growing at
+ * mem_poll_gap_ns): after the time the headroom takes to fill growing at
  * HR_MEM_GROWTH_MAX bytes a second (several times what one thread faulting
- * in fresh pages reaches here, ~2-7 GB/s), nor later than
- * HR_MEM_POLL_MAX_MS. */
+ * in fresh pages reaches here, ~2-7 GB/s), at least HR_MEM_POLL_MS and at
+ * most HR_MEM_POLL_MAX_MS apart. */
 #define HR_MEM_POLL_MS     5
 #define HR_MEM_POLL_MAX_MS 100
 #define HR_MEM_GROWTH_MAX  ((uint64_t)32 << 30)
