@@ -9,7 +9,8 @@
 # that leaks 16 MiB per allocation (up to 3 GiB) is stopped by --mem-limit 1G
 # and by the default limit with an "oom" row naming the figures; one that
 # hands back a live block and then aborts is "invalid" at that event under
-# --verify (crashed without it). TAP.
+# --verify (crashed without it). And the server that waits for each replay
+# process sleeps while it runs. TAP.
 set -u
 . "$(dirname "$0")/tap.sh"
 tap_setup proc jget
@@ -120,4 +121,43 @@ echo "$r" | grep -q "then the measure process crashed" && ok "the crash that fol
     [ "$(jget results.0.signal "$T/ov2.json")" = 6 ] &&
     ok "the same without --verify: crashed, signal 6" ||
     not_ok "the same without --verify: crashed, signal 6" "$(row rogue:overlap "$T/ov2.json")"
+# 6. the server that waits for each replay process sleeps while it runs: it
+#    wakes at the process's end, its deadline or an RSS reading (at most every
+#    100 ms far below the memory limit), where it used to look every
+#    millisecond (docs/ARCHITECTURE.md, "Replay processes"). Its voluntary
+#    context switches over one second of a long warm phase: a few dozen at
+#    most, against about a thousand before.
+children_of() { # PID: the pids whose parent is PID (from /proc, comm-safe)
+    local f
+    for f in /proc/[0-9]*/stat; do
+        sed -n 's/.*) [A-Za-z] \([0-9]*\) .*/\1/p' "$f" 2>/dev/null | grep -qx "$1" &&
+            basename "$(dirname "$f")"
+    done
+}
+vcsw() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+"$HR" gen session -n 400000 --seed 3 -o "$T/long.hrt" >/dev/null 2>&1
+"$HR" replay -q -r 1 -a glibc --warm-time 4 --warm-stop off "$T/long.hrt" -o "$T/long.json" \
+    >/dev/null 2>&1 &
+hr_pid=$!
+server="" n=0
+while [ -z "$server" ] && [ $n -lt 100 ]; do # the server with a replay process under it
+    for c in $(children_of "$hr_pid"); do
+        [ -n "$(children_of "$c")" ] && server=$c
+    done
+    [ -n "$server" ] || sleep 0.05
+    n=$((n + 1))
+done
+if [ -z "$server" ]; then
+    skip "the server sleeps while a replay process runs" "no server seen under $hr_pid"
+else
+    a=$(vcsw "$server")
+    sleep 1
+    b=$(vcsw "$server")
+    if [ -n "$a" ] && [ -n "$b" ] && [ $((b - a)) -lt 100 ]; then
+        ok "the server sleeps while a replay process runs ($((b - a)) wake-ups in 1 s)"
+    else
+        not_ok "the server sleeps while a replay process runs" "voluntary switches ${a:-?} -> ${b:-?} in 1 s"
+    fi
+fi
+wait "$hr_pid"
 tap_done
