@@ -127,12 +127,15 @@ echo "$r" | grep -q "then the measure process crashed" && ok "the crash that fol
 #    millisecond (docs/ARCHITECTURE.md, "Replay processes"). Its voluntary
 #    context switches over one second of a long warm phase: a few dozen at
 #    most, against about a thousand before.
-children_of() { # PID: the pids whose parent is PID (from /proc, comm-safe)
-    local f
+children_of() { # PID: the pids whose parent is PID (/proc/N/stat after the comm's ")")
+    local f line rest
     for f in /proc/[0-9]*/stat; do
-        sed -n 's/.*) [A-Za-z] \([0-9]*\) .*/\1/p' "$f" 2>/dev/null | grep -qx "$1" &&
-            basename "$(dirname "$f")"
+        read -r line 2>/dev/null < "$f" || continue
+        rest=${line##*) }
+        read -r _ ppid _ <<< "$rest"
+        [ "$ppid" = "$1" ] && echo "${f//[^0-9]/}"
     done
+    return 0
 }
 vcsw() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 "$HR" gen session -n 400000 --seed 3 -o "$T/long.hrt" >/dev/null 2>&1
@@ -140,7 +143,7 @@ vcsw() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$1/status" 2>/dev/
     >/dev/null 2>&1 &
 hr_pid=$!
 server="" n=0
-while [ -z "$server" ] && [ $n -lt 100 ]; do # the server with a replay process under it
+while [ -z "$server" ] && [ $n -lt 100 ] && kill -0 "$hr_pid" 2>/dev/null; do # the server with a replay process under it
     for c in $(children_of "$hr_pid"); do
         [ -n "$(children_of "$c")" ] && server=$c
     done
