@@ -49,18 +49,15 @@ if [ "$BIG_EVENTS" != 0 ]; then
     "$HR" gen session -o "$W/session_$BIG_EVENTS.hrt" --events "$BIG_EVENTS" --seed 11 >&2
 fi
 
-# The variants: fresh_replay.o linked as hr_fresh_ref links it (heapreplay's
-# libraries, its order), after pad_K.o: main (in .text.startup) moves by K,
-# the lap (hr_fresh_lap, in .text) by 2K; both are shown.
-libs=()
-while read -r l; do libs+=("-l:$l"); done < <(hr_needed "$HR")
+# The variants: fresh_replay.o linked as hr_fresh_ref links it (hr_relink:
+# heapreplay's libraries, its order), after pad_K.o: main (in .text.startup)
+# moves by K, the lap (hr_fresh_lap, in .text) by 2K; both are shown.
 base_main="" base_lap=""
 for k in $PADS; do
     printf '\t.section .text.startup,"ax",@progbits\n\t.skip %d, 0x90\n\t.text\n\t.skip %d, 0x90\n' \
         "$k" "$k" > "$W/pad_$k.s"
     ${CC:-cc} -c -o "$W/pad_$k.o" "$W/pad_$k.s"
-    ${CC:-cc} -o "$W/fresh_$k" "$W/pad_$k.o" "$B/tests/tools/fresh_replay.o" -Wl,--no-as-needed \
-        "${libs[@]}" -Wl,--as-needed -lpthread
+    hr_relink "$W/fresh_$k" "$W/pad_$k.o" "$B/tests/tools/fresh_replay.o" >&2
     m=$(nm "$W/fresh_$k" | awk '$3 == "main" { print $1 }')
     l=$(nm "$W/fresh_$k" | awk '$3 == "hr_fresh_lap" { print $1 }')
     [ -n "$base_main" ] || { base_main=$m; base_lap=$l; }

@@ -19,6 +19,7 @@
 #   hr_free_port              a TCP port free now, chosen by the kernel (never
 #                             a fixed one: two runs on one machine would share it)
 #   hr_has_warm_time          0 when `heapreplay replay` knows --warm-time
+#   hr_relink OUT OBJ...      OBJ linked with heapreplay's libraries, its order
 #   hr_same_libs MODE, hr_fresh_ref MODE NAME   how a reference program maps
 #                             heapreplay's libraries (FRESH_LIBS, below)
 #   hr_median / hr_min / hr_max   of the numbers on stdin ("null" lines
@@ -192,6 +193,18 @@ hr_same_libs() {
 # hr_needed BINARY: its DT_NEEDED libraries in order, one a line.
 hr_needed() { readelf -d "$1" | awk '/\(NEEDED\)/ { gsub(/[][]/, "", $5); print $5 }'; }
 
+# hr_relink OUT OBJ...: the objects linked into OUT with heapreplay's
+# DT_NEEDED libraries first, in heapreplay's order (as a reference program
+# maps them under FRESH_LIBS=linked); the linker's status.
+hr_relink() {
+    local out=$1 libs=() l
+    shift
+    while read -r l; do
+        libs+=("-l:$l")
+    done < <(hr_needed "$HR")
+    ${CC:-cc} -o "$out" "$@" -Wl,--no-as-needed "${libs[@]}" -Wl,--as-needed -lpthread
+}
+
 # hr_fresh_ref MODE NAME: the path of the reference program NAME (fresh_replay
 # or fresh_mt_replay) to run under MODE; for linked, NAME's object relinked in
 # $W with heapreplay's DT_NEEDED libraries first, in heapreplay's order (exit 1
@@ -199,13 +212,9 @@ hr_needed() { readelf -d "$1" | awk '/\(NEEDED\)/ { gsub(/[][]/, "", $5); print 
 hr_fresh_ref() {
     local bin="$B/tests/tools/$2"
     [ "$1" = linked ] || { echo "$bin"; return 0; }
-    local out="$W/$2-linked" want got libs=()
+    local out="$W/$2-linked" want got
     want=$(hr_needed "$HR")
-    while read -r l; do
-        libs+=("-l:$l")
-    done <<< "$want"
-    ${CC:-cc} -o "$out" "$B/tests/tools/$2.o" -Wl,--no-as-needed "${libs[@]}" \
-        -Wl,--as-needed -lpthread >&2 || { echo "hr_fresh_ref: cannot relink $2" >&2; return 1; }
+    hr_relink "$out" "$B/tests/tools/$2.o" >&2 || { echo "hr_fresh_ref: cannot relink $2" >&2; return 1; }
     got=$(hr_needed "$out" | grep -v '^libpthread')
     if [ "$got" != "$want" ]; then
         echo "hr_fresh_ref: $out maps $(tr '\n' ' ' <<< "$got")but heapreplay $(tr '\n' ' ' <<< "$want")" >&2
