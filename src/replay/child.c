@@ -269,36 +269,30 @@ int hr_child_watch_poll(hr_child_watch_t *w) {
     return 0;
 }
 
-const struct timespec hr_child_nap_1ms = {0, 1000000};
-
-/* How long the server may sleep before it must look at w again: until the
- * deadline or the next RSS reading, whichever comes first; 1 ms once the
- * process was killed (it is reaped on its SIGCHLD in any case). */
-static struct timespec watch_nap(const hr_child_watch_t *w) {
-    uint64_t now = hr_now_ns(), until = w->deadline;
-    if (w->limit && w->next_poll < until)
-        until = w->next_poll;
+uint64_t hr_child_watch_due(const hr_child_watch_t *w) {
     if (w->e.timed_out || w->e.oom)
-        until = now + 1000000ull;
-    uint64_t ns = until > now ? until - now : 0;
-    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
-    return ts;
+        return hr_now_ns() + 1000000ull; /* killed: reaped on its SIGCHLD in any case */
+    return w->limit && w->next_poll < w->deadline ? w->next_poll : w->deadline;
 }
 
-/* Waits for the replay process pid, asleep until it ends (its SIGCHLD, which
- * the server keeps blocked: server_main), its deadline or the next reading
- * of its RSS. The server shares a CPU with the process it times when both
- * are pinned to one: it used to wake every millisecond (a waitpid each and
- * a /proc read every 5 ms), a thousand switches a second into the timed
- * lap. That cost no measurable time (docs/METRICS.md, "Harness cost"), but
- * a sleeping server leaves the CPU to the replay. */
+void hr_child_watch_sleep(const sigset_t *chld, uint64_t until) {
+    uint64_t now = hr_now_ns(), ns = until > now ? until - now : 0;
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    sigtimedwait(chld, NULL, &ts);
+}
+
+/* Waits for the replay process pid, asleep until it ends, its deadline or
+ * the next reading of its RSS (hr_child_watch_sleep). The server shares a
+ * CPU with the process it times when both are pinned to one: it used to
+ * wake every millisecond (a waitpid each and a /proc read every 5 ms), a
+ * thousand switches a second into the timed lap. That cost no measurable
+ * time (docs/METRICS.md, "Harness cost"), but a sleeping server leaves the
+ * CPU to the replay. */
 static hr_child_end_t wait_job(pid_t pid, const hr_child_job_t *job, const sigset_t *chld) {
     hr_child_watch_t w;
     hr_child_watch_start(&w, pid, job, job_mem_limit(job));
-    while (!hr_child_watch_poll(&w)) {
-        struct timespec ts = watch_nap(&w);
-        sigtimedwait(chld, NULL, &ts);
-    }
+    while (!hr_child_watch_poll(&w))
+        hr_child_watch_sleep(chld, hr_child_watch_due(&w));
     return w.e;
 }
 
@@ -313,15 +307,15 @@ static void server_main(const hr_child_job_t *jobs, int n, const int *wfd, int s
     signal(SIGINT, SIG_DFL); /* the parent's handlers are not the server's */
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    hr_paced_batch(jobs, n, wfd, status_fd, pr);
     /* SIGCHLD blocked from here: a replay process's end stays pending for
-     * wait_job's sigtimedwait (blocked, it is queued though its default
-     * action is to be ignored); each replay process starts with the mask
-     * it had before. */
+     * hr_child_watch_sleep's sigtimedwait (blocked, it is queued though its
+     * default action is to be ignored); each replay process starts with the
+     * mask it had before. */
     sigset_t chld, mask;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, &mask);
+    hr_paced_batch(jobs, n, wfd, status_fd, pr, &chld, &mask);
     for (int i = 0; i < n; i++) {
         hr_child_end_t e = {0, 0, 0, 0, 0};
         if (wfd[i] >= 0) {

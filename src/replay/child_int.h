@@ -3,9 +3,9 @@
 #ifndef HR_REPLAY_CHILD_INT_H
 #define HR_REPLAY_CHILD_INT_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <time.h>
 
 #include "replay/child.h"
 #include "replay/paced.h"
@@ -48,7 +48,12 @@ void hr_child_watch_start(hr_child_watch_t *w, pid_t pid, const hr_child_job_t *
 /* One look at the process: kills its group at the deadline or over the
  * limit. 1 once it has ended (its group then killed), 0 while it runs. */
 int hr_child_watch_poll(hr_child_watch_t *w);
-extern const struct timespec hr_child_nap_1ms;
+/* When the server must look at w again (hr_now_ns clock): its deadline or
+ * its next RSS reading, whichever comes first; 1 ms on once it was killed. */
+uint64_t hr_child_watch_due(const hr_child_watch_t *w);
+/* Sleeps until `until` or a child's end, whichever comes first: SIGCHLD,
+ * which the server keeps blocked (chld: that set), taken by sigtimedwait. */
+void hr_child_watch_sleep(const sigset_t *chld, uint64_t until);
 
 /* In the parent, before the server: the rows whose memory lap is paced. 0,
  * or -1 when out of memory. */
@@ -56,8 +61,10 @@ int hr_paced_rows(const hr_child_job_t *jobs, int n, const int *wfd, hr_paced_ro
 void hr_paced_rows_free(hr_paced_rows_t *pr);
 /* In the server, before the timed processes: the rows' paced laps, as one
  * batch; fills pr->given. wfd and status_fd: the server's descriptors,
- * closed in each paced process. */
+ * closed in each paced process; chld: SIGCHLD, blocked in the server (it
+ * sleeps between looks: hr_child_watch_sleep); mask: the signal mask each
+ * paced process starts with. */
 void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
-                    hr_paced_rows_t *pr);
+                    hr_paced_rows_t *pr, const sigset_t *chld, const sigset_t *mask);
 
 #endif

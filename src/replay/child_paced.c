@@ -79,8 +79,9 @@ int hr_paced_rows(const hr_child_job_t *jobs, int n, const int *wfd, hr_paced_ro
  * preloaded) that runs the paced lap alone and writes its message on wr
  * (HR_PACED_FD); its result line goes to /dev/null. Never returns. */
 static void paced_exec(const hr_child_job_t *job, int wr, const int *wfd, int n, int status_fd,
-                       pid_t server) {
+                       pid_t server, const sigset_t *mask) {
     char fdtext[16];
+    sigprocmask(SIG_SETMASK, mask, NULL);
     hr_child_die_with_parent(server);
     for (int k = 0; k < n; k++)
         if (wfd[k] >= 0)
@@ -113,7 +114,7 @@ static int batch_width(const hr_child_job_t *job) {
  * lap), each bounded by --timeout (not --mem-limit, which watches the
  * workers). Fills pr->given of each lead job. */
 void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int status_fd,
-                    hr_paced_rows_t *pr) {
+                    hr_paced_rows_t *pr, const sigset_t *chld, const sigset_t *mask) {
     hr_child_watch_t w[PACED_BATCH_MAX];
     int rd[PACED_BATCH_MAX], of[PACED_BATCH_MAX], running = 0, next = 0;
     int width = pr->n_rows ? batch_width(&jobs[0]) : 0;
@@ -135,7 +136,7 @@ void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int statu
             pid_t pid = fork();
             if (pid == 0) {
                 close(pfd[0]);
-                paced_exec(&jobs[next], pfd[1], wfd, n, status_fd, self);
+                paced_exec(&jobs[next], pfd[1], wfd, n, status_fd, self, mask);
             }
             close(pfd[1]);
             if (pid < 0) {
@@ -161,8 +162,14 @@ void hr_paced_batch(const hr_child_job_t *jobs, int n, const int *wfd, int statu
             rd[k] = rd[running];
             of[k--] = of[running];
         }
-        if (running > 0)
-            nanosleep(&hr_child_nap_1ms, NULL);
+        if (running > 0) { /* until a paced process ends or one's deadline or RSS reading */
+            uint64_t due = hr_child_watch_due(&w[0]);
+            for (int k = 1; k < running; k++) {
+                uint64_t d = hr_child_watch_due(&w[k]);
+                due = d < due ? d : due;
+            }
+            hr_child_watch_sleep(chld, due);
+        }
     }
 }
 
